@@ -1,0 +1,56 @@
+# agentchat: `make run` starts the product on the embedded default; `make test` sets up and runs every test.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+REQ_HASH := $(shell cat requirements/base.txt requirements/dev.txt | sha256sum | cut -c1-12)
+STAMP := $(VENV)/.installed-$(REQ_HASH)
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+# Tests run against PostgreSQL and Redis (CI machines run both on loopback).
+TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/agentchat
+TEST_REDIS_URL ?= redis://127.0.0.1:6379/14
+
+.PHONY: setup chromium superset superset-stop run test test-unit test-e2e lint format clean
+
+$(STAMP): requirements/base.txt requirements/dev.txt
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --disable-pip-version-check -r requirements/dev.txt
+	@rm -f $(VENV)/.installed-*
+	@touch $@
+
+setup: $(STAMP)
+
+chromium:
+	@scripts/install_chromium.sh
+
+superset: setup
+	$(PY) scripts/superset_stack.py up
+
+superset-stop: setup
+	$(PY) scripts/superset_stack.py stop
+
+run: setup superset
+	DEBUG=1 $(PY) manage.py migrate --noinput
+	DEBUG=1 $(PY) manage.py seed_demo
+	@echo "agentchat on http://$(HOST):$(PORT)/  (logins: analyst / engineer / admin, password: demo)"
+	DEBUG=1 $(PY) -m daphne -b $(HOST) -p $(PORT) agentchat.asgi:application
+
+lint: setup
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+
+format: setup
+	$(PY) -m ruff format .
+	$(PY) -m ruff check --fix .
+
+test-unit: setup superset
+	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(PY) -m pytest tests --ignore=tests/e2e
+
+test-e2e: setup chromium superset
+	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(PY) -m pytest tests/e2e
+
+test: lint test-unit test-e2e
+
+clean:
+	rm -rf $(VENV) var/static .pytest_cache .ruff_cache

@@ -1,0 +1,72 @@
+"""JSON API (DRF): UIContext validation and conversation history. Thin: validate, call a service, serialise."""
+
+from typing import Any
+
+from django.http import Http404
+from rest_framework import exceptions, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+from rest_framework.views import exception_handler as drf_exception_handler
+
+from policies import services as policy
+from policies.models import AuditEvent
+
+from . import conversations as conv
+from .context import ContextInvalid, validate_ui_context
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    """DRF handler: ``ContextInvalid`` → 422 with field errors; an unparseable body stays 400."""
+    if isinstance(exc, ContextInvalid):
+        return Response({"errors": exc.errors}, status=status.HTTP_422_UNPROCESSABLE_ENTITY)
+    return drf_exception_handler(exc, context)
+
+
+class ContextView(APIView):
+    """``POST /api/agent/context/``: 200 with the normalised UIContext, or 422 with field errors (DESIGN §7)."""
+
+    def post(self, request: Request) -> Response:
+        try:
+            payload = request.data
+        except exceptions.ParseError:
+            raise
+        active = {e.env_id for e in policy.environments_active()}
+        try:
+            context = validate_ui_context(payload, active_env_ids=active)
+        except ContextInvalid as exc:
+            policy.audit_record(
+                event_type=AuditEvent.EventType.CONTEXT_REJECTED,
+                actor=request.user,
+                outcome="rejected",
+                extra={
+                    "payload": payload if isinstance(payload, dict | list | str) else repr(payload),
+                    "errors": exc.errors,
+                    "source": "api",
+                },
+            )
+            raise
+        return Response(context.as_dict())
+
+
+class ConversationView(APIView):
+    """``GET /api/agent/conversations/<id>/``: the user's conversation with its visible messages."""
+
+    def get(self, request: Request, conversation_id: int) -> Response:
+        try:
+            conversation = conv.conversation_get(user=request.user, conversation_id=conversation_id)
+        except conv.ConversationNotFound:
+            raise Http404 from None
+        messages = [
+            {"id": m.pk, "role": m.role, "content": m.content, "tool_name": m.tool_name, "status": m.status}
+            for m in conversation.messages.all()
+            if m.role in ("user", "assistant") and m.content
+        ]
+        return Response(
+            {
+                "id": conversation.pk,
+                "title": conversation.title,
+                "ui_context": conversation.ui_context,
+                "messages": messages,
+            }
+        )

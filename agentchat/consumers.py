@@ -1,0 +1,108 @@
+"""The chat WebSocket consumer (DESIGN §6): parse a frame, call a service, send what it returns.
+
+Each turn runs as an ``asyncio.Task`` owned by the connection, so confirm/deny frames are received while a turn
+runs; tasks are cancelled on disconnect. Malformed frames get an ``error`` frame and the socket stays open.
+"""
+
+import asyncio
+import logging
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+
+from policies import services as policy
+from policies.models import AuditEvent
+
+from .agent import AgentTurn
+from .context import ContextInvalid, validate_ui_context
+from .conversations import ConversationNotFound
+from .errors import error_text
+from .frames import FrameInvalid, UserMessageFrame, decode_frame, parse_frame
+from .language import detect_language
+from .sessions import session_is_valid
+
+log = logging.getLogger(__name__)
+CLOSE_UNAUTHENTICATED = 4401
+
+
+class AgentConsumer(AsyncJsonWebsocketConsumer):
+    """``/ws/agent/``: authenticated by the Django session; anonymous sockets are closed with 4401."""
+
+    async def connect(self):
+        self.user = self.scope.get("user")
+        self.tasks: set[asyncio.Task] = set()
+        self.turn_lock = asyncio.Lock()
+        await self.accept()
+        if self.user is None or not self.user.is_authenticated:
+            await self.close(code=CLOSE_UNAUTHENTICATED)
+
+    async def disconnect(self, code):
+        for task in list(getattr(self, "tasks", ())):
+            task.cancel()
+        if getattr(self, "tasks", None):
+            await asyncio.gather(*self.tasks, return_exceptions=True)
+
+    async def receive(self, text_data=None, bytes_data=None, **kwargs):
+        try:
+            frame = parse_frame(decode_frame(text_data))
+        except FrameInvalid as exc:
+            await self.send_error("bad_frame", error_text("bad_frame", "ru", detail=str(exc)))
+            return
+        if isinstance(frame, UserMessageFrame):
+            await self.on_user_message(frame)
+        else:
+            await self.send_error("bad_frame", error_text("bad_frame", "ru", detail=f"{frame.type} is not supported"))
+
+    async def send_error(self, code: str, message: str, **extra) -> None:
+        await self.send_json({"event": "error", "code": code, "message": message, **extra})
+
+    async def on_user_message(self, frame: UserMessageFrame) -> None:
+        language = detect_language(frame.text)
+        if not await database_sync_to_async(session_is_valid)(self.scope):
+            await database_sync_to_async(policy.audit_record)(
+                event_type=AuditEvent.EventType.SESSION_EXPIRED, actor=self.user, outcome="session_expired"
+            )
+            await self.send_error("session_expired", error_text("session_expired", language))
+            return
+        context = None
+        if frame.context is not None:
+            try:
+                context = await database_sync_to_async(_validate_context)(frame.context)
+            except ContextInvalid as exc:
+                await database_sync_to_async(policy.audit_record)(
+                    event_type=AuditEvent.EventType.CONTEXT_REJECTED,
+                    actor=self.user,
+                    conversation_id=frame.conversation_id,
+                    outcome="rejected",
+                    extra={"payload": frame.context, "errors": exc.errors, "source": "websocket"},
+                )
+                detail = "; ".join(f"{k}: {', '.join(v)}" for k, v in exc.errors.items())
+                await self.send_error(
+                    "invalid_context", error_text("invalid_context", language, detail=detail), errors=exc.errors
+                )
+                return
+        self._spawn(self._run_turn(frame, context, language))
+
+    def _spawn(self, coro) -> None:
+        task = asyncio.create_task(coro)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def _run_turn(self, frame: UserMessageFrame, context: dict | None, language: str) -> None:
+        async with self.turn_lock:
+            try:
+                await AgentTurn(user=self.user, emit=self.send_json).run(
+                    conversation_id=frame.conversation_id, text=frame.text, context=context
+                )
+            except ConversationNotFound:
+                await self.send_error("bad_frame", error_text("bad_frame", language, detail="unknown conversation"))
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("agent turn failed")
+                await self.send_error("internal", error_text("internal", language))
+
+
+def _validate_context(payload) -> dict:
+    active = {e.env_id for e in policy.environments_active()}
+    return validate_ui_context(payload, active_env_ids=active).as_dict()

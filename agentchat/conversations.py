@@ -1,0 +1,114 @@
+"""Conversations and their messages in the database, and their LangChain form (DESIGN §4, §5 step 4).
+
+Sync functions (called through ``database_sync_to_async``); each one unit of work.
+"""
+
+import json
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+
+from .models import Conversation, Message
+
+TITLE_CHARS = 80
+
+
+class ConversationNotFound(Exception):
+    """No conversation with that id belongs to the user."""
+
+
+def conversation_get(*, user: AbstractBaseUser, conversation_id: int) -> Conversation:
+    """Return the user's conversation ``conversation_id``.
+
+    Raises:
+        ConversationNotFound: missing or owned by someone else.
+    """
+    conversation = Conversation.objects.filter(pk=conversation_id, user=user).first()
+    if conversation is None:
+        raise ConversationNotFound(conversation_id)
+    return conversation
+
+
+def conversation_start(*, user: AbstractBaseUser, text: str, context: dict | None) -> Conversation:
+    """Create a conversation titled after its first message, fixed to ``context`` (validated dict or None)."""
+    title = " ".join(text.split())[:TITLE_CHARS]
+    return Conversation.objects.create(
+        user=user, title=title, ui_context=context, context_version=(context or {}).get("contextVersion")
+    )
+
+
+def conversation_has_context(*, conversation: Conversation) -> bool:
+    """True when the conversation or any of its user messages stored a UIContext."""
+    if conversation.ui_context is not None:
+        return True
+    return conversation.messages.filter(role=Message.Role.USER, ui_context__isnull=False).exists()
+
+
+def message_add(
+    *,
+    conversation: Conversation,
+    role: str,
+    content: str = "",
+    tool_calls: list[dict[str, Any]] | None = None,
+    tool_call_id: str = "",
+    tool_name: str = "",
+    status: str = "",
+    ui_context: dict | None = None,
+) -> Message:
+    """Append one message and touch the conversation's ``updated_at``."""
+    with transaction.atomic():
+        message = Message.objects.create(
+            conversation=conversation,
+            role=role,
+            content=content,
+            tool_calls=tool_calls or [],
+            tool_call_id=tool_call_id,
+            tool_name=tool_name,
+            status=status,
+            ui_context=ui_context,
+        )
+        conversation.save(update_fields=["updated_at"])
+    return message
+
+
+def message_update(*, message_id: int, content: str, tool_calls: list[dict[str, Any]]) -> None:
+    """Set the final text and tool calls of a streamed assistant message."""
+    Message.objects.filter(pk=message_id).update(content=content, tool_calls=tool_calls)
+
+
+def history_messages(*, conversation: Conversation) -> list[BaseMessage]:
+    """Return the conversation as LangChain messages (without the system prompt), oldest first.
+
+    Assistant tool calls without a stored answer are dropped from the assistant message, so the history is
+    always valid for OpenAI-compatible APIs (every tool call id has exactly one tool message after it).
+    """
+    rows = list(conversation.messages.exclude(role=Message.Role.SYSTEM))
+    answered = {r.tool_call_id for r in rows if r.role == Message.Role.TOOL}
+    out: list[BaseMessage] = []
+    for row in rows:
+        if row.role == Message.Role.USER:
+            out.append(HumanMessage(content=row.content))
+        elif row.role == Message.Role.ASSISTANT:
+            calls = [c for c in row.tool_calls if c["id"] in answered]
+            if row.content or calls:
+                out.append(AIMessage(content=row.content, tool_calls=calls))
+        elif row.role == Message.Role.TOOL:
+            out.append(ToolMessage(content=row.content, tool_call_id=row.tool_call_id, status=row.status or "success"))
+    return out
+
+
+def conversations_of(*, user: AbstractBaseUser, limit: int = 50) -> list[dict[str, Any]]:
+    """Return the user's recent conversations: ``[{"id", "title", "object", "updated_at"}]``, newest first."""
+    out = []
+    for c in Conversation.objects.filter(user=user)[:limit]:
+        ctx = c.ui_context or {}
+        obj = f"{ctx.get('objectType')} {ctx.get('objectId')}" if ctx.get("objectType") else ""
+        out.append({"id": c.pk, "title": c.title, "object": obj, "updated_at": c.updated_at.isoformat()})
+    return out
+
+
+def tool_payload(data: Any) -> str:
+    """Serialise a ToolMessage payload as compact JSON with non-ASCII kept."""
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str)

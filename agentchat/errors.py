@@ -1,0 +1,103 @@
+"""The project's exception hierarchy and the user-facing texts of each error code (DESIGN §6, §10).
+
+Each edge translates these: the DRF handler to HTTP responses, the consumer to ``error`` frames, the agent loop
+to ToolMessages. Texts are Russian first, English second.
+"""
+
+ERROR_TEXTS: dict[str, tuple[str, str]] = {
+    # code: (ru, en)
+    "invalid_context": ("Контекст страницы отклонён: {detail}", "The page context was rejected: {detail}"),
+    "timeout": (
+        "Инструмент {tool} не ответил за {timeout_s:g} с.",
+        "Tool {tool} did not answer within {timeout_s:g} s.",
+    ),
+    "status_unknown": (
+        "{tool}: статус операции неизвестен — проверьте статус.",
+        "{tool}: operation status unknown — check the status.",
+    ),
+    "upstream_unavailable": (
+        "Superset недоступен ({detail}).",
+        "Superset is unavailable ({detail}).",
+    ),
+    "upstream_error": ("Superset вернул ошибку: {detail}", "Superset returned an error: {detail}"),
+    "session_expired": ("сессия истекла, обновите страницу", "session expired, reload the page"),
+    "rate_limited": (
+        "Слишком много запросов к Superset, повторите через {retry_after} с.",
+        "Too many requests to Superset, retry in {retry_after} s.",
+    ),
+    "bad_frame": ("Некорректное сообщение: {detail}", "Malformed frame: {detail}"),
+    "llm_unavailable": ("Языковая модель недоступна: {detail}", "The language model is unavailable: {detail}"),
+    "invalid_args": ("Неверные аргументы инструмента: {detail}", "Invalid tool arguments: {detail}"),
+    "permission_denied": ("Недостаточно прав для {tool}.", "Not enough permissions for {tool}."),
+    "internal": ("Внутренняя ошибка сервера.", "Internal server error."),
+}
+
+
+def error_text(code: str, language: str = "ru", **params) -> str:
+    """Return the user-facing text of ``code`` in ``language`` (``ru``/``en``) with ``params`` filled in.
+
+    Unknown codes fall back to ``internal``; missing parameters are left as ``?``.
+    """
+    ru, en = ERROR_TEXTS.get(code, ERROR_TEXTS["internal"])
+    template = en if language == "en" else ru
+
+    class _Default(dict):
+        def __missing__(self, key):
+            return "?"
+
+    return template.format_map(_Default(params))
+
+
+class ApplicationError(Exception):
+    """Base of expected failures; ``code`` is the wire code, ``params`` fill its text (``error_text``)."""
+
+    code = "internal"
+
+    def __init__(self, detail: str = "", **params):
+        super().__init__(detail or self.code)
+        self.detail = detail
+        self.params = {"detail": detail, **params}
+
+    def text(self, language: str = "ru") -> str:
+        """Return the user-facing message in ``language``."""
+        return error_text(self.code, language, **self.params)
+
+
+class ToolError(ApplicationError):
+    """A tool call failed in a way the agent explains to the user."""
+
+
+class ToolTimeout(ToolError):
+    code = "timeout"
+
+
+class StatusUnknown(ToolError):
+    code = "status_unknown"
+
+
+class UpstreamUnavailable(ToolError):
+    """5xx or connection failure of Superset (transient)."""
+
+    code = "upstream_unavailable"
+
+
+class UpstreamError(ToolError):
+    """A 4xx answer of Superset other than 401/429 (not retried)."""
+
+    code = "upstream_error"
+
+
+class SessionExpired(ToolError):
+    code = "session_expired"
+
+
+class RateLimited(ToolError):
+    code = "rate_limited"
+
+
+class InvalidArguments(ToolError):
+    code = "invalid_args"
+
+
+class LLMUnavailable(ApplicationError):
+    code = "llm_unavailable"

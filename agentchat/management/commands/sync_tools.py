@@ -1,0 +1,11 @@
+from django.core.management.base import BaseCommand
+
+from agentchat.catalogue_sync import sync_tool_catalogue
+
+
+class Command(BaseCommand):
+    help = "Sync policies.Tool rows from the @assistant_tool registry (category, env flag, descriptions)."
+
+    def handle(self, *args, **options):
+        result = sync_tool_catalogue()
+        self.stdout.write(f"tools created: {result['created']}, updated: {result['updated']}")

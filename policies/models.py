@@ -1,0 +1,170 @@
+"""Policy and audit data (DESIGN §4): who may use which tool, where it is offered, which environment is prod.
+
+Policy is data, behaviour is code: tool behaviour lives in ``agentchat.tools``; these rows decide whether a
+tool is offered and to whom. ``policies`` never imports ``agentchat``.
+"""
+
+from django.conf import settings
+from django.contrib.auth.models import Group
+from django.core.serializers.json import DjangoJSONEncoder
+from django.core.validators import RegexValidator
+from django.db import models
+
+
+class Tier(models.TextChoices):
+    DEV = "dev", "dev"
+    STAGING = "staging", "staging"
+    PROD = "prod", "prod"
+
+
+class Category(models.TextChoices):
+    READ = "read", "read"
+    WRITE = "write", "write"
+    DANGEROUS = "dangerous", "dangerous"
+
+
+class ObjectType(models.TextChoices):
+    DASHBOARD = "dashboard", "dashboard"
+    DATASET = "dataset", "dataset"
+    MIGRATION = "migration", "migration"
+
+
+class Environment(models.Model):
+    """A Superset environment the agent may act on.
+
+    Credentials are never stored here: ``credentials_env`` names the prefix of two process environment
+    variables, ``<prefix>_USERNAME`` and ``<prefix>_PASSWORD`` (e.g. ``SUPERSET_SS_DEV``).
+    """
+
+    env_id = models.SlugField(max_length=64, unique=True, help_text="Stable id used in URLs and tool args.")
+    name = models.CharField(max_length=128)
+    tier = models.CharField(max_length=16, choices=Tier.choices)
+    superset_url = models.URLField(help_text="Base URL of the Superset instance, e.g. http://127.0.0.1:8088")
+    credentials_env = models.CharField(
+        max_length=64,
+        validators=[RegexValidator(r"^[A-Z][A-Z0-9_]*$", "Upper-case environment variable prefix.")],
+        help_text="Prefix of the variables <PREFIX>_USERNAME and <PREFIX>_PASSWORD.",
+    )
+    is_active = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["env_id"]
+
+    def __str__(self) -> str:
+        return f"{self.env_id} ({self.tier})"
+
+
+class Tool(models.Model):
+    """A tool of the code registry as policy sees it; rows are synced from the registry (``sync_tools``).
+
+    Admins edit ``enabled``, descriptions and ``timeout_s``; ``category`` and ``env_specific`` follow the code.
+    """
+
+    name = models.CharField(max_length=64, primary_key=True)
+    category = models.CharField(max_length=16, choices=Category.choices)
+    env_specific = models.BooleanField(default=True, help_text="Needs an environment id to run.")
+    description_ru = models.TextField(blank=True)
+    description_en = models.TextField(blank=True)
+    enabled = models.BooleanField(default=True)
+    timeout_s = models.FloatField(
+        null=True, blank=True, help_text="Whole-call deadline in seconds; empty = TOOL_TIMEOUT_S (30)."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class ToolPermission(models.Model):
+    """Role (a Django ``Group``) → a tool it may use."""
+
+    group = models.ForeignKey(Group, on_delete=models.CASCADE, related_name="tool_permissions")
+    tool = models.ForeignKey(Tool, on_delete=models.CASCADE, related_name="permissions")
+
+    class Meta:
+        ordering = ["group__name", "tool__name"]
+        constraints = [models.UniqueConstraint(fields=["group", "tool"], name="uniq_tool_permission")]
+
+    def __str__(self) -> str:
+        return f"{self.group.name} → {self.tool_id}"
+
+
+class ContextToolAffinity(models.Model):
+    """Object type of the page the user came from → a tool offered there (seed AGCTX-FR-005)."""
+
+    object_type = models.CharField(max_length=16, choices=ObjectType.choices)
+    tool = models.ForeignKey(Tool, on_delete=models.CASCADE, related_name="affinities")
+
+    class Meta:
+        ordering = ["object_type", "tool__name"]
+        verbose_name_plural = "context tool affinities"
+        constraints = [models.UniqueConstraint(fields=["object_type", "tool"], name="uniq_affinity")]
+
+    def __str__(self) -> str:
+        return f"{self.object_type} → {self.tool_id}"
+
+
+class AuditEvent(models.Model):
+    """One append-only audit record (DESIGN §4), in Zulip's RealmAuditLog shape.
+
+    Fields: ``created_at`` event time (indexed); ``event_type`` what happened; ``actor`` the user (null for
+    system events); ``conversation_id`` the chat it belongs to (a plain id: policies does not import the chat
+    app); ``tool``/``env_id`` targets; ``args`` tool arguments (secrets redacted); ``raw_chars``/``sent_chars``
+    tool output size before/after summarisation (characters); ``duration_ms``; ``outcome`` a short code
+    (``ok``, ``timeout``, …); ``extra_data`` anything else (decision, payload, error).
+    """
+
+    class EventType(models.TextChoices):
+        CONTEXT_REJECTED = "context_rejected"
+        CONTEXT_DISCARDED = "context_discarded"
+        TOOL_OFFERED = "tool_offered"
+        TOOL_CALL = "tool_call"
+        PERMISSION_DENIED = "permission_denied"
+        CONFIRM_REQUIRED = "confirm_required"
+        CONFIRMED = "confirmed"
+        DENIED = "denied"
+        CANCELLED = "cancelled"
+        EXPIRED = "expired"
+        TOOL_RESULT = "tool_result"
+        TOOL_ERROR = "tool_error"
+        TIMEOUT = "timeout"
+        RETRY = "retry"
+        SUMMARISED = "summarised"
+        SESSION_EXPIRED = "session_expired"
+
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    event_type = models.CharField(max_length=32, choices=EventType.choices, db_index=True)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    conversation_id = models.BigIntegerField(null=True, blank=True, db_index=True)
+    tool = models.CharField(max_length=64, blank=True, db_index=True)
+    env_id = models.CharField(max_length=64, blank=True)
+    args = models.JSONField(null=True, blank=True, encoder=DjangoJSONEncoder)
+    raw_chars = models.PositiveIntegerField(null=True, blank=True)
+    sent_chars = models.PositiveIntegerField(null=True, blank=True)
+    duration_ms = models.PositiveIntegerField(null=True, blank=True)
+    outcome = models.CharField(max_length=32, blank=True)
+    extra_data = models.JSONField(default=dict, blank=True, encoder=DjangoJSONEncoder)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.created_at:%Y-%m-%d %H:%M:%S} {self.event_type} {self.tool}"
+
+    def save(self, *args, **kwargs):
+        """Insert only: an existing audit row is never rewritten."""
+        if self.pk is not None and not self._state.adding:
+            raise PermissionError("AuditEvent is append-only")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        """Refused: the audit log is append-only."""
+        raise PermissionError("AuditEvent is append-only")

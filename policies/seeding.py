@@ -1,0 +1,35 @@
+"""Apply the default policy rows (``policies.defaults``, DESIGN §8) to a model registry.
+
+Used by the data migration (historical models) and by tests whose transactional flush removed the rows.
+Idempotent: existing rows are kept as they are.
+"""
+
+from .defaults import ENVIRONMENTS, ROLES, TOOLS
+
+
+def seed_default_policies(apps) -> None:
+    """Create missing roles, tool rows, role permissions, affinities and environments.
+
+    Args:
+        apps: a Django app registry (``django.apps.apps`` or the migration's historical ``apps``).
+    """
+    group_model = apps.get_model("auth", "Group")
+    tool_model = apps.get_model("policies", "Tool")
+    permission_model = apps.get_model("policies", "ToolPermission")
+    affinity_model = apps.get_model("policies", "ContextToolAffinity")
+    environment_model = apps.get_model("policies", "Environment")
+
+    groups = {name: group_model.objects.get_or_create(name=name)[0] for name in ROLES}
+    for name, (category, env_specific, affinities, roles) in TOOLS.items():
+        tool, _ = tool_model.objects.get_or_create(
+            name=name, defaults={"category": category, "env_specific": env_specific}
+        )
+        for role in roles:
+            permission_model.objects.get_or_create(group=groups[role], tool=tool)
+        for object_type in affinities:
+            affinity_model.objects.get_or_create(object_type=object_type, tool=tool)
+    for env_id, (name, tier, url, credentials_env) in ENVIRONMENTS.items():
+        environment_model.objects.get_or_create(
+            env_id=env_id,
+            defaults={"name": name, "tier": tier, "superset_url": url, "credentials_env": credentials_env},
+        )

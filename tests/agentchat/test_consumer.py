@@ -1,0 +1,117 @@
+"""The chat WebSocket (DESIGN §6) against the real local Superset: auth, origin, malformed frames, one turn."""
+
+import re
+
+import pytest
+
+from tests.conftest import frames_until, ws_connect
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def dashboard_context(dashboard: dict, env_id: str = "ss-dev") -> dict:
+    return {
+        "contextVersion": 1,
+        "objectType": "dashboard",
+        "objectId": str(dashboard["id"]),
+        "objectName": dashboard["dashboard_title"],
+        "envId": env_id,
+        "route": f"/dashboards/{dashboard['id']}",
+    }
+
+
+async def test_anonymous_socket_is_closed_with_4401(policy_defaults):
+    communicator, connected, _ = await ws_connect(None)
+    assert connected
+    closed = await communicator.receive_output(timeout=5)
+    assert closed == {"type": "websocket.close", "code": 4401}
+    await communicator.disconnect()
+
+
+async def test_foreign_origin_is_refused(users):
+    communicator, connected, _ = await ws_connect(users["engineer"], origin=b"http://evil.example")
+    assert not connected
+    await communicator.disconnect()
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        {"text_data": "not json {"},
+        {"text_data": '{"type": "launch_missiles"}'},
+        {"text_data": "[1, 2, 3]"},
+        {"text_data": '{"type": "user_message", "text": "hi", "role": "admin"}'},
+        {"bytes_data": b"\x00\x01binary"},
+    ],
+)
+async def test_malformed_frame_gets_bad_frame_and_socket_stays_open(users, raw):
+    communicator, connected, _ = await ws_connect(users["engineer"])
+    assert connected
+    await communicator.send_to(**raw)
+    frame = await communicator.receive_json_from(timeout=5)
+    assert frame["event"] == "error"
+    assert frame["code"] == "bad_frame"
+    # The socket still works: a valid message starts a turn.
+    await communicator.send_json_to({"type": "user_message", "text": "что ты умеешь?", "context": None})
+    frames = await frames_until(communicator, "message")
+    assert frames[0]["event"] == "conversation"
+    await communicator.disconnect()
+
+
+async def test_dashboard_question_streams_frames_in_order_with_real_data(users, energy_dashboard, superset_stack):
+    """«расскажи про этот дашборд» from the dashboard page: the answer names it and lists its real charts."""
+    communicator, connected, _ = await ws_connect(users["engineer"])
+    assert connected
+    await communicator.send_json_to(
+        {
+            "type": "user_message",
+            "conversation_id": None,
+            "text": "расскажи про этот дашборд",
+            "context": dashboard_context(energy_dashboard),
+        }
+    )
+    frames = await frames_until(communicator, "message")
+    await communicator.disconnect()
+
+    events = [f["event"] for f in frames]
+    assert events[:3] == ["conversation", "tool_started", "tool_finished"]
+    assert events[-1] == "message"
+    assert set(events[3:-1]) == {"token"}
+    assert frames[1]["tool"] == "get_health_summary"
+    assert frames[2]["ok"] is True
+    answer = frames[-1]["text"]
+    assert "".join(f["text"] for f in frames[3:-1]) == answer
+    assert energy_dashboard["dashboard_title"] in answer
+    charts = superset_stack.dashboard_chart_names("ss-dev", energy_dashboard["id"])
+    assert len(charts) == 3
+    for name in charts:
+        assert name in answer
+    assert re.search(r"[а-яА-Я]", answer.split("«")[0])  # Russian answer
+
+
+async def test_english_question_gets_english_answer(users, energy_dashboard):
+    communicator, _, _ = await ws_connect(users["analyst"])
+    await communicator.send_json_to(
+        {"type": "user_message", "text": "tell me about this dashboard", "context": dashboard_context(energy_dashboard)}
+    )
+    frames = await frames_until(communicator, "message")
+    await communicator.disconnect()
+    answer = frames[-1]["text"]
+    assert answer.startswith("Dashboard")
+    assert "Charts (3)" in answer
+    assert energy_dashboard["dashboard_title"] in answer
+
+
+async def test_conversation_continues_with_its_id(users, energy_dashboard):
+    communicator, _, _ = await ws_connect(users["engineer"])
+    context = dashboard_context(energy_dashboard)
+    await communicator.send_json_to({"type": "user_message", "text": "расскажи про этот дашборд", "context": context})
+    first = await frames_until(communicator, "message")
+    conversation_id = first[0]["conversation_id"]
+    await communicator.send_json_to(
+        {"type": "user_message", "conversation_id": conversation_id, "text": "что ты умеешь?", "context": context}
+    )
+    second = await frames_until(communicator, "message")
+    await communicator.disconnect()
+    assert second[0] == {**second[0], "event": "conversation", "conversation_id": conversation_id}
+    assert "get_health_summary" in second[-1]["text"]

@@ -1,0 +1,90 @@
+"""Shared fixtures: policy defaults, demo users, the local Superset pair, WebSocket connections."""
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+
+from tests import superset_api
+
+ORIGIN = b"http://localhost"
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hasher(settings):
+    """Hashing demo passwords with PBKDF2 costs ~0.3 s per user; tests need no strong hashes."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(scope="session")
+def superset_stack():
+    """The local Superset pair must be up (``make test`` runs ``scripts/superset_stack.py up`` first)."""
+    down = [env for env in ("ss-dev", "prod") if not superset_api.is_up(env)]
+    if down:
+        pytest.fail(f"local Superset not running for {down}: run `make superset`", pytrace=False)
+    return superset_api
+
+
+@pytest.fixture
+def energy_dashboard(superset_stack) -> dict:
+    """The seeded «Отчёт по энергопотреблению» dashboard in ss-dev, as Superset has it."""
+    return superset_stack.dashboard_by_slug("ss-dev", "energy-report")
+
+
+def _ensure_defaults():
+    # Transactional tests flush the tables the data migration filled; put the defaults back.
+    from django.apps import apps
+
+    from agentchat.catalogue_sync import sync_tool_catalogue
+    from policies.seeding import seed_default_policies
+
+    seed_default_policies(apps)
+    sync_tool_catalogue()
+
+
+@pytest.fixture
+def policy_defaults(db):
+    """Default policy rows of DESIGN §8 and the environments, present for this test."""
+    _ensure_defaults()
+
+
+def make_user(role: str, username: str | None = None):
+    user_model = get_user_model()
+    user, _ = user_model.objects.get_or_create(username=username or role)
+    user.set_password("demo")
+    user.save()
+    user.groups.set([Group.objects.get(name=role)])
+    return user
+
+
+@pytest.fixture
+def users(policy_defaults) -> dict:
+    """Users ``analyst``, ``engineer`` and ``admin`` in their groups (password ``demo``)."""
+    return {role: make_user(role) for role in ("analyst", "engineer", "admin")}
+
+
+async def ws_connect(user=None, *, origin: bytes = ORIGIN):
+    """Open a WebsocketCommunicator on the full ASGI app, logged in as ``user`` (anonymous when None)."""
+    from channels.testing import WebsocketCommunicator
+    from django.test import Client
+
+    from agentchat.asgi import application
+
+    headers = [(b"origin", origin)]
+    if user is not None:
+        client = Client()
+        await sync_to_async(client.force_login)(user)
+        headers.append((b"cookie", f"sessionid={client.cookies['sessionid'].value}".encode()))
+    communicator = WebsocketCommunicator(application, "/ws/agent/", headers=headers)
+    connected, code = await communicator.connect(timeout=10)
+    return communicator, connected, code
+
+
+async def frames_until(communicator, event: str, *, wait_s: float = 60) -> list[dict]:
+    """Receive frames until one with ``event`` arrives (inclusive); fail on timeout."""
+    frames = []
+    while True:
+        frame = await communicator.receive_json_from(timeout=wait_s)
+        frames.append(frame)
+        if frame.get("event") == event:
+            return frames

@@ -1,0 +1,128 @@
+"""Browser tests: a real daphne process (HTTP + WebSocket) on its own PostgreSQL database, driven by Playwright
+with Debian's Chromium (no browser download). Run in their own pytest invocation (``make test-e2e``)."""
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+import psycopg
+import pytest
+from playwright.sync_api import sync_playwright
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _fresh_database(base_url: str, name: str) -> str:
+    """Drop and create database ``name`` on the server of ``base_url``; return its URL."""
+    parts = urlsplit(base_url)
+    admin_url = urlunsplit(parts._replace(path="/postgres"))
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return urlunsplit(parts._replace(path=f"/{name}"))
+
+
+class AppServer:
+    """A daphne process serving agentchat; ``url`` is its base URL."""
+
+    def __init__(self, env: dict[str, str], port: int):
+        self.env = env
+        self.port = port
+        self.url = f"http://127.0.0.1:{port}"
+        self.log = ROOT / "var" / f"e2e-daphne-{port}.log"
+        self.process: subprocess.Popen | None = None
+
+    def manage(self, *args: str) -> None:
+        subprocess.run(
+            [sys.executable, "manage.py", *args], cwd=ROOT, env=self.env, check=True, stdout=subprocess.DEVNULL
+        )
+
+    def start(self) -> None:
+        self.log.parent.mkdir(exist_ok=True)
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port), "agentchat.asgi:application"],
+            cwd=ROOT,
+            env=self.env,
+            stdout=self.log.open("wb"),
+            stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(self.url + "/accounts/login/", timeout=2).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        raise RuntimeError(f"daphne did not start: {self.log.read_text()[-2000:]}")
+
+    def stop(self) -> None:
+        if self.process:
+            self.process.terminate()
+            self.process.wait(10)
+
+
+@pytest.fixture(scope="session")
+def app_server():
+    """agentchat on a free port with a fresh, migrated, demo-seeded PostgreSQL database (``<name>_e2e``)."""
+    base = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/agentchat")
+    name = urlsplit(base).path.lstrip("/") or "agentchat"
+    env = {
+        **os.environ,
+        "DATABASE_URL": _fresh_database(base, f"{name}_e2e"),
+        "DEBUG": "1",
+        "DJANGO_SETTINGS_MODULE": "agentchat.settings",
+    }
+    server = AppServer(env, _free_port())
+    server.manage("migrate", "--noinput")
+    server.manage("seed_demo")
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    with sync_playwright() as p:
+        instance = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield instance
+        instance.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(locale="ru-RU")
+    pg = context.new_page()
+    pg.set_default_timeout(30_000)
+    yield pg
+    context.close()
+
+
+def login(page, server: AppServer, username: str, password: str = "demo") -> None:
+    """Sign in through Django's login form."""
+    page.goto(server.url + "/accounts/login/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", password)
+    page.click("button[type=submit]")
+    page.wait_for_url(lambda url: "/accounts/login/" not in url)
