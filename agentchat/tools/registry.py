@@ -12,6 +12,8 @@ from pydantic import BaseModel
 
 Category = Literal["read", "write", "dangerous"]
 ToolFunc = Callable[[Any, BaseModel], Awaitable[Any]]
+# impact(ctx, args) -> {"summary_ru": str, "summary_en": str, "objects": [{"type", "name", "action"}], ...}
+ImpactFunc = Callable[[Any, BaseModel], Awaitable[dict[str, Any]]]
 
 
 @dataclass(frozen=True)
@@ -26,6 +28,8 @@ class ToolSpec:
         description_ru / description_en: one-paragraph descriptions.
         examples_ru / examples_en: questions users ask that this tool answers (≥ 3 each).
         func: the coroutine doing the work.
+        impact: for write/dangerous tools, a read-only coroutine that looks up what the call would change
+            (shown on the confirmation card before anything runs, DESIGN §9); None when not applicable.
     """
 
     name: str
@@ -37,6 +41,16 @@ class ToolSpec:
     examples_ru: tuple[str, ...]
     examples_en: tuple[str, ...]
     func: ToolFunc = field(compare=False)
+    impact: ImpactFunc | None = field(default=None, compare=False)
+
+    @property
+    def target_env_arg(self) -> str | None:
+        """Name of the argument naming the environment the call acts on (``target_env_id`` or ``env_id``)."""
+        fields = self.args_schema.model_fields
+        for name in ("target_env_id", "env_id"):
+            if name in fields:
+                return name
+        return None
 
     def description(self, language: str = "en") -> str:
         """Return the description in ``language`` (``ru``/``en``)."""
@@ -69,6 +83,7 @@ def assistant_tool(
     description_en: str,
     examples_ru: list[str] | tuple[str, ...],
     examples_en: list[str] | tuple[str, ...],
+    impact: ImpactFunc | None = None,
 ) -> Callable[[ToolFunc], ToolFunc]:
     """Register the decorated coroutine as a tool; see ``ToolSpec`` for the arguments.
 
@@ -91,6 +106,7 @@ def assistant_tool(
             examples_ru=tuple(examples_ru),
             examples_en=tuple(examples_en),
             func=func,
+            impact=impact,
         )
         return func
 

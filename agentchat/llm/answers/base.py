@@ -1,0 +1,48 @@
+"""Shared helpers of the answer templates and the registry of writers (tool name → writer)."""
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+Writer = Callable[[dict[str, Any], str], str]
+_WRITERS: dict[str, Writer] = {}
+
+
+def answer_writer(tool: str) -> Callable[[Writer], Writer]:
+    """Register the decorated function as the answer template of ``tool``: ``fn(result, language) -> str``."""
+
+    def register(fn: Writer) -> Writer:
+        _WRITERS[tool] = fn
+        return fn
+
+    return register
+
+
+def writer_for(tool: str) -> Writer | None:
+    """Return the registered template of ``tool`` or None."""
+    return _WRITERS.get(tool)
+
+
+def t(language: str, ru: str, en: str) -> str:
+    """Pick the Russian or English text."""
+    return en if language == "en" else ru
+
+
+def items(value: Any) -> tuple[list, int]:
+    """Return (shown items, real total) of a list that the summariser may have shortened."""
+    if isinstance(value, dict) and "items" in value:
+        return list(value["items"]), int(value.get("total", len(value["items"])))
+    return list(value or []), len(value or [])
+
+
+def more(shown: int, total: int, language: str) -> str:
+    """Return «… и ещё N» when ``total`` exceeds ``shown``, else an empty string."""
+    if total <= shown:
+        return ""
+    return t(language, f"\n… и ещё {total - shown}", f"\n… and {total - shown} more")
+
+
+def generic(tool: str, result: Any, language: str) -> str:
+    """Fallback: the result as indented JSON."""
+    body = json.dumps(result, ensure_ascii=False, indent=1)
+    return t(language, f"Результат {tool}:\n{body}", f"Result of {tool}:\n{body}")
