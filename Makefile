@@ -33,8 +33,7 @@ superset-stop: setup
 run: setup superset
 	DEBUG=1 $(PY) manage.py migrate --noinput
 	DEBUG=1 $(PY) manage.py seed_demo
-	@echo "agentchat on http://$(HOST):$(PORT)/  (logins: analyst / engineer / admin, password: demo)"
-	DEBUG=1 $(PY) -m daphne -b $(HOST) -p $(PORT) agentchat.asgi:application
+	DEBUG=1 PY=$(PY) HOST=$(HOST) PORT=$(PORT) scripts/run_local.sh
 
 lint: setup
 	$(PY) -m ruff check .

@@ -52,3 +52,37 @@ class Message(models.Model):
 
     def __str__(self) -> str:
         return f"{self.role}: {self.content[:40]}"
+
+
+class TaskRecord(models.Model):
+    """A background job started by a tool (backup, migration, validation…), as users and get_task_status see it.
+
+    ``progress`` is 0–100 (percent); ``message`` the latest progress line; ``result`` the JSON result once
+    ``succeeded``; ``error`` the failure text once ``failed``. ``task_result_id`` links to django-tasks' own row.
+    """
+
+    class State(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        SUCCEEDED = "succeeded"
+        FAILED = "failed"
+
+    kind = models.CharField(max_length=32)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    conversation = models.ForeignKey(Conversation, null=True, blank=True, on_delete=models.SET_NULL)
+    env_id = models.CharField(max_length=64, blank=True)
+    params = models.JSONField(default=dict, blank=True, encoder=DjangoJSONEncoder)
+    state = models.CharField(max_length=16, choices=State.choices, default=State.QUEUED, db_index=True)
+    progress = models.PositiveSmallIntegerField(default=0)
+    message = models.CharField(max_length=500, blank=True)
+    result = models.JSONField(null=True, blank=True, encoder=DjangoJSONEncoder)
+    error = models.TextField(blank=True)
+    task_result_id = models.CharField(max_length=64, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.kind} #{self.pk} {self.state} {self.progress}%"

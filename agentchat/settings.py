@@ -45,6 +45,8 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "channels",
+    "django_tasks",
+    "django_tasks_db",
     "policies",
     "agentchat",
 ]
@@ -95,6 +97,10 @@ if REDIS_URL:
     }
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+# Background work (backups, migrations, validation runs): django-tasks with the database backend; run
+# `manage.py db_worker` next to the web processes (`make run` starts one). DESIGN §3.
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

@@ -88,3 +88,52 @@ async def frames_until(communicator, event: str, *, wait_s: float = 60) -> list[
         frames.append(frame)
         if frame.get("event") == event:
             return frames
+
+
+def _database_url() -> str:
+    """The URL of the database the test process is using (the pytest-django test database)."""
+    from django.db import connection
+
+    db = connection.settings_dict
+    if db["ENGINE"].endswith("sqlite3"):
+        return f"sqlite:///{db['NAME']}"
+    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
+    return f"postgres://{db['USER']}{password}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+
+
+@pytest.fixture
+def task_worker(transactional_db, tmp_path):
+    """A real ``manage.py db_worker`` process on the test database (tests using it must be transactional)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    log = tmp_path / "db_worker.log"
+    env = {**os.environ, "DATABASE_URL": _database_url(), "DEBUG": "0"}
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "manage.py",
+            "db_worker",
+            "--interval",
+            "0.1",
+            "--no-startup-delay",
+            "--no-reload",
+            "--queue-name",
+            "*",
+        ],
+        cwd=root,
+        env=env,
+        stdout=log.open("wb"),
+        stderr=subprocess.STDOUT,
+    )
+    yield process
+    process.terminate()
+    try:
+        process.wait(10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+    if process.returncode not in (0, -15, None):
+        print(log.read_text()[-3000:])  # noqa: T201 - surfaced in the failing test's output
