@@ -1,7 +1,8 @@
 """One agent turn (DESIGN §5): context → tool set → LLM stream → checked tool calls → answer.
 
 ``AgentTurn`` is independent of the socket: it receives an ``emit`` coroutine for outgoing frames, so tests
-drive it directly. All state lives in the database (conversation, messages, audit).
+drive it directly. All state lives in the database (conversation, messages, confirmations, audit), so a turn
+suspended on a confirmation card continues in whichever process receives the decision (DESIGN §14).
 """
 
 import time
@@ -16,24 +17,29 @@ from django.conf import settings
 from django.db import transaction
 from django.template.loader import render_to_string
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, SystemMessage, ToolMessage
+from pydantic import ValidationError
 
 from policies import services as policy
 from policies.models import AuditEvent
 
+from . import cards
+from . import confirmations as confirm
 from . import conversations as conv
 from .context import UIContext, context_prompt_block
-from .errors import LLMUnavailable
+from .errors import LLMUnavailable, error_text
 from .executor import ToolOutcome, tool_execute
+from .guardrails import args_sha256, guardrail_decide
 from .language import detect_language
 from .llm import chat_model, provider_label
-from .models import Message
+from .models import Message, PendingConfirmation
 from .summarise import summarise, to_json
 from .tools.registry import ToolSpec, tool_spec
-from .toolset import toolset_for
+from .toolset import ALWAYS_OFFERED, toolset_for
 
 Emit = Callable[[dict[str, Any]], Awaitable[None]]
 TOKEN_FLUSH_S = 0.05
 TOKEN_FLUSH_CHARS = 400
+Event = AuditEvent.EventType
 
 SYSTEM_INSTRUCTIONS = """You are agentchat, the assistant of BI engineers and analysts who run Apache Superset.
 Answer in the language of the user's last message (Russian or English). Use the offered tools to get real data;
@@ -41,13 +47,15 @@ never invent ids, names or results. When the user says "this dashboard/dataset",
 page context below. If a tool needs an environment and none is given, ask the user to pick one. A refused or
 cancelled tool call must not be retried; explain it instead. Today is {today}."""
 
-Event = AuditEvent.EventType
-
 
 def _system_prompt(context: dict | None, *, unavailable: bool) -> str:
     parsed = UIContext.model_validate(context) if context else None
     block = context_prompt_block(parsed, unavailable=unavailable)
     return SYSTEM_INSTRUCTIONS.format(today=date.today().isoformat()) + "\n\n" + block  # noqa: DTZ011
+
+
+def _message_html(text: str, role: str) -> str:
+    return render_to_string("chat/message.html", {"text": text, "role": role})
 
 
 class _TokenStream:
@@ -74,7 +82,7 @@ class _TokenStream:
 
 
 class AgentTurn:
-    """Runs user turns of one user; ``emit`` sends frames to the client.
+    """Runs the turns of one user; ``emit`` sends frames to the client.
 
     Args:
         user: the authenticated Django user (roles come only from here).
@@ -87,18 +95,20 @@ class AgentTurn:
         self.emit = emit
         self.model = model
 
+    # --- entry points -------------------------------------------------------------------------------------
+
     async def run(self, *, conversation_id: int | None, text: str, context: dict | None) -> int:
         """Handle one ``user_message``; return the conversation id.
 
-        Args:
-            conversation_id: continue this conversation of the user, or None to start one.
-            text: the user's message.
-            context: the validated UIContext dict of the page, or None.
+        Pending cards of the conversation expire first (their calls get ToolMessages, the cards are replaced).
 
         Raises:
             conversations.ConversationNotFound: the id is not the user's.
         """
-        conversation, context, status = await database_sync_to_async(self._open)(conversation_id, text, context)
+        language = detect_language(text)
+        conversation, context, status, expired = await database_sync_to_async(self._open)(
+            conversation_id, text, context
+        )
         await self.emit(
             {
                 "event": "conversation",
@@ -107,14 +117,58 @@ class AgentTurn:
                 "provider": provider_label(),
             }
         )
-        language = detect_language(text)
-        offered = await database_sync_to_async(self._offer)(conversation, text, context)
-        system = SystemMessage(content=_system_prompt(context, unavailable=status == "unavailable"))
-        history = await database_sync_to_async(conv.history_messages)(conversation=conversation)
-        await self._loop(conversation, [system, *history], offered, context, language)
+        for row in expired:
+            html = cards.card_expired(confirmation_id=row.pk, tool=row.tool, language=language)
+            await self.emit({"event": "cancelled", "confirmation_id": row.pk, "reason": "expired", "html": html})
+        await self._respond(conversation, context, language, unavailable=status == "unavailable")
         return conversation.pk
 
+    async def decide(self, *, confirmation_id: int, approve: bool, typed_env: str | None = None) -> None:
+        """Apply the user's decision on a card; run the stored call once if approved; then continue the turn."""
+        decided = await database_sync_to_async(confirm.confirmation_decide)(
+            user=self.user, confirmation_id=confirmation_id, approve=approve, typed_env=typed_env
+        )
+        if decided.outcome == "not_found":
+            await self._error("bad_frame", "ru", detail=f"unknown confirmation {confirmation_id}")
+            return
+        row = decided.confirmation
+        if decided.outcome == "typed_mismatch":
+            await self._error("bad_frame", row.language, detail=f"type {row.decision.get('env_id')} to confirm")
+            return
+        if decided.outcome == "already":
+            return
+        if decided.outcome == "denied":
+            html = cards.card_cancelled(confirmation_id=row.pk, tool=row.tool, language=row.language)
+            await self.emit({"event": "cancelled", "confirmation_id": row.pk, "reason": "denied", "html": html})
+            await self._cancelled_line(row)
+        else:
+            await self._run_approved(row)
+        await self._continue(row.conversation_id, row.language)
+
+    async def dismiss(self, *, confirmation_id: int) -> None:
+        """Dismiss a denied card: ``cancelled`` frame and «Операция отменена» (the call was refused already)."""
+        row = await database_sync_to_async(confirm.confirmation_dismiss)(
+            user=self.user, confirmation_id=confirmation_id
+        )
+        if row is None:
+            await self._error("bad_frame", "ru", detail=f"unknown card {confirmation_id}")
+            return
+        html = cards.card_cancelled(confirmation_id=row.pk, tool=row.tool, language=row.language)
+        await self.emit({"event": "cancelled", "confirmation_id": row.pk, "reason": "dismissed", "html": html})
+        await self._cancelled_line(row)
+
+    async def resume(self, *, conversation_id: int) -> None:
+        """Re-emit every still-pending card of the user's conversation once, with the same ids (reconnect)."""
+        conversation = await database_sync_to_async(conv.conversation_get)(
+            user=self.user, conversation_id=conversation_id
+        )
+        for row in await database_sync_to_async(confirm.confirmations_pending)(conversation=conversation):
+            await self._emit_card(row)
+
+    # --- turn internals -----------------------------------------------------------------------------------
+
     def _open(self, conversation_id: int | None, text: str, context: dict | None):
+        expired: list[PendingConfirmation] = []
         if conversation_id is None:
             conversation = conv.conversation_start(user=self.user, text=text, context=context)
             status = "ok" if context else "none"
@@ -125,10 +179,11 @@ class AgentTurn:
                 context = conversation.ui_context
             has_history = conversation.messages.exists()
             status = "ok" if context else ("unavailable" if has_history and not had_context else "none")
+            expired = confirm.confirmations_expire(conversation=conversation)
         conv.message_add(conversation=conversation, role=Message.Role.USER, content=text, ui_context=context)
-        return conversation, context, status
+        return conversation, context, status, expired
 
-    def _offer(self, conversation, text: str, context: dict | None) -> list[ToolSpec]:
+    def _offer(self, conversation, context: dict | None) -> list[ToolSpec]:
         specs = toolset_for(user=self.user, context=context)
         policy.audit_record(
             event_type=Event.TOOL_OFFERED,
@@ -139,23 +194,47 @@ class AgentTurn:
         )
         return specs
 
+    async def _respond(self, conversation, context: dict | None, language: str, *, unavailable: bool = False):
+        offered = await database_sync_to_async(self._offer)(conversation, context)
+        system = SystemMessage(content=_system_prompt(context, unavailable=unavailable))
+        history = await database_sync_to_async(conv.history_messages)(conversation=conversation)
+        await self._loop(conversation, [system, *history], offered, context, language)
+
+    async def _continue(self, conversation_id: int, language: str) -> None:
+        """After the last open card of a step is decided, let the LLM continue from the stored history."""
+        conversation = await database_sync_to_async(conv.conversation_get)(
+            user=self.user, conversation_id=conversation_id
+        )
+        if await database_sync_to_async(confirm.awaiting_decisions)(conversation=conversation):
+            return
+        context = await database_sync_to_async(conv.latest_context)(conversation=conversation)
+        await self._respond(conversation, context, language)
+
     async def _loop(self, conversation, messages: list[BaseMessage], offered: list[ToolSpec], context, language):
         schemas = [spec.openai_schema() for spec in offered]
         model = self.model or chat_model()
         bound = model.bind_tools(schemas) if schemas else model
         for _ in range(settings.AGENT_MAX_STEPS):
-            ai = await self._stream_step(conversation, bound, messages)
-            if ai is None:
+            step = await self._stream_step(conversation, bound, messages)
+            if step is None:
                 return
+            ai, row_id, calls = step
             messages.append(ai)
-            if not ai.tool_calls:
+            if not calls:
                 return
-            for call in ai.tool_calls:
-                messages.append(await self._handle_call(conversation, call, offered, context, language))
+            waiting = False
+            for call in calls:
+                answer = await self._handle_call(conversation, row_id, call, offered, context, language)
+                if answer is None:
+                    waiting = True
+                else:
+                    messages.append(answer)
+            if waiting:
+                return  # the turn continues when the user decides (``decide``)
         text = "Достигнут предел шагов агента." if language == "ru" else "The agent reached its step limit."
         await self._final_message(conversation, text)
 
-    async def _stream_step(self, conversation, bound, messages: list[BaseMessage]) -> AIMessage | None:
+    async def _stream_step(self, conversation, bound, messages: list[BaseMessage]):
         row = await database_sync_to_async(conv.message_add)(conversation=conversation, role=Message.Role.ASSISTANT)
         tokens = _TokenStream(self.emit, row.pk)
         acc: AIMessageChunk | None = None
@@ -166,14 +245,18 @@ class AgentTurn:
                     await tokens.add(str(chunk.content))
         except (openai.APIError, httpx.TransportError) as exc:
             error = LLMUnavailable(type(exc).__name__)
-            await self.emit({"event": "error", "code": error.code, "message": error.text(detect_language(""))})
-            await database_sync_to_async(conv.message_update)(message_id=row.pk, content="", tool_calls=[])
+            await self.emit({"event": "error", "code": error.code, "message": error.text("ru")})
             return None
         await tokens.flush()
         text = str(acc.content) if acc is not None else ""
         calls = [{"id": c["id"], "name": c["name"], "args": c["args"]} for c in (acc.tool_calls if acc else [])]
         calls += [
-            {"id": c.get("id") or f"invalid_{i}", "name": c.get("name") or "?", "args": {}, "invalid": c.get("error")}
+            {
+                "id": c.get("id") or f"invalid_{i}",
+                "name": c.get("name") or "?",
+                "args": {},
+                "invalid": c.get("error") or "arguments are not valid JSON",
+            }
             for i, c in enumerate(acc.invalid_tool_calls if acc else [])
         ]
         await database_sync_to_async(conv.message_update)(message_id=row.pk, content=text, tool_calls=calls)
@@ -181,7 +264,8 @@ class AgentTurn:
             await self.emit(
                 {"event": "message", "message_id": row.pk, "text": text, "html": _message_html(text, "assistant")}
             )
-        return AIMessage(content=text, tool_calls=[{k: c[k] for k in ("id", "name", "args")} for c in calls])
+        ai = AIMessage(content=text, tool_calls=[{k: c[k] for k in ("id", "name", "args")} for c in calls])
+        return ai, row.pk, calls
 
     async def _final_message(self, conversation, text: str) -> None:
         row = await database_sync_to_async(conv.message_add)(
@@ -191,18 +275,118 @@ class AgentTurn:
             {"event": "message", "message_id": row.pk, "text": text, "html": _message_html(text, "assistant")}
         )
 
-    async def _handle_call(self, conversation, call: dict, offered: list[ToolSpec], context, language) -> ToolMessage:
-        """Check, run and record one tool call; always returns the one ToolMessage for ``call['id']``."""
+    async def _error(self, code: str, language: str, **params) -> None:
+        await self.emit({"event": "error", "code": code, "message": error_text(code, language, **params)})
+
+    async def _cancelled_line(self, row: PendingConfirmation) -> None:
+        text = f"{confirm.CANCELLED_TEXT.get(row.language, confirm.CANCELLED_TEXT['ru'])}: {row.tool}"
+        await self.emit({"event": "message", "message_id": None, "text": text, "html": _message_html(text, "system")})
+
+    # --- one tool call --------------------------------------------------------------------------------------
+
+    async def _handle_call(self, conversation, row_id: int, call: dict, offered, context, language):
+        """Check one tool call and run it, refuse it, or put it on a card.
+
+        Returns:
+            The call's ToolMessage, or None when it waits for the user's confirmation (DESIGN §5 steps 6–7).
+        """
         name, call_id = call["name"], call["id"]
         spec = tool_spec(name)
-        offered_names = {s.name for s in offered}
         permitted = await database_sync_to_async(policy.tool_permitted)(user=self.user, tool_name=name)
-        if spec is None or name not in offered_names or not (permitted or name == "show_capabilities"):
+        if spec is None or name not in {s.name for s in offered} or not (permitted or name == ALWAYS_OFFERED):
             return await self._deny(conversation, call, language)
+        if call.get("invalid"):
+            return await self._reject_args(conversation, spec, call_id, {}, str(call["invalid"]), language)
         args = dict(call.get("args") or {})
         if "env_id" in spec.args_schema.model_fields and not args.get("env_id") and (context or {}).get("envId"):
             args["env_id"] = context["envId"]
-        await self.emit({"event": "tool_started", "call_id": call_id, "tool": name})
+        try:
+            parsed = spec.args_schema.model_validate(args)
+        except ValidationError as exc:
+            return await self._reject_args(conversation, spec, call_id, args, _validation_summary(exc), language)
+        decision = await guardrail_decide(
+            spec=spec,
+            args=args,
+            parsed=parsed,
+            user=self.user,
+            conversation_id=conversation.pk,
+            context=context,
+            language=language,
+        )
+        if decision.requires_confirmation:
+            row = await database_sync_to_async(confirm.confirmation_create)(
+                conversation=conversation,
+                user=self.user,
+                assistant_message_id=row_id,
+                call_id=call_id,
+                tool=name,
+                args=args,
+                args_sha256=args_sha256(args),
+                decision=decision.as_dict(),
+                language=language,
+            )
+            await self._emit_card(row)
+            return None
+        return await self._execute(conversation, spec, call_id, args, context, language)
+
+    async def _emit_card(self, row: PendingConfirmation) -> None:
+        html = cards.card_confirm(
+            confirmation_id=row.pk, tool=row.tool, args=row.args, decision=row.decision, language=row.language
+        )
+        decision = {
+            k: row.decision.get(k)
+            for k in ("risk_level", "tone", "env_id", "tier", "operation", "impact", "typed_confirmation", "prompt")
+        }
+        await self.emit(
+            {
+                "event": "confirm_required",
+                "confirmation_id": row.pk,
+                "tool": row.tool,
+                "call_id": row.call_id,
+                "decision": decision,
+                "html": html,
+            }
+        )
+
+    async def _run_approved(self, row: PendingConfirmation) -> None:
+        """Execute an approved card's stored call once, for its user and conversation (hash checked)."""
+        spec = tool_spec(row.tool)
+        permitted = await database_sync_to_async(policy.tool_permitted)(user=self.user, tool_name=row.tool)
+        intact = args_sha256(row.args) == row.args_sha256
+        conversation = await database_sync_to_async(conv.conversation_get)(
+            user=self.user, conversation_id=row.conversation_id
+        )
+        if spec is None or not permitted or not intact:
+            # Rights changed (or the stored call was tampered with) between the card and the approval.
+            outcome = ToolOutcome(
+                ok=False,
+                error_code="permission_denied" if intact else "internal",
+                error_message=error_text("permission_denied", row.language, tool=row.tool),
+            )
+            await self._finish(
+                conversation,
+                row.tool,
+                spec.category if spec else "write",
+                row.call_id,
+                row.args,
+                outcome,
+                confirmation_id=row.pk,
+            )
+            return
+        context = await database_sync_to_async(conv.latest_context)(conversation=conversation)
+        await self._execute(conversation, spec, row.call_id, row.args, context, row.language, confirmation_id=row.pk)
+
+    async def _execute(
+        self,
+        conversation,
+        spec: ToolSpec,
+        call_id: str,
+        args: dict,
+        context,
+        language,
+        confirmation_id: int | None = None,
+    ) -> ToolMessage:
+        await self.emit({"event": "tool_started", "call_id": call_id, "tool": spec.name})
         outcome = await tool_execute(
             spec=spec,
             args=args,
@@ -211,9 +395,29 @@ class AgentTurn:
             ui_context=context,
             language=language,
         )
-        return await self._finish(conversation, spec, call_id, args, outcome)
+        return await self._finish(
+            conversation, spec.name, spec.category, call_id, args, outcome, confirmation_id=confirmation_id
+        )
 
-    async def _finish(self, conversation, spec: ToolSpec, call_id: str, args: dict, outcome: ToolOutcome):
+    async def _reject_args(self, conversation, spec: ToolSpec, call_id: str, args: dict, detail: str, language):
+        """Arguments not valid JSON or not matching the schema: no card, no execution, an error ToolMessage."""
+        outcome = ToolOutcome(
+            ok=False, error_code="invalid_args", error_message=error_text("invalid_args", language, detail=detail)
+        )
+        return await self._finish(conversation, spec.name, spec.category, call_id, args, outcome, announce=False)
+
+    async def _finish(
+        self,
+        conversation,
+        tool: str,
+        category: str,
+        call_id: str,
+        args: dict,
+        outcome: ToolOutcome,
+        confirmation_id: int | None = None,
+        announce: bool = True,
+    ) -> ToolMessage:
+        """Summarise the result for the LLM, store the ToolMessage + audit, and send ``tool_finished``."""
         if outcome.ok:
             raw = to_json(outcome.result)
             sent_value, was_summarised = summarise(outcome.result, settings.TOOL_RESPONSE_MAX_CHARS)
@@ -225,7 +429,8 @@ class AgentTurn:
         await database_sync_to_async(_record_tool_result)(
             user=self.user,
             conversation=conversation,
-            spec=spec,
+            tool=tool,
+            category=category,
             call_id=call_id,
             args=args,
             outcome=outcome,
@@ -233,17 +438,19 @@ class AgentTurn:
             status=status,
             raw_chars=len(raw),
             summarised=was_summarised,
+            confirmation_id=confirmation_id,
         )
-        await self.emit(
-            {
-                "event": "tool_finished",
-                "call_id": call_id,
-                "tool": spec.name,
-                "ok": outcome.ok,
-                "duration_ms": outcome.duration_ms,
-                "summarised": was_summarised,
-            }
-        )
+        if announce:
+            await self.emit(
+                {
+                    "event": "tool_finished",
+                    "call_id": call_id,
+                    "tool": tool,
+                    "ok": outcome.ok,
+                    "duration_ms": outcome.duration_ms,
+                    "summarised": was_summarised,
+                }
+            )
         if not outcome.ok:
             await self.emit({"event": "error", "code": outcome.error_code, "message": outcome.error_message})
         return ToolMessage(content=content, tool_call_id=call_id, status=status)
@@ -251,38 +458,70 @@ class AgentTurn:
     async def _deny(self, conversation, call: dict, language: str) -> ToolMessage:
         name = call["name"]
         roles = await database_sync_to_async(policy.tool_required_roles)(tool_name=name)
-        content = to_json(
+        row = await database_sync_to_async(confirm.confirmation_refuse)(
+            conversation=conversation,
+            user=self.user,
+            call_id=call["id"],
+            tool=name,
+            args=call.get("args") or {},
+            roles=roles,
+            language=language,
+        )
+        html = cards.card_denied(tool=name, roles=roles, language=language, confirmation_id=row.pk)
+        await self.emit(
             {
-                "error": "permission_denied",
-                "message": f"Tool call refused: {name} is not available to this user here. Do not retry it.",
+                "event": "permission_denied",
+                "call_id": call["id"],
+                "tool": name,
+                "required_roles": roles,
+                "confirmation_id": row.pk,
+                "html": html,
             }
         )
-        await database_sync_to_async(_record_denial)(
-            user=self.user, conversation=conversation, call=call, roles=roles, content=content
-        )
-        html = render_to_string("chat/card_denied.html", {"tool": name, "roles": roles, "language": language})
-        await self.emit(
-            {"event": "permission_denied", "call_id": call["id"], "tool": name, "required_roles": roles, "html": html}
-        )
-        return ToolMessage(content=content, tool_call_id=call["id"], status="error")
+        return ToolMessage(content=confirm.declined_payload(name, "refused"), tool_call_id=call["id"], status="error")
 
 
-def _message_html(text: str, role: str) -> str:
-    return render_to_string("chat/message.html", {"text": text, "role": role})
+def _validation_summary(exc: ValidationError) -> str:
+    return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'args'}: {e['msg']}" for e in exc.errors()[:5])
 
 
-def _record_tool_result(*, user, conversation, spec, call_id, args, outcome, content, status, raw_chars, summarised):
-    """Store the ToolMessage and its audit rows in one transaction."""
+def _final_status(outcome: ToolOutcome) -> str:
+    if outcome.ok:
+        return PendingConfirmation.Status.EXECUTED
+    if outcome.error_code == "status_unknown":
+        return PendingConfirmation.Status.UNKNOWN
+    return PendingConfirmation.Status.FAILED
+
+
+def _record_tool_result(
+    *,
+    user,
+    conversation,
+    tool,
+    category,
+    call_id,
+    args,
+    outcome,
+    content,
+    status,
+    raw_chars,
+    summarised,
+    confirmation_id=None,
+):
+    """Store the ToolMessage, the confirmation's final status and the audit rows in one transaction."""
     with transaction.atomic():
         conv.message_add(
             conversation=conversation,
             role=Message.Role.TOOL,
             content=content,
             tool_call_id=call_id,
-            tool_name=spec.name,
+            tool_name=tool,
             status=status,
         )
-        common = {"actor": user, "conversation_id": conversation.pk, "tool": spec.name, "env_id": args.get("env_id")}
+        if confirmation_id is not None:
+            confirm.confirmation_finish(confirmation_id=confirmation_id, status=_final_status(outcome))
+        env_id = args.get("env_id") or args.get("target_env_id")
+        common = {"actor": user, "conversation_id": conversation.pk, "tool": tool, "env_id": env_id}
         for event in outcome.retry_events:
             policy.audit_record(event_type=Event.RETRY, outcome="retry", extra=event, **common)
         if summarised:
@@ -298,8 +537,9 @@ def _record_tool_result(*, user, conversation, spec, call_id, args, outcome, con
                 "call_id": call_id,
                 "requests": outcome.requests,
                 "retries": outcome.retries,
-                "category": spec.category,
+                "category": category,
                 "message": outcome.error_message,
+                "confirmation_id": confirmation_id,
             },
             **common,
         )
@@ -307,24 +547,3 @@ def _record_tool_result(*, user, conversation, spec, call_id, args, outcome, con
 
 def _error_event(code: str | None) -> str:
     return {"timeout": Event.TIMEOUT, "session_expired": Event.SESSION_EXPIRED}.get(code or "", Event.TOOL_ERROR)
-
-
-def _record_denial(*, user, conversation, call, roles, content):
-    with transaction.atomic():
-        conv.message_add(
-            conversation=conversation,
-            role=Message.Role.TOOL,
-            content=content,
-            tool_call_id=call["id"],
-            tool_name=call["name"],
-            status="error",
-        )
-        policy.audit_record(
-            event_type=Event.PERMISSION_DENIED,
-            actor=user,
-            conversation_id=conversation.pk,
-            tool=call["name"],
-            args=call.get("args"),
-            outcome="denied",
-            extra={"call_id": call["id"], "required_roles": roles},
-        )

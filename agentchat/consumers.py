@@ -17,7 +17,7 @@ from .agent import AgentTurn
 from .context import ContextInvalid, validate_ui_context
 from .conversations import ConversationNotFound
 from .errors import error_text
-from .frames import FrameInvalid, UserMessageFrame, decode_frame, parse_frame
+from .frames import ConfirmFrame, DismissFrame, FrameInvalid, ResumeFrame, UserMessageFrame, decode_frame, parse_frame
 from .language import detect_language
 from .sessions import session_is_valid
 
@@ -50,8 +50,36 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
             return
         if isinstance(frame, UserMessageFrame):
             await self.on_user_message(frame)
-        else:
-            await self.send_error("bad_frame", error_text("bad_frame", "ru", detail=f"{frame.type} is not supported"))
+        elif isinstance(frame, ConfirmFrame):
+            self._spawn(
+                self._locked(
+                    self._agent().decide(
+                        confirmation_id=frame.confirmation_id,
+                        approve=frame.decision == "approve",
+                        typed_env=frame.typed_env,
+                    )
+                )
+            )
+        elif isinstance(frame, DismissFrame):
+            self._spawn(self._locked(self._agent().dismiss(confirmation_id=frame.confirmation_id)))
+        elif isinstance(frame, ResumeFrame):
+            self._spawn(self._locked(self._agent().resume(conversation_id=frame.conversation_id)))
+
+    def _agent(self) -> AgentTurn:
+        return AgentTurn(user=self.user, emit=self.send_json)
+
+    async def _locked(self, coro) -> None:
+        """Run a service call after the connection's previous one, mapping failures to ``error`` frames."""
+        async with self.turn_lock:
+            try:
+                await coro
+            except ConversationNotFound:
+                await self.send_error("bad_frame", error_text("bad_frame", "ru", detail="unknown conversation"))
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("agent request failed")
+                await self.send_error("internal", error_text("internal", "ru"))
 
     async def send_error(self, code: str, message: str, **extra) -> None:
         await self.send_json({"event": "error", "code": code, "message": message, **extra})
@@ -81,26 +109,14 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
                     "invalid_context", error_text("invalid_context", language, detail=detail), errors=exc.errors
                 )
                 return
-        self._spawn(self._run_turn(frame, context, language))
+        self._spawn(
+            self._locked(self._agent().run(conversation_id=frame.conversation_id, text=frame.text, context=context))
+        )
 
     def _spawn(self, coro) -> None:
         task = asyncio.create_task(coro)
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
-
-    async def _run_turn(self, frame: UserMessageFrame, context: dict | None, language: str) -> None:
-        async with self.turn_lock:
-            try:
-                await AgentTurn(user=self.user, emit=self.send_json).run(
-                    conversation_id=frame.conversation_id, text=frame.text, context=context
-                )
-            except ConversationNotFound:
-                await self.send_error("bad_frame", error_text("bad_frame", language, detail="unknown conversation"))
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("agent turn failed")
-                await self.send_error("internal", error_text("internal", language))
 
 
 def _validate_context(payload) -> dict:

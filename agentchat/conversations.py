@@ -81,22 +81,41 @@ def message_update(*, message_id: int, content: str, tool_calls: list[dict[str, 
 def history_messages(*, conversation: Conversation) -> list[BaseMessage]:
     """Return the conversation as LangChain messages (without the system prompt), oldest first.
 
-    Assistant tool calls without a stored answer are dropped from the assistant message, so the history is
-    always valid for OpenAI-compatible APIs (every tool call id has exactly one tool message after it).
+    Always valid for OpenAI-compatible APIs whatever the storage order: each assistant message is followed by
+    exactly one ToolMessage per tool call, placed right after it; calls without an answer yet (a pending
+    confirmation) are left out of the assistant message; orphan or duplicate tool messages are dropped.
     """
     rows = list(conversation.messages.exclude(role=Message.Role.SYSTEM))
-    answered = {r.tool_call_id for r in rows if r.role == Message.Role.TOOL}
+    answers: dict[str, Message] = {}
+    for row in rows:
+        if row.role == Message.Role.TOOL:
+            answers.setdefault(row.tool_call_id, row)
     out: list[BaseMessage] = []
     for row in rows:
         if row.role == Message.Role.USER:
             out.append(HumanMessage(content=row.content))
         elif row.role == Message.Role.ASSISTANT:
-            calls = [c for c in row.tool_calls if c["id"] in answered]
+            calls = [
+                {"id": c["id"], "name": c["name"], "args": c.get("args") or {}}
+                for c in row.tool_calls
+                if c["id"] in answers
+            ]
             if row.content or calls:
                 out.append(AIMessage(content=row.content, tool_calls=calls))
-        elif row.role == Message.Role.TOOL:
-            out.append(ToolMessage(content=row.content, tool_call_id=row.tool_call_id, status=row.status or "success"))
+            for call in calls:
+                answer = answers.pop(call["id"])
+                out.append(
+                    ToolMessage(
+                        content=answer.content, tool_call_id=answer.tool_call_id, status=answer.status or "success"
+                    )
+                )
     return out
+
+
+def latest_context(*, conversation: Conversation) -> dict | None:
+    """Return the UIContext of the conversation's latest user message, else the conversation's own (or None)."""
+    row = conversation.messages.filter(role=Message.Role.USER, ui_context__isnull=False).order_by("-id").first()
+    return row.ui_context if row else conversation.ui_context
 
 
 def conversations_of(*, user: AbstractBaseUser, limit: int = 50) -> list[dict[str, Any]]:

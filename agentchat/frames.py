@@ -32,7 +32,10 @@ class ConfirmFrame(_Frame):
     type: Literal["confirm"]
     confirmation_id: int
     decision: Literal["approve", "deny"]
-    typed_env: str | None = None
+    # The environment id typed on a prod card for a dangerous tool (checked server-side).
+    typed_env: Annotated[str, Field(max_length=64)] | None = None
+    # Accepted and ignored: what runs is always the stored call (DESIGN §9), never client-sent arguments.
+    args: Any = None
 
 
 class DismissFrame(_Frame):

@@ -86,3 +86,42 @@ class TaskRecord(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} #{self.pk} {self.state} {self.progress}%"
+
+
+class PendingConfirmation(models.Model):
+    """A tool call waiting for (or decided by) the user's confirmation; also the record of a refused call.
+
+    ``args`` are exactly the arguments that will run, ``args_sha256`` their hash (checked before execution);
+    ``decision`` the GuardrailDecision shown on the card. A status change is one conditional UPDATE from
+    ``pending`` (DESIGN §4), so a double click or two tabs execute a write once.
+    """
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        APPROVED = "approved"
+        DENIED = "denied"
+        EXPIRED = "expired"
+        EXECUTED = "executed"
+        FAILED = "failed"
+        UNKNOWN = "unknown"
+        REFUSED = "refused"  # permission denied before any card could offer a confirmation
+
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="confirmations")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    assistant_message = models.ForeignKey(Message, null=True, on_delete=models.SET_NULL, related_name="+")
+    call_id = models.CharField(max_length=128)
+    tool = models.CharField(max_length=64)
+    args = models.JSONField(default=dict, encoder=DjangoJSONEncoder)
+    args_sha256 = models.CharField(max_length=64)
+    decision = models.JSONField(default=dict, encoder=DjangoJSONEncoder)
+    language = models.CharField(max_length=2, default="ru")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING, db_index=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [models.UniqueConstraint(fields=["conversation", "call_id"], name="uniq_confirmation_call")]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.tool} {self.status}"

@@ -92,7 +92,12 @@ if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL], "prefix": env.str("CHANNELS_PREFIX", default="agentchat")},
+            # redis-py ≥ 8 reads with a 5 s socket timeout by default, the same as channels-redis' BZPOPMIN
+            # timeout, so an idle consumer's receive would fail: give the socket more time than the pop.
+            "CONFIG": {
+                "hosts": [{"address": REDIS_URL, "socket_timeout": 30}],
+                "prefix": env.str("CHANNELS_PREFIX", default="agentchat"),
+            },
         }
     }
 else:

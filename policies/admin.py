@@ -2,7 +2,7 @@
 
 from django.contrib import admin
 
-from .models import AuditEvent, ContextToolAffinity, Environment, Tool, ToolPermission
+from .models import AuditEvent, ContextToolAffinity, Environment, RiskRule, Tool, ToolPermission
 
 
 @admin.register(Environment)
@@ -62,3 +62,18 @@ class AuditEventAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+
+@admin.register(RiskRule)
+class RiskRuleAdmin(admin.ModelAdmin):
+    list_display = [
+        "category",
+        "tier",
+        "risk_level",
+        "tone",
+        "requires_confirmation",
+        "typed_confirmation",
+        "prompt_ru",
+    ]
+    list_filter = ["category", "tier", "risk_level", "tone"]
+    search_fields = ["prompt_ru", "prompt_en"]

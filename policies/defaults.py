@@ -39,3 +39,61 @@ ENVIRONMENTS: dict[str, tuple[str, str, str, str]] = {
     "staging": ("Superset staging", "staging", "http://127.0.0.1:8088", "SUPERSET_STAGING"),
     "prod": ("Superset production", "prod", "http://127.0.0.1:8089", "SUPERSET_PROD"),
 }
+
+# (category, tier): (risk_level, tone, requires_confirmation, typed_confirmation, prompt_ru, prompt_en) — DESIGN §9.
+RISK_RULES: dict[tuple[str, str], tuple[str, str, bool, bool, str, str]] = {
+    ("read", "dev"): ("safe", "success", False, False, "Чтение данных", "Reading data"),
+    ("read", "staging"): ("safe", "success", False, False, "Чтение данных", "Reading data"),
+    ("read", "prod"): ("safe", "success", False, False, "Чтение данных", "Reading data"),
+    ("read", "none"): ("safe", "success", False, False, "Чтение данных", "Reading data"),
+    ("write", "dev"): ("guarded", "info", True, False, "Изменения в dev-окружении", "Changes in the dev environment"),
+    ("write", "staging"): (
+        "guarded",
+        "info",
+        True,
+        False,
+        "Изменения в staging-окружении",
+        "Changes in the staging environment",
+    ),
+    ("write", "prod"): (
+        "dangerous",
+        "destructive",
+        True,
+        False,
+        "Изменения в PRODUCTION-окружении",
+        "Changes in PRODUCTION",
+    ),
+    ("write", "none"): ("guarded", "warning", True, False, "Изменение без окружения", "A change without environment"),
+    ("dangerous", "dev"): (
+        "guarded",
+        "info",
+        True,
+        False,
+        "Изменения в dev-окружении",
+        "Changes in the dev environment",
+    ),
+    ("dangerous", "staging"): (
+        "guarded",
+        "info",
+        True,
+        False,
+        "Изменения в staging-окружении",
+        "Changes in the staging environment",
+    ),
+    ("dangerous", "prod"): (
+        "dangerous",
+        "destructive",
+        True,
+        True,
+        "Опасная операция в PRODUCTION",
+        "Dangerous operation in PRODUCTION",
+    ),
+    ("dangerous", "none"): (
+        "dangerous",
+        "destructive",
+        True,
+        True,
+        "Опасная операция: нужно окружение",
+        "Dangerous: needs an environment",
+    ),
+}

@@ -110,6 +110,45 @@ class ContextToolAffinity(models.Model):
         return f"{self.object_type} → {self.tool_id}"
 
 
+class RiskRule(models.Model):
+    """How risky a tool category is in an environment tier, and how the confirmation card looks (DESIGN §9).
+
+    ``tier`` ``none`` is a call without an environment. ``typed_confirmation``: the card's confirm button enables
+    only after the user types the environment id (prod + dangerous by default).
+    """
+
+    class RiskLevel(models.TextChoices):
+        SAFE = "safe"
+        GUARDED = "guarded"
+        DANGEROUS = "dangerous"
+
+    class Tone(models.TextChoices):
+        SUCCESS = "success"
+        INFO = "info"
+        WARNING = "warning"
+        DESTRUCTIVE = "destructive"
+
+    TIER_NONE = "none"
+    TIER_CHOICES = [*Tier.choices, (TIER_NONE, "no environment")]
+
+    category = models.CharField(max_length=16, choices=Category.choices)
+    tier = models.CharField(max_length=16, choices=TIER_CHOICES)
+    risk_level = models.CharField(max_length=16, choices=RiskLevel.choices)
+    tone = models.CharField(max_length=16, choices=Tone.choices)
+    requires_confirmation = models.BooleanField(default=True)
+    typed_confirmation = models.BooleanField(default=False)
+    prompt_ru = models.CharField(max_length=300, blank=True, help_text="Card text, e.g. «Изменения в dev-окружении».")
+    prompt_en = models.CharField(max_length=300, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["category", "tier"]
+        constraints = [models.UniqueConstraint(fields=["category", "tier"], name="uniq_risk_rule")]
+
+    def __str__(self) -> str:
+        return f"{self.category} × {self.tier} → {self.risk_level}/{self.tone}"
+
+
 class AuditEvent(models.Model):
     """One append-only audit record (DESIGN §4), in Zulip's RealmAuditLog shape.
 

@@ -4,7 +4,7 @@ Used by the data migration (historical models) and by tests whose transactional 
 Idempotent: existing rows are kept as they are.
 """
 
-from .defaults import ENVIRONMENTS, ROLES, TOOLS
+from .defaults import ENVIRONMENTS, RISK_RULES, ROLES, TOOLS
 
 
 def seed_default_policies(apps) -> None:
@@ -32,4 +32,22 @@ def seed_default_policies(apps) -> None:
         environment_model.objects.get_or_create(
             env_id=env_id,
             defaults={"name": name, "tier": tier, "superset_url": url, "credentials_env": credentials_env},
+        )
+
+
+def seed_risk_rules(apps) -> None:
+    """Create the missing ``RiskRule`` rows of DESIGN §9 (existing rows are kept)."""
+    rule_model = apps.get_model("policies", "RiskRule")
+    for (category, tier), (risk, tone, confirm, typed, prompt_ru, prompt_en) in RISK_RULES.items():
+        rule_model.objects.get_or_create(
+            category=category,
+            tier=tier,
+            defaults={
+                "risk_level": risk,
+                "tone": tone,
+                "requires_confirmation": confirm,
+                "typed_confirmation": typed,
+                "prompt_ru": prompt_ru,
+                "prompt_en": prompt_en,
+            },
         )

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 
-from .models import AuditEvent, ContextToolAffinity, Environment, Tool, ToolPermission
+from .models import AuditEvent, ContextToolAffinity, Environment, RiskRule, Tool, ToolPermission
 
 AUDIT_PAYLOAD_MAX_CHARS = 4096
 
@@ -188,3 +188,24 @@ def tool_catalogue_sync(*, entries: list[dict[str, Any]]) -> dict[str, int]:
             tool.save(update_fields=[*changed, "updated_at"])
             updated += 1
     return {"created": created, "updated": updated}
+
+
+def risk_rule_for(*, category: str, tier: str | None) -> RiskRule:
+    """Return the ``RiskRule`` of ``category`` × ``tier`` (``None`` → ``none``); DESIGN §9.
+
+    A missing row (an admin deleted it) falls back to the strictest reading: dangerous, destructive, confirm.
+    """
+    tier = tier or RiskRule.TIER_NONE
+    rule = RiskRule.objects.filter(category=category, tier=tier).first()
+    if rule is not None:
+        return rule
+    return RiskRule(
+        category=category,
+        tier=tier,
+        risk_level=RiskRule.RiskLevel.DANGEROUS,
+        tone=RiskRule.Tone.DESTRUCTIVE,
+        requires_confirmation=True,
+        typed_confirmation=category == "dangerous",
+        prompt_ru="Правило риска не настроено: подтвердите осознанно",
+        prompt_en="No risk rule configured: confirm deliberately",
+    )

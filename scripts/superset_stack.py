@@ -775,13 +775,20 @@ def build_energy_db(path: Path) -> int:
     return len(rows)
 
 
+def _energy_file_ok(path: Path) -> bool:
+    """True when ``path`` is an SQLite file whose ``energy_consumption`` table has rows."""
+    if not path.is_file():
+        return False
+    with contextlib.suppress(sqlite3.Error), contextlib.closing(sqlite3.connect(path)) as conn:
+        return conn.execute("SELECT count(*) FROM energy_consumption").fetchone()[0] > 0
+    return False
+
+
 def _ensure_energy_db(inst: Instance) -> bool:
     """Create the instance's ``energy.db`` unless a complete one exists. Returns whether it was created."""
     path = inst.energy_db
-    if path.exists():
-        with contextlib.suppress(sqlite3.Error), contextlib.closing(sqlite3.connect(path)) as conn:
-            if conn.execute("SELECT count(*) FROM energy_consumption").fetchone()[0] > 0:
-                return False
+    if _energy_file_ok(path):
+        return False
     inst.home.mkdir(mode=0o700, parents=True, exist_ok=True)
     build_energy_db(path)
     return True
@@ -1177,12 +1184,15 @@ class _Seeder:
         if found:
             db_id = found[0]["id"]
             # GET /database/<id> omits the URI in 6.1; /connection has it (password masked, none here).
-            current = self.client.get(f"/api/v1/database/{db_id}/connection")["result"]
-            if current.get("sqlalchemy_uri") != uri:  # the stack directory moved
+            current = self.client.get(f"/api/v1/database/{db_id}/connection")["result"].get("sqlalchemy_uri") or ""
+            in_use = Path(current.removeprefix("sqlite:///")) if current.startswith("sqlite:///") else None
+            if current == uri or (in_use is not None and _energy_file_ok(in_use)):
+                # A running instance started from another checkout keeps its own data file: re-pointing it
+                # here would break it for everyone else once this checkout goes away.
+                self._note("reused", f"database {DATABASE_NAME}", db_id)
+            else:  # the data file is gone: point the database at this checkout's copy
                 self.client.put(f"/api/v1/database/{db_id}", {"sqlalchemy_uri": uri})
                 self._note("updated", f"database {DATABASE_NAME} (uri)", db_id)
-            else:
-                self._note("reused", f"database {DATABASE_NAME}", db_id)
             return db_id
         body = {
             "database_name": DATABASE_NAME,

@@ -36,9 +36,10 @@ def _ensure_defaults():
     from django.apps import apps
 
     from agentchat.catalogue_sync import sync_tool_catalogue
-    from policies.seeding import seed_default_policies
+    from policies.seeding import seed_default_policies, seed_risk_rules
 
     seed_default_policies(apps)
+    seed_risk_rules(apps)
     sync_tool_catalogue()
 
 

@@ -152,7 +152,7 @@ async def get_health_summary(ctx, args: DashboardArgs) -> dict[str, Any]:
                 "id": ds.get("id"),
                 "name": ds.get("table_name"),
                 "schema": ds.get("schema"),
-                "database": (ds.get("database") or {}).get("database_name"),
+                "database": (ds.get("database") or {}).get("database_name") or (ds.get("database") or {}).get("name"),
             }
             for ds in datasets.get("result", [])
         ],

@@ -1,0 +1,37 @@
+"""Server-rendered confirmation, denied, cancelled and expired cards (DESIGN §9; templates in templates/chat/)."""
+
+from typing import Any
+
+from django.template.loader import render_to_string
+
+
+def card_confirm(
+    *, confirmation_id: int, tool: str, args: dict[str, Any], decision: dict[str, Any], language: str
+) -> str:
+    """Render the confirm card (write or «чтение данных» read card) of a pending confirmation."""
+    return render_to_string(
+        "chat/card_confirm.html",
+        {"confirmation_id": confirmation_id, "tool": tool, "args": args, "decision": decision, "en": language == "en"},
+    )
+
+
+def card_denied(*, tool: str, roles: list[str], language: str, confirmation_id: int | None = None) -> str:
+    """Render «Недостаточно прав» with the required roles and only a dismiss button."""
+    return render_to_string(
+        "chat/card_denied.html",
+        {"tool": tool, "roles": roles, "en": language == "en", "confirmation_id": confirmation_id},
+    )
+
+
+def card_cancelled(*, confirmation_id: int, tool: str, language: str) -> str:
+    """Render «Операция отменена»."""
+    return render_to_string(
+        "chat/card_cancelled.html", {"confirmation_id": confirmation_id, "tool": tool, "en": language == "en"}
+    )
+
+
+def card_expired(*, confirmation_id: int, tool: str, language: str) -> str:
+    """Render the card that replaces a confirmation expired by a newer message."""
+    return render_to_string(
+        "chat/card_expired.html", {"confirmation_id": confirmation_id, "tool": tool, "en": language == "en"}
+    )
