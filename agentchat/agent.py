@@ -29,11 +29,12 @@ from .llm import chat_model, provider_label
 from .models import Message
 from .summarise import summarise, to_json
 from .tools.registry import ToolSpec, tool_spec
-from .toolset import toolset_for
+from .toolset import tool_call_refusal, toolset_for
 
 Emit = Callable[[dict[str, Any]], Awaitable[None]]
 TOKEN_FLUSH_S = 0.05
 TOKEN_FLUSH_CHARS = 400
+TOOL_NAME_MAX_CHARS = 64  # Message.tool_name / AuditEvent.tool
 
 SYSTEM_INSTRUCTIONS = """You are agentchat, the assistant of BI engineers and analysts who run Apache Superset.
 Answer in the language of the user's last message (Russian or English). Use the offered tools to get real data;
@@ -192,13 +193,18 @@ class AgentTurn:
         )
 
     async def _handle_call(self, conversation, call: dict, offered: list[ToolSpec], context, language) -> ToolMessage:
-        """Check, run and record one tool call; always returns the one ToolMessage for ``call['id']``."""
+        """Check, run and record one tool call; always returns the one ToolMessage for ``call['id']``.
+
+        The invocation-level check (``toolset.tool_call_refusal``) runs first, against the database and this
+        turn's offered set, before anything else touches the call: a refused call makes no upstream request.
+        """
         name, call_id = call["name"], call["id"]
+        refusal = await database_sync_to_async(tool_call_refusal)(
+            user=self.user, name=name, offered=[s.name for s in offered]
+        )
+        if refusal is not None:
+            return await self._deny(conversation, call, language, refusal)
         spec = tool_spec(name)
-        offered_names = {s.name for s in offered}
-        permitted = await database_sync_to_async(policy.tool_permitted)(user=self.user, tool_name=name)
-        if spec is None or name not in offered_names or not (permitted or name == "show_capabilities"):
-            return await self._deny(conversation, call, language)
         args = dict(call.get("args") or {})
         if "env_id" in spec.args_schema.model_fields and not args.get("env_id") and (context or {}).get("envId"):
             args["env_id"] = context["envId"]
@@ -248,19 +254,30 @@ class AgentTurn:
             await self.emit({"event": "error", "code": outcome.error_code, "message": outcome.error_message})
         return ToolMessage(content=content, tool_call_id=call_id, status=status)
 
-    async def _deny(self, conversation, call: dict, language: str) -> ToolMessage:
-        name = call["name"]
+    async def _deny(self, conversation, call: dict, language: str, refusal: str) -> ToolMessage:
+        """Refuse ``call``: audit it, store and return its ToolMessage, send the ``permission_denied`` card.
+
+        DESIGN §6/§9: the frame is ``{call_id, tool, required_roles, html}``; the card has a dismiss button only.
+        The ToolMessage tells the LLM the call was refused and must not be retried.
+        """
+        # A hallucinated name may be any string: bound it to the column size before storing or showing it.
+        name = str(call["name"])[:TOOL_NAME_MAX_CHARS]
+        call = {**call, "name": name}
         roles = await database_sync_to_async(policy.tool_required_roles)(tool_name=name)
         content = to_json(
             {
                 "error": "permission_denied",
-                "message": f"Tool call refused: {name} is not available to this user here. Do not retry it.",
+                "reason": str(refusal),
+                "message": f"Tool call refused ({refusal}): {name} is not available to this user here. "
+                "Do not retry it; tell the user it was refused.",
             }
         )
         await database_sync_to_async(_record_denial)(
-            user=self.user, conversation=conversation, call=call, roles=roles, content=content
+            user=self.user, conversation=conversation, call=call, roles=roles, content=content, refusal=refusal
         )
-        html = render_to_string("chat/card_denied.html", {"tool": name, "roles": roles, "language": language})
+        html = render_to_string(
+            "chat/card_denied.html", {"tool": name, "roles": roles, "language": language, "reason": str(refusal)}
+        )
         await self.emit(
             {"event": "permission_denied", "call_id": call["id"], "tool": name, "required_roles": roles, "html": html}
         )
@@ -309,7 +326,7 @@ def _error_event(code: str | None) -> str:
     return {"timeout": Event.TIMEOUT, "session_expired": Event.SESSION_EXPIRED}.get(code or "", Event.TOOL_ERROR)
 
 
-def _record_denial(*, user, conversation, call, roles, content):
+def _record_denial(*, user, conversation, call, roles, content, refusal):
     with transaction.atomic():
         conv.message_add(
             conversation=conversation,
@@ -326,5 +343,5 @@ def _record_denial(*, user, conversation, call, roles, content):
             tool=call["name"],
             args=call.get("args"),
             outcome="denied",
-            extra={"call_id": call["id"], "required_roles": roles},
+            extra={"call_id": call["id"], "required_roles": roles, "reason": str(refusal)},
         )
