@@ -34,12 +34,13 @@ from .llm import chat_model, provider_label
 from .models import Message, PendingConfirmation
 from .summarise import summarise, to_json
 from .tools.registry import ToolSpec, tool_spec
-from .toolset import ALWAYS_OFFERED, toolset_for
+from .toolset import tool_call_refusal, toolset_for
 
 Emit = Callable[[dict[str, Any]], Awaitable[None]]
 TOKEN_FLUSH_S = 0.05
 TOKEN_FLUSH_CHARS = 400
 Event = AuditEvent.EventType
+TOOL_NAME_MAX_CHARS = 64  # Message.tool_name / AuditEvent.tool
 
 SYSTEM_INSTRUCTIONS = """You are agentchat, the assistant of BI engineers and analysts who run Apache Superset.
 Answer in the language of the user's last message (Russian or English). Use the offered tools to get real data;
@@ -287,14 +288,19 @@ class AgentTurn:
     async def _handle_call(self, conversation, row_id: int, call: dict, offered, context, language):
         """Check one tool call and run it, refuse it, or put it on a card.
 
+        The invocation-level check (``toolset.tool_call_refusal``) runs first, against the database and this
+        turn's offered set, before anything else touches the call: a refused call makes no upstream request.
+
         Returns:
             The call's ToolMessage, or None when it waits for the user's confirmation (DESIGN §5 steps 6–7).
         """
         name, call_id = call["name"], call["id"]
+        refusal = await database_sync_to_async(tool_call_refusal)(
+            user=self.user, name=name, offered=[s.name for s in offered]
+        )
+        if refusal is not None:
+            return await self._deny(conversation, call, language, refusal)
         spec = tool_spec(name)
-        permitted = await database_sync_to_async(policy.tool_permitted)(user=self.user, tool_name=name)
-        if spec is None or name not in {s.name for s in offered} or not (permitted or name == ALWAYS_OFFERED):
-            return await self._deny(conversation, call, language)
         if call.get("invalid"):
             return await self._reject_args(conversation, spec, call_id, {}, str(call["invalid"]), language)
         args = dict(call.get("args") or {})
@@ -455,8 +461,15 @@ class AgentTurn:
             await self.emit({"event": "error", "code": outcome.error_code, "message": outcome.error_message})
         return ToolMessage(content=content, tool_call_id=call_id, status=status)
 
-    async def _deny(self, conversation, call: dict, language: str) -> ToolMessage:
-        name = call["name"]
+    async def _deny(self, conversation, call: dict, language: str, refusal: str) -> ToolMessage:
+        """Refuse ``call``: audit it, store and return its ToolMessage, send the ``permission_denied`` card.
+
+        DESIGN §6/§9: the frame is ``{call_id, tool, required_roles, html}``; the card has a dismiss button only.
+        The ToolMessage tells the LLM the call was refused and must not be retried.
+        """
+        # A hallucinated name may be any string: bound it to the column size before storing or showing it.
+        name = str(call["name"])[:TOOL_NAME_MAX_CHARS]
+        call = {**call, "name": name}
         roles = await database_sync_to_async(policy.tool_required_roles)(tool_name=name)
         row = await database_sync_to_async(confirm.confirmation_refuse)(
             conversation=conversation,
@@ -466,19 +479,20 @@ class AgentTurn:
             args=call.get("args") or {},
             roles=roles,
             language=language,
+            refusal=str(refusal),
         )
-        html = cards.card_denied(tool=name, roles=roles, language=language, confirmation_id=row.pk)
+        html = cards.card_denied(tool=name, roles=roles, language=language, reason=str(refusal), card_id=row.pk)
         await self.emit(
             {
                 "event": "permission_denied",
                 "call_id": call["id"],
                 "tool": name,
                 "required_roles": roles,
-                "confirmation_id": row.pk,
                 "html": html,
             }
         )
-        return ToolMessage(content=confirm.declined_payload(name, "refused"), tool_call_id=call["id"], status="error")
+        content = confirm.declined_payload(name, "refused", str(refusal))
+        return ToolMessage(content=content, tool_call_id=call["id"], status="error")
 
 
 def _validation_summary(exc: ValidationError) -> str:

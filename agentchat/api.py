@@ -14,6 +14,7 @@ from policies.models import AuditEvent
 
 from . import conversations as conv
 from .context import ContextInvalid, validate_ui_context
+from .toolset import toolset_for
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
@@ -68,5 +69,47 @@ class ConversationView(APIView):
                 "title": conversation.title,
                 "ui_context": conversation.ui_context,
                 "messages": messages,
+            }
+        )
+
+
+TOOLSET_QUERY_PARAMS = ("objectType", "envId")
+
+
+def _toolset_query_context(params) -> dict:
+    """Turn the preview query into a validated UIContext dict (the same validator as the chat, DESIGN §7).
+
+    Empty values mean "absent". Any other parameter (``role``, ``tools``, …) or a repeated one is a field error:
+    the role comes only from the server-side user.
+
+    Raises:
+        ContextInvalid: unknown objectType, inactive or malformed envId, unknown or repeated parameters.
+    """
+    errors = {key: ["unknown parameter"] for key in params if key not in TOOLSET_QUERY_PARAMS}
+    errors |= {key: ["given more than once"] for key in TOOLSET_QUERY_PARAMS if len(params.getlist(key)) > 1}
+    if errors:
+        raise ContextInvalid(errors)
+    payload = {"contextVersion": 1, **{key: params.get(key) or None for key in TOOLSET_QUERY_PARAMS}}
+    active = {e.env_id for e in policy.environments_active()}
+    return validate_ui_context(payload, active_env_ids=active).as_dict()
+
+
+class ToolsetView(APIView):
+    """``GET /api/agent/tools/?objectType=&envId=``: the tools the calling user would be offered there.
+
+    Same assembly as the chat turn (``toolset.toolset_for``). 200 ``{"objectType", "envId", "roles",
+    "tools": [{"name", "category", "env_specific"}]}`` ordered by name; 422 ``{"errors": {field: [...]}}`` for an
+    unknown objectType, an unknown or inactive envId, or any other parameter.
+    """
+
+    def get(self, request: Request) -> Response:
+        context = _toolset_query_context(request.query_params)
+        specs = toolset_for(user=request.user, context=context)
+        return Response(
+            {
+                "objectType": context["objectType"],
+                "envId": context["envId"],
+                "roles": policy.user_roles(user=request.user),
+                "tools": [{"name": s.name, "category": s.category, "env_specific": s.env_specific} for s in specs],
             }
         )

@@ -15,11 +15,16 @@ def card_confirm(
     )
 
 
-def card_denied(*, tool: str, roles: list[str], language: str, confirmation_id: int | None = None) -> str:
-    """Render «Недостаточно прав» with the required roles and only a dismiss button."""
+def card_denied(*, tool: str, roles: list[str], language: str, reason: str, card_id: int | None = None) -> str:
+    """Render «Недостаточно прав» with the reason, the required roles and only a dismiss button.
+
+    Args:
+        reason: ``unknown_tool``, ``disabled``, ``role`` or ``not_offered`` (``toolset.tool_call_refusal``).
+        card_id: the refusal's ``PendingConfirmation`` id, sent back by the dismiss button.
+    """
     return render_to_string(
         "chat/card_denied.html",
-        {"tool": tool, "roles": roles, "en": language == "en", "confirmation_id": confirmation_id},
+        {"tool": tool, "roles": roles, "language": language, "reason": reason, "card_id": card_id},
     )
 
 

@@ -21,15 +21,20 @@ Event = AuditEvent.EventType
 CANCELLED_TEXT = {"ru": "Операция отменена", "en": "Operation cancelled"}
 
 
-def declined_payload(tool: str, reason: str) -> str:
-    """The ToolMessage JSON for a call that did not run: ``reason`` is ``denied``, ``expired`` or ``refused``."""
+def declined_payload(tool: str, reason: str, refusal: str = "") -> str:
+    """The ToolMessage JSON for a call that did not run: ``reason`` is ``denied``, ``expired`` or ``refused``
+    (then ``refusal`` says why: ``unknown_tool``, ``disabled``, ``role``, ``not_offered``)."""
     texts = {
         "denied": f"The user declined the call of {tool}. It was not run. Do not retry it; ask the user instead.",
         "expired": f"The confirmation of {tool} expired because the user sent a new message. It was not run. "
         "Do not retry it unless the user asks again.",
-        "refused": f"Tool call refused: {tool} is not available to this user here. Do not retry it.",
+        "refused": f"Tool call refused ({refusal}): {tool} is not available to this user here. "
+        "Do not retry it; tell the user it was refused.",
     }
-    return conv.tool_payload({"error": reason, "message": texts[reason]})
+    payload = {"error": "permission_denied" if reason == "refused" else reason, "message": texts[reason]}
+    if refusal:
+        payload["reason"] = refusal
+    return conv.tool_payload(payload)
 
 
 def _audit(confirmation: PendingConfirmation, event_type: str, outcome: str, **extra) -> None:
@@ -88,6 +93,7 @@ def confirmation_refuse(
     args: dict[str, Any],
     roles: list[str],
     language: str,
+    refusal: str,
 ) -> PendingConfirmation:
     """Record a call refused by the invocation-level permission check (AGTL-FR-005).
 
@@ -102,7 +108,7 @@ def confirmation_refuse(
             tool=tool,
             args=args if isinstance(args, dict) else {},
             args_sha256="",
-            decision={"permitted": False, "required_roles": roles},
+            decision={"permitted": False, "required_roles": roles, "reason": refusal},
             language=language,
             status=Status.REFUSED,
             decided_at=timezone.now(),
@@ -110,12 +116,12 @@ def confirmation_refuse(
         conv.message_add(
             conversation=conversation,
             role=Message.Role.TOOL,
-            content=declined_payload(tool, "refused"),
+            content=declined_payload(tool, "refused", refusal),
             tool_call_id=call_id,
             tool_name=tool,
             status="error",
         )
-        _audit(confirmation, Event.PERMISSION_DENIED, "denied", required_roles=roles)
+        _audit(confirmation, Event.PERMISSION_DENIED, "denied", required_roles=roles, reason=refusal)
     return confirmation
 
 

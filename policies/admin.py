@@ -1,8 +1,18 @@
-"""Admin for policies (DESIGN §4): admins edit policy rows here, without a deploy; the audit log is read-only."""
+"""Admin for policies (DESIGN §4): admins edit policy rows here, without a deploy; the audit log is read-only.
+
+Every look-up of the chat reads these tables on each message, so a saved change applies to the next message.
+Tool rows come from the code registry (``manage.py sync_tools``, also run after ``migrate``): they cannot be
+added or deleted here, only their policy fields edited; who may use a tool and where it is offered are the two
+inlines of its page. A role's tools are also editable on the role (group) page. The "policy preview" page
+(linked from the tool list) shows the resulting tool set for any role, object type and environment.
+"""
 
 from django.contrib import admin
+from django.contrib.auth.admin import GroupAdmin as DjangoGroupAdmin
+from django.contrib.auth.models import Group
 
 from .models import AuditEvent, ContextToolAffinity, Environment, RiskRule, Tool, ToolPermission
+from .services import tools_registered
 
 
 @admin.register(Environment)
@@ -13,45 +23,145 @@ class EnvironmentAdmin(admin.ModelAdmin):
 
 
 class ToolPermissionInline(admin.TabularInline):
+    """Roles allowed to use the tool (on the tool's page)."""
+
     model = ToolPermission
-    extra = 0
+    extra = 1
+    verbose_name = "role allowed to use this tool"
+    verbose_name_plural = "Roles allowed to use this tool (role permissions)"
 
 
 class ContextToolAffinityInline(admin.TabularInline):
+    """Object types whose pages offer the tool (on the tool's page)."""
+
     model = ContextToolAffinity
-    extra = 0
+    extra = 1
+    verbose_name = "object type whose pages offer this tool"
+    verbose_name_plural = "Object types whose pages offer this tool (affinities; none = only without an object)"
+
+
+class RegisteredFilter(admin.SimpleListFilter):
+    """Filter tool rows by whether their name is registered in code."""
+
+    title = "registered in code"
+    parameter_name = "registered"
+
+    def lookups(self, request, model_admin):
+        return [("yes", "Yes"), ("no", "No")]
+
+    def queryset(self, request, queryset):
+        names = tools_registered()
+        if names is None or self.value() not in ("yes", "no"):
+            return queryset
+        return queryset.filter(name__in=names) if self.value() == "yes" else queryset.exclude(name__in=names)
 
 
 @admin.register(Tool)
 class ToolAdmin(admin.ModelAdmin):
-    list_display = ["name", "category", "env_specific", "enabled", "timeout_s"]
-    list_filter = ["category", "env_specific", "enabled"]
+    """Policy fields of a tool; behaviour fields (name, category, env flag) follow the code and are read-only."""
+
+    list_display = ["name", "category", "env_specific", "enabled", "timeout_s", "registered", "roles", "object_types"]
+    list_editable = ["enabled"]
+    list_filter = [
+        "category",
+        "env_specific",
+        "enabled",
+        RegisteredFilter,
+        "permissions__group",
+        "affinities__object_type",
+    ]
     search_fields = ["name", "description_ru", "description_en"]
-    readonly_fields = ["name", "category", "env_specific"]
+    readonly_fields = ["name", "category", "env_specific", "registered", "roles", "object_types"]
+    fieldsets = [
+        (None, {"fields": ["name", "category", "env_specific", "registered"]}),
+        ("Policy", {"fields": ["enabled", "timeout_s", "description_ru", "description_en"]}),
+        ("Currently offered to (saved state; edit below)", {"fields": ["roles", "object_types"]}),
+    ]
     inlines = [ToolPermissionInline, ContextToolAffinityInline]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).prefetch_related("permissions__group", "affinities")
+
+    def has_add_permission(self, request):
+        return False  # rows come from the code registry (sync_tools)
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # switch a tool off with "enabled" instead; the row mirrors code
+
+    @admin.display(boolean=True, description="registered in code")
+    def registered(self, obj: Tool) -> bool | None:
+        """Whether the code registry has this tool; a row that is not registered is never offered."""
+        names = tools_registered()
+        return None if names is None else obj.name in names
+
+    @admin.display(description="roles")
+    def roles(self, obj: Tool) -> str:
+        return ", ".join(sorted(p.group.name for p in obj.permissions.all())) or "—"
+
+    @admin.display(description="object types")
+    def object_types(self, obj: Tool) -> str:
+        return ", ".join(sorted(a.object_type for a in obj.affinities.all())) or "—"
 
 
 @admin.register(ToolPermission)
 class ToolPermissionAdmin(admin.ModelAdmin):
-    list_display = ["group", "tool"]
+    list_display = ["group", "tool", "tool_category"]
     list_filter = ["group", "tool__category"]
     search_fields = ["tool__name", "group__name"]
+    list_select_related = ["group", "tool"]
+
+    @admin.display(description="category", ordering="tool__category")
+    def tool_category(self, obj: ToolPermission) -> str:
+        return obj.tool.category
 
 
 @admin.register(ContextToolAffinity)
 class ContextToolAffinityAdmin(admin.ModelAdmin):
-    list_display = ["object_type", "tool"]
-    list_filter = ["object_type"]
+    list_display = ["object_type", "tool", "tool_category"]
+    list_filter = ["object_type", "tool__category"]
     search_fields = ["tool__name"]
+    list_select_related = ["tool"]
+
+    @admin.display(description="category", ordering="tool__category")
+    def tool_category(self, obj: ContextToolAffinity) -> str:
+        return obj.tool.category
+
+
+class RoleToolInline(admin.TabularInline):
+    """The tools a role may use (on the role's page)."""
+
+    model = ToolPermission
+    extra = 1
+    verbose_name = "tool this role may use"
+    verbose_name_plural = "Tools this role may use (role permissions)"
+
+
+admin.site.unregister(Group)
+
+
+@admin.register(Group)
+class GroupAdmin(DjangoGroupAdmin):
+    """Django's group admin plus the role's tool permissions (roles are groups, DESIGN §4)."""
+
+    list_display = ["name", "tools"]
+    inlines = [RoleToolInline]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).prefetch_related("tool_permissions")
+
+    @admin.display(description="tools")
+    def tools(self, obj: Group) -> str:
+        return ", ".join(sorted(p.tool_id for p in obj.tool_permissions.all())) or "—"
 
 
 @admin.register(AuditEvent)
 class AuditEventAdmin(admin.ModelAdmin):
-    """Read-only for everyone, superusers included (append-only log)."""
+    """Read-only for everyone, superusers included (append-only log; the model refuses updates too)."""
 
-    list_display = ["created_at", "event_type", "actor", "tool", "env_id", "outcome", "duration_ms"]
-    list_filter = ["event_type", "tool", "env_id", "outcome"]
-    search_fields = ["tool", "actor__username", "outcome"]
+    list_display = ["created_at", "event_type", "actor", "conversation_id", "tool", "env_id", "outcome", "duration_ms"]
+    list_filter = ["event_type", "outcome", "env_id", "tool"]
+    search_fields = ["tool", "actor__username", "outcome", "env_id"]
+    list_select_related = ["actor"]
     date_hierarchy = "created_at"
 
     def has_add_permission(self, request):

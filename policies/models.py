@@ -7,7 +7,7 @@ tool is offered and to whom. ``policies`` never imports ``agentchat``.
 from django.conf import settings
 from django.contrib.auth.models import Group
 from django.core.serializers.json import DjangoJSONEncoder
-from django.core.validators import RegexValidator
+from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 
 
@@ -60,16 +60,34 @@ class Tool(models.Model):
     """A tool of the code registry as policy sees it; rows are synced from the registry (``sync_tools``).
 
     Admins edit ``enabled``, descriptions and ``timeout_s``; ``category`` and ``env_specific`` follow the code.
+    A row whose name is not registered in code (a retired tool, or one not merged yet) is never offered.
+    A tool that appears in the registry gets a row with no roles and no object types: nobody is offered it
+    until an admin grants it (DESIGN §4).
     """
 
-    name = models.CharField(max_length=64, primary_key=True)
-    category = models.CharField(max_length=16, choices=Category.choices)
-    env_specific = models.BooleanField(default=True, help_text="Needs an environment id to run.")
-    description_ru = models.TextField(blank=True)
-    description_en = models.TextField(blank=True)
-    enabled = models.BooleanField(default=True)
+    name = models.CharField(max_length=64, primary_key=True, help_text="The name the LLM calls; set by the code.")
+    category = models.CharField(
+        max_length=16,
+        choices=Category.choices,
+        help_text="read: no state change; write/dangerous: change state and need a confirmation. Set by the code.",
+    )
+    env_specific = models.BooleanField(
+        default=True, help_text="Needs an environment id to run; not offered without envId. Set by the code."
+    )
+    description_ru = models.TextField(
+        blank=True, help_text="Read by the LLM and shown in «что ты умеешь?»; empty = the code's text."
+    )
+    description_en = models.TextField(
+        blank=True, help_text="Read by the LLM and shown in “what can you do?”; empty = the code's text."
+    )
+    enabled = models.BooleanField(
+        default=True, help_text="Off: offered to nobody and refused when called; applies from the next message."
+    )
     timeout_s = models.FloatField(
-        null=True, blank=True, help_text="Whole-call deadline in seconds; empty = TOOL_TIMEOUT_S (30)."
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(0.1), MaxValueValidator(3600)],
+        help_text="Whole-call deadline in seconds; empty = TOOL_TIMEOUT_S (30).",
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -82,13 +100,16 @@ class Tool(models.Model):
 
 
 class ToolPermission(models.Model):
-    """Role (a Django ``Group``) → a tool it may use."""
+    """Role (a Django ``Group``) → a tool it may use (DESIGN §4; seed AGTL-FR-001/005)."""
 
-    group = models.ForeignKey(Group, on_delete=models.CASCADE, related_name="tool_permissions")
+    group = models.ForeignKey(
+        Group, on_delete=models.CASCADE, related_name="tool_permissions", verbose_name="role", help_text="A role."
+    )
     tool = models.ForeignKey(Tool, on_delete=models.CASCADE, related_name="permissions")
 
     class Meta:
         ordering = ["group__name", "tool__name"]
+        verbose_name = "role permission"
         constraints = [models.UniqueConstraint(fields=["group", "tool"], name="uniq_tool_permission")]
 
     def __str__(self) -> str:
@@ -98,12 +119,17 @@ class ToolPermission(models.Model):
 class ContextToolAffinity(models.Model):
     """Object type of the page the user came from → a tool offered there (seed AGCTX-FR-005)."""
 
-    object_type = models.CharField(max_length=16, choices=ObjectType.choices)
+    object_type = models.CharField(
+        max_length=16,
+        choices=ObjectType.choices,
+        help_text="Pages of this object type offer the tool; without an object type every permitted tool is.",
+    )
     tool = models.ForeignKey(Tool, on_delete=models.CASCADE, related_name="affinities")
 
     class Meta:
         ordering = ["object_type", "tool__name"]
-        verbose_name_plural = "context tool affinities"
+        verbose_name = "object-type affinity"
+        verbose_name_plural = "object-type affinities"
         constraints = [models.UniqueConstraint(fields=["object_type", "tool"], name="uniq_affinity")]
 
     def __str__(self) -> str:
@@ -149,6 +175,35 @@ class RiskRule(models.Model):
         return f"{self.category} × {self.tier} → {self.risk_level}/{self.tone}"
 
 
+class AuditAppendOnly(PermissionError):
+    """An attempt to change or delete audit rows (the log is append-only, DESIGN §4)."""
+
+
+class AuditEventQuerySet(models.QuerySet):
+    """Queries of the audit log: rows can be inserted and read, never updated or deleted in bulk.
+
+    ``update()`` and ``delete()`` raise, so ORM helpers (``bulk_update``, ``update_or_create`` on a found row,
+    admin actions) cannot rewrite the log. Cascades from other models use Django's plain base manager: deleting
+    a user still sets ``actor`` to NULL, which keeps the row.
+    """
+
+    def update(self, **kwargs):
+        """Refused.
+
+        Raises:
+            AuditAppendOnly: always.
+        """
+        raise AuditAppendOnly("AuditEvent is append-only: rows cannot be updated")
+
+    def delete(self):
+        """Refused.
+
+        Raises:
+            AuditAppendOnly: always.
+        """
+        raise AuditAppendOnly("AuditEvent is append-only: rows cannot be deleted")
+
+
 class AuditEvent(models.Model):
     """One append-only audit record (DESIGN §4), in Zulip's RealmAuditLog shape.
 
@@ -192,6 +247,8 @@ class AuditEvent(models.Model):
     outcome = models.CharField(max_length=32, blank=True)
     extra_data = models.JSONField(default=dict, blank=True, encoder=DjangoJSONEncoder)
 
+    objects = AuditEventQuerySet.as_manager()
+
     class Meta:
         ordering = ["-created_at", "-id"]
 
@@ -199,11 +256,19 @@ class AuditEvent(models.Model):
         return f"{self.created_at:%Y-%m-%d %H:%M:%S} {self.event_type} {self.tool}"
 
     def save(self, *args, **kwargs):
-        """Insert only: an existing audit row is never rewritten."""
+        """Insert only: an existing audit row is never rewritten.
+
+        Raises:
+            AuditAppendOnly: the row was already saved.
+        """
         if self.pk is not None and not self._state.adding:
-            raise PermissionError("AuditEvent is append-only")
+            raise AuditAppendOnly("AuditEvent is append-only")
         super().save(*args, **kwargs)
 
     def delete(self, *args, **kwargs):
-        """Refused: the audit log is append-only."""
-        raise PermissionError("AuditEvent is append-only")
+        """Refused: the audit log is append-only.
+
+        Raises:
+            AuditAppendOnly: always.
+        """
+        raise AuditAppendOnly("AuditEvent is append-only")

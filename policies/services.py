@@ -5,12 +5,15 @@ Every function reads the database on each call, so an admin change applies to th
 
 import ipaddress
 import os
+from collections.abc import Collection
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.utils.module_loading import import_string
 
 from .models import AuditEvent, ContextToolAffinity, Environment, RiskRule, Tool, ToolPermission
 
@@ -36,23 +39,120 @@ def user_roles(*, user: AbstractBaseUser | AnonymousUser) -> list[str]:
     return sorted(user.groups.values_list("name", flat=True))
 
 
+class Refusal(StrEnum):
+    """Why a tool is not offered or a call of it is refused (DESIGN §5 steps 3 and 6)."""
+
+    UNKNOWN = "unknown_tool"  # not in the code registry (or not in the catalogue at all)
+    DISABLED = "disabled"  # ``Tool.enabled`` is off
+    ROLE = "role"  # none of the user's roles has a ``ToolPermission`` for it
+    OBJECT_TYPE = "object_type"  # no ``ContextToolAffinity`` for the page's object type
+    NEEDS_ENV = "needs_env"  # env-specific and the context names no environment
+    NOT_OFFERED = "not_offered"  # permitted, but not in this turn's offered set
+
+
+@dataclass(frozen=True)
+class ToolVerdict:
+    """The policy tables' answer for one catalogue row in one situation.
+
+    Attributes:
+        name / category / env_specific: the ``Tool`` row.
+        roles: role names that may use it; object_types: object types whose pages offer it.
+        refusals: why it is not offered (empty: offered as far as policy goes).
+        description_ru / description_en: the admin's texts ('' = use the code's).
+    """
+
+    name: str
+    category: str
+    env_specific: bool
+    roles: tuple[str, ...]
+    object_types: tuple[str, ...]
+    refusals: tuple[Refusal, ...]
+    description_ru: str = ""
+    description_en: str = ""
+
+    @property
+    def allowed(self) -> bool:
+        """True when the policy tables offer the tool."""
+        return not self.refusals
+
+
+def tool_verdicts(*, roles: Collection[str], object_type: str | None, env_present: bool) -> list[ToolVerdict]:
+    """Judge every catalogue row for a user with ``roles`` on a page of ``object_type`` (DESIGN §5 step 3).
+
+    Policy part of the tool set: enabled ∩ role permission ∩ affinity(object_type) ∩ (env present or not
+    env-specific). No object type → every tool the roles have (seed AGCTX-FR-005). Three queries, read on every
+    call, so an admin change applies to the next message.
+
+    Args:
+        roles: role (Django group) names; only server-side roles may be passed here.
+        object_type: ``dashboard|dataset|migration`` or None.
+        env_present: whether the context names an environment.
+
+    Returns:
+        One verdict per ``Tool`` row, ordered by name. The caller intersects with the code registry.
+    """
+    wanted = set(roles)
+    rows = Tool.objects.prefetch_related("permissions__group", "affinities").order_by("name")
+    verdicts = []
+    for tool in rows:
+        tool_roles = tuple(sorted(p.group.name for p in tool.permissions.all()))
+        object_types = tuple(sorted(a.object_type for a in tool.affinities.all()))
+        refusals = []
+        if not tool.enabled:
+            refusals.append(Refusal.DISABLED)
+        if not wanted.intersection(tool_roles):
+            refusals.append(Refusal.ROLE)
+        if object_type and object_type not in object_types:
+            refusals.append(Refusal.OBJECT_TYPE)
+        if tool.env_specific and not env_present:
+            refusals.append(Refusal.NEEDS_ENV)
+        verdicts.append(
+            ToolVerdict(
+                name=tool.name,
+                category=tool.category,
+                env_specific=tool.env_specific,
+                roles=tool_roles,
+                object_types=object_types,
+                refusals=tuple(refusals),
+                description_ru=tool.description_ru,
+                description_en=tool.description_en,
+            )
+        )
+    return verdicts
+
+
 def tools_allowed(*, user: AbstractBaseUser, object_type: str | None, env_present: bool) -> list[Tool]:
     """Return the enabled tools that ``user`` may use on a page of ``object_type`` (DESIGN §5 step 3).
 
     Args:
-        user: the server-side user; only their groups count.
+        user: the server-side user; only their groups (read from the database now) count.
         object_type: ``dashboard|dataset|migration`` or None (no object: every tool the role has).
         env_present: whether the context names an environment; if not, env-specific tools are dropped.
 
     Returns:
         Tool rows ordered by name. The caller intersects them with the code registry.
     """
-    qs = Tool.objects.filter(enabled=True, permissions__group__user=user)
-    if object_type:
-        qs = qs.filter(affinities__object_type=object_type)
-    if not env_present:
-        qs = qs.filter(env_specific=False)
-    return list(qs.distinct().order_by("name"))
+    verdicts = tool_verdicts(roles=user_roles(user=user), object_type=object_type, env_present=env_present)
+    names = [v.name for v in verdicts if v.allowed]
+    return list(Tool.objects.filter(name__in=names).order_by("name"))
+
+
+def tool_refusal(*, user: AbstractBaseUser, tool_name: str) -> Refusal | None:
+    """Return why ``user`` may not call ``tool_name`` now, or None when the tables permit it (AGTL-FR-005 b).
+
+    Reads the user's current roles and the tool row from the database (never the prompt or the client).
+
+    Returns:
+        ``UNKNOWN`` (no catalogue row), ``DISABLED``, ``ROLE`` or None.
+    """
+    tool = Tool.objects.filter(name=tool_name).first()
+    if tool is None:
+        return Refusal.UNKNOWN
+    if not tool.enabled:
+        return Refusal.DISABLED
+    if not tool_permitted(user=user, tool_name=tool_name):
+        return Refusal.ROLE
+    return None
 
 
 def tool_permitted(*, user: AbstractBaseUser, tool_name: str) -> bool:
@@ -63,6 +163,23 @@ def tool_permitted(*, user: AbstractBaseUser, tool_name: str) -> bool:
 def tool_required_roles(*, tool_name: str) -> list[str]:
     """Return the role names that may use ``tool_name`` (empty for an unknown tool)."""
     return sorted(ToolPermission.objects.filter(tool__name=tool_name).values_list("group__name", flat=True))
+
+
+def tools_registered() -> frozenset[str] | None:
+    """Return the names registered in code, through the ``POLICIES_TOOL_REGISTRY`` setting; None if unset.
+
+    The setting is the dotted path of a callable returning the registry (a mapping or iterable of names);
+    ``policies`` never imports ``agentchat`` itself (DESIGN §2), the project wires them in settings.
+    """
+    path = getattr(settings, "POLICIES_TOOL_REGISTRY", "")
+    if not path:
+        return None
+    return frozenset(import_string(path)())
+
+
+def tool_catalogue_names() -> list[str]:
+    """Return the names of every ``Tool`` row, ordered."""
+    return list(Tool.objects.order_by("name").values_list("name", flat=True))
 
 
 def tool_get(*, name: str) -> Tool | None:

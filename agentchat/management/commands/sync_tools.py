@@ -9,3 +9,6 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         result = sync_tool_catalogue()
         self.stdout.write(f"tools created: {result['created']}, updated: {result['updated']}")
+        if result["not_registered"]:
+            names = ", ".join(result["not_registered"])
+            self.stdout.write(f"catalogue rows not registered in code (never offered): {names}")
