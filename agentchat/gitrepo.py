@@ -101,8 +101,8 @@ def repo_dir(env_id: str) -> Path:
     Raises:
         GitRefError: ``env_id`` is not a plain slug (it becomes a directory name).
     """
-    if not _ENV_ID.match(env_id or "") or env_id.startswith(".."):
-        raise GitRefError(f"недопустимый id окружения {env_id!r}", f"invalid environment id {env_id!r}")
+    if not _ENV_ID.match(env_id or ""):
+        raise GitRefError(f"Недопустимый id окружения {env_id!r}.", f"Invalid environment id {env_id!r}.")
     return Path(settings.GIT_REPOS_DIR) / env_id
 
 
