@@ -125,3 +125,45 @@ class PendingConfirmation(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.pk} {self.tool} {self.status}"
+
+
+class ValidationRun(models.Model):
+    """One LLM (or rule-based) review of a dashboard's metadata, as run_llm_validation/documentation stored it.
+
+    ``findings`` is a list of ``{"rule", "severity", "object_type", "object_id", "object_name", "message_ru",
+    "message_en"}`` for a validation, and of ``{"object_type": "chart", "object_id", "object_name",
+    "description"}`` (what was written to Superset) for a documentation run. ``engine`` says who reviewed:
+    ``llm`` (the configured model) or ``rules`` (offline mode). ``summary`` is one line in the language of the
+    user who started the run. ``task`` links to the background job. DESIGN §4, §8.
+    """
+
+    class Kind(models.TextChoices):
+        VALIDATION = "validation"
+        DOCUMENTATION = "documentation"
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        SUCCEEDED = "succeeded"
+        FAILED = "failed"
+
+    env_id = models.CharField(max_length=64)
+    dashboard_id = models.PositiveIntegerField()
+    dashboard_title = models.CharField(max_length=500, blank=True)
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    engine = models.CharField(max_length=16, blank=True)
+    language = models.CharField(max_length=8, default="ru")
+    findings = models.JSONField(default=list, blank=True, encoder=DjangoJSONEncoder)
+    summary = models.TextField(blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    task = models.ForeignKey(TaskRecord, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["env_id", "dashboard_id", "kind", "-created_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.kind} of dashboard {self.dashboard_id}@{self.env_id} {self.status}"

@@ -162,5 +162,8 @@ ROUTER_TOP_K = env.int("ROUTER_TOP_K", default=6)
 # How policies (which never imports agentchat) learns which tools exist in code: a callable returning the registry.
 POLICIES_TOOL_REGISTRY = "agentchat.tools.registry.registry"
 
+# --- git repositories of unpacked dashboard exports, one per environment: GIT_REPOS_DIR/<env_id> (DESIGN §8) ---
+GIT_REPOS_DIR = Path(env.str("GIT_REPOS_DIR", default=str(VAR_DIR / "git")))
+
 # --- local Superset demo (DESIGN §13); real deployments put credentials in per-environment variables ---
 SUPERSET_ADMIN_PASSWORD = env.str("SUPERSET_ADMIN_PASSWORD", default="admin")

@@ -3,8 +3,12 @@
 import asyncio
 from typing import Any
 
+from asgiref.sync import sync_to_async
 from pydantic import BaseModel, Field
 
+from ..dashboard_export import dashboard_export_status
+from ..errors import ToolError
+from ..review import review_latest
 from .registry import assistant_tool
 
 ENV_ID_FIELD = Field(description="Environment id (e.g. ss-dev, staging, prod); from the page context if omitted.")
@@ -93,10 +97,11 @@ async def search_dashboards(ctx, args: SearchDashboardsArgs) -> dict[str, Any]:
     args=DashboardArgs,
     description_ru=(
         "Сводка о состоянии дашборда: название, статус публикации, графики, датасеты, владельцы, "
-        "дата и автор последнего изменения."
+        "дата и автор последнего изменения, сохранена ли его выгрузка в git и итог последней проверки."
     ),
     description_en=(
-        "Health summary of a dashboard: title, published state, charts, datasets, owners, last change date and author."
+        "Health summary of a dashboard: title, published state, charts, datasets, owners, last change date and "
+        "author, whether its export is committed to git, and the latest validation result."
     ),
     examples_ru=[
         "Расскажи про этот дашборд",
@@ -112,16 +117,23 @@ async def search_dashboards(ctx, args: SearchDashboardsArgs) -> dict[str, Any]:
     ],
 )
 async def get_health_summary(ctx, args: DashboardArgs) -> dict[str, Any]:
-    """Summarise one dashboard (GET /api/v1/dashboard/<id>, /charts, /datasets, concurrently).
+    """Summarise one dashboard (GET /api/v1/dashboard/<id>, /charts, /datasets, its export; concurrently).
 
     Returns:
         ``{"env_id", "dashboard": {"id", "title", "slug", "published", "owners", "changed_on", "changed_by",
-        "url"}, "charts": [{"id", "name", "viz_type"}], "datasets": [{"id", "name", "schema", "database"}]}``.
+        "url"}, "charts": [{"id", "name", "viz_type", "description"}], "datasets": [{"id", "name", "schema",
+        "database"}], "git": {"branch", "tracked", "committed", "changes": {"added", "modified", "removed"},
+        "last_commit"} | {"error"}, "validation": {"run_id", "status", "summary", "findings_total", "by_rule",
+        "created_at", …} | None}`` (DESIGN §8: health = metadata, charts, datasets, git status, latest validation).
     """
     client = await ctx.superset(args.env_id)
     base = f"/api/v1/dashboard/{args.dashboard_id}"
-    detail, charts, datasets = await asyncio.gather(
-        client.get_json(base), client.get_json(f"{base}/charts"), client.get_json(f"{base}/datasets")
+    detail, charts, datasets, git, validation = await asyncio.gather(
+        client.get_json(base),
+        client.get_json(f"{base}/charts"),
+        client.get_json(f"{base}/datasets"),
+        _git_part(ctx, client, args),
+        sync_to_async(review_latest)(env_id=args.env_id, dashboard_id=args.dashboard_id),
     )
     d = detail["result"]
     changed_by = d.get("changed_by") or {}
@@ -152,8 +164,22 @@ async def get_health_summary(ctx, args: DashboardArgs) -> dict[str, Any]:
                 "id": ds.get("id"),
                 "name": ds.get("table_name"),
                 "schema": ds.get("schema"),
-                "database": (ds.get("database") or {}).get("database_name") or (ds.get("database") or {}).get("name"),
+                "database": (ds.get("database") or {}).get("name") or (ds.get("database") or {}).get("database_name"),
             }
             for ds in datasets.get("result", [])
         ],
+        "git": git,
+        "validation": validation,
     }
+
+
+async def _git_part(ctx, client, args: DashboardArgs) -> dict[str, Any]:
+    """The git status of the dashboard's export on ``main``; a failure there does not sink the summary."""
+    try:
+        status = await dashboard_export_status(client, env_id=args.env_id, dashboard_id=args.dashboard_id)
+    except ToolError as exc:
+        return {"error": exc.text(ctx.language)}
+    except OSError as exc:
+        return {"error": f"{type(exc).__name__}: {exc}"}
+    keys = ("branch", "head", "tracked", "committed", "changes", "last_commit", "files")
+    return {key: status[key] for key in keys}

@@ -3,6 +3,8 @@
 from typing import Any
 
 from .base import answer_writer, items, more, t
+from .git import git_line
+from .llm_review import validation_line
 
 
 @answer_writer("get_health_summary")
@@ -31,9 +33,11 @@ def health_summary(result: dict[str, Any], language: str) -> str:
     lines.append(
         t(language, f"Последнее изменение: {d.get('changed_on')}{who}", f"Last changed: {d.get('changed_on')}{who}")
     )
-    for key, ru, en in (("git", "Git", "Git"), ("validation", "Последняя проверка", "Latest validation")):
-        if result.get(key):
-            lines.append(f"{t(language, ru, en)}: {result[key].get('summary', result[key])}")
+    if "git" in result:
+        lines.append(f"Git: {git_line(result.get('git') or {}, language)}.")
+    if "validation" in result:
+        label = t(language, "Последняя проверка", "Latest validation")
+        lines.append(f"{label}: {validation_line(result.get('validation'), language)}")
     return "\n".join(lines)
 
 

@@ -1,0 +1,226 @@
+"""Git tools: a repository of unpacked dashboard exports per environment (dulwich; DESIGN §8, issue 5).
+
+get_git_status compares a dashboard's export, fetched now, with a branch; create_branch makes a branch;
+commit_changes writes the export into the branch and commits it as the user. Repository logic: ``agentchat.gitrepo``;
+export fetch and normalisation: ``agentchat.dashboard_export``.
+"""
+
+import asyncio
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from .. import gitrepo
+from ..dashboard_export import dashboard_export_files, dashboard_export_status, export_title
+from .registry import assistant_tool
+from .superset import ENV_ID_FIELD
+
+BRANCH_FIELD = Field(
+    gitrepo.MAIN, max_length=200, description="Branch of the environment's export repository (default main)."
+)
+
+
+class GitStatusArgs(BaseModel):
+    env_id: str = ENV_ID_FIELD
+    dashboard_id: int = Field(ge=1, description="Numeric Superset id of the dashboard.")
+    branch: str = BRANCH_FIELD
+
+
+class CreateBranchArgs(BaseModel):
+    env_id: str = ENV_ID_FIELD
+    name: str = Field(
+        min_length=1, max_length=200, description="New branch name, git rules (e.g. feature/energy-report)."
+    )
+    base: str = Field(gitrepo.MAIN, max_length=200, description="Existing branch to start from (default main).")
+
+
+class CommitChangesArgs(BaseModel):
+    env_id: str = ENV_ID_FIELD
+    dashboard_id: int = Field(ge=1, description="Numeric Superset id of the dashboard whose export is committed.")
+    branch: str = BRANCH_FIELD
+    message: str | None = Field(
+        None, max_length=2000, description="Commit message; by default «Export of dashboard <title>»."
+    )
+
+
+@assistant_tool(
+    name="get_git_status",
+    category="read",
+    env_specific=True,
+    args=GitStatusArgs,
+    description_ru=(
+        "Проверяет, сохранена ли текущая выгрузка дашборда в git-репозитории окружения (ветка main или другая), "
+        "и какие файлы отличаются: добавлены, изменены, удалены."
+    ),
+    description_en=(
+        "Checks whether the dashboard's current export is committed in the environment's git repository (main or "
+        "another branch) and which files differ: added, modified, removed."
+    ),
+    examples_ru=[
+        "Этот дашборд сохранён в git?",
+        "Есть ли незакоммиченные изменения в дашборде?",
+        "Чем дашборд отличается от ветки main?",
+        "Какие файлы дашборда изменились с последнего коммита?",
+    ],
+    examples_en=[
+        "Is this dashboard committed to git?",
+        "Does the dashboard have uncommitted changes?",
+        "How does the dashboard differ from the main branch?",
+        "Which files of the dashboard changed since the last commit?",
+    ],
+)
+async def get_git_status(ctx, args: GitStatusArgs) -> dict[str, Any]:
+    """Compare the dashboard's export (fetched now) with the branch; a repository not yet made reads as empty.
+
+    Returns:
+        ``{"env_id", "dashboard_id", "title", "branch", "folder", "head", "tracked", "committed", "files",
+        "changes": {"added", "modified", "removed"}, "last_commit": {"sha", "message", "author", "time"} | None}``
+        (paths are repository paths, e.g. ``dashboard-1/charts/x_1.yaml``).
+
+    Raises:
+        GitRefError: invalid or missing branch. UpstreamError: unknown dashboard (404).
+    """
+    client = await ctx.superset(args.env_id)
+    return await dashboard_export_status(client, env_id=args.env_id, dashboard_id=args.dashboard_id, branch=args.branch)
+
+
+async def create_branch_impact(ctx, args: CreateBranchArgs) -> dict[str, Any]:
+    """Impact of create_branch for the confirmation card (DESIGN §9): one new branch, nothing else changes."""
+    gitrepo.branch_check(args.name)
+    return {
+        "summary_ru": f"В git-репозитории {args.env_id} будет создана ветка {args.name} от {args.base}.",
+        "summary_en": f"Branch {args.name} will be created from {args.base} in the {args.env_id} git repository.",
+        "objects": [{"type": "branch", "name": args.name, "action": "add"}],
+        "counts": {"add": 1},
+    }
+
+
+@assistant_tool(
+    name="create_branch",
+    category="write",
+    env_specific=True,
+    args=CreateBranchArgs,
+    description_ru=(
+        "Создаёт ветку в git-репозитории выгрузок дашбордов окружения — от main или от указанной ветки. "
+        "Имя проверяется по правилам git; существующая ветка не перезаписывается."
+    ),
+    description_en=(
+        "Creates a branch in the environment's git repository of dashboard exports, from main or a given branch. "
+        "The name is checked by git's rules; an existing branch is never overwritten."
+    ),
+    examples_ru=[
+        "Создай ветку feature/energy-report",
+        "Сделай новую ветку для правок дашборда",
+        "Заведи ветку fix/titles от ветки release",
+    ],
+    examples_en=[
+        "Create a branch feature/energy-report",
+        "Make a new branch for the dashboard changes",
+        "Start branch fix/titles from the release branch",
+    ],
+    impact=create_branch_impact,
+)
+async def create_branch(ctx, args: CreateBranchArgs) -> dict[str, Any]:
+    """Create ``name`` at the head of ``base`` (the repository is created on first use).
+
+    Returns:
+        ``{"env_id", "branch", "base", "sha"}``.
+
+    Raises:
+        GitRefError: invalid name, missing base, or the branch exists already.
+    """
+    await ctx.superset(args.env_id)  # an unknown environment is refused before any directory is made
+    return await asyncio.to_thread(gitrepo.branch_create, env_id=args.env_id, name=args.name, base=args.base)
+
+
+async def commit_changes_impact(ctx, args: CommitChangesArgs) -> dict[str, Any]:
+    """Impact of commit_changes for the confirmation card: the files the commit would add, modify or delete.
+
+    Returns:
+        ``{"summary_ru", "summary_en", "objects": [{"type": "file", "name", "action"}], "counts": {"add",
+        "modify", "delete"}}``.
+    """
+    status = await get_git_status(
+        ctx, GitStatusArgs(env_id=args.env_id, dashboard_id=args.dashboard_id, branch=args.branch)
+    )
+    changes = gitrepo.FileChanges(**status["changes"])
+    counts = {"add": len(changes.added), "modify": len(changes.modified), "delete": len(changes.removed)}
+    title, branch = status.get("title") or args.dashboard_id, args.branch
+    if changes.empty:
+        ru = f"Изменений нет: ветка {branch} уже содержит выгрузку дашборда «{title}», коммит не будет создан."
+        en = f"No changes: branch {branch} already holds the export of dashboard “{title}”; no commit will be made."
+    else:
+        ru = (
+            f"В ветку {branch} будет закоммичена выгрузка дашборда «{title}»: новых файлов {counts['add']}, "
+            f"изменённых {counts['modify']}, удалённых {counts['delete']}."
+        )
+        en = (
+            f"The export of dashboard “{title}” will be committed to {branch}: {counts['add']} new, "
+            f"{counts['modify']} modified, {counts['delete']} deleted files."
+        )
+    return {"summary_ru": ru, "summary_en": en, "objects": changes.objects(), "counts": counts}
+
+
+@assistant_tool(
+    name="commit_changes",
+    category="write",
+    env_specific=True,
+    args=CommitChangesArgs,
+    description_ru=(
+        "Выгружает дашборд из Superset, записывает распакованные YAML-файлы в ветку git-репозитория окружения и "
+        "делает коммит от имени пользователя; сообщает хеш коммита и изменённые файлы."
+    ),
+    description_en=(
+        "Exports the dashboard from Superset, writes the unpacked YAML files into a branch of the environment's git "
+        "repository and commits them as the user; reports the commit hash and the changed files."
+    ),
+    examples_ru=[
+        "Закоммить изменения дашборда",
+        "Сохрани этот дашборд в git",
+        "Сделай коммит в ветку feature/energy-report с сообщением «новые подписи»",
+    ],
+    examples_en=[
+        "Commit the dashboard changes",
+        "Save this dashboard to git",
+        "Commit to branch feature/energy-report with the message “new labels”",
+    ],
+    impact=commit_changes_impact,
+)
+async def commit_changes(ctx, args: CommitChangesArgs) -> dict[str, Any]:
+    """Export → write into ``dashboard-<id>/`` of the branch → commit with the Django user as author.
+
+    Returns:
+        ``{"env_id", "dashboard_id", "title", "branch", "committed", "sha" | None, "parent", "author", "message",
+        "changes": {"added", "modified", "removed"}}``; ``committed`` false means there was nothing to commit.
+
+    Raises:
+        GitRefError: invalid or missing branch (create it with create_branch). UpstreamError: unknown dashboard.
+    """
+    client = await ctx.superset(args.env_id)
+    files = await dashboard_export_files(client, args.dashboard_id)
+    title = export_title(files) or str(args.dashboard_id)
+    message = (args.message or "").strip() or _default_message(ctx.language, title, args.dashboard_id, args.env_id)
+    author = user_identity(ctx.user)
+    result = await asyncio.to_thread(
+        gitrepo.export_commit,
+        env_id=args.env_id,
+        dashboard_id=args.dashboard_id,
+        branch=args.branch,
+        files=files,
+        author=author,
+        message=message,
+    )
+    return {**result, "title": title, "author": author.decode(), "message": message}
+
+
+def user_identity(user) -> bytes:
+    """Return the git identity of a Django user: full name (or username) and email (or username@agentchat.local)."""
+    name = user.get_full_name() or user.get_username()
+    email = user.email or f"{user.get_username()}@agentchat.local"
+    return gitrepo.git_identity(name=name, email=email)
+
+
+def _default_message(language: str, title: str, dashboard_id: int, env_id: str) -> str:
+    if language == "en":
+        return f"Export of dashboard “{title}” (id {dashboard_id}) from {env_id}"
+    return f"Выгрузка дашборда «{title}» (id {dashboard_id}) из {env_id}"

@@ -1,0 +1,173 @@
+"""LLM review tools: validation and documentation of a dashboard's metadata, as background jobs (DESIGN §8).
+
+Both tools check that the dashboard exists, store a ``ValidationRun`` and enqueue its job (``agentchat.review``);
+they answer at once with the run and task ids. get_task_status follows the job; get_health_summary shows the
+latest validation.
+"""
+
+from typing import Any, Literal
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from pydantic import BaseModel, Field
+
+from ..models import ValidationRun
+from ..review import charts_to_describe, dashboard_metadata, description_language, review_start
+from .registry import assistant_tool
+from .superset import ENV_ID_FIELD
+
+
+class ReviewArgs(BaseModel):
+    env_id: str = ENV_ID_FIELD
+    dashboard_id: int = Field(ge=1, description="Numeric Superset id of the dashboard to review.")
+
+
+class DocumentationArgs(ReviewArgs):
+    language: Literal["ru", "en"] | None = Field(
+        None, description="Language of the written descriptions; by default the language of the dashboard's names."
+    )
+
+
+def _engine() -> str:
+    return "llm" if settings.LLM_PROVIDER == "openai" else "rules"
+
+
+async def _start(ctx, args: ReviewArgs, kind: str, params: dict | None = None) -> dict[str, Any]:
+    client = await ctx.superset(args.env_id)
+    detail = await client.get_json(f"/api/v1/dashboard/{args.dashboard_id}")  # 404 → clear error before queuing
+    title = detail["result"].get("dashboard_title") or ""
+    run = await sync_to_async(review_start)(
+        kind=kind,
+        env_id=args.env_id,
+        dashboard_id=args.dashboard_id,
+        dashboard_title=title,
+        user=ctx.user,
+        conversation_id=ctx.conversation_id,
+        language=ctx.language,
+        params=params,
+    )
+    return {
+        "env_id": args.env_id,
+        "dashboard_id": args.dashboard_id,
+        "title": title,
+        "kind": kind,
+        "run_id": run.pk,
+        "task_id": run.task_id,
+        "status": run.status,
+        "engine": _engine(),
+    }
+
+
+async def validation_impact(ctx, args: ReviewArgs) -> dict[str, Any]:
+    """Impact of run_llm_validation: a report is stored; nothing in Superset changes."""
+    return {
+        "summary_ru": "Будет сохранён отчёт проверки метаданных дашборда; в Superset ничего не изменится.",
+        "summary_en": "A review report of the dashboard's metadata will be stored; nothing in Superset changes.",
+        "objects": [{"type": "validation_run", "name": f"dashboard {args.dashboard_id}", "action": "add"}],
+        "counts": {"add": 1},
+    }
+
+
+@assistant_tool(
+    name="run_llm_validation",
+    category="write",
+    env_specific=True,
+    args=ReviewArgs,
+    description_ru=(
+        "Запускает в фоне проверку метаданных дашборда языковой моделью (в офлайн-режиме — по правилам): графики "
+        "без описаний, датасеты без владельцев, неиспользуемые фильтры, названия по умолчанию, повторы и смесь "
+        "языков. Результат сохраняется и виден в сводке дашборда."
+    ),
+    description_en=(
+        "Starts a background review of the dashboard's metadata by the LLM (rule-based in offline mode): charts "
+        "without descriptions, datasets without owners, unused filters, default names, duplicates and mixed "
+        "languages. The result is stored and shown in the dashboard's health summary."
+    ),
+    examples_ru=[
+        "Проверь этот дашборд на ошибки",
+        "Запусти валидацию дашборда",
+        "Есть ли у дашборда графики без описания или датасеты без владельцев?",
+        "Проверь названия графиков на дашборде",
+    ],
+    examples_en=[
+        "Check this dashboard for problems",
+        "Run a validation of the dashboard",
+        "Does the dashboard have charts without descriptions or datasets without owners?",
+        "Review the chart names on this dashboard",
+    ],
+    impact=validation_impact,
+)
+async def run_llm_validation(ctx, args: ReviewArgs) -> dict[str, Any]:
+    """Queue a validation of the dashboard.
+
+    Returns:
+        ``{"env_id", "dashboard_id", "title", "kind": "validation", "run_id", "task_id", "status": "queued",
+        "engine": "llm"|"rules"}``.
+
+    Raises:
+        UpstreamError: the dashboard does not exist (404).
+    """
+    return await _start(ctx, args, ValidationRun.Kind.VALIDATION)
+
+
+async def documentation_impact(ctx, args: DocumentationArgs) -> dict[str, Any]:
+    """Impact of run_llm_documentation: the charts (by name) whose empty description will be written.
+
+    Returns:
+        ``{"summary_ru", "summary_en", "objects": [{"type": "chart", "name", "action": "modify"}], "counts"}``.
+    """
+    client = await ctx.superset(args.env_id)
+    metadata = await dashboard_metadata(client, args.dashboard_id)
+    charts = charts_to_describe(metadata)
+    title = metadata["dashboard"]["title"]
+    language = args.language or description_language(metadata, ctx.language)
+    if charts:
+        ru = f"Будут записаны описания ({language}) для графиков дашборда «{title}»: {len(charts)}."
+        en = f"Descriptions ({language}) will be written to {len(charts)} charts of dashboard “{title}”."
+    else:
+        ru = f"У всех графиков дашборда «{title}» уже есть описания — ничего не изменится."
+        en = f"Every chart of dashboard “{title}” already has a description — nothing will change."
+    return {
+        "summary_ru": ru,
+        "summary_en": en,
+        "objects": [{"type": "chart", "name": c.get("name"), "action": "modify"} for c in charts],
+        "counts": {"modify": len(charts)},
+    }
+
+
+@assistant_tool(
+    name="run_llm_documentation",
+    category="write",
+    env_specific=True,
+    args=DocumentationArgs,
+    description_ru=(
+        "Запускает в фоне документирование дашборда: языковая модель (в офлайн-режиме — шаблоны по типу графика, "
+        "датасету и метрикам) пишет описания графикам, у которых их нет, и сохраняет их в Superset."
+    ),
+    description_en=(
+        "Starts background documentation of the dashboard: the LLM (templates from viz type, dataset and metrics in "
+        "offline mode) writes descriptions for the charts that have none and saves them in Superset."
+    ),
+    examples_ru=[
+        "Добавь описания к графикам дашборда",
+        "Сгенерируй документацию для этого дашборда",
+        "Заполни пустые описания графиков",
+    ],
+    examples_en=[
+        "Add descriptions to the dashboard's charts",
+        "Generate documentation for this dashboard",
+        "Fill in the empty chart descriptions",
+    ],
+    impact=documentation_impact,
+)
+async def run_llm_documentation(ctx, args: DocumentationArgs) -> dict[str, Any]:
+    """Queue the documentation of the dashboard (chart descriptions written with PUT /api/v1/chart/<id>).
+
+    Returns:
+        ``{"env_id", "dashboard_id", "title", "kind": "documentation", "run_id", "task_id", "status": "queued",
+        "engine"}``.
+
+    Raises:
+        UpstreamError: the dashboard does not exist (404).
+    """
+    return await _start(ctx, args, ValidationRun.Kind.DOCUMENTATION, {"description_language": args.language})
