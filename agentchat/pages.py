@@ -4,9 +4,8 @@ from typing import Any
 from urllib.parse import urlencode
 
 from .errors import ApplicationError
-from .executor import ToolContext, tool_execute
+from .executor import tool_execute
 from .tools.registry import tool_spec
-from .tools.superset_client import CallState
 
 
 class PageDataUnavailable(ApplicationError):
@@ -30,37 +29,15 @@ async def page_tool(user, tool: str, **args) -> Any:
 
 
 async def dataset_detail(user, *, env_id: str, dataset_id: int) -> dict[str, Any]:
-    """Return ``{"id", "name", "schema", "database", "sql", "columns": [..], "metrics": [..]}`` of a dataset.
+    """Return the dataset page's data: the result of ``get_dataset_details`` (DESIGN §8).
+
+    That is source table or SQL, columns, metrics, dependent charts and dashboards, the same dataset in the
+    other environments and the review status (Superset certification); see the tool for the shape.
 
     Raises:
         PageDataUnavailable: Superset failed or the dataset does not exist.
     """
-    ctx = ToolContext(
-        user=user,
-        conversation_id=None,
-        ui_context=None,
-        language="ru",
-        call=CallState(retry_transient=True),
-        timeout_s=30.0,
-    )
-    try:
-        client = await ctx.superset(env_id)
-        body = (await client.get_json(f"/api/v1/dataset/{dataset_id}"))["result"]
-    except ApplicationError as exc:
-        raise PageDataUnavailable(exc.text("ru")) from exc
-    finally:
-        await ctx.aclose()
-    return {
-        "id": body["id"],
-        "name": body.get("table_name"),
-        "schema": body.get("schema"),
-        "database": (body.get("database") or {}).get("database_name"),
-        "sql": body.get("sql"),
-        "columns": [{"name": c.get("column_name"), "type": c.get("type")} for c in body.get("columns") or []],
-        "metrics": [
-            {"name": m.get("metric_name"), "expression": m.get("expression")} for m in body.get("metrics") or []
-        ],
-    }
+    return await page_tool(user, "get_dataset_details", env_id=env_id, dataset_id=dataset_id)
 
 
 def agent_link(

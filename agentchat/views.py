@@ -77,11 +77,11 @@ async def dataset(request: HttpRequest, dataset_id: int) -> HttpResponse:
     except PageDataUnavailable as exc:
         context["error"] = exc.text("ru")
         return await _page(request, "pages/dataset.html", context, status=502)
-    context["dataset"] = detail
+    context["details"] = detail
     context["agent_url"] = agent_link(
         object_type="dataset",
         object_id=dataset_id,
-        object_name=detail["name"],
+        object_name=detail["dataset"]["name"],
         env_id=environment.env_id,
         route=route,
     )

@@ -1,3 +1,3 @@
 """Imports every tool module so that their ``@assistant_tool`` decorators register them."""
 
-from . import git, llm_review, meta, superset  # noqa: F401
+from . import databases, dataset_create, datasets, git, llm_review, meta, permissions, sql, superset  # noqa: F401

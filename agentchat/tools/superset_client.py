@@ -19,6 +19,30 @@ from ..errors import RateLimited, SessionExpired, StatusUnknown, UpstreamError, 
 
 RETRY_DELAY_S = 1.0
 _MUTATING = {"POST", "PUT", "PATCH", "DELETE"}
+# Superset's structured error types (``{"errors": [{"error_type": ...}]}``) that a 5xx answer carries when the
+# query itself failed (bad SQL, missing table, refused DML, no access): deterministic, so not an outage and
+# never retried. Connection errors of the data source are left out on purpose: they are transient.
+QUERY_ERROR_TYPES = frozenset(
+    {
+        "GENERIC_DB_ENGINE_ERROR",
+        "COLUMN_DOES_NOT_EXIST_ERROR",
+        "TABLE_DOES_NOT_EXIST_ERROR",
+        "SCHEMA_DOES_NOT_EXIST_ERROR",
+        "OBJECT_DOES_NOT_EXIST_ERROR",
+        "SYNTAX_ERROR",
+        "INVALID_SQL_ERROR",
+        "DML_NOT_ALLOWED_ERROR",
+        "MISSING_TEMPLATE_PARAMS_ERROR",
+        "INVALID_TEMPLATE_PARAMS_ERROR",
+        "ADHOC_SUBQUERY_NOT_ALLOWED_ERROR",
+        "QUERY_SECURITY_ACCESS_ERROR",
+        "DATABASE_SECURITY_ACCESS_ERROR",
+        "TABLE_SECURITY_ACCESS_ERROR",
+        "DATASOURCE_SECURITY_ACCESS_ERROR",
+        "RESULTS_BACKEND_NOT_CONFIGURED_ERROR",
+        "SQLLAB_TIMEOUT_ERROR",
+    }
+)
 _TOKENS: dict[tuple[str, str], str] = {}
 _TOKEN_LOCKS: dict[tuple[str, str], asyncio.Lock] = {}
 
@@ -114,13 +138,16 @@ class SupersetClient:
             retry_after = response.headers.get("Retry-After", "?")
             raise RateLimited(f"{self.env_id}: 429", retry_after=retry_after)
         if status >= 500:
+            query_error = None if mutating else _query_error(response)
+            if query_error:
+                raise UpstreamError(f"{self.env_id}: {query_error}", status=status)
             if mutating:
                 raise StatusUnknown(f"{self.env_id}: HTTP {status}")
             raise UpstreamUnavailable(f"{self.env_id}: HTTP {status}")
         raise UpstreamError(f"{self.env_id}: HTTP {status} {_error_detail(response)}", status=status)
 
-    async def _send_once(self, method: str, path: str, **kwargs) -> httpx.Response:
-        mutating = method in _MUTATING
+    async def _send_once(self, method: str, path: str, *, read: bool = False, **kwargs) -> httpx.Response:
+        mutating = method in _MUTATING and not read
         token = _TOKENS.get(self._token_key) or await self._login(None)
         for attempt in range(2):
             self.call.requests += 1
@@ -143,18 +170,25 @@ class SupersetClient:
                 token = await self._login(token)
         raise SessionExpired(f"{self.env_id}: 401 after token refresh")
 
-    async def request(self, method: str, path: str, **kwargs) -> httpx.Response:
+    async def request(self, method: str, path: str, *, read: bool = False, **kwargs) -> httpx.Response:
         """Send one request under the call's retry policy and return the response (status < 400).
+
+        Args:
+            method / path: HTTP method and path under the instance root.
+            read: the request changes nothing although its method is POST (SQL Lab's ``execute`` of a SELECT
+                already proven read-only, ``format_sql``): it is treated as a read (retried under the read
+                policy, no ``mutation_sent``, a 5xx is ``UpstreamUnavailable`` rather than ``StatusUnknown``).
+            kwargs: passed to ``httpx.AsyncClient.request``.
 
         Raises:
             UpstreamUnavailable: 5xx or connection error (after the one retry where allowed).
             StatusUnknown: a mutating request failed after it may have reached Superset.
             SessionExpired: 401 after one token refresh.
             RateLimited: 429 (its ``Retry-After`` in the params).
-            UpstreamError: any other 4xx.
+            UpstreamError: any other 4xx, or a 5xx of a read whose body is one of ``QUERY_ERROR_TYPES``.
         """
-        if not self.call.retry_transient or method in _MUTATING:
-            return await self._send_once(method, path, **kwargs)
+        if not self.call.retry_transient or (method in _MUTATING and not read):
+            return await self._send_once(method, path, read=read, **kwargs)
 
         def _note_retry(state) -> None:
             self.call.retries += 1
@@ -168,7 +202,7 @@ class SupersetClient:
             reraise=True,
         ):
             with attempt:
-                return await self._send_once(method, path, **kwargs)
+                return await self._send_once(method, path, read=read, **kwargs)
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def get_json(self, path: str, *, q: Any = None, params: dict | None = None) -> Any:
@@ -179,10 +213,26 @@ class SupersetClient:
         response = await self.request("GET", path, params=params)
         return response.json()
 
-    async def send_json(self, method: str, path: str, payload: Any) -> Any:
-        """Send a JSON body with ``method`` and return the decoded JSON answer (may be ``{}``)."""
-        response = await self.request(method, path, json=payload)
+    async def send_json(self, method: str, path: str, payload: Any, *, read: bool = False) -> Any:
+        """Send a JSON body with ``method`` and return the decoded JSON answer (may be ``{}``).
+
+        ``read=True`` marks a POST that changes nothing (see ``request``).
+        """
+        response = await self.request(method, path, json=payload, read=read)
         return response.json() if response.content else {}
+
+
+def _query_error(response: httpx.Response) -> str | None:
+    """Return the message of a Superset query failure (``QUERY_ERROR_TYPES``) carried by ``response``, or None."""
+    try:
+        body = response.json()
+    except (ValueError, json.JSONDecodeError):
+        return None
+    errors = body.get("errors") if isinstance(body, dict) else None
+    for error in errors if isinstance(errors, list) else []:
+        if isinstance(error, dict) and error.get("error_type") in QUERY_ERROR_TYPES:
+            return f"{error['error_type']}: {str(error.get('message') or '')[:300]}"
+    return None
 
 
 def _error_detail(response: httpx.Response) -> str:

@@ -1,0 +1,185 @@
+"""superset_explore_database: databases, schemas, tables of an environment, or one dataset's table and
+dependencies (Superset REST API /api/v1/database/…). Also the database look-up shared by the SQL and dataset tools.
+"""
+
+import asyncio
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..errors import InvalidArguments
+from .datasets import dataset_dependents, dataset_source, dataset_url
+from .registry import assistant_tool
+from .superset import ENV_ID_FIELD
+
+MAX_DATABASES_WITH_SCHEMAS = 20  # the overview lists schemas of at most this many databases
+
+
+class ExploreDatabaseArgs(BaseModel):
+    env_id: str = ENV_ID_FIELD
+    database_id: int | None = Field(None, ge=1, description="Numeric Superset id of the database.")
+    database_name: str | None = Field(None, max_length=250, description="Database name (instead of its id).")
+    schema_name: str | None = Field(
+        None, alias="schema", max_length=250, description="Schema whose tables to list (needs the database)."
+    )
+    dataset_id: int | None = Field(None, ge=1, description="A dataset: show its source table and dependencies.")
+    limit: int = Field(100, ge=1, le=500, description="Maximum number of tables listed.")
+
+    model_config = ConfigDict(populate_by_name=True)
+
+
+async def database_resolve(client, *, database_id: int | None, database_name: str | None) -> dict[str, Any]:
+    """Return ``{"id", "name", "backend", "expose_in_sqllab", "allow_dml"}`` of a database by id or exact name.
+
+    Raises:
+        InvalidArguments: neither given, or no database has that name.
+        UpstreamError: Superset has no database with that id (404).
+    """
+    if database_id is not None:
+        row = (await client.get_json(f"/api/v1/database/{database_id}"))["result"]
+        row.setdefault("id", database_id)
+    elif database_name:
+        q = {"filters": [{"col": "database_name", "opr": "eq", "value": database_name}], "page_size": 2}
+        rows = (await client.get_json("/api/v1/database/", q=q)).get("result") or []
+        if not rows:
+            raise InvalidArguments(f"no database named {database_name!r} in {client.env_id}")
+        row = rows[0]
+    else:
+        raise InvalidArguments("database_id or database_name is required")
+    return {
+        "id": row["id"],
+        "name": row.get("database_name"),
+        "backend": row.get("backend"),
+        "expose_in_sqllab": row.get("expose_in_sqllab"),
+        "allow_dml": row.get("allow_dml"),
+    }
+
+
+async def database_schemas(client, database_id: int) -> list[str]:
+    """Return the schema names of a database (GET /api/v1/database/<id>/schemas/)."""
+    return list((await client.get_json(f"/api/v1/database/{database_id}/schemas/")).get("result") or [])
+
+
+async def _tables(client, database: dict[str, Any], schema: str, limit: int) -> dict[str, Any]:
+    q = {"schema_name": schema, "force": False}
+    datasets_q = {
+        "filters": [
+            {"col": "database", "opr": "rel_o_m", "value": database["id"]},
+            {"col": "schema", "opr": "eq", "value": schema},
+        ],
+        "page_size": 100,
+        "columns": ["id", "table_name", "sql"],
+    }
+    tables, datasets = await asyncio.gather(
+        client.get_json(f"/api/v1/database/{database['id']}/tables/", q=q),
+        client.get_json("/api/v1/dataset/", q=datasets_q),
+    )
+    physical = {d["table_name"]: d["id"] for d in datasets.get("result") or [] if not d.get("sql")}
+    rows = tables.get("result") or []
+    return {
+        "mode": "tables",
+        "database": database,
+        "schema": schema,
+        "count": tables.get("count", len(rows)),
+        "tables": [
+            {"name": t.get("value"), "type": t.get("type"), "dataset_id": physical.get(t.get("value"))}
+            for t in rows[:limit]
+        ],
+    }
+
+
+async def _overview(client) -> dict[str, Any]:
+    q = {"page_size": 100, "order_column": "database_name", "order_direction": "asc"}
+    rows = (await client.get_json("/api/v1/database/", q=q)).get("result") or []
+    shown = rows[:MAX_DATABASES_WITH_SCHEMAS]
+    schemas = await asyncio.gather(*(database_schemas(client, r["id"]) for r in shown))
+    return {
+        "mode": "databases",
+        "count": len(rows),
+        "databases": [
+            {
+                "id": r["id"],
+                "name": r.get("database_name"),
+                "backend": r.get("backend"),
+                "expose_in_sqllab": r.get("expose_in_sqllab"),
+                "allow_dml": r.get("allow_dml"),
+                "schemas": s,
+            }
+            for r, s in zip(shown, schemas, strict=True)
+        ],
+    }
+
+
+async def _dataset(client, dataset_id: int) -> dict[str, Any]:
+    detail, dependents = await asyncio.gather(
+        client.get_json(f"/api/v1/dataset/{dataset_id}"), dataset_dependents(client, dataset_id)
+    )
+    d = detail["result"]
+    return {
+        "mode": "dataset",
+        "dataset": {"id": d["id"], "name": d.get("table_name"), "url": dataset_url(client.base_url, d["id"])},
+        "source": dataset_source(d),
+        "columns": [{"name": c.get("column_name"), "type": c.get("type")} for c in d.get("columns") or []],
+        "dependents": dependents,
+    }
+
+
+@assistant_tool(
+    name="superset_explore_database",
+    category="read",
+    env_specific=True,
+    args=ExploreDatabaseArgs,
+    description_ru=(
+        "Обзор баз данных окружения Superset: базы, их схемы и таблицы (с отметкой, есть ли датасет); для "
+        "датасета — его исходная таблица, колонки и зависимые графики и дашборды."
+    ),
+    description_en=(
+        "Explores the databases of a Superset environment: databases, their schemas and tables (marking which "
+        "have a dataset); for a dataset, its source table, columns and dependent charts and dashboards."
+    ),
+    examples_ru=[
+        "Какие базы данных подключены к Superset?",
+        "Какие таблицы есть в схеме main базы Energy?",
+        "Из какой таблицы берёт данные этот датасет?",
+        "Покажи схемы базы Energy",
+    ],
+    examples_en=[
+        "Which databases are connected to Superset?",
+        "What tables are in schema main of the Energy database?",
+        "Which table does this dataset read from?",
+        "Show the schemas of the Energy database",
+    ],
+)
+async def superset_explore_database(ctx, args: ExploreDatabaseArgs) -> dict[str, Any]:
+    """Explore what the environment's databases hold, at the level the arguments name.
+
+    - ``dataset_id``: ``{"mode": "dataset", "dataset", "source", "columns", "dependents"}``;
+    - database + ``schema``: ``{"mode": "tables", "database", "schema", "count", "tables": [{"name", "type",
+      "dataset_id"}]}`` (GET /api/v1/database/<id>/tables/; ``dataset_id`` of a physical dataset or None);
+    - database only: ``{"mode": "schemas", "database", "schemas"}`` (GET /api/v1/database/<id>/schemas/);
+    - nothing: ``{"mode": "databases", "count", "databases": [{"id", "name", "backend", "expose_in_sqllab",
+      "allow_dml", "schemas"}]}``.
+
+    Every answer also carries ``env_id``.
+
+    Raises:
+        InvalidArguments: a schema without a database, or an unknown database name.
+    """
+    client = await ctx.superset(args.env_id)
+    if args.dataset_id is not None:
+        result = await _dataset(client, args.dataset_id)
+    elif args.database_id is None and not args.database_name:
+        if args.schema_name:
+            raise InvalidArguments("schema needs database_id or database_name")
+        result = await _overview(client)
+    else:
+        database = await database_resolve(client, database_id=args.database_id, database_name=args.database_name)
+        if args.schema_name:
+            result = await _tables(client, database, args.schema_name, args.limit)
+        else:
+            result = {
+                "mode": "schemas",
+                "database": database,
+                "schemas": await database_schemas(client, database["id"]),
+            }
+    return {"env_id": args.env_id, **result}
