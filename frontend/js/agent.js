@@ -77,6 +77,7 @@
       messages.scrollTop = messages.scrollHeight;
     },
     message(f) {
+      if (f.message_id == null) { append(f.html, "msg-system"); return; }
       const el = bubbleFor(f.message_id);
       el.innerHTML = f.html;
       el.classList.remove("streaming");
@@ -91,9 +92,9 @@
       const el = messages.querySelector(`[data-call-id="${f.call_id}"]`) || appendText("", "tool-status");
       el.firstChild.textContent = `${f.ok ? "✓" : "✗"} ${f.tool} · ${f.duration_ms} мс` + (f.summarised ? " · сокращено для модели" : "");
     },
-    permission_denied(f) { append(f.html, "card"); },
-    confirm_required(f) { append(f.html, "card"); },
-    cancelled(f) { append(f.html, "card"); },
+    permission_denied(f) { window.AgentCards.show(f); },
+    confirm_required(f) { window.AgentCards.show(f); },
+    cancelled(f) { window.AgentCards.show(f); },
     error(f) { appendText(`⚠ ${f.message}`, "msg-error"); },
   };
 
@@ -140,15 +141,7 @@
     for (const m of data.messages) appendText(m.content, m.role === "user" ? "msg-user" : "msg-assistant");
   }
 
-  messages.addEventListener("click", (ev) => {
-    const button = ev.target.closest("[data-action]");
-    if (!button) return;
-    const card = button.closest("[data-card]");
-    if (button.dataset.action === "dismiss" && card) {
-      if (card.dataset.confirmationId) send({ type: "dismiss", confirmation_id: Number(card.dataset.confirmationId) });
-      card.remove();
-    }
-  });
+  window.AgentCards.attach(messages, send);
 
   $("composer").addEventListener("submit", (ev) => {
     ev.preventDefault();
