@@ -1,3 +1,3 @@
 """Imports every tool module so that their ``@assistant_tool`` decorators register them."""
 
-from . import meta, superset  # noqa: F401
+from . import backups, deploy, meta, migration, migration_impact, superset, tasks  # noqa: F401

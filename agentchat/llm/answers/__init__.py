@@ -5,7 +5,7 @@ One module per tool domain registers its writers with ``@answer_writer("<tool>")
 
 from typing import Any
 
-from . import superset  # noqa: F401 - registers writers
+from . import operations, superset  # noqa: F401 - registers writers
 from .base import generic, t, writer_for
 
 
