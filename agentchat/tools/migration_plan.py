@@ -15,12 +15,13 @@ The plan is shared by preview_migration, the impact look-ups of the confirmation
 and the deploys themselves, so the card shows exactly what the deploy does.
 """
 
+import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
-from .bundle import Bundle, bundle_read, dashboard_chart_uuids
+from .bundle import Bundle, BundleError, bundle_read
 from .superset_client import SupersetClient
-from .superset_transfer import dashboards_export, dashboards_require, objects_where
+from .superset_transfer import TransferError, dashboards_export, dashboards_require, objects_where
 
 MASKED_PASSWORD = "XXXXXXXXXX"  # what Superset exports in place of a database password
 TYPES = ("dashboard", "chart", "dataset", "database")
@@ -96,11 +97,17 @@ async def migration_plan(
         ``(bundle as exported, plan)``.
 
     Raises:
-        TransferError: a dashboard id does not exist in the source.
+        TransferError: a dashboard id does not exist in the source, or its export is not a readable bundle.
         ToolError subclasses of the client (Superset unreachable, session expired, …).
     """
     rows = await dashboards_require(source, dashboard_ids)
-    bundle = bundle_read(await dashboards_export(source, [row["id"] for row in rows]))
+    try:
+        bundle = bundle_read(await dashboards_export(source, [row["id"] for row in rows]))
+    except BundleError as exc:
+        raise TransferError(
+            f"Экспорт из {source.env_id} не удалось прочитать: {exc}.",
+            f"The export from {source.env_id} could not be read: {exc}.",
+        ) from exc
     plan = MigrationPlan(
         source_env_id=source.env_id,
         target_env_id=target.env_id,
@@ -109,14 +116,19 @@ async def migration_plan(
             for r in rows
         ],
     )
-    await _plan_databases(plan, bundle, target)
-    await _plan_datasets(plan, bundle, target)
-    await _plan_charts(plan, bundle, target)
-    await _plan_dashboards(plan, bundle, target)
+    # The look-ups are independent: run them together, then list the items in a fixed order.
+    parts = await asyncio.gather(
+        _plan_dashboards(plan, bundle, target),
+        _plan_charts(plan, bundle, target),
+        _plan_datasets(plan, bundle, target),
+        _plan_databases(plan, bundle, target),
+    )
+    plan.items = [item for part in parts for item in part]
     return bundle, plan
 
 
-async def _plan_databases(plan: MigrationPlan, bundle: Bundle, target: SupersetClient) -> None:
+async def _plan_databases(plan: MigrationPlan, bundle: Bundle, target: SupersetClient) -> list[PlanItem]:
+    items: list[PlanItem] = []
     configs = bundle.by_uuid("databases")
     by_uuid = {r["uuid"]: r for r in await objects_where(target, "database", "uuid", list(configs))}
     names = [c.get("database_name") for u, c in configs.items() if u not in by_uuid]
@@ -125,7 +137,7 @@ async def _plan_databases(plan: MigrationPlan, bundle: Bundle, target: SupersetC
         name = str(config.get("database_name"))
         match = by_uuid.get(uuid) or by_name.get(name)
         if match is None:
-            plan.items.append(PlanItem("database", name, "create", uuid))
+            items.append(PlanItem("database", name, "create", uuid))
             if MASKED_PASSWORD in str(config.get("sqlalchemy_uri") or ""):
                 plan.problems.append(
                     (
@@ -138,10 +150,12 @@ async def _plan_databases(plan: MigrationPlan, bundle: Bundle, target: SupersetC
             continue
         if match["uuid"] != uuid:
             plan.database_map[uuid] = match["uuid"]
-        plan.items.append(PlanItem("database", name, "keep", uuid, target_id=match["id"]))
+        items.append(PlanItem("database", name, "keep", uuid, target_id=match["id"]))
+    return items
 
 
-async def _plan_datasets(plan: MigrationPlan, bundle: Bundle, target: SupersetClient) -> None:
+async def _plan_datasets(plan: MigrationPlan, bundle: Bundle, target: SupersetClient) -> list[PlanItem]:
+    items: list[PlanItem] = []
     configs = bundle.by_uuid("datasets")
     database_names = {u: c.get("database_name") for u, c in bundle.by_uuid("databases").items()}
     by_uuid = {r["uuid"]: r for r in await objects_where(target, "dataset", "uuid", list(configs))}
@@ -157,28 +171,32 @@ async def _plan_datasets(plan: MigrationPlan, bundle: Bundle, target: SupersetCl
                 None,
             )
         if match is None:
-            plan.items.append(PlanItem("dataset", name, "create", uuid))
+            items.append(PlanItem("dataset", name, "create", uuid))
             continue
         if match["uuid"] != uuid:
             plan.dataset_map[uuid] = match["uuid"]
-        plan.items.append(PlanItem("dataset", name, "keep", uuid, target_id=match["id"]))
+        items.append(PlanItem("dataset", name, "keep", uuid, target_id=match["id"]))
+    return items
 
 
-async def _plan_charts(plan: MigrationPlan, bundle: Bundle, target: SupersetClient) -> None:
+async def _plan_charts(plan: MigrationPlan, bundle: Bundle, target: SupersetClient) -> list[PlanItem]:
+    items: list[PlanItem] = []
     configs = bundle.by_uuid("charts")
     by_uuid = {r["uuid"]: r for r in await objects_where(target, "chart", "uuid", list(configs))}
     for uuid, config in configs.items():
         name = str(config.get("slice_name"))
         match = by_uuid.get(uuid)
         if match is None:
-            plan.items.append(PlanItem("chart", name, "create", uuid))
+            items.append(PlanItem("chart", name, "create", uuid))
         else:
-            plan.items.append(
+            items.append(
                 PlanItem("chart", name, "overwrite", uuid, target_id=match["id"], target_name=match.get("slice_name"))
             )
+    return items
 
 
-async def _plan_dashboards(plan: MigrationPlan, bundle: Bundle, target: SupersetClient) -> None:
+async def _plan_dashboards(plan: MigrationPlan, bundle: Bundle, target: SupersetClient) -> list[PlanItem]:
+    items: list[PlanItem] = []
     configs = bundle.by_uuid("dashboards")
     by_uuid = {r["uuid"]: r for r in await objects_where(target, "dashboard", "uuid", list(configs))}
     slugs = [c.get("slug") for c in configs.values() if c.get("slug")]
@@ -188,16 +206,14 @@ async def _plan_dashboards(plan: MigrationPlan, bundle: Bundle, target: Superset
         same = by_uuid.get(uuid)
         holder = by_slug.get(config.get("slug")) if config.get("slug") else None
         if same is not None:
-            plan.items.append(
+            items.append(
                 PlanItem(
                     "dashboard", title, "overwrite", uuid, target_id=same["id"], target_name=same.get("dashboard_title")
                 )
             )
         if holder is not None and holder["uuid"] != uuid:
             replaced = str(holder.get("dashboard_title"))
-            plan.items.append(
-                PlanItem("dashboard", replaced, "conflict", uuid, target_id=holder["id"], source_name=title)
-            )
+            items.append(PlanItem("dashboard", replaced, "conflict", uuid, target_id=holder["id"], source_name=title))
             if same is not None:
                 plan.problems.append(
                     (
@@ -208,9 +224,5 @@ async def _plan_dashboards(plan: MigrationPlan, bundle: Bundle, target: Superset
                     )
                 )
         elif same is None:
-            plan.items.append(PlanItem("dashboard", title, "create", uuid))
-
-
-def bundle_dashboard_charts(bundle: Bundle) -> dict[str, list[str]]:
-    """Return ``{dashboard uuid: [chart uuid, …]}`` as the import attaches them (from each position)."""
-    return {uuid: dashboard_chart_uuids(config) for uuid, config in bundle.by_uuid("dashboards").items()}
+            items.append(PlanItem("dashboard", title, "create", uuid))
+    return items

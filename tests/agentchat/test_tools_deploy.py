@@ -133,6 +133,17 @@ async def test_same_slug_different_dashboard_in_target_is_named_in_impact(users,
         assert impact["counts"]["dashboard"] == {"conflict": 1}
     assert superset_api.dashboard_by_slug("prod", other["slug"])["dashboard_title"] == other["dashboard_title"]
 
+    # when deployed anyway (the user confirmed the card), then that prod dashboard is replaced in place
+    outcome = await _run(
+        "deploy_dashboard",
+        {"dashboard_id": dev["id"], "source_env_id": "ss-dev", "target_env_id": "prod"},
+        users["admin"],
+    )
+    assert outcome.ok, outcome.error_message
+    replaced = superset_api.dashboard_by_slug("prod", other["slug"])
+    assert (replaced["id"], replaced["dashboard_title"]) == (other["id"], dev["dashboard_title"])
+    assert _actions(outcome.result)[("dashboard", other["dashboard_title"])] == "conflict"
+
 
 async def test_preview_of_seeded_dashboards_names_what_prod_would_get(users, superset_stack):
     # given the seeded dashboards of ss-dev and the state of prod, read independently
