@@ -446,17 +446,19 @@ class AgentTurn:
             summarised=was_summarised,
             confirmation_id=confirmation_id,
         )
+        finished = {
+            "event": "tool_finished",
+            "call_id": call_id,
+            "tool": tool,
+            "ok": outcome.ok,
+            "duration_ms": outcome.duration_ms,
+            "summarised": was_summarised,
+        }
+        # Background tools (backups, migrations) return a task id: the page polls it to draw progress.
+        if outcome.ok and isinstance(outcome.result, dict) and outcome.result.get("task_id"):
+            finished["task_id"] = outcome.result["task_id"]
         if announce:
-            await self.emit(
-                {
-                    "event": "tool_finished",
-                    "call_id": call_id,
-                    "tool": tool,
-                    "ok": outcome.ok,
-                    "duration_ms": outcome.duration_ms,
-                    "summarised": was_summarised,
-                }
-            )
+            await self.emit(finished)
         if not outcome.ok:
             await self.emit({"event": "error", "code": outcome.error_code, "message": outcome.error_message})
         return ToolMessage(content=content, tool_call_id=call_id, status=status)

@@ -14,6 +14,7 @@ from policies.models import AuditEvent
 
 from . import conversations as conv
 from .context import ContextInvalid, validate_ui_context
+from .tools.tasks import task_status_visible
 from .toolset import toolset_for
 
 
@@ -113,3 +114,17 @@ class ToolsetView(APIView):
                 "tools": [{"name": s.name, "category": s.category, "env_specific": s.env_specific} for s in specs],
             }
         )
+
+
+class TaskView(APIView):
+    """``GET /api/agent/tasks/<id>/``: state, progress, message and result of the user's background job.
+
+    404 for a job that does not exist or belongs to someone else (admins see every job). Polled by
+    ``frontend/js/tasks.js`` to draw the progress bar in the chat.
+    """
+
+    def get(self, request: Request, task_id: int) -> Response:
+        status_ = task_status_visible(user=request.user, record_id=task_id)
+        if status_ is None:
+            raise Http404
+        return Response(status_)

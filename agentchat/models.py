@@ -167,3 +167,28 @@ class ValidationRun(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} of dashboard {self.dashboard_id}@{self.env_id} {self.status}"
+
+
+class Backup(models.Model):
+    """A zip of the exports of every dashboard of one environment, written by run_backup (DESIGN §4, §8).
+
+    ``path`` is the absolute file path (under ``BACKUP_DIR/<env_id>/``); ``size_bytes`` and ``sha256`` describe
+    the file as written; ``dashboards`` lists what it holds as ``[{"id", "title", "slug", "uuid"}]``;
+    ``task`` is the background job that made it.
+    """
+
+    env_id = models.CharField(max_length=64, db_index=True)
+    path = models.CharField(max_length=500)
+    size_bytes = models.BigIntegerField()
+    dashboard_count = models.PositiveIntegerField()
+    sha256 = models.CharField(max_length=64)
+    dashboards = models.JSONField(default=list, blank=True, encoder=DjangoJSONEncoder)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    task = models.OneToOneField(TaskRecord, null=True, blank=True, on_delete=models.SET_NULL, related_name="backup")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.env_id} {self.created_at:%Y-%m-%d %H:%M} ({self.dashboard_count})"

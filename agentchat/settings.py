@@ -106,6 +106,8 @@ else:
 # Background work (backups, migrations, validation runs): django-tasks with the database backend; run
 # `manage.py db_worker` next to the web processes (`make run` starts one). DESIGN §3.
 TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
+# run_backup writes BACKUP_DIR/<env_id>/<timestamp>.zip (DESIGN §8).
+BACKUP_DIR = Path(env.str("BACKUP_DIR", default="") or VAR_DIR / "backups")
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

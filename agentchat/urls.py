@@ -19,4 +19,5 @@ urlpatterns = [
     path("api/agent/context/", api.ContextView.as_view(), name="api-context"),
     path("api/agent/tools/", api.ToolsetView.as_view(), name="api-tools"),
     path("api/agent/conversations/<int:conversation_id>/", api.ConversationView.as_view(), name="api-conversation"),
+    path("api/agent/tasks/<int:task_id>/", api.TaskView.as_view(), name="api-task"),
 ]

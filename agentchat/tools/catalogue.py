@@ -1,3 +1,18 @@
 """Imports every tool module so that their ``@assistant_tool`` decorators register them."""
 
-from . import databases, dataset_create, datasets, git, llm_review, meta, permissions, sql, superset  # noqa: F401
+from . import (  # noqa: F401
+    backups,
+    databases,
+    dataset_create,
+    datasets,
+    deploy,
+    git,
+    llm_review,
+    meta,
+    migration,
+    migration_impact,
+    permissions,
+    sql,
+    superset,
+    tasks,
+)

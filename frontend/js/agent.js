@@ -91,6 +91,7 @@
     tool_finished(f) {
       const el = messages.querySelector(`[data-call-id="${f.call_id}"]`) || appendText("", "tool-status");
       el.firstChild.textContent = `${f.ok ? "✓" : "✗"} ${f.tool} · ${f.duration_ms} мс` + (f.summarised ? " · сокращено для модели" : "");
+      if (f.task_id && window.AgentTasks) window.AgentTasks.track(f.task_id, el); // background task progress
     },
     permission_denied(f) { window.AgentCards.show(f); },
     confirm_required(f) { window.AgentCards.show(f); },

@@ -5,7 +5,7 @@ One module per tool domain registers its writers with ``@answer_writer("<tool>")
 
 from typing import Any
 
-from . import datasets, git, llm_review, sql, superset  # noqa: F401 - registers writers
+from . import datasets, git, llm_review, operations, sql, superset  # noqa: F401 - registers writers
 from .base import generic, t, writer_for
 
 

@@ -1,0 +1,180 @@
+"""deploy_dashboard: export a dashboard from one environment and import it into another (DESIGN §8).
+
+``deploy_apply`` is the one deploy path (execute_migration runs it per dashboard): plan (``migration_plan``) →
+refuse if the plan has problems → map databases and datasets to the target's uuids → import the charts with
+overwrite (Superset's dashboard import never overwrites existing charts) → import the dashboards with
+overwrite → verify in the target that every dashboard exists with its title and all its charts attached.
+"""
+
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import BaseModel, Field, model_validator
+
+from .bundle import Bundle, bundle_remap, bundle_zip, dashboard_chart_uuids
+from .migration_impact import SOURCE_ENV_FIELD, TARGET_ENV_FIELD, plan_impact, transfer_impact
+from .migration_plan import migration_plan
+from .registry import assistant_tool
+from .superset_client import SupersetClient
+from .superset_transfer import TransferError, bundle_import, objects_where
+
+
+class DeployArgs(BaseModel):
+    dashboard_id: int | None = Field(None, ge=1, description="Numeric id of the dashboard in the source environment.")
+    dashboard: str | None = Field(
+        None, min_length=1, max_length=255, description="Slug of the dashboard in the source (instead of its id)."
+    )
+    source_env_id: str = SOURCE_ENV_FIELD
+    target_env_id: str = TARGET_ENV_FIELD
+
+    @model_validator(mode="after")
+    def _check(self) -> "DeployArgs":
+        if self.dashboard_id is None and not self.dashboard:
+            raise ValueError("give dashboard_id or dashboard (slug)")
+        if self.source_env_id == self.target_env_id:
+            raise ValueError("source_env_id and target_env_id must differ")
+        return self
+
+
+async def dashboard_resolve(client: SupersetClient, args: DeployArgs) -> int:
+    """Return the source dashboard id of ``args`` (its ``dashboard_id``, or the id of the ``dashboard`` slug).
+
+    Raises:
+        TransferError: no dashboard has that slug.
+    """
+    if args.dashboard_id is not None:
+        return args.dashboard_id
+    rows = await objects_where(client, "dashboard", "slug", [args.dashboard])
+    if not rows:
+        raise TransferError(
+            f"В {client.env_id} нет дашборда со slug «{args.dashboard}».",
+            f"{client.env_id} has no dashboard with slug “{args.dashboard}”.",
+        )
+    return rows[0]["id"]
+
+
+async def deploy_apply(*, source: SupersetClient, target: SupersetClient, dashboard_ids: list[int]) -> dict[str, Any]:
+    """Deploy ``dashboard_ids`` from ``source`` into ``target`` and verify the result there.
+
+    Returns:
+        ``{"source_env_id", "target_env_id", "dashboards": [{"id", "title", "slug", "url", "charts": [names]}]
+        (target ids), "objects": [{"type", "name", "action"}] (what was done), "counts", "verified": true}``.
+
+    Raises:
+        TransferError: the plan cannot run (nothing changed then), or the verification failed after import.
+        UpstreamError / StatusUnknown: Superset refused or failed an import.
+    """
+    bundle, plan = await migration_plan(source=source, target=target, dashboard_ids=dashboard_ids)
+    if plan.problems:
+        raise TransferError(" ".join(ru for ru, _ in plan.problems), " ".join(en for _, en in plan.problems))
+    remapped = bundle_remap(bundle, databases=plan.database_map, datasets=plan.dataset_map)
+    root = "agentchat_deploy_" + datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
+    if any(item.type == "chart" and item.action == "overwrite" for item in plan.items):
+        await bundle_import(target, "chart", bundle_zip(remapped, root=root, kind="Slice"))
+    await bundle_import(target, "dashboard", bundle_zip(remapped, root=root))
+    impact = plan_impact(plan)
+    return {
+        "source_env_id": source.env_id,
+        "target_env_id": target.env_id,
+        "dashboards": await deploy_verify(target=target, bundle=remapped),
+        "objects": impact["objects"],
+        "counts": impact["counts"],
+        "verified": True,
+    }
+
+
+async def deploy_verify(*, target: SupersetClient, bundle: Bundle) -> list[dict[str, Any]]:
+    """Check in ``target`` that every dashboard of ``bundle`` exists (by uuid) with its title and charts.
+
+    Returns:
+        ``[{"id", "title", "slug", "url", "charts": [names]}]`` as the target has them.
+
+    Raises:
+        TransferError: a dashboard or one of its charts is missing after the import.
+    """
+    configs = bundle.by_uuid("dashboards")
+    rows = {r["uuid"]: r for r in await objects_where(target, "dashboard", "uuid", list(configs))}
+    wanted = {u for config in configs.values() for u in dashboard_chart_uuids(config)}
+    charts = {r["uuid"]: r for r in await objects_where(target, "chart", "uuid", list(wanted))}
+    out = []
+    for uuid, config in configs.items():
+        title = config.get("dashboard_title")
+        row = rows.get(uuid)
+        if row is None or row.get("dashboard_title") != title:
+            raise TransferError(
+                f"Импорт в {target.env_id} завершился, но дашборд «{title}» там не найден — проверьте его вручную.",
+                f"The import into {target.env_id} finished but dashboard “{title}” is not there — check it by hand.",
+            )
+        body = await target.get_json(f"/api/v1/dashboard/{row['id']}/charts")
+        attached = {c.get("id") for c in body.get("result", [])}
+        expected = dashboard_chart_uuids(config)
+        missing = [u for u in expected if u not in charts or charts[u]["id"] not in attached]
+        if missing:
+            raise TransferError(
+                f"Дашборд «{title}» импортирован в {target.env_id}, но {len(missing)} из его графиков не подключены.",
+                f"Dashboard “{title}” was imported into {target.env_id} but {len(missing)} of its charts are missing.",
+            )
+        out.append(
+            {
+                "id": row["id"],
+                "title": title,
+                "slug": row.get("slug"),
+                "url": target.base_url + (row.get("url") or f"/superset/dashboard/{row['id']}/"),
+                "charts": [charts[u]["slice_name"] for u in expected],
+            }
+        )
+    return out
+
+
+async def deploy_impact(ctx, args: DeployArgs) -> dict[str, Any]:
+    """Impact look-up of deploy_dashboard (DESIGN §9 card): what the deploy would create, overwrite or replace."""
+    source = await ctx.superset(args.source_env_id)
+    dashboard_id = await dashboard_resolve(source, args)
+    return await transfer_impact(
+        ctx, source_env_id=args.source_env_id, target_env_id=args.target_env_id, dashboard_ids=[dashboard_id]
+    )
+
+
+@assistant_tool(
+    name="deploy_dashboard",
+    category="dangerous",
+    env_specific=True,
+    args=DeployArgs,
+    description_ru=(
+        "Разворачивает дашборд из одного окружения в другое (например, из ss-dev в prod): экспорт вместе с "
+        "графиками и датасетами, импорт с перезаписью, сопоставление баз данных по имени; после импорта "
+        "проверяет результат и сообщает, что создано и что перезаписано."
+    ),
+    description_en=(
+        "Deploys a dashboard from one environment to another (e.g. ss-dev to prod): exports it with its charts "
+        "and datasets, imports it with overwrite, maps databases by name; verifies the result after import and "
+        "reports what was created and what was overwritten."
+    ),
+    examples_ru=[
+        "Выкати этот дашборд в прод",
+        "Разверни отчёт по энергопотреблению из ss-dev в prod",
+        "Перенеси дашборд energy-report на продакшен",
+        "Задеплой этот дашборд в staging",
+    ],
+    examples_en=[
+        "Deploy this dashboard to prod",
+        "Roll the energy report out from ss-dev to production",
+        "Push the energy-report dashboard to prod",
+        "Ship this dashboard to staging",
+    ],
+    impact=deploy_impact,
+)
+async def deploy_dashboard(ctx, args: DeployArgs) -> dict[str, Any]:
+    """Deploy one dashboard from ``source_env_id`` to ``target_env_id`` (see ``deploy_apply``).
+
+    Returns:
+        ``deploy_apply``'s result: target dashboards with their charts, the objects created/overwritten/kept
+        (``objects``, ``counts``) and ``verified``.
+
+    Raises:
+        TransferError: unknown dashboard, a plan problem (nothing changed), or a failed verification.
+    """
+    source = await ctx.superset(args.source_env_id)
+    target = await ctx.superset(args.target_env_id)
+    dashboard_id = await dashboard_resolve(source, args)
+    return await deploy_apply(source=source, target=target, dashboard_ids=[dashboard_id])

@@ -1,0 +1,134 @@
+"""execute_migration: deploy a set of dashboards between environments as a background job (DESIGN §8).
+
+The tool checks the dashboards exist, starts a ``TaskRecord`` + django-tasks job and returns its id at once;
+the job deploys the dashboards one by one with ``deploy_apply`` (the deploy_dashboard path), reporting
+progress per dashboard. A dashboard that fails does not stop the others; the job then ends ``failed`` with the
+per-dashboard outcome kept in its result.
+"""
+
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django_tasks import task
+
+from ..background import task_start, tracked
+from ..errors import ToolError
+from ..models import TaskRecord
+from .deploy import deploy_apply
+from .jobs import job_context
+from .migration_impact import MigrationArgs, migration_impact
+from .registry import assistant_tool
+from .superset_transfer import dashboards_require
+
+
+class MigrationFailed(RuntimeError):
+    """Some dashboards of a migration failed (the message names them; the result keeps the details)."""
+
+
+@task()
+async def migration_task(record_id: int) -> dict[str, Any]:
+    """django-tasks body of execute_migration: runs ``_migrate`` under ``tracked``."""
+    return await tracked(record_id, _migrate)
+
+
+async def _migrate(record: TaskRecord, progress) -> dict[str, Any]:
+    params = record.params
+    async with job_context(record) as ctx:
+        source = await ctx.superset(params["source_env_id"])
+        target = await ctx.superset(params["target_env_id"])
+        rows = await dashboards_require(source, [int(i) for i in params["dashboard_ids"]])
+        total = len(rows)
+        deployed: list[dict[str, Any]] = []
+        failed: list[dict[str, Any]] = []
+        for index, row in enumerate(rows, 1):
+            title = row.get("dashboard_title")
+            await progress(int((index - 1) * 100 / total), f"{index}/{total}: «{title}» → {target.env_id}")
+            try:
+                done = await deploy_apply(source=source, target=target, dashboard_ids=[row["id"]])
+            except ToolError as exc:
+                failed.append({"id": row["id"], "title": title, "error": exc.text(ctx.language)})
+                await progress(int(index * 100 / total), f"{index}/{total}: «{title}» — ошибка / failed")
+                continue
+            deployed.append(
+                {"id": row["id"], "title": title, "target": done["dashboards"][0], "counts": done["counts"]}
+            )
+            await progress(int(index * 100 / total), f"{index}/{total}: «{title}» ✓")
+    result = {
+        "source_env_id": source.env_id,
+        "target_env_id": target.env_id,
+        "total": total,
+        "deployed": deployed,
+        "failed": failed,
+    }
+    if failed:
+        await TaskRecord.objects.filter(pk=record.pk).aupdate(result=result)
+        names = ", ".join(f"«{f['title']}»: {f['error']}" for f in failed)
+        raise MigrationFailed(f"{len(deployed)}/{total} deployed; failed: {names}")
+    return result
+
+
+@assistant_tool(
+    name="execute_migration",
+    category="dangerous",
+    env_specific=True,
+    args=MigrationArgs,
+    description_ru=(
+        "Переносит набор дашбордов из одного окружения в другое (например, из ss-dev в prod) фоновой задачей: "
+        "каждый дашборд экспортируется и импортируется с перезаписью, базы данных сопоставляются по имени. "
+        "Сразу возвращает номер задачи; ход выполнения показывает get_task_status."
+    ),
+    description_en=(
+        "Migrates a set of dashboards from one environment to another (e.g. ss-dev to prod) as a background "
+        "task: each dashboard is exported and imported with overwrite, databases mapped by name. Returns the "
+        "task id at once; get_task_status shows its progress."
+    ),
+    examples_ru=[
+        "Перенеси дашборды 1 и 2 из ss-dev в prod",
+        "Запусти миграцию этих дашбордов на прод",
+        "Мигрируй все отчёты по энергетике в staging",
+        "Выполни миграцию дашбордов из dev в продакшен",
+    ],
+    examples_en=[
+        "Migrate dashboards 1 and 2 from ss-dev to prod",
+        "Run the migration of these dashboards to production",
+        "Move all energy reports to staging",
+        "Execute the dashboard migration from dev to prod",
+    ],
+    impact=migration_impact,
+)
+async def execute_migration(ctx, args: MigrationArgs) -> dict[str, Any]:
+    """Start the migration job of ``dashboard_ids`` from ``source_env_id`` to ``target_env_id``.
+
+    Returns:
+        ``{"task_id", "kind": "migration", "state": "queued", "source_env_id", "target_env_id",
+        "dashboards": [titles], "status_url"}`` — at once; the job runs in a ``db_worker``.
+
+    Raises:
+        TransferError: a dashboard id does not exist in the source (nothing started).
+        InvalidArguments: an unknown environment.
+    """
+    source = await ctx.superset(args.source_env_id)
+    await ctx.superset(args.target_env_id)
+    rows = await dashboards_require(source, args.dashboard_ids)
+    record = await sync_to_async(task_start)(
+        task=migration_task,
+        kind="migration",
+        user=ctx.user,
+        env_id=args.target_env_id,
+        conversation_id=ctx.conversation_id,
+        params={
+            "dashboard_ids": [row["id"] for row in rows],
+            "source_env_id": args.source_env_id,
+            "target_env_id": args.target_env_id,
+            "language": ctx.language,
+        },
+    )
+    return {
+        "task_id": record.pk,
+        "kind": "migration",
+        "state": record.state,
+        "source_env_id": args.source_env_id,
+        "target_env_id": args.target_env_id,
+        "dashboards": [row.get("dashboard_title") for row in rows],
+        "status_url": f"/api/agent/tasks/{record.pk}/",
+    }

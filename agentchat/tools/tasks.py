@@ -1,0 +1,80 @@
+"""get_task_status: state, progress and result of a background job (DESIGN §8), and who may see which job.
+
+A user sees the jobs they started; admins (role ``admin`` or superusers) see every job. Someone else's job is
+reported exactly like a missing one, so ids reveal nothing.
+"""
+
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from pydantic import BaseModel, Field
+
+from policies import services as policy
+
+from ..background import task_status
+from ..models import TaskRecord
+from .registry import assistant_tool
+
+
+def task_status_visible(*, user, record_id: int) -> dict[str, Any] | None:
+    """Return ``background.task_status`` of job ``record_id`` if ``user`` may see it, else None.
+
+    Args:
+        user: the asking Django user (own jobs; all jobs for admins).
+        record_id: the ``TaskRecord`` id (the ``task_id`` tools return).
+    """
+    record = TaskRecord.objects.filter(pk=record_id).only("user_id").first()
+    if record is None or user is None or not user.is_authenticated:
+        return None
+    if record.user_id != user.pk and not (user.is_superuser or "admin" in policy.user_roles(user=user)):
+        return None
+    return task_status(record_id=record_id)
+
+
+class TaskStatusArgs(BaseModel):
+    task_id: int = Field(ge=1, description="Id of the background task (returned by run_backup, execute_migration…).")
+
+
+@assistant_tool(
+    name="get_task_status",
+    category="read",
+    env_specific=False,
+    args=TaskStatusArgs,
+    description_ru=(
+        "Сообщает состояние фоновой задачи (резервная копия, миграция, проверка): в очереди, выполняется, "
+        "готово или ошибка, процент выполнения, последнее сообщение и результат."
+    ),
+    description_en=(
+        "Reports a background task (backup, migration, validation): queued, running, succeeded or failed, "
+        "percent done, latest message and result."
+    ),
+    examples_ru=[
+        "Какой статус у задачи 12?",
+        "Бэкап уже закончился?",
+        "Как идёт миграция?",
+        "Покажи результат задачи 7",
+    ],
+    examples_en=[
+        "What is the status of task 12?",
+        "Has the backup finished yet?",
+        "How is the migration going?",
+        "Show me the result of task 7",
+    ],
+)
+async def get_task_status(ctx, args: TaskStatusArgs) -> dict[str, Any]:
+    """Return the task's status, or a not-found answer.
+
+    Returns:
+        ``{"found": true, "task_id", "kind", "state" (queued|running|succeeded|failed), "progress" (0–100),
+        "message", "result", "error", "env_id", "created_at", "updated_at"}``, or ``{"found": false, "task_id",
+        "message"}`` when there is no such task among those the user may see.
+    """
+    status = await sync_to_async(task_status_visible)(user=ctx.user, record_id=args.task_id)
+    if status is None:
+        message = (
+            f"Task {args.task_id} not found (or not yours)."
+            if ctx.language == "en"
+            else f"Задача {args.task_id} не найдена (или она не ваша)."
+        )
+        return {"found": False, "task_id": args.task_id, "message": message}
+    return {"found": True, **status}
