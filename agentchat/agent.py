@@ -23,11 +23,11 @@ from policies.models import AuditEvent
 from . import conversations as conv
 from .context import UIContext, context_prompt_block
 from .errors import LLMUnavailable
-from .executor import ToolOutcome, tool_execute
+from .executor import ToolOutcome, tool_execute, tool_message_payload
 from .language import detect_language
 from .llm import chat_model, provider_label
 from .models import Message
-from .summarise import summarise, to_json
+from .summarise import to_json
 from .tools.registry import ToolSpec, tool_spec
 from .toolset import toolset_for
 
@@ -214,14 +214,7 @@ class AgentTurn:
         return await self._finish(conversation, spec, call_id, args, outcome)
 
     async def _finish(self, conversation, spec: ToolSpec, call_id: str, args: dict, outcome: ToolOutcome):
-        if outcome.ok:
-            raw = to_json(outcome.result)
-            sent_value, was_summarised = summarise(outcome.result, settings.TOOL_RESPONSE_MAX_CHARS)
-            content, status = to_json(sent_value), "success"
-        else:
-            raw, was_summarised = "", False
-            content = to_json({"error": outcome.error_code, "message": outcome.error_message})
-            status = "error"
+        payload = tool_message_payload(outcome, max_chars=settings.TOOL_RESPONSE_MAX_CHARS)
         await database_sync_to_async(_record_tool_result)(
             user=self.user,
             conversation=conversation,
@@ -229,10 +222,7 @@ class AgentTurn:
             call_id=call_id,
             args=args,
             outcome=outcome,
-            content=content,
-            status=status,
-            raw_chars=len(raw),
-            summarised=was_summarised,
+            payload=payload,
         )
         await self.emit(
             {
@@ -241,12 +231,14 @@ class AgentTurn:
                 "tool": spec.name,
                 "ok": outcome.ok,
                 "duration_ms": outcome.duration_ms,
-                "summarised": was_summarised,
+                "summarised": payload.summarised,
             }
         )
         if not outcome.ok:
-            await self.emit({"event": "error", "code": outcome.error_code, "message": outcome.error_message})
-        return ToolMessage(content=content, tool_call_id=call_id, status=status)
+            await self.emit(
+                {"event": "error", "code": outcome.error_code, "message": outcome.error_message, "call_id": call_id}
+            )
+        return ToolMessage(content=payload.content, tool_call_id=call_id, status=payload.status)
 
     async def _deny(self, conversation, call: dict, language: str) -> ToolMessage:
         name = call["name"]
@@ -271,42 +263,59 @@ def _message_html(text: str, role: str) -> str:
     return render_to_string("chat/message.html", {"text": text, "role": role})
 
 
-def _record_tool_result(*, user, conversation, spec, call_id, args, outcome, content, status, raw_chars, summarised):
-    """Store the ToolMessage and its audit rows in one transaction."""
+def _record_tool_result(*, user, conversation, spec, call_id, args, outcome: ToolOutcome, payload):
+    """Store the ToolMessage and its audit rows in one transaction (DESIGN §4 audit, §10 sizes).
+
+    Rows: one ``retry`` per retry; ``summarised`` (raw/sent characters) when the result was summarised; then
+    the call's own row: ``tool_result`` (ok), ``timeout`` (read deadline), ``session_expired`` or
+    ``tool_error`` (everything else, ``outcome`` = the error code, e.g. ``status_unknown``, ``rate_limited``).
+    """
     with transaction.atomic():
         conv.message_add(
             conversation=conversation,
             role=Message.Role.TOOL,
-            content=content,
+            content=payload.content,
             tool_call_id=call_id,
             tool_name=spec.name,
-            status=status,
+            status=payload.status,
         )
         common = {"actor": user, "conversation_id": conversation.pk, "tool": spec.name, "env_id": args.get("env_id")}
         for event in outcome.retry_events:
-            policy.audit_record(event_type=Event.RETRY, outcome="retry", extra=event, **common)
-        if summarised:
-            policy.audit_record(event_type=Event.SUMMARISED, raw_chars=raw_chars, sent_chars=len(content), **common)
+            policy.audit_record(event_type=Event.RETRY, outcome="retry", extra={"call_id": call_id, **event}, **common)
+        if payload.summarised:
+            policy.audit_record(
+                event_type=Event.SUMMARISED,
+                raw_chars=payload.raw_chars,
+                sent_chars=payload.sent_chars,
+                outcome="summarised",
+                extra={"call_id": call_id, "max_chars": settings.TOOL_RESPONSE_MAX_CHARS},
+                **common,
+            )
         policy.audit_record(
-            event_type=Event.TOOL_RESULT if outcome.ok else _error_event(outcome.error_code),
+            event_type=Event.TOOL_RESULT if outcome.ok else _error_event(outcome),
             args=args,
-            raw_chars=raw_chars if outcome.ok else None,
-            sent_chars=len(content),
+            raw_chars=payload.raw_chars,
+            sent_chars=payload.sent_chars,
             duration_ms=outcome.duration_ms,
             outcome="ok" if outcome.ok else outcome.error_code or "error",
             extra={
                 "call_id": call_id,
+                "trace_id": outcome.trace_id,
                 "requests": outcome.requests,
+                "logins": outcome.logins,
                 "retries": outcome.retries,
                 "category": spec.category,
+                "summarised": payload.summarised,
                 "message": outcome.error_message,
             },
             **common,
         )
 
 
-def _error_event(code: str | None) -> str:
-    return {"timeout": Event.TIMEOUT, "session_expired": Event.SESSION_EXPIRED}.get(code or "", Event.TOOL_ERROR)
+def _error_event(outcome: ToolOutcome) -> str:
+    if outcome.timed_out:
+        return Event.TIMEOUT
+    return Event.SESSION_EXPIRED if outcome.error_code == "session_expired" else Event.TOOL_ERROR
 
 
 def _record_denial(*, user, conversation, call, roles, content):
