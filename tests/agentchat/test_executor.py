@@ -265,7 +265,8 @@ async def test_expired_jwt_is_refreshed_once_and_the_call_succeeds(users, faulty
 
     outcome = await search(users["analyst"])
 
-    assert first.ok and outcome.ok
+    assert first.ok
+    assert outcome.ok
     assert fault_proxy.count("POST", LOGIN) == logins_before + 1
     assert fault_proxy.count("GET", DASHBOARD_LIST) == 3
     assert outcome.retries == 0
