@@ -162,7 +162,7 @@ def tool_message_payload(outcome: ToolOutcome, *, max_chars: int) -> ToolMessage
     """
     if outcome.ok:
         raw = to_json(outcome.result)
-        value, was_summarised = summarise(outcome.result, max_chars)
+        value, was_summarised = summarise(outcome.result, max_chars, size=len(raw))
         content = to_json(value) if was_summarised else raw
         return ToolMessagePayload(content, "success", len(raw), len(content), was_summarised)
     content = to_json(

@@ -27,6 +27,8 @@ ELLIPSIS = "…"
 OMITTED_KEYS = "_omitted_keys"
 _SENTENCE_END = re.compile(r"[.!?…。！？](?=\s)|\n")
 _GRAPHEME = regex.compile(r"\X")
+_SAFE_PAIR = regex.compile(r"(?=\p{Grapheme_Cluster_Break=Other}\p{Grapheme_Cluster_Break=Other})")
+_SCAN_BACK = 64
 _SCALARS = (int, float, bool, type(None))
 
 
@@ -43,7 +45,7 @@ _BASE = _Level(items=50, chars=2000, keys=200, depth=None)
 _LEVELS = [
     _Level(max(1, int(_BASE.items * s)), max(16, int(_BASE.chars * s)), max(4, int(_BASE.keys * s)), None)
     for s in (2.0 * 0.75**i for i in range(16))
-] + [_Level(1, 16, 4, depth) for depth in (6, 4, 3, 2, 1, 0)]
+] + [_Level(1, 16, 4, depth) for depth in (6, 4, 3, 2, 1)]
 _STRICTEST_FULL_DEPTH = _Level(1, 16, 4, None)
 
 
@@ -53,9 +55,16 @@ def to_json(value: Any) -> str:
 
 
 def _grapheme_floor(text: str, pos: int) -> int:
-    """Return the largest grapheme-cluster boundary of ``text`` that is ≤ ``pos`` (0 if none)."""
-    best = 0
-    for match in _GRAPHEME.finditer(text):
+    """Return the largest grapheme-cluster boundary of ``text`` that is ≤ ``pos`` (0 if none).
+
+    Scanning clusters from the start costs O(pos); instead the scan starts at a known boundary shortly before
+    ``pos``: between two characters of break class Other there is always one (UAX #29 GB999).
+    """
+    start = 0
+    for match in _SAFE_PAIR.finditer(text, max(pos - _SCAN_BACK, 0), max(pos - 1, 0)):
+        start = match.start() + 1
+    best = start
+    for match in _GRAPHEME.finditer(text, start):
         if match.end() > pos:
             break
         best = match.end()
@@ -143,20 +152,29 @@ def _last_resort(value: Any, max_chars: int) -> Any:
     return {**envelope, "preview": cut_text(text, low)} if low else envelope
 
 
-def summarise(value: Any, max_chars: int) -> tuple[Any, bool]:
+def summarise(value: Any, max_chars: int, *, size: int | None = None) -> tuple[Any, bool]:
     """Return ``(value, False)`` when it fits in ``max_chars`` characters of JSON, else ``(summary, True)``.
 
     Args:
         value: a JSON-able tool result.
         max_chars: budget in characters of compact JSON (``to_json``); ``TOOL_RESPONSE_MAX_CHARS``, 4000.
+        size: ``len(to_json(value))`` when the caller has it already (saves serialising a large value twice).
 
     Returns:
         The value itself, untouched, when it fits; else the most generous uniform shrink that fits (lists with
         real ``total`` counts, strings cut at sentence boundaries); else a count stub with a JSON preview.
     """
-    if len(to_json(value)) <= max_chars:
+    if (len(to_json(value)) if size is None else size) <= max_chars:
         return value, False
-    for level in _LEVELS:
+    # Sizes shrink (almost always) monotonically along the ladder: binary-search the first level that fits.
+    low, high = 0, len(_LEVELS)
+    while low < high:
+        mid = (low + high) // 2
+        if len(to_json(_shrink(value, _LEVELS[mid]))) <= max_chars:
+            high = mid
+        else:
+            low = mid + 1
+    for level in _LEVELS[low:]:  # normally the first one fits; the scan covers non-monotonic corners
         shrunk = _shrink(value, level)
         if len(to_json(shrunk)) <= max_chars:
             return shrunk, True

@@ -1,7 +1,7 @@
 """Fixtures for tool-execution tests: the fault proxy in front of the real ss-dev Superset and its Environment."""
 
 import pytest
-from asgiref.sync import sync_to_async
+from channels.db import database_sync_to_async
 
 from tests import superset_api
 from tests.faultproxy import FaultProxy
@@ -41,7 +41,7 @@ def set_tool_timeout(name: str, seconds: float | None) -> None:
     assert Tool.objects.filter(name=name).update(timeout_s=seconds) == 1
 
 
-aset_tool_timeout = sync_to_async(set_tool_timeout)
+aset_tool_timeout = database_sync_to_async(set_tool_timeout)
 
 
 def chart_ids_named(name: str, env_id: str = "ss-dev") -> list[int]:

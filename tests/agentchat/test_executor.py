@@ -8,6 +8,7 @@ import uuid
 
 import pytest
 from asgiref.sync import sync_to_async
+from channels.db import database_sync_to_async
 from pydantic import BaseModel
 
 from agentchat.executor import tool_execute
@@ -214,7 +215,7 @@ async def test_write_to_unreachable_superset_is_unavailable_not_unknown(users, p
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]  # closed again before the call: nothing listens there
-    await Environment.objects.acreate(
+    await database_sync_to_async(Environment.objects.create)(
         env_id="down", name="down", tier="dev", superset_url=f"http://127.0.0.1:{port}", credentials_env="SUPERSET_DOWN"
     )
 
