@@ -322,3 +322,19 @@ async def test_4xx_is_not_retried(users, faulty_env, fault_proxy):
     assert fault_proxy.count("GET", r"^/api/v1/dashboard/999999") >= 1
     assert all(fault_proxy.count("GET", f"^/api/v1/dashboard/999999{tail}$") <= 1 for tail in ("", "/charts"))
     assert outcome.retries == 0
+
+
+async def test_read_call_retries_at_most_once_however_many_requests_it_makes(users, faulty_env, fault_proxy):
+    """get_health_summary sends 3 requests at once; all fail: the call's single retry is spent once (≤ 4 sent)."""
+    await warm_token(users["analyst"])
+    before = fault_proxy.count("GET", r"^/api/v1/dashboard/1")
+    fault_proxy.inject("GET", r"^/api/v1/dashboard/1", Fault.STATUS, status=503)
+
+    outcome = await run(tool_spec("get_health_summary"), users["analyst"], env_id=FAULTY_ENV, dashboard_id=1)
+
+    assert outcome.error_code == "upstream_unavailable"
+    assert outcome.retries == 1
+    await asyncio.sleep(1.5)  # requests still in flight when the call ended have arrived by now
+    sent = fault_proxy.hits("GET", r"^/api/v1/dashboard/1")[before:]
+    assert {h.call for h in sent} == {outcome.trace_id}
+    assert len(sent) <= 4
