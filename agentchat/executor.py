@@ -224,32 +224,34 @@ async def tool_execute(
         async with asyncio.timeout(timeout_s):
             outcome.result = await spec.func(ctx, parsed)
         outcome.ok = True
-    except TimeoutError:
-        outcome.timed_out = True
-        error: ApplicationError = (
-            ToolTimeout(tool=spec.name, timeout_s=timeout_s)
-            if spec.category == "read"
-            else StatusUnknown(tool=spec.name)
-        )
+    except Exception as exc:  # every failure becomes an outcome; cancellation (BaseException) propagates
+        outcome.timed_out = isinstance(exc, TimeoutError)
+        error = _failure(exc, spec=spec, call=call, timeout_s=timeout_s)
         outcome.error_code, outcome.error_message = error.code, error.text(language)
-    except ToolError as exc:
-        exc.params.setdefault("tool", spec.name)
-        if isinstance(exc, UpstreamUnavailable) and spec.category != "read" and call.mutation_sent:
-            # The write may have happened before a later request failed: its status is unknown.
-            exc = StatusUnknown(exc.detail, tool=spec.name)
-        outcome.error_code, outcome.error_message = exc.code, exc.text(language)
-    except Exception:
-        log.exception("tool %s crashed", spec.name)
-        crashed: ApplicationError = ToolCrashed(tool=spec.name)
-        if spec.category != "read" and call.mutation_sent:
-            crashed = StatusUnknown(tool=spec.name)
-        outcome.error_code, outcome.error_message = crashed.code, crashed.text(language)
     finally:
         await ctx.aclose()
         outcome.duration_ms = int((time.monotonic() - started) * 1000)
         outcome.requests, outcome.logins, outcome.retries = call.requests, call.logins, call.retries
         outcome.retry_events, outcome.trace_id = call.events, call.trace_id
     return outcome
+
+
+def _failure(exc: Exception, *, spec: ToolSpec, call: CallState, timeout_s: float) -> ApplicationError:
+    """Map what a tool raised to the user-facing error (DESIGN §10).
+
+    A deadline is ``timeout`` for reads and ``status_unknown`` for writes (never retried); a write whose change
+    may have reached Superset (``call.mutation_sent``) and then failed in any way is ``status_unknown``.
+    """
+    writes = spec.category != "read"
+    if isinstance(exc, TimeoutError):
+        return StatusUnknown(tool=spec.name) if writes else ToolTimeout(tool=spec.name, timeout_s=timeout_s)
+    if isinstance(exc, ToolError):
+        exc.params.setdefault("tool", spec.name)
+        if writes and call.mutation_sent and isinstance(exc, UpstreamUnavailable):
+            return StatusUnknown(exc.detail, tool=spec.name)
+        return exc
+    log.error("tool %s crashed", spec.name, exc_info=exc)
+    return StatusUnknown(tool=spec.name) if writes and call.mutation_sent else ToolCrashed(tool=spec.name)
 
 
 def _validation_summary(exc: ValidationError) -> str:

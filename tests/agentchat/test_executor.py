@@ -5,6 +5,7 @@ import asyncio
 import socket
 import time
 import uuid
+from datetime import UTC, datetime
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -13,6 +14,7 @@ from pydantic import BaseModel
 
 from agentchat.executor import tool_execute
 from agentchat.tools.registry import ToolSpec, tool_spec
+from agentchat.tools.superset_client import retry_after_seconds
 from tests.agentchat.conftest import FAULTY_ENV, aset_tool_timeout, chart_ids_named, charts_delete
 from tests.faultproxy import Fault
 
@@ -338,3 +340,44 @@ async def test_read_call_retries_at_most_once_however_many_requests_it_makes(use
     sent = fault_proxy.hits("GET", r"^/api/v1/dashboard/1")[before:]
     assert {h.call for h in sent} == {outcome.trace_id}
     assert len(sent) <= 4
+
+
+async def test_429_without_retry_after_says_later(users, faulty_env, fault_proxy):
+    fault_proxy.inject("GET", DASHBOARD_LIST, Fault.STATUS, status=429)
+
+    outcome = await search(users["analyst"], "en")
+
+    assert outcome.error_code == "rate_limited"
+    assert outcome.error_message == "Too many requests to Superset, try again later."
+    assert fault_proxy.count("GET", DASHBOARD_LIST) == 1
+
+
+def test_retry_after_is_read_as_seconds_or_http_date():
+    now = datetime(2026, 11, 29, 12, 0, 0, tzinfo=UTC)
+
+    assert retry_after_seconds("120") == 120
+    assert retry_after_seconds("Sun, 29 Nov 2026 12:01:30 GMT", now=now) == 90
+    assert retry_after_seconds("Sun, 29 Nov 2026 11:00:00 GMT", now=now) == 0
+    assert retry_after_seconds("soon") is None
+    assert retry_after_seconds(None) is None
+
+
+async def test_crashing_tool_becomes_internal_error_not_an_exception(users, policy_defaults):
+    async def broken(ctx, args):
+        return {}["missing"]
+
+    spec = ToolSpec(
+        name="test_broken",
+        category="read",
+        env_specific=False,
+        args_schema=BaseModel,
+        description_ru="Сломан.",
+        description_en="Broken.",
+        examples_ru=(),
+        examples_en=(),
+        func=broken,
+    )
+
+    outcome = await run(spec, users["analyst"])
+
+    assert (outcome.ok, outcome.error_code, outcome.error_message) == (False, "internal", "Внутренняя ошибка сервера.")
