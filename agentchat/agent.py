@@ -27,12 +27,11 @@ from . import confirmations as confirm
 from . import conversations as conv
 from .context import UIContext, context_prompt_block
 from .errors import LLMUnavailable, error_text
-from .executor import ToolOutcome, tool_execute
+from .executor import ToolOutcome, tool_execute, tool_message_payload
 from .guardrails import args_sha256, guardrail_decide
 from .language import detect_language
 from .llm import chat_model, provider_label
 from .models import Message, PendingConfirmation
-from .summarise import summarise, to_json
 from .tools.registry import ToolSpec, tool_spec
 from .toolset import tool_call_refusal, toolset_for
 
@@ -377,6 +376,7 @@ class AgentTurn:
                 row.args,
                 outcome,
                 confirmation_id=row.pk,
+                announce=False,
             )
             return
         context = await database_sync_to_async(conv.latest_context)(conversation=conversation)
@@ -424,14 +424,7 @@ class AgentTurn:
         announce: bool = True,
     ) -> ToolMessage:
         """Summarise the result for the LLM, store the ToolMessage + audit, and send ``tool_finished``."""
-        if outcome.ok:
-            raw = to_json(outcome.result)
-            sent_value, was_summarised = summarise(outcome.result, settings.TOOL_RESPONSE_MAX_CHARS)
-            content, status = to_json(sent_value), "success"
-        else:
-            raw, was_summarised = "", False
-            content = to_json({"error": outcome.error_code, "message": outcome.error_message})
-            status = "error"
+        payload = tool_message_payload(outcome, max_chars=settings.TOOL_RESPONSE_MAX_CHARS)
         await database_sync_to_async(_record_tool_result)(
             user=self.user,
             conversation=conversation,
@@ -440,10 +433,7 @@ class AgentTurn:
             call_id=call_id,
             args=args,
             outcome=outcome,
-            content=content,
-            status=status,
-            raw_chars=len(raw),
-            summarised=was_summarised,
+            payload=payload,
             confirmation_id=confirmation_id,
         )
         finished = {
@@ -452,7 +442,7 @@ class AgentTurn:
             "tool": tool,
             "ok": outcome.ok,
             "duration_ms": outcome.duration_ms,
-            "summarised": was_summarised,
+            "summarised": payload.summarised,
         }
         # Background tools (backups, migrations) return a task id: the page polls it to draw progress.
         if outcome.ok and isinstance(outcome.result, dict) and outcome.result.get("task_id"):
@@ -460,8 +450,10 @@ class AgentTurn:
         if announce:
             await self.emit(finished)
         if not outcome.ok:
-            await self.emit({"event": "error", "code": outcome.error_code, "message": outcome.error_message})
-        return ToolMessage(content=content, tool_call_id=call_id, status=status)
+            await self.emit(
+                {"event": "error", "code": outcome.error_code, "message": outcome.error_message, "call_id": call_id}
+            )
+        return ToolMessage(content=payload.content, tool_call_id=call_id, status=payload.status)
 
     async def _deny(self, conversation, call: dict, language: str, refusal: str) -> ToolMessage:
         """Refuse ``call``: audit it, store and return its ToolMessage, send the ``permission_denied`` card.
@@ -510,50 +502,53 @@ def _final_status(outcome: ToolOutcome) -> str:
 
 
 def _record_tool_result(
-    *,
-    user,
-    conversation,
-    tool,
-    category,
-    call_id,
-    args,
-    outcome,
-    content,
-    status,
-    raw_chars,
-    summarised,
-    confirmation_id=None,
+    *, user, conversation, tool, category, call_id, args, outcome: ToolOutcome, payload, confirmation_id=None
 ):
-    """Store the ToolMessage, the confirmation's final status and the audit rows in one transaction."""
+    """Store the ToolMessage, the confirmation's final status and the audit rows in one transaction.
+
+    Rows (DESIGN §4 audit, §10 sizes): one ``retry`` per retry; ``summarised`` (raw/sent characters) when the
+    result was summarised; then the call's own row: ``tool_result`` (ok), ``timeout`` (deadline),
+    ``session_expired`` or ``tool_error`` (``outcome`` = the error code, e.g. ``status_unknown``, ``rate_limited``).
+    """
     with transaction.atomic():
         conv.message_add(
             conversation=conversation,
             role=Message.Role.TOOL,
-            content=content,
+            content=payload.content,
             tool_call_id=call_id,
             tool_name=tool,
-            status=status,
+            status=payload.status,
         )
         if confirmation_id is not None:
             confirm.confirmation_finish(confirmation_id=confirmation_id, status=_final_status(outcome))
         env_id = args.get("env_id") or args.get("target_env_id")
         common = {"actor": user, "conversation_id": conversation.pk, "tool": tool, "env_id": env_id}
         for event in outcome.retry_events:
-            policy.audit_record(event_type=Event.RETRY, outcome="retry", extra=event, **common)
-        if summarised:
-            policy.audit_record(event_type=Event.SUMMARISED, raw_chars=raw_chars, sent_chars=len(content), **common)
+            policy.audit_record(event_type=Event.RETRY, outcome="retry", extra={"call_id": call_id, **event}, **common)
+        if payload.summarised:
+            policy.audit_record(
+                event_type=Event.SUMMARISED,
+                raw_chars=payload.raw_chars,
+                sent_chars=payload.sent_chars,
+                outcome="summarised",
+                extra={"call_id": call_id, "max_chars": settings.TOOL_RESPONSE_MAX_CHARS},
+                **common,
+            )
         policy.audit_record(
-            event_type=Event.TOOL_RESULT if outcome.ok else _error_event(outcome.error_code),
+            event_type=Event.TOOL_RESULT if outcome.ok else _error_event(outcome),
             args=args,
-            raw_chars=raw_chars if outcome.ok else None,
-            sent_chars=len(content),
+            raw_chars=payload.raw_chars,
+            sent_chars=payload.sent_chars,
             duration_ms=outcome.duration_ms,
             outcome="ok" if outcome.ok else outcome.error_code or "error",
             extra={
                 "call_id": call_id,
+                "trace_id": outcome.trace_id,
                 "requests": outcome.requests,
+                "logins": outcome.logins,
                 "retries": outcome.retries,
                 "category": category,
+                "summarised": payload.summarised,
                 "message": outcome.error_message,
                 "confirmation_id": confirmation_id,
             },
@@ -561,5 +556,7 @@ def _record_tool_result(
         )
 
 
-def _error_event(code: str | None) -> str:
-    return {"timeout": Event.TIMEOUT, "session_expired": Event.SESSION_EXPIRED}.get(code or "", Event.TOOL_ERROR)
+def _error_event(outcome: ToolOutcome) -> str:
+    if outcome.timed_out:
+        return Event.TIMEOUT
+    return Event.SESSION_EXPIRED if outcome.error_code == "session_expired" else Event.TOOL_ERROR

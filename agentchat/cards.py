@@ -11,7 +11,13 @@ def card_confirm(
     """Render the confirm card (write or «чтение данных» read card) of a pending confirmation."""
     return render_to_string(
         "chat/card_confirm.html",
-        {"confirmation_id": confirmation_id, "tool": tool, "args": args, "decision": decision, "en": language == "en"},
+        {
+            "confirmation_id": confirmation_id,
+            "tool": tool,
+            "args": sorted(args.items()),  # stable order: a re-emitted card is byte-identical
+            "decision": decision,
+            "en": language == "en",
+        },
     )
 
 

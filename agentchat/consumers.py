@@ -87,8 +87,12 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
     async def on_user_message(self, frame: UserMessageFrame) -> None:
         language = detect_language(frame.text)
         if not await database_sync_to_async(session_is_valid)(self.scope):
+            # Nothing runs for a dead session: no turn, no LLM call, no tool (DESIGN §10).
             await database_sync_to_async(policy.audit_record)(
-                event_type=AuditEvent.EventType.SESSION_EXPIRED, actor=self.user, outcome="session_expired"
+                event_type=AuditEvent.EventType.SESSION_EXPIRED,
+                actor=self.user,
+                outcome="session_expired",
+                extra={"source": "websocket", "claimed_conversation_id": frame.conversation_id},
             )
             await self.send_error("session_expired", error_text("session_expired", language))
             return

@@ -16,14 +16,18 @@ ERROR_TEXTS: dict[str, tuple[str, str]] = {
         "{tool}: operation status unknown — check the status.",
     ),
     "upstream_unavailable": (
-        "Superset недоступен ({detail}).",
-        "Superset is unavailable ({detail}).",
+        "Superset недоступен ({detail}), повторите позже.",
+        "Superset is unavailable ({detail}), try again later.",
     ),
     "upstream_error": ("Superset вернул ошибку: {detail}", "Superset returned an error: {detail}"),
     "session_expired": ("сессия истекла, обновите страницу", "session expired, reload the page"),
     "rate_limited": (
         "Слишком много запросов к Superset, повторите через {retry_after} с.",
         "Too many requests to Superset, retry in {retry_after} s.",
+    ),
+    "rate_limited_no_delay": (
+        "Слишком много запросов к Superset, повторите позже.",
+        "Too many requests to Superset, try again later.",
     ),
     "bad_frame": ("Некорректное сообщение: {detail}", "Malformed frame: {detail}"),
     "llm_unavailable": ("Языковая модель недоступна: {detail}", "The language model is unavailable: {detail}"),
@@ -68,10 +72,14 @@ class ToolError(ApplicationError):
 
 
 class ToolTimeout(ToolError):
+    """A read tool did not finish within its deadline (``tool``, ``timeout_s`` in the params)."""
+
     code = "timeout"
 
 
 class StatusUnknown(ToolError):
+    """A write/dangerous tool failed after its change may have reached Superset: never retried (DESIGN §10)."""
+
     code = "status_unknown"
 
 
@@ -88,15 +96,31 @@ class UpstreamError(ToolError):
 
 
 class SessionExpired(ToolError):
+    """Superset answered 401 after one token refresh, or the Django session ended (DESIGN §10)."""
+
     code = "session_expired"
 
 
 class RateLimited(ToolError):
+    """HTTP 429 from Superset; ``retry_after`` is the server's ``Retry-After`` in seconds (``?`` if absent)."""
+
     code = "rate_limited"
+
+    def text(self, language: str = "ru") -> str:
+        """Return the message with the Retry-After seconds, or a plain «later» when Superset sent none."""
+        if self.params.get("retry_after") in (None, "?"):
+            return error_text("rate_limited_no_delay", language, **self.params)
+        return super().text(language)
 
 
 class InvalidArguments(ToolError):
     code = "invalid_args"
+
+
+class ToolCrashed(ToolError):
+    """A tool raised something unexpected; the user sees ``internal``, the log has the traceback."""
+
+    code = "internal"
 
 
 class LLMUnavailable(ApplicationError):

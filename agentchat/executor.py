@@ -1,11 +1,15 @@
 """Tool execution (DESIGN §10): one path through which every tool call runs.
 
 ``tool_execute`` validates the arguments against the tool's schema, runs the tool under a whole-call deadline
-(``Tool.timeout_s`` or ``TOOL_TIMEOUT_S``), lets the Superset client retry transient failures of read tools
-once, and turns every failure into a ``ToolOutcome`` with an error code instead of raising.
+(``Tool.timeout_s`` or ``TOOL_TIMEOUT_S``; the deadline covers logins, every request and the retry pause), lets
+the Superset client retry one transient failure of a read tool once, and turns every failure into a
+``ToolOutcome`` with an error code instead of raising. ``tool_message_payload`` turns an outcome into what the
+LLM receives: the summarised result, or the error with an instruction not to repeat the call (the LLM must not
+become a second retry layer).
 """
 
 import asyncio
+import logging
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,9 +20,32 @@ from pydantic import ValidationError
 
 from policies import services as policy
 
-from .errors import ApplicationError, InvalidArguments, StatusUnknown, ToolError, ToolTimeout, UpstreamUnavailable
+from .errors import (
+    ApplicationError,
+    InvalidArguments,
+    StatusUnknown,
+    ToolCrashed,
+    ToolError,
+    ToolTimeout,
+    UpstreamUnavailable,
+)
+from .summarise import summarise, to_json
 from .tools.registry import ToolSpec
 from .tools.superset_client import CallState, SupersetClient
+
+log = logging.getLogger(__name__)
+
+# What the LLM is told after a failure, so that it explains instead of calling again (DESIGN §10: one retry layer).
+LLM_ERROR_INSTRUCTIONS = {
+    "timeout": "The tool did not answer in time. Do not call it again in this turn; tell the user.",
+    "status_unknown": (
+        "The change may or may not have been applied. Never repeat it; ask the user to check its status."
+    ),
+    "upstream_unavailable": "Superset is unavailable (already retried). Do not call tools again in this turn.",
+    "session_expired": "The session expired. Tell the user to reload the page; do not call tools again.",
+    "rate_limited": "Superset is rate limiting. Do not call tools again now; tell the user when to retry.",
+}
+LLM_ERROR_DEFAULT = "The tool call failed. Do not repeat the same call; explain the error to the user."
 
 
 @dataclass
@@ -48,10 +75,10 @@ class ToolContext:
         Raises:
             InvalidArguments: no active environment has that id (never treated as a URL).
         """
-        environment = await sync_to_async(policy.environment_get)(env_id=env_id)
-        if environment is None:
+        found = await sync_to_async(_environment_login)(env_id)
+        if found is None:
             raise InvalidArguments(f"unknown environment {env_id!r}")
-        credentials = await sync_to_async(policy.environment_credentials)(environment=environment)
+        environment, credentials = found
         client = SupersetClient(
             env_id=environment.env_id,
             base_url=environment.superset_url,
@@ -70,6 +97,14 @@ class ToolContext:
         self._clients.clear()
 
 
+def _environment_login(env_id: str):
+    """Return ``(Environment, SupersetCredentials)`` of the active environment ``env_id``, or None."""
+    environment = policy.environment_get(env_id=env_id)
+    if environment is None:
+        return None
+    return environment, policy.environment_credentials(environment=environment)
+
+
 @dataclass
 class ToolOutcome:
     """Result of one tool call.
@@ -80,8 +115,10 @@ class ToolOutcome:
         error_code: a DESIGN §6 error code on failure (``timeout``, ``status_unknown``, …).
         error_message: user-facing text of the failure in the call's language.
         duration_ms: wall time of the call in milliseconds.
-        requests: upstream HTTP requests made; retries: of which retries.
-        retry_events: ``{"path", "error"}`` per retry, for the audit.
+        requests: upstream HTTP requests made (logins included); logins: of which logins; retries: retries.
+        retry_events: ``{"path", "method", "error", "attempt", "after_ms", "delay_s", "trace_id"}`` per retry.
+        trace_id: the ``X-Agentchat-Call`` header value sent with every request of the call.
+        timed_out: the whole-call deadline ended the call (``timeout`` for reads, ``status_unknown`` otherwise).
     """
 
     ok: bool
@@ -90,8 +127,52 @@ class ToolOutcome:
     error_message: str | None = None
     duration_ms: int = 0
     requests: int = 0
+    logins: int = 0
     retries: int = 0
     retry_events: list[dict] = field(default_factory=list)
+    trace_id: str = ""
+    timed_out: bool = False
+
+
+@dataclass(frozen=True)
+class ToolMessagePayload:
+    """What enters the LLM context for one outcome (DESIGN §10, seed AGTL-FR-003).
+
+    Attributes:
+        content: compact JSON text of the ToolMessage, at most ``max_chars`` characters for results.
+        status: ``success`` or ``error`` (the ToolMessage status).
+        raw_chars: characters of the full result as compact JSON (None for failures).
+        sent_chars: ``len(content)``.
+        summarised: the result was over the budget and was summarised.
+    """
+
+    content: str
+    status: str
+    raw_chars: int | None
+    sent_chars: int
+    summarised: bool
+
+
+def tool_message_payload(outcome: ToolOutcome, *, max_chars: int) -> ToolMessagePayload:
+    """Return the ToolMessage content for ``outcome``: the (summarised) result, or the error and an instruction.
+
+    Args:
+        outcome: the call's outcome.
+        max_chars: ``TOOL_RESPONSE_MAX_CHARS``; results above it are summarised, never cut (``summarise``).
+    """
+    if outcome.ok:
+        raw = to_json(outcome.result)
+        value, was_summarised = summarise(outcome.result, max_chars, size=len(raw))
+        content = to_json(value) if was_summarised else raw
+        return ToolMessagePayload(content, "success", len(raw), len(content), was_summarised)
+    content = to_json(
+        {
+            "error": outcome.error_code,
+            "message": outcome.error_message,
+            "instruction": LLM_ERROR_INSTRUCTIONS.get(outcome.error_code or "", LLM_ERROR_DEFAULT),
+        }
+    )
+    return ToolMessagePayload(content, "error", None, len(content), False)
 
 
 def tool_timeout_s(spec: ToolSpec) -> float:
@@ -119,7 +200,9 @@ async def tool_execute(
         user / conversation_id / ui_context / language: the turn the call belongs to.
 
     Returns:
-        ``ToolOutcome``; a timeout of a read is ``timeout``, of a write or dangerous tool ``status_unknown``.
+        ``ToolOutcome``; a timeout of a read is ``timeout``, of a write or dangerous tool ``status_unknown``;
+        a 5xx/reset of a write after its change was sent is ``status_unknown``; an unexpected exception of the
+        tool is ``internal`` (logged). Cancellation of the turn propagates.
     """
     started = time.monotonic()
     timeout_s = await sync_to_async(tool_timeout_s)(spec)
@@ -141,24 +224,34 @@ async def tool_execute(
         async with asyncio.timeout(timeout_s):
             outcome.result = await spec.func(ctx, parsed)
         outcome.ok = True
-    except TimeoutError:
-        error: ApplicationError = (
-            ToolTimeout(tool=spec.name, timeout_s=timeout_s)
-            if spec.category == "read"
-            else StatusUnknown(tool=spec.name)
-        )
+    except Exception as exc:  # every failure becomes an outcome; cancellation (BaseException) propagates
+        outcome.timed_out = isinstance(exc, TimeoutError)
+        error = _failure(exc, spec=spec, call=call, timeout_s=timeout_s)
         outcome.error_code, outcome.error_message = error.code, error.text(language)
-    except ToolError as exc:
-        exc.params.setdefault("tool", spec.name)
-        if isinstance(exc, UpstreamUnavailable) and spec.category != "read" and call.mutation_sent:
-            # The write may have happened before a later request failed: its status is unknown.
-            exc = StatusUnknown(exc.detail, tool=spec.name)
-        outcome.error_code, outcome.error_message = exc.code, exc.text(language)
     finally:
         await ctx.aclose()
         outcome.duration_ms = int((time.monotonic() - started) * 1000)
-        outcome.requests, outcome.retries, outcome.retry_events = call.requests, call.retries, call.events
+        outcome.requests, outcome.logins, outcome.retries = call.requests, call.logins, call.retries
+        outcome.retry_events, outcome.trace_id = call.events, call.trace_id
     return outcome
+
+
+def _failure(exc: Exception, *, spec: ToolSpec, call: CallState, timeout_s: float) -> ApplicationError:
+    """Map what a tool raised to the user-facing error (DESIGN §10).
+
+    A deadline is ``timeout`` for reads and ``status_unknown`` for writes (never retried); a write whose change
+    may have reached Superset (``call.mutation_sent``) and then failed in any way is ``status_unknown``.
+    """
+    writes = spec.category != "read"
+    if isinstance(exc, TimeoutError):
+        return StatusUnknown(tool=spec.name) if writes else ToolTimeout(tool=spec.name, timeout_s=timeout_s)
+    if isinstance(exc, ToolError):
+        exc.params.setdefault("tool", spec.name)
+        if writes and call.mutation_sent and isinstance(exc, UpstreamUnavailable):
+            return StatusUnknown(exc.detail, tool=spec.name)
+        return exc
+    log.error("tool %s crashed", spec.name, exc_info=exc)
+    return StatusUnknown(tool=spec.name) if writes and call.mutation_sent else ToolCrashed(tool=spec.name)
 
 
 def _validation_summary(exc: ValidationError) -> str:

@@ -59,9 +59,11 @@ async def test_tool_finished_frame_carries_the_task_id_of_a_background_tool(user
         "route": None,
     }
 
-    # when the engineer's turn runs
+    # when the engineer's turn runs and the engineer approves the backup's card (a write, DESIGN §9)
     turn = AgentTurn(user=users["engineer"], emit=emit, model=ScriptedModel(messages=script))
     await turn.run(conversation_id=None, text="сделай бэкап", context=context)
+    card = next(f for f in frames if f["event"] == "confirm_required")
+    await turn.decide(confirmation_id=card["confirmation_id"], approve=True)
 
     # then tool_finished names the queued task (no worker runs here), which the engineer owns
     finished = next(f for f in frames if f["event"] == "tool_finished")
