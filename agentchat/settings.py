@@ -90,7 +90,12 @@ if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL], "prefix": env.str("CHANNELS_PREFIX", default="agentchat")},
+            # redis-py 8 reads with a 5 s socket timeout by default, exactly channels-redis's 5 s BZPOPMIN:
+            # an idle consumer then dies with "Timeout reading". Reads get more time than the blocking pop.
+            "CONFIG": {
+                "hosts": [{"address": REDIS_URL, "socket_timeout": 15}],
+                "prefix": env.str("CHANNELS_PREFIX", default="agentchat"),
+            },
         }
     }
 else:
