@@ -60,8 +60,8 @@ class StrictJSONParser(BaseParser):
             UnparseableBody: not UTF-8 or not JSON.
         """
         data = stream.read(MAX_BODY_BYTES + 1)
-        if len(data) > MAX_BODY_BYTES:
-            size = len(data) + len(stream.read())
+        if len(data) > MAX_BODY_BYTES:  # the rest is never read; its size is the declared one
+            size = max(_content_length(parser_context["request"]), len(data))
             head = data[:4096].decode("utf-8", "replace")
             return StrictBody(Skipped(f"body of {size} bytes is over {MAX_BODY_BYTES}, not parsed"), head, size)
         try:
@@ -74,13 +74,18 @@ class StrictJSONParser(BaseParser):
             raise UnparseableBody(f"body is not JSON: {exc}", raw=text, size=len(data)) from None
 
 
+def _content_length(request: Request) -> int:
+    """The declared body size in bytes (``Content-Length``), 0 when absent or malformed."""
+    length = str(request.META.get("CONTENT_LENGTH", ""))
+    return int(length) if length.isdigit() else 0
+
+
 def _audit_unreadable(request: Request, exc: exceptions.APIException | None) -> None:
     """Audit a body that never became a context: not JSON (400), empty (400) or not ``application/json`` (415)."""
     if isinstance(exc, UnparseableBody):
         raw, size, outcome = exc.raw, exc.size, "unparseable"
     else:
-        length = str(request.META.get("CONTENT_LENGTH", ""))
-        raw, size = "", int(length) if length.isdigit() else 0
+        raw, size = "", _content_length(request)
         outcome = "unparseable" if exc is None else "unsupported_media_type"
     detail = str(exc.detail) if exc is not None else "empty body"
     context_rejection_record(

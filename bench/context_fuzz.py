@@ -14,6 +14,7 @@ Usage (PostgreSQL as in the tests; a database ``<name>_bench`` is created and dr
 """
 
 import argparse
+import logging
 import os
 import sys
 import time
@@ -88,8 +89,9 @@ def main() -> None:
     parser.add_argument("--payloads", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=None)
     args = parser.parse_args()
+    logging.getLogger("django.request").setLevel(logging.ERROR)  # 422s are the expected outcome here
     database = django_settings.DATABASES["default"]
-    database["TEST"] = {"NAME": f"{database['NAME']}_bench"}
+    database["TEST"]["NAME"] = f"{database['NAME']}_bench"
     setup_test_environment()
     old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True)
     try:
