@@ -174,11 +174,7 @@ class AgentTurn:
             status = "ok" if context else "none"
         else:
             conversation = conv.conversation_get(user=self.user, conversation_id=conversation_id)
-            had_context = conv.conversation_has_context(conversation=conversation)
-            if context is None and conversation.ui_context is not None:
-                context = conversation.ui_context
-            has_history = conversation.messages.exists()
-            status = "ok" if context else ("unavailable" if has_history and not had_context else "none")
+            context, status = conv.conversation_turn_context(conversation=conversation, sent=context)
             expired = confirm.confirmations_expire(conversation=conversation)
         conv.message_add(conversation=conversation, role=Message.Role.USER, content=text, ui_context=context)
         return conversation, context, status, expired

@@ -1,21 +1,26 @@
 """JSON API (DRF): UIContext validation and conversation history. Thin: validate, call a service, serialise."""
 
+from dataclasses import dataclass
 from typing import Any
 
 from django.http import Http404
 from rest_framework import exceptions, status
+from rest_framework.parsers import BaseParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from policies import services as policy
-from policies.models import AuditEvent
 
 from . import conversations as conv
 from .context import ContextInvalid, validate_ui_context
+from .context_intake import context_accept, context_rejection_record
+from .strictjson import JSONUnparseable, Skipped, strict_loads
 from .tools.tasks import task_status_visible
 from .toolset import toolset_for
+
+MAX_BODY_BYTES = 64 * 1024  # bodies above this are not parsed at all (same bound as a WebSocket frame)
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
@@ -25,30 +30,92 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     return drf_exception_handler(exc, context)
 
 
+@dataclass(frozen=True)
+class StrictBody:
+    """A body decoded by ``StrictJSONParser``: ``value`` (may hold strictjson markers), ``raw`` text, ``size``."""
+
+    value: Any
+    raw: str
+    size: int
+
+
+class UnparseableBody(exceptions.ParseError):
+    """400: the body is not UTF-8 JSON; ``raw``/``size`` are kept for the audit."""
+
+    def __init__(self, detail: str, *, raw: str, size: int):
+        super().__init__(detail)
+        self.raw = raw
+        self.size = size
+
+
+class StrictJSONParser(BaseParser):
+    """``application/json`` parser for hostile bodies (``strictjson``): duplicate keys and deep nesting stay
+    visible for the validator (→ 422) instead of being merged or crashing; only non-JSON is a 400.
+
+    A body over ``MAX_BODY_BYTES`` is not parsed: it becomes a ``Skipped`` value, i.e. an oversized context.
+    """
+
+    media_type = "application/json"
+
+    def parse(self, stream, media_type=None, parser_context=None) -> StrictBody:
+        """Return a ``StrictBody``.
+
+        Raises:
+            UnparseableBody: not UTF-8 or not JSON.
+        """
+        data = stream.read(MAX_BODY_BYTES + 1)
+        if len(data) > MAX_BODY_BYTES:  # the rest is never read; its size is the declared one
+            size = max(_content_length(parser_context["request"]), len(data))
+            head = data[:4096].decode("utf-8", "replace")
+            return StrictBody(Skipped(f"body of {size} bytes is over {MAX_BODY_BYTES}, not parsed"), head, size)
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise UnparseableBody("body is not UTF-8", raw=data.decode("utf-8", "replace"), size=len(data)) from None
+        try:
+            return StrictBody(strict_loads(text), text, len(data))
+        except JSONUnparseable as exc:
+            raise UnparseableBody(f"body is not JSON: {exc}", raw=text, size=len(data)) from None
+
+
+def _content_length(request: Request) -> int:
+    """The declared body size in bytes (``Content-Length``), 0 when absent or malformed."""
+    length = str(request.META.get("CONTENT_LENGTH", ""))
+    return int(length) if length.isdigit() else 0
+
+
+def _audit_unreadable(request: Request, exc: exceptions.APIException | None) -> None:
+    """Audit a body that never became a context: not JSON (400), empty (400) or not ``application/json`` (415)."""
+    if isinstance(exc, UnparseableBody):
+        raw, size, outcome = exc.raw, exc.size, "unparseable"
+    else:
+        raw, size = "", _content_length(request)
+        outcome = "unparseable" if exc is None else "unsupported_media_type"
+    detail = str(exc.detail) if exc is not None else "empty body"
+    context_rejection_record(
+        actor=request.user, source="api", errors={"__all__": [detail]}, raw=raw, raw_bytes=size, outcome=outcome
+    )
+
+
 class ContextView(APIView):
-    """``POST /api/agent/context/``: 200 with the normalised UIContext, or 422 with field errors (DESIGN §7)."""
+    """``POST /api/agent/context/``: 200 with the normalised UIContext, 422 with field errors (DESIGN §7), 400 for
+    a body that is not JSON. Every refusal is audited as ``context_rejected`` with the raw body (size-capped)."""
+
+    parser_classes = [StrictJSONParser]
 
     def post(self, request: Request) -> Response:
         try:
-            payload = request.data
-        except exceptions.ParseError:
+            body = request.data
+        except (UnparseableBody, exceptions.UnsupportedMediaType) as exc:
+            _audit_unreadable(request, exc)
             raise
-        active = {e.env_id for e in policy.environments_active()}
-        try:
-            context = validate_ui_context(payload, active_env_ids=active)
-        except ContextInvalid as exc:
-            policy.audit_record(
-                event_type=AuditEvent.EventType.CONTEXT_REJECTED,
-                actor=request.user,
-                outcome="rejected",
-                extra={
-                    "payload": payload if isinstance(payload, dict | list | str) else repr(payload),
-                    "errors": exc.errors,
-                    "source": "api",
-                },
-            )
-            raise
-        return Response(context.as_dict())
+        if not isinstance(body, StrictBody):  # an empty body: DRF does not call the parser
+            _audit_unreadable(request, None)
+            raise exceptions.ParseError("empty body")
+        context = context_accept(
+            payload=body.value, actor=request.user, source="api", raw=body.raw, raw_bytes=body.size
+        )
+        return Response(context)
 
 
 class ConversationView(APIView):
@@ -69,6 +136,8 @@ class ConversationView(APIView):
                 "id": conversation.pk,
                 "title": conversation.title,
                 "ui_context": conversation.ui_context,
+                "object": conv.context_label(conversation.ui_context),
+                "context_available": not conv.conversation_predates_context(conversation=conversation),
                 "messages": messages,
             }
         )

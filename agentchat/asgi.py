@@ -1,4 +1,5 @@
-"""ASGI entry point: HTTP through Django, WebSocket through Channels with session auth and Origin check."""
+"""ASGI entry point: HTTP through Django, WebSocket through Channels with session auth and Origin checks
+(the host in ALLOWED_HOSTS and the exact origin of the socket, ``agentchat.origin``)."""
 
 import os
 
@@ -11,11 +12,14 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
+from .origin import SameOriginValidator  # noqa: E402
 from .routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+        "websocket": AllowedHostsOriginValidator(
+            SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
+        ),
     }
 )

@@ -14,7 +14,8 @@ from policies import services as policy
 from policies.models import AuditEvent
 
 from .agent import AgentTurn
-from .context import ContextInvalid, validate_ui_context
+from .context import ContextInvalid
+from .context_intake import context_accept
 from .conversations import ConversationNotFound
 from .errors import error_text
 from .frames import ConfirmFrame, DismissFrame, FrameInvalid, ResumeFrame, UserMessageFrame, decode_frame, parse_frame
@@ -66,7 +67,7 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
             self._spawn(self._locked(self._agent().resume(conversation_id=frame.conversation_id)))
 
     def _agent(self) -> AgentTurn:
-        return AgentTurn(user=self.user, emit=self.send_json)
+        return AgentTurn(user=self.user, emit=self.send_json, model=self.turn_model())
 
     async def _locked(self, coro) -> None:
         """Run a service call after the connection's previous one, mapping failures to ``error`` frames."""
@@ -98,17 +99,13 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
             return
         context = None
         if frame.context is not None:
+            # DESIGN §5 step 2: an invalid context is audited (in context_accept) and the turn is not run.
             try:
-                context = await database_sync_to_async(_validate_context)(frame.context)
-            except ContextInvalid as exc:
-                await database_sync_to_async(policy.audit_record)(
-                    event_type=AuditEvent.EventType.CONTEXT_REJECTED,
-                    actor=self.user,
-                    conversation_id=frame.conversation_id,
-                    outcome="rejected",
-                    extra={"payload": frame.context, "errors": exc.errors, "source": "websocket"},
+                context = await database_sync_to_async(context_accept)(
+                    payload=frame.context, actor=self.user, source="websocket", conversation_id=frame.conversation_id
                 )
-                detail = "; ".join(f"{k}: {', '.join(v)}" for k, v in exc.errors.items())
+            except ContextInvalid as exc:
+                detail = exc.summary()
                 await self.send_error(
                     "invalid_context", error_text("invalid_context", language, detail=detail), errors=exc.errors
                 )
@@ -117,12 +114,14 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
             self._locked(self._agent().run(conversation_id=frame.conversation_id, text=frame.text, context=context))
         )
 
+    def turn_model(self):
+        """Return the LangChain chat model for a turn; None means the configured provider (``LLM_PROVIDER``).
+
+        Tests override it with a scripted model (STYLE: a ``GenericFakeChatModel`` subclass).
+        """
+        return None
+
     def _spawn(self, coro) -> None:
         task = asyncio.create_task(coro)
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
-
-
-def _validate_context(payload) -> dict:
-    active = {e.env_id for e in policy.environments_active()}
-    return validate_ui_context(payload, active_env_ids=active).as_dict()

@@ -32,18 +32,47 @@ def conversation_get(*, user: AbstractBaseUser, conversation_id: int) -> Convers
 
 
 def conversation_start(*, user: AbstractBaseUser, text: str, context: dict | None) -> Conversation:
-    """Create a conversation titled after its first message, fixed to ``context`` (validated dict or None)."""
+    """Create a conversation titled after its first message, fixed to ``context`` (validated dict or None).
+
+    ``context_version`` records the UIContext contract in force (1) even without a context, which tells a
+    context-less conversation of today from one that predates stored contexts (``conversation_predates_context``).
+    """
     title = " ".join(text.split())[:TITLE_CHARS]
     return Conversation.objects.create(
-        user=user, title=title, ui_context=context, context_version=(context or {}).get("contextVersion")
+        user=user, title=title, ui_context=context, context_version=(context or {}).get("contextVersion", 1)
     )
 
 
-def conversation_has_context(*, conversation: Conversation) -> bool:
-    """True when the conversation or any of its user messages stored a UIContext."""
-    if conversation.ui_context is not None:
-        return True
-    return conversation.messages.filter(role=Message.Role.USER, ui_context__isnull=False).exists()
+def conversation_predates_context(*, conversation: Conversation) -> bool:
+    """True for a conversation recorded before contexts were stored (DESIGN §4: «контекст недоступен»).
+
+    That is: no contract version, no conversation context and no user message with a context snapshot.
+    """
+    if conversation.context_version is not None or conversation.ui_context is not None:
+        return False
+    return not conversation.messages.filter(role=Message.Role.USER, ui_context__isnull=False).exists()
+
+
+def conversation_turn_context(*, conversation: Conversation, sent: dict | None) -> tuple[dict | None, str]:
+    """Decide the context of a turn in an existing conversation (DESIGN §4, §7; seed AGCTX-FR-003).
+
+    The page sends the context it was opened with (for a conversation opened from history: the stored one,
+    with the envId of the selector). Without one, the conversation's stored context applies. A conversation
+    whose messages predate stored contexts and that gets no object context now is ``unavailable``: the agent
+    says «контекст недоступен» and works in general mode (with the envId the page sends, if any).
+
+    Args:
+        conversation: the user's conversation.
+        sent: the validated context of this message, or None.
+
+    Returns:
+        ``(context, status)``: the context dict or None, and ``ok|none|unavailable``.
+    """
+    context = sent if sent is not None else conversation.ui_context
+    legacy = conversation_predates_context(conversation=conversation) and conversation.messages.exists()
+    if legacy and not (context or {}).get("objectType"):
+        return context, "unavailable"
+    return context, ("ok" if context else "none")
 
 
 def message_add(
@@ -118,14 +147,34 @@ def latest_context(*, conversation: Conversation) -> dict | None:
     return row.ui_context if row else conversation.ui_context
 
 
+OBJECT_LABELS = {"dashboard": "Дашборд", "dataset": "Датасет", "migration": "Миграция"}
+
+
+def context_label(context: dict | None) -> str:
+    """Short label of a stored context for lists: ``Дашборд #1 · ss-dev``; empty without an object or env.
+
+    Built from the validated ``objectType``/``objectId``/``envId`` only: ``objectName`` is an untrusted label
+    from a URL (DESIGN §7) and is not shown as a fact.
+    """
+    ctx = context or {}
+    parts = []
+    if ctx.get("objectType") in OBJECT_LABELS:
+        parts.append(f"{OBJECT_LABELS[ctx['objectType']]} #{ctx.get('objectId') or '?'}")
+    if ctx.get("envId"):
+        parts.append(str(ctx["envId"]))
+    return " · ".join(parts)
+
+
 def conversations_of(*, user: AbstractBaseUser, limit: int = 50) -> list[dict[str, Any]]:
-    """Return the user's recent conversations: ``[{"id", "title", "object", "updated_at"}]``, newest first."""
-    out = []
-    for c in Conversation.objects.filter(user=user)[:limit]:
-        ctx = c.ui_context or {}
-        obj = f"{ctx.get('objectType')} {ctx.get('objectId')}" if ctx.get("objectType") else ""
-        out.append({"id": c.pk, "title": c.title, "object": obj, "updated_at": c.updated_at.isoformat()})
-    return out
+    """Return the user's recent conversations, newest first (the history list of /agent).
+
+    Returns:
+        ``[{"id", "title", "object" (``context_label``), "updated_at" (aware datetime)}]``.
+    """
+    return [
+        {"id": c.pk, "title": c.title, "object": context_label(c.ui_context), "updated_at": c.updated_at}
+        for c in Conversation.objects.filter(user=user)[:limit]
+    ]
 
 
 def tool_payload(data: Any) -> str:

@@ -1,15 +1,21 @@
 """Client → server WebSocket frames (DESIGN §6), validated strictly: unknown types or extra fields are refused.
 
-A client-sent ``role``, ``tools`` or ``permissions`` is never used: such a frame is a ``bad_frame``.
+A client-sent ``role``, ``tools`` or ``permissions`` is never used: such a frame is a ``bad_frame``. Frames are
+decoded by ``strictjson``: duplicate keys or over-deep nesting in the frame itself make a ``bad_frame``; inside
+the ``context`` member they are left for the UIContext validator, so they become an ``invalid_context``.
 """
 
-import json
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
+
+from .context import printable
+from .strictjson import DuplicateKeys, JSONUnparseable, strict_loads
 
 MAX_FRAME_CHARS = 64 * 1024
 MAX_TEXT_CHARS = 8000
+MAX_ID = 2**63 - 1  # database ids are 64-bit; a larger number must not reach a query
+Id = Annotated[int, Field(ge=1, le=MAX_ID)]
 
 
 class FrameInvalid(Exception):
@@ -22,15 +28,23 @@ class _Frame(BaseModel):
 
 class UserMessageFrame(_Frame):
     type: Literal["user_message"]
-    conversation_id: int | None = None
+    conversation_id: Id | None = None
     text: Annotated[str, Field(min_length=1, max_length=MAX_TEXT_CHARS)]
     # Validated separately (agentchat.context) so that its errors become ``invalid_context``.
     context: Any = None
 
+    @field_validator("text")
+    @classmethod
+    def _storable_text(cls, value: str) -> str:
+        # PostgreSQL text cannot hold NUL and UTF-8 cannot encode lone surrogates.
+        if "\x00" in value or any("\ud800" <= ch <= "\udfff" for ch in value):
+            raise ValueError("text must not contain NUL or lone surrogates")
+        return value
+
 
 class ConfirmFrame(_Frame):
     type: Literal["confirm"]
-    confirmation_id: int
+    confirmation_id: Id
     decision: Literal["approve", "deny"]
     # The environment id typed on a prod card for a dangerous tool (checked server-side).
     typed_env: Annotated[str, Field(max_length=64)] | None = None
@@ -40,43 +54,40 @@ class ConfirmFrame(_Frame):
 
 class DismissFrame(_Frame):
     type: Literal["dismiss"]
-    confirmation_id: int
+    confirmation_id: Id
 
 
 class ResumeFrame(_Frame):
     type: Literal["resume"]
-    conversation_id: int
+    conversation_id: Id
 
 
 ClientFrame = Annotated[UserMessageFrame | ConfirmFrame | DismissFrame | ResumeFrame, Field(discriminator="type")]
 _ADAPTER: TypeAdapter = TypeAdapter(ClientFrame)
 
 
-def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    keys = [k for k, _ in pairs]
-    if len(keys) != len(set(keys)):
-        raise FrameInvalid("duplicate keys")
-    return dict(pairs)
-
-
 def decode_frame(text: str | None) -> dict[str, Any]:
-    """Decode a text frame into a JSON object, refusing duplicate keys and oversized or deep input.
+    """Decode a text frame into a JSON object (``strictjson.strict_loads``).
+
+    Returns:
+        The frame object; nested values may hold ``DuplicateKeys``/``Skipped`` (see ``strictjson``).
 
     Raises:
-        FrameInvalid: not text, too long (> 64 KiB characters), not JSON, too deep, or not an object.
+        FrameInvalid: not text, too long (> 64 KiB characters), not JSON, not an object, or an object with
+            duplicate keys at the top level.
     """
     if text is None:
         raise FrameInvalid("binary frames are not accepted")
     if len(text) > MAX_FRAME_CHARS:
         raise FrameInvalid("frame too large")
     try:
-        value = json.loads(text, object_pairs_hook=_no_duplicate_keys)
-    except FrameInvalid:
-        raise
-    except (ValueError, RecursionError) as exc:
-        raise FrameInvalid(f"not JSON: {type(exc).__name__}") from None
+        value = strict_loads(text)
+    except JSONUnparseable as exc:
+        raise FrameInvalid(f"not JSON: {exc}") from None
     if not isinstance(value, dict):
         raise FrameInvalid("frame must be a JSON object")
+    if isinstance(value, DuplicateKeys):
+        raise FrameInvalid("duplicate keys: " + printable(", ".join(value.duplicates), 200))
     return value
 
 
@@ -91,4 +102,4 @@ def parse_frame(value: dict[str, Any]) -> UserMessageFrame | ConfirmFrame | Dism
     except ValidationError as exc:
         first = exc.errors()[0]
         loc = ".".join(str(p) for p in first["loc"])
-        raise FrameInvalid(f"{loc}: {first['msg']}") from None
+        raise FrameInvalid(printable(f"{loc}: {first['msg']}", 300)) from None

@@ -6,7 +6,11 @@ from django.db import models
 
 
 class Conversation(models.Model):
-    """One chat of one user; ``ui_context`` is the validated UIContext it started with (or null)."""
+    """One chat of one user; ``ui_context`` is the validated UIContext it started with (or null).
+
+    ``context_version`` is the UIContext contract in force when it started (1, also without a context); null marks
+    a conversation from before contexts were stored, which the agent answers with «контекст недоступен».
+    """
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="conversations")
     title = models.CharField(max_length=200, blank=True)

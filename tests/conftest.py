@@ -8,6 +8,7 @@ from django.contrib.auth.models import Group
 from tests import superset_api
 
 ORIGIN = b"http://localhost"
+HOST = b"localhost"
 
 
 @pytest.fixture(autouse=True)
@@ -64,14 +65,14 @@ def users(policy_defaults) -> dict:
     return {role: make_user(role) for role in ("analyst", "engineer", "admin")}
 
 
-async def ws_connect(user=None, *, origin: bytes = ORIGIN):
+async def ws_connect(user=None, *, origin: bytes = ORIGIN, host: bytes = HOST):
     """Open a WebsocketCommunicator on the full ASGI app, logged in as ``user`` (anonymous when None)."""
     from channels.testing import WebsocketCommunicator
     from django.test import Client
 
     from agentchat.asgi import application
 
-    headers = [(b"origin", origin)]
+    headers = [(b"origin", origin), (b"host", host)]
     if user is not None:
         client = Client()
         await sync_to_async(client.force_login)(user)

@@ -1,12 +1,17 @@
 // The /agent page: WebSocket chat with streamed answers, tool progress and server-rendered cards (DESIGN §6).
 "use strict";
 (function () {
+  const Ctx = window.AgentContext;
   const params = new URLSearchParams(window.location.search);
-  const context = window.AgentContext.buildUIContext(params); // fixed for this page load
-  const storageKey = "agentchat:conversation:" + window.location.search;
-  let conversationId = Number(params.get("conversation")) || Number(sessionStorage.getItem(storageKey)) || null;
+  // Fixed for this page load (DESIGN §7): from the URL, or the stored one of a conversation opened from history.
+  let context = Ctx.buildUIContext(params);
+  let contextRejected = false; // after an invalid_context error the page goes on without the object context
+  const start = Ctx.initialConversation(params, sessionStorage, Ctx.navigationType());
+  let conversationId = start.id;
+  let loaded = Promise.resolve();
   let socket = null;
   let retryDelay = 500;
+  let lastSentText = "";
   const queue = [];
 
   const $ = (id) => document.getElementById(id);
@@ -14,7 +19,12 @@
   const envSelect = $("env-select");
 
   function describeContext() {
+    // objectName comes from a URL anyone can craft: shown as the page's label (textContent), never as a fact.
     const el = $("context-summary");
+    if (contextRejected) {
+      el.textContent = "Контекст страницы отклонён (общий режим)";
+      return;
+    }
     if (!context || !context.objectType) {
       el.textContent = "Без контекста (общий режим)";
       return;
@@ -29,8 +39,38 @@
   }
 
   function currentContext() {
-    if (!context) return envId() ? { contextVersion: 1, objectType: null, objectId: null, objectName: null, envId: envId(), route: null } : null;
-    return Object.assign({}, context, { envId: envId() });
+    return Ctx.withEnv(contextRejected ? null : context, envId());
+  }
+
+  function selectEnv(id) {
+    // Only environments the server lists are selectable; an unknown envId from the URL counts as none picked.
+    envSelect.value = id && [...envSelect.options].some((o) => o.value === id) ? id : "";
+  }
+
+  let unavailableNoted = false;
+  function noteUnavailable() {
+    if (unavailableNoted) return;
+    unavailableNoted = true;
+    const el = appendText("Контекст недоступен: агент работает в общем режиме.", "msg-system");
+    el.dataset.testid = "context-unavailable";
+  }
+
+  function markHistory(id, title) {
+    const list = $("history");
+    let item = list.querySelector(`[data-conversation="${id}"]`);
+    if (!item && title !== undefined) {
+      const empty = list.querySelector(".muted");
+      if (empty) empty.remove();
+      const li = document.createElement("li");
+      item = document.createElement("a");
+      item.href = `/agent?conversation=${id}`;
+      item.dataset.conversation = String(id);
+      item.textContent = title || "—";
+      li.appendChild(item);
+      list.prepend(li);
+    }
+    list.querySelectorAll(".current").forEach((el) => el.classList.remove("current"));
+    if (item) item.closest("li").classList.add("current");
   }
 
   function append(html, cls) {
@@ -66,10 +106,13 @@
 
   const handlers = {
     conversation(f) {
+      const isNew = conversationId !== f.conversation_id;
       conversationId = f.conversation_id;
-      sessionStorage.setItem(storageKey, String(conversationId));
+      document.body.dataset.conversationId = String(conversationId);
+      Ctx.rememberConversation(params, sessionStorage, conversationId);
+      markHistory(conversationId, isNew ? lastSentText.slice(0, 80) : undefined);
       if (f.provider) $("provider").textContent = f.provider;
-      if (f.context_status === "unavailable") appendText("Контекст недоступен: агент работает в общем режиме.", "msg-system");
+      if (f.context_status === "unavailable") noteUnavailable();
     },
     token(f) {
       const el = bubbleFor(f.message_id);
@@ -96,7 +139,14 @@
     permission_denied(f) { window.AgentCards.show(f); },
     confirm_required(f) { window.AgentCards.show(f); },
     cancelled(f) { window.AgentCards.show(f); },
-    error(f) { appendText(`⚠ ${f.message}`, "msg-error"); },
+    error(f) {
+      appendText(`⚠ ${f.message}`, "msg-error");
+      if (f.code === "invalid_context" && !contextRejected) {
+        contextRejected = true;
+        describeContext();
+        appendText("Следующие сообщения будут отправлены без контекста страницы.", "msg-system");
+      }
+    },
   };
 
   function send(frame) {
@@ -135,11 +185,27 @@
     };
   }
 
-  async function loadConversation(id) {
+  /** Show a stored conversation; one opened from history also brings back its stored context (and env). */
+  async function loadConversation(id, adoptContext) {
     const resp = await fetch(`/api/agent/conversations/${id}/`, { credentials: "same-origin" });
-    if (!resp.ok) return;
+    if (!resp.ok) {
+      appendText("Разговор не найден — начните новый.", "msg-error");
+      conversationId = null;
+      return;
+    }
     const data = await resp.json();
-    for (const m of data.messages) appendText(m.content, m.role === "user" ? "msg-user" : "msg-assistant");
+    if (adoptContext) {
+      context = data.ui_context || null;
+      selectEnv(context && context.envId);
+      describeContext();
+      if (!data.context_available) noteUnavailable();
+    }
+    for (const m of data.messages) {
+      const el = appendText(m.content, m.role === "user" ? "msg-user" : "msg-assistant");
+      el.dataset.testid = "history-message";
+    }
+    markHistory(id);
+    document.body.dataset.conversationId = String(id);
   }
 
   window.AgentCards.attach(messages, send);
@@ -150,22 +216,21 @@
     const text = input.value.trim();
     if (!text) return;
     appendText(text, "msg-user");
-    send({ type: "user_message", conversation_id: conversationId, text: text, context: conversationId && !context ? null : currentContext() });
     input.value = "";
+    lastSentText = text;
+    loaded.then(() => send({ type: "user_message", conversation_id: conversationId, text: text, context: currentContext() }));
   });
   $("input").addEventListener("keydown", (ev) => {
     if (ev.key === "Enter" && !ev.shiftKey) { ev.preventDefault(); $("composer").requestSubmit(); }
   });
 
-  if (context && context.envId) {
-    if (![...envSelect.options].some((o) => o.value === context.envId)) {
-      const opt = document.createElement("option");
-      opt.value = opt.textContent = context.envId;
-      envSelect.appendChild(opt);
-    }
-    envSelect.value = context.envId;
-  }
+  selectEnv(context && context.envId);
   describeContext();
-  if (params.get("conversation")) loadConversation(conversationId);
+  if (conversationId) {
+    loaded = loadConversation(conversationId, start.source === "history").catch(() => {
+      appendText("Не удалось загрузить разговор.", "msg-error");
+    });
+  }
+  document.body.dataset.conversationSource = start.source;
   connect();
 })();

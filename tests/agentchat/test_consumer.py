@@ -28,9 +28,29 @@ async def test_anonymous_socket_is_closed_with_4401(policy_defaults):
     await communicator.disconnect()
 
 
-async def test_foreign_origin_is_refused(users):
-    communicator, connected, _ = await ws_connect(users["engineer"], origin=b"http://evil.example")
+@pytest.mark.parametrize(
+    ("origin", "host"),
+    [
+        (b"http://evil.example", b"localhost"),
+        (b"http://localhost:8088", b"localhost:8000"),  # another app on the same host, e.g. Superset
+        (b"http://localhost:9999", b"localhost"),
+        (b"https://localhost", b"localhost"),  # other scheme, other origin
+        (b"null", b"localhost"),
+        (b"", b"localhost"),
+    ],
+)
+async def test_foreign_origin_is_refused(users, origin, host):
+    """The Origin must be the socket's own scheme+host+port (DESIGN §6), not just a host in ALLOWED_HOSTS."""
+    communicator, connected, _ = await ws_connect(users["engineer"], origin=origin, host=host)
     assert not connected
+    await communicator.disconnect()
+
+
+async def test_same_origin_with_port_is_accepted(users):
+    communicator, connected, _ = await ws_connect(
+        users["engineer"], origin=b"http://localhost:8000", host=b"localhost:8000"
+    )
+    assert connected
     await communicator.disconnect()
 
 
