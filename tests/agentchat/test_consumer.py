@@ -114,4 +114,5 @@ async def test_conversation_continues_with_its_id(users, energy_dashboard):
     second = await frames_until(communicator, "message")
     await communicator.disconnect()
     assert second[0] == {**second[0], "event": "conversation", "conversation_id": conversation_id}
-    assert "get_health_summary" in second[-1]["text"]
+    assert "Сводка о дашборде" in second[-1]["text"]  # tools by their titles, never internal names
+    assert "get_health_summary" not in second[-1]["text"]
