@@ -32,7 +32,7 @@ from .executor import ToolOutcome, tool_execute
 from .guardrails import args_sha256, guardrail_decide
 from .language import detect_language
 from .llm import chat_model, provider_label
-from .llm.stream import llm_failure_text, stream_tool_calls
+from .llm.stream import StreamIncomplete, llm_failure_text, stream_incomplete, stream_tool_calls
 from .models import Message, PendingConfirmation
 from .summarise import summarise, to_json
 from .tools.registry import ToolSpec, tool_spec
@@ -261,6 +261,9 @@ class AgentTurn:
             return None
         await tokens.flush()
         text = str(acc.content) if acc is not None else ""
+        if stream_incomplete(acc):
+            await self._llm_failed(row.pk, text, StreamIncomplete(), language)
+            return None
         # Strict parse: a call cut off by the token limit or with broken JSON runs nowhere (llm.stream).
         calls = stream_tool_calls(acc)
         await database_sync_to_async(conv.message_update)(message_id=row.pk, content=text, tool_calls=calls)

@@ -9,6 +9,7 @@ system prompt, and whether the history is structurally valid (``history_problems
 """
 
 import json
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -53,6 +54,7 @@ class Reply:
         break_after: close the connection after this many content chunks, without ``finish_reason`` or
             ``[DONE]`` (a stream that breaks off mid-way).
         chunk_chars: size of the content and argument pieces.
+        chunk_delay_s: pause between chunks (so the agent's token coalescing sends several frames).
         interleave: send the argument pieces of parallel calls alternately instead of one call after the other.
     """
 
@@ -63,6 +65,7 @@ class Reply:
     delay_s: float = 0.0
     break_after: int | None = None
     chunk_chars: int = 7
+    chunk_delay_s: float = 0.0
     interleave: bool = False
 
 
@@ -173,16 +176,19 @@ class ChatServer:
 
     Args:
         steps: answers in request order; a callable step receives the ``Recorded`` request. When the script is
-            exhausted the server answers 500 ``script exhausted`` (so a test sees the extra request).
+            exhausted the server answers with ``default`` (a callable), else 500 ``script exhausted`` (so a test
+            sees the extra request).
+        model: the model name put in the chunks.
 
     Attributes:
         url: base URL to put in ``LLM_BASE_URL`` (``http://127.0.0.1:<port>/v1``).
         requests: every ``Recorded`` request, in arrival order.
     """
 
-    def __init__(self, *steps: Step, model: str = "scripted-model"):
+    def __init__(self, *steps: Step, model: str = "scripted-model", default: Callable[[Recorded], Reply] | None = None):
         self.steps = list(steps)
         self.model = model
+        self.default = default
         self.requests: list[Recorded] = []
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -202,7 +208,10 @@ class ChatServer:
     def _next(self, recorded: Recorded) -> Reply:
         with self._lock:
             self.requests.append(recorded)
-            step = self.steps.pop(0) if self.steps else Reply(status=500, text="script exhausted")
+            if self.steps:
+                step = self.steps.pop(0)
+            else:
+                step = self.default or Reply(status=500, text="script exhausted")
         return step(recorded) if callable(step) else step
 
     def _handler(self):
@@ -245,6 +254,8 @@ class ChatServer:
                             return  # the connection closes without finish_reason or [DONE]
                         self.wfile.write(f"data: {json.dumps(chunk, ensure_ascii=False)}\n\n".encode())
                         self.wfile.flush()
+                        if reply.chunk_delay_s:
+                            time.sleep(reply.chunk_delay_s)
                     self.wfile.write(b"data: [DONE]\n\n")
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (timeout test)
@@ -311,3 +322,35 @@ class ChatServer:
             "choices": [{"index": 0, "message": message, "finish_reason": finish}],
             "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
         }
+
+
+def dashboard_summary_model(request: Recorded) -> Reply:
+    """A scripted "model" for the walking-skeleton question about the page's dashboard (any number of turns).
+
+    After a user message it calls ``get_health_summary`` for the dashboard of the page context it was sent;
+    after the tool result it answers from that result — title, charts, datasets — in the language of the
+    question. Nothing is invented: every name in the answer comes from the ToolMessage the agent sent.
+    """
+    if request.last.get("role") != "tool":
+        context = request.context or {}
+        args = {"env_id": context.get("envId"), "dashboard_id": int(context.get("objectId") or 0)}
+        return Reply(calls=[Call("get_health_summary", args, id=f"call_{len(request.messages)}")])
+    result = request.tool_results()[-1]["content"]
+    dashboard = result.get("dashboard") or {}
+    charts = result.get("charts") or []
+    charts = charts.get("items", []) if isinstance(charts, dict) else charts
+    datasets = result.get("datasets") or []
+    datasets = datasets.get("items", []) if isinstance(datasets, dict) else datasets
+    chart_lines = "\n".join(f"- {c.get('name')} ({c.get('viz_type')})" for c in charts)
+    dataset_names = ", ".join(str(d.get("name")) for d in datasets)
+    if re.search(r"[а-яё]", request.last_user_text(), re.I):
+        text = (
+            f"Дашборд «{dashboard.get('title')}» (id {dashboard.get('id')}, окружение {result.get('env_id')}).\n"
+            f"Графики ({len(charts)}):\n{chart_lines}\nДатасеты: {dataset_names}"
+        )
+    else:
+        text = (
+            f"Dashboard “{dashboard.get('title')}” (id {dashboard.get('id')}, environment {result.get('env_id')}).\n"
+            f"Charts ({len(charts)}):\n{chart_lines}\nDatasets: {dataset_names}"
+        )
+    return Reply(text=text, chunk_chars=12)

@@ -21,6 +21,17 @@ from ..errors import error_text
 TRUNCATED = "the reply was cut off by the token limit (finish_reason=length); the arguments are incomplete"
 
 
+class StreamIncomplete(Exception):
+    """An OpenAI-compatible stream ended without a ``finish_reason`` (the connection closed mid-reply)."""
+
+
+def stream_incomplete(reply: AIMessageChunk | None) -> bool:
+    """True when an OpenAI-compatible reply stopped without ``finish_reason``: the SDK ends the stream quietly
+    when the server closes the connection, so only the missing finish tells a cut-off reply from a whole one."""
+    meta = reply.response_metadata if reply is not None else {}
+    return meta.get("model_provider") == "openai" and not meta.get("finish_reason")
+
+
 def stream_tool_calls(reply: AIMessageChunk | None) -> list[dict[str, Any]]:
     """Return the tool calls of a merged streamed reply, each ``{"id", "name", "args"}`` plus ``"invalid"``
     (the reason) for a call that must not run.
@@ -74,8 +85,8 @@ def llm_failure_text(exc: BaseException, language: str) -> str:
     """The ``llm_unavailable`` message for a failed model call, in ``language`` (``ru``/``en``).
 
     Args:
-        exc: an ``openai.APIError`` (connection, timeout, HTTP status) or an ``httpx.TransportError`` (the
-            stream broke off).
+        exc: an ``openai.APIError`` (connection, timeout, HTTP status), an ``httpx.TransportError`` or
+            ``StreamIncomplete`` (the stream broke off).
 
     Returns:
         «Языковая модель недоступна: …» with the cause a user or an operator can act on.
@@ -89,7 +100,7 @@ def llm_failure_text(exc: BaseException, language: str) -> str:
         detail = f"нет соединения с {host}" if ru else f"cannot connect to {host}"
     elif isinstance(exc, openai.APIStatusError):
         detail = _status_detail(exc.status_code, ru, host)
-    elif isinstance(exc, httpx.TransportError):
+    elif isinstance(exc, httpx.TransportError | StreamIncomplete):
         detail = f"соединение с {host} прервалось" if ru else f"the connection to {host} broke off"
     else:
         detail = f"ошибка {type(exc).__name__}" if ru else f"error {type(exc).__name__}"
