@@ -207,8 +207,10 @@ async def test_unusable_arguments_get_an_error_tool_message_and_no_card(users, o
     assert await database_sync_to_async(PendingConfirmation.objects.count)() == 0
     assert [b for b in await branches("ss-dev") if b != "main"] == []
     tool = server.requests[1].messages[-1]
-    assert tool["role"] == "tool" and tool["tool_call_id"] == "c1"
-    assert "invalid_args" in tool["content"] and reason in tool["content"]
+    assert tool["role"] == "tool"
+    assert tool["tool_call_id"] == "c1"
+    assert "invalid_args" in tool["content"]
+    assert reason in tool["content"]
     assert frames.of("message")[-1]["text"] == "Извините, уточните имя ветки."
     rows = await stored(conversation)
     assert [r.role for r in rows] == ["user", "assistant", "tool", "assistant"]
@@ -234,7 +236,8 @@ async def test_denied_tool_then_next_request_is_valid(users, openai_provider):
     assert card["call_id"] == "c_denied"
     assert frames.of("tool_started") == []
     tool = server.requests[1].messages[-1]
-    assert tool["tool_call_id"] == "c_denied" and "permission_denied" in tool["content"]
+    assert tool["tool_call_id"] == "c_denied"
+    assert "permission_denied" in tool["content"]
     assert frames.of("message")[-1]["text"] == "У вас нет прав на создание веток."
     assert_valid(server)
 
@@ -278,7 +281,10 @@ async def test_write_call_waits_for_the_card_then_next_request_is_valid(users, o
 
 @pytest.mark.parametrize(
     ("question", "fragment"),
-    [("расскажи про этот дашборд", "Языковая модель недоступна"), ("tell me about it", "language model is unavailable")],
+    [
+        ("расскажи про этот дашборд", "Языковая модель недоступна"),
+        ("tell me about it", "language model is unavailable"),
+    ],
 )
 async def test_server_error_is_llm_unavailable_once_without_retry(users, openai_provider, question, fragment):
     """A 500 is one request (SDK retries off), an ``llm_unavailable`` frame in the user's language naming the
@@ -289,7 +295,8 @@ async def test_server_error_is_llm_unavailable_once_without_retry(users, openai_
 
     (error,) = frames.of("error")
     assert error["code"] == "llm_unavailable"
-    assert fragment in error["message"] and "500" in error["message"]
+    assert fragment in error["message"]
+    assert "500" in error["message"]
     assert frames.of("message") == []
     assert len(server.requests) == 1
     assert [r.role for r in await stored(conversation)] == ["user"]
@@ -338,11 +345,14 @@ async def test_stream_breaking_off_keeps_the_partial_text_and_runs_no_call(users
 
     frames, conversation = await ask(users["engineer"], "создай ветку feature/cut", page())
 
-    assert frames.of("confirm_required") == [] and frames.of("tool_started") == []
+    assert frames.of("confirm_required") == []
+    assert frames.of("tool_started") == []
     (error,) = frames.of("error")
-    assert error["code"] == "llm_unavailable" and "прервалось" in error["message"]
+    assert error["code"] == "llm_unavailable"
+    assert "прервалось" in error["message"]
     final = frames.of("message")[-1]["text"]
-    assert final.startswith("Сейчас создам") and final.endswith(" …")
+    assert final.startswith("Сейчас создам")
+    assert final.endswith(" …")
     rows = await stored(conversation)
     assert [(r.role, r.content, r.tool_calls) for r in rows[1:]] == [("assistant", final, [])]
 
