@@ -30,6 +30,7 @@ def _whole_policy_set(settings):
     tests/agentchat/test_router.py) is off."""
     settings.EMBEDDINGS = "off"
 
+
 UNKNOWN_NAMES = ["drop_all_dashboards", "grant_admin_role", "x" * 200]
 SUPERSET_PORTS = {
     "ss-dev": "http://127.0.0.1:8088",
