@@ -47,7 +47,7 @@ RULES: list[Rule] = [
     _r("show_capabilities", r"what (can|are) you|what kinds? of things|your (functions|capabilities|tools)", STRONG),
     _r("show_capabilities", r"how can you help|^\s*(help|помощь|справка)\W*$", STRONG),
     # --- environments
-    _r("list_environments", r"(окружени[яй]|стенд(ы|ов)?|инстанс(ы|ов)?|environments|instances)\b", STRONG),
+    _r("list_environments", r"(окружени[яй]|стенд(ы|ов|ах|ам)?|инстанс(ы|ов|ах)?|environments|instances)\b", STRONG),
     _r("list_environments", r"(адрес|url|ссылк)\w* .*(суперсет|superset)|(суперсет|superset)\w* .*(адрес|url)", STRONG),
     _r("list_environments", r"\b(which|what) env\b|staging and|where can i (migrate|deploy)|targets?\b", MEDIUM),
     _r("list_environments", r"боев(ой|ое|ая)", WEAK),
@@ -76,7 +76,12 @@ RULES: list[Rule] = [
         MEDIUM,
         "dashboard",
     ),
-    _r("get_health_summary", r"(как пожива|как дела|что с|сводк|summar\w*|how is)\b.*" + DASH, STRONG, "none"),
+    _r(
+        "get_health_summary",
+        r"(как пожива\w*|как дела|что с|в каком состояни\w*|сводк\w*|summar\w*|how is)\b.*" + DASH,
+        STRONG,
+        "none",
+    ),
     _r("get_health_summary", DASH + r"\s*(#|№|id\s*)?\d+\b", WEAK, "none"),
     _r("get_health_summary", r"(итог|результат)\w* .*проверк", STRONG),
     # --- datasets: search
@@ -96,6 +101,7 @@ RULES: list[Rule] = [
         "none",
     ),
     _r("get_dataset_details", r"\bdescribe\b.*dataset|dataset .*\bcertified\?", MEDIUM, "none"),
+    _r("get_dataset_details", r"(колонк|метрик|пол[яе]\b|columns|metrics)\w*.*(датасет|dataset)", MEDIUM, "none"),
     # --- databases, tables, and "this dataset" on a dataset page
     _r("superset_explore_database", r"\bбаз(а|ы|е|у|ой)?\b( данных)?|\bdatabases?\b|\bdb\b|схем|\bschemas?\b", MEDIUM),
     _r("superset_explore_database", r"таблиц|\btables?\b", MEDIUM),
@@ -153,7 +159,7 @@ RULES: list[Rule] = [
     _r("create_branch", r"(создай|заведи|сделай|нужна|новую|отдельн)\w*.*\bветк|ветк\w* .*(назови|от )", STRONG),
     _r("create_branch", r"\b(create|make|new)\b.*\bbranch\b|\bbranch (off|from)\b", STRONG),
     # --- backups
-    _r("list_backups", r"(бэкап|резервн\w* копи|backups?)\b", MEDIUM),
+    _r("list_backups", r"(бэкап\w*|резервн\w* копи\w*|backups?)\b", MEDIUM),
     _r(
         "list_backups",
         r"(какие|когда|покажи|список|есть ли|последн)\w*.*(бэкап|резервн)|(list|latest|when|any)\b.*backup",
@@ -201,10 +207,11 @@ PENALTIES: list[Rule] = [
     _r("execute_migration", r"where can i|куда (можно|вообще)|list the targets|targets\?", -MEDIUM),
     _r("search_dashboards", r"использ|зависим|построен|\buses?\b|\bdepend|built on", -MEDIUM, "dataset"),
     _r("get_dataset_details", r"(создай|сделай|заведи|добавь|create|make|register)\b", -MEDIUM),
+    _r("search_datasets", r"колонк|метрик|\bcolumns\b|\bmetrics\b", -MEDIUM),
 ]
 
 # Extra example questions (beyond each tool's own) embedded with the tool's texts. They are not taken from the
-# labelled question set of tests/data (a test checks that no question there is repeated here).
+# labelled question sets of tests/data (a test checks that no question there repeats an example of its tool).
 ROUTER_EXAMPLES: dict[str, tuple[str, ...]] = {
     "show_capabilities": ("Что ты можешь сделать на этой странице?", "What can I do with you here?"),
     "list_environments": ("Какие окружения Superset подключены?", "Which Superset instances are configured?"),
