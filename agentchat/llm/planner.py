@@ -23,6 +23,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage
 
+from ..language import detect_language
 from . import answers
 from .answers.base import items
 from .answers.titles import TOOL_TITLES, tool_title
@@ -184,6 +185,7 @@ def plan_step(turn: Turn, knowledge: Knowledge) -> AIMessage:
         retry = tool_choose(question=joined, page=page, offered=list(turn.tools), knowledge=knowledge)
         if retry.kind in ("tool", "unavailable") and retry.rules > 0:
             turn.question, choice = joined, retry
+            turn.language = detect_language(joined)
     mentions = mentions_read(turn.question, knowledge.environments)
     turn.intended = choice.tool if choice.kind == "tool" else ""
     if turn.results:
@@ -330,6 +332,15 @@ def _answer(turn: Turn) -> str:
         rows, total = items((last.payload or {}).get(ROWS_KEY[last.tool]))
         if total > 1:
             texts.append(turn.t("Какой из них вы имеете в виду? Укажите номер.", "Which one do you mean? Give its id."))
+    if last.tool == "show_capabilities":
+        texts.append(
+            turn.t(
+                "Я работаю в офлайн-режиме, без языковой модели: понимаю запросы к этим инструментам и отвечаю "
+                "по шаблонам.",
+                "I am running offline, without a language model: I understand requests for these tools and answer "
+                "from templates.",
+            )
+        )
     if turn.context.get("status") == "unavailable":
         texts.insert(0, turn.t("Контекст недоступен: отвечаю в общем режиме.", "Context unavailable: general mode."))
     return "\n\n".join(texts)
