@@ -360,3 +360,25 @@ async def test_stream_breaking_off_keeps_the_partial_text_and_runs_no_call(users
     assert again.of("message")[-1]["text"] == "Повторяю ответ целиком."
     assert [m["role"] for m in server.requests[1].messages] == ["system", "user", "assistant", "user"]
     assert_valid(server)
+
+
+async def test_failure_after_a_tool_step_leaves_a_valid_history(users, openai_provider):
+    """The model fails on the step after a tool ran: the call and its result stay in the history, the failed step
+    leaves no row, and the next message's request is valid."""
+    server = openai_provider(
+        Reply(calls=[Call("list_environments", {}, id="c_envs")]),
+        Reply(status=503, text="overloaded"),
+        Reply(text="Окружения: ss-dev, staging, prod."),
+    )
+
+    frames, conversation = await ask(users["analyst"], "какие есть окружения?", page(object_type=None))
+
+    assert [f["ok"] for f in frames.of("tool_finished")] == [True]
+    (error,) = frames.of("error")
+    assert "503" in error["message"]
+    assert [r.role for r in await stored(conversation)] == ["user", "assistant", "tool"]
+
+    again, _ = await ask(users["analyst"], "и что там?", page(object_type=None), conversation_id=conversation)
+    assert again.of("message")[-1]["text"] == "Окружения: ss-dev, staging, prod."
+    assert [m["role"] for m in server.requests[2].messages] == ["system", "user", "assistant", "tool", "user"]
+    assert_valid(server)
