@@ -5,6 +5,7 @@ drive it directly. All state lives in the database (conversation, messages, conf
 suspended on a confirmation card continues in whichever process receives the decision (DESIGN §14).
 """
 
+import logging
 import time
 from collections.abc import Awaitable, Callable
 from datetime import date
@@ -31,10 +32,12 @@ from .executor import ToolOutcome, tool_execute, tool_message_payload
 from .guardrails import args_sha256, guardrail_decide
 from .language import detect_language
 from .llm import chat_model, provider_label
+from .llm.stream import StreamIncomplete, llm_failure_text, stream_incomplete, stream_tool_calls
 from .models import Message, PendingConfirmation
 from .tools.registry import ToolSpec, tool_spec
 from .toolset import tool_call_refusal, toolset_for
 
+log = logging.getLogger(__name__)
 Emit = Callable[[dict[str, Any]], Awaitable[None]]
 TOKEN_FLUSH_S = 0.05
 TOKEN_FLUSH_CHARS = 400
@@ -180,7 +183,15 @@ class AgentTurn:
         return conversation, context, status, expired
 
     def _offer(self, conversation, context: dict | None) -> list[ToolSpec]:
-        specs = toolset_for(user=self.user, context=context)
+        # The router narrows the set for the turn's question (DESIGN §12); a turn resumed after a card routes
+        # the same question again, so the offered set of the turn stays the same.
+        question = (
+            conversation.messages.filter(role=Message.Role.USER)
+            .order_by("-id")
+            .values_list("content", flat=True)
+            .first()
+        )
+        specs = toolset_for(user=self.user, context=context, question=question)
         policy.audit_record(
             event_type=Event.TOOL_OFFERED,
             actor=self.user,
@@ -211,7 +222,7 @@ class AgentTurn:
         model = self.model or chat_model()
         bound = model.bind_tools(schemas) if schemas else model
         for _ in range(settings.AGENT_MAX_STEPS):
-            step = await self._stream_step(conversation, bound, messages)
+            step = await self._stream_step(conversation, bound, messages, language)
             if step is None:
                 return
             ai, row_id, calls = step
@@ -230,7 +241,7 @@ class AgentTurn:
         text = "Достигнут предел шагов агента." if language == "ru" else "The agent reached its step limit."
         await self._final_message(conversation, text)
 
-    async def _stream_step(self, conversation, bound, messages: list[BaseMessage]):
+    async def _stream_step(self, conversation, bound, messages: list[BaseMessage], language: str = "ru"):
         row = await database_sync_to_async(conv.message_add)(conversation=conversation, role=Message.Role.ASSISTANT)
         tokens = _TokenStream(self.emit, row.pk)
         acc: AIMessageChunk | None = None
@@ -240,21 +251,16 @@ class AgentTurn:
                 if chunk.content:
                     await tokens.add(str(chunk.content))
         except (openai.APIError, httpx.TransportError) as exc:
-            error = LLMUnavailable(type(exc).__name__)
-            await self.emit({"event": "error", "code": error.code, "message": error.text("ru")})
+            await tokens.flush()
+            await self._llm_failed(row.pk, str(acc.content) if acc is not None else "", exc, language)
             return None
         await tokens.flush()
         text = str(acc.content) if acc is not None else ""
-        calls = [{"id": c["id"], "name": c["name"], "args": c["args"]} for c in (acc.tool_calls if acc else [])]
-        calls += [
-            {
-                "id": c.get("id") or f"invalid_{i}",
-                "name": c.get("name") or "?",
-                "args": {},
-                "invalid": c.get("error") or "arguments are not valid JSON",
-            }
-            for i, c in enumerate(acc.invalid_tool_calls if acc else [])
-        ]
+        if stream_incomplete(acc):
+            await self._llm_failed(row.pk, text, StreamIncomplete(), language)
+            return None
+        # Strict parse: a call cut off by the token limit or with broken JSON runs nowhere (llm.stream).
+        calls = stream_tool_calls(acc)
         await database_sync_to_async(conv.message_update)(message_id=row.pk, content=text, tool_calls=calls)
         if not calls:
             await self.emit(
@@ -262,6 +268,22 @@ class AgentTurn:
             )
         ai = AIMessage(content=text, tool_calls=[{k: c[k] for k in ("id", "name", "args")} for c in calls])
         return ai, row.pk, calls
+
+    async def _llm_failed(self, row_id: int, partial: str, exc: BaseException, language: str) -> None:
+        """The model could not be reached or its stream broke off: end the turn cleanly (DESIGN §6, §11).
+
+        A partly streamed answer is kept as a finished text message (marked as cut off) so the page and the
+        history show what the user saw; an empty one is removed. Calls of a broken reply are never run.
+        """
+        log.warning("LLM call failed: %s: %s", type(exc).__name__, exc)
+        if partial.strip():
+            text = partial.rstrip() + " …"
+            await database_sync_to_async(conv.message_update)(message_id=row_id, content=text, tool_calls=[])
+            html = _message_html(text, "assistant")
+            await self.emit({"event": "message", "message_id": row_id, "text": text, "html": html})
+        else:
+            await database_sync_to_async(Message.objects.filter(pk=row_id).delete)()
+        await self.emit({"event": "error", "code": LLMUnavailable.code, "message": llm_failure_text(exc, language)})
 
     async def _final_message(self, conversation, text: str) -> None:
         row = await database_sync_to_async(conv.message_add)(

@@ -18,7 +18,7 @@ from .context import ContextInvalid, validate_ui_context
 from .context_intake import context_accept, context_rejection_record
 from .strictjson import JSONUnparseable, Skipped, strict_loads
 from .tools.tasks import task_status_visible
-from .toolset import toolset_for
+from .toolset import toolset_explain
 
 MAX_BODY_BYTES = 64 * 1024  # bodies above this are not parsed at all (same bound as a WebSocket frame)
 
@@ -143,7 +143,9 @@ class ConversationView(APIView):
         )
 
 
-TOOLSET_QUERY_PARAMS = ("objectType", "envId")
+TOOLSET_QUERY_PARAMS = ("objectType", "envId", "q")
+CONTEXT_QUERY_PARAMS = ("objectType", "envId")
+QUESTION_MAX_CHARS = 4000
 
 
 def _toolset_query_context(params) -> dict:
@@ -157,30 +159,44 @@ def _toolset_query_context(params) -> dict:
     """
     errors = {key: ["unknown parameter"] for key in params if key not in TOOLSET_QUERY_PARAMS}
     errors |= {key: ["given more than once"] for key in TOOLSET_QUERY_PARAMS if len(params.getlist(key)) > 1}
+    if len(params.get("q") or "") > QUESTION_MAX_CHARS:
+        errors["q"] = [f"at most {QUESTION_MAX_CHARS} characters"]
     if errors:
         raise ContextInvalid(errors)
-    payload = {"contextVersion": 1, **{key: params.get(key) or None for key in TOOLSET_QUERY_PARAMS}}
+    payload = {"contextVersion": 1, **{key: params.get(key) or None for key in CONTEXT_QUERY_PARAMS}}
     active = {e.env_id for e in policy.environments_active()}
     return validate_ui_context(payload, active_env_ids=active).as_dict()
 
 
 class ToolsetView(APIView):
-    """``GET /api/agent/tools/?objectType=&envId=``: the tools the calling user would be offered there.
+    """``GET /api/agent/tools/?objectType=&envId=&q=``: the tools the calling user would be offered there.
 
-    Same assembly as the chat turn (``toolset.toolset_for``). 200 ``{"objectType", "envId", "roles",
-    "tools": [{"name", "category", "env_specific"}]}`` ordered by name; 422 ``{"errors": {field: [...]}}`` for an
-    unknown objectType, an unknown or inactive envId, or any other parameter.
+    Same assembly as the chat turn (``toolset.toolset_explain``). With a question ``q`` and the router on
+    (``EMBEDDINGS`` ≠ off), the set is the one the LLM would be offered for that question (top ``ROUTER_TOP_K``
+    plus show_capabilities), and ``routed_out`` lists the tools the policy allows but the router left out, with
+    their scores, so an admin sees why a tool is missing (DESIGN §12).
+
+    200 ``{"objectType", "envId", "roles", "question", "routed", "tools": [{"name", "category", "env_specific"}],
+    "routed_out": [{"name", "score"}]}`` ordered by name (``score`` also on routed tools); 422
+    ``{"errors": {field: [...]}}`` for an unknown objectType, an unknown or inactive envId, a ``q`` over 4000
+    characters, or any other parameter.
     """
 
     def get(self, request: Request) -> Response:
         context = _toolset_query_context(request.query_params)
-        specs = toolset_for(user=request.user, context=context)
+        question = (request.query_params.get("q") or "").strip() or None
+        roles = policy.user_roles(user=request.user)
+        choices = toolset_explain(roles=roles, context=context, question=question)
+        routed = any(c.route_score is not None for c in choices)
         return Response(
             {
                 "objectType": context["objectType"],
                 "envId": context["envId"],
-                "roles": policy.user_roles(user=request.user),
-                "tools": [{"name": s.name, "category": s.category, "env_specific": s.env_specific} for s in specs],
+                "roles": roles,
+                "question": question,
+                "routed": routed,
+                "tools": [_tool_row(c) for c in choices if c.offered],
+                "routed_out": [{"name": c.name, "score": _score(c)} for c in choices if c.routed_out],
             }
         )
 
@@ -197,3 +213,14 @@ class TaskView(APIView):
         if status_ is None:
             raise Http404
         return Response(status_)
+
+
+def _score(choice) -> float | None:
+    return None if choice.route_score is None else round(choice.route_score, 4)
+
+
+def _tool_row(choice) -> dict[str, Any]:
+    row = {"name": choice.name, "category": choice.category, "env_specific": choice.env_specific}
+    if choice.route_score is not None:
+        row["score"] = _score(choice)
+    return row

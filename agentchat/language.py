@@ -4,10 +4,18 @@ import re
 
 _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
 _LATIN = re.compile(r"[A-Za-z]")
+# Text that is not prose: quoted code, SQL, and tokens such as feature/energy-report, energy_consumption,
+# ss-dev or Energy.main — English-looking names inside a Russian sentence must not make it English.
+_CODE = re.compile(r"`[^`]*`|\b(select|with)\b[\s\S]*\bfrom\b[\s\S]*|\S*[/_.\\-]\S*", re.I)
 
 
 def detect_language(text: str) -> str:
-    """Return ``"en"`` when ``text`` has more Latin than Cyrillic letters, else ``"ru"`` (the default)."""
-    latin = len(_LATIN.findall(text or ""))
-    cyrillic = len(_CYRILLIC.findall(text or ""))
+    """Return ``"en"`` when ``text`` has more Latin than Cyrillic letters in its prose, else ``"ru"`` (the
+    default). Code, SQL and identifiers (``feature/x``, ``energy_consumption``, ``ss-dev``) are not counted,
+    unless the text is nothing but those."""
+    prose = _CODE.sub(" ", text or "")
+    if not _LATIN.search(prose) and not _CYRILLIC.search(prose):
+        prose = text or ""
+    latin = len(_LATIN.findall(prose))
+    cyrillic = len(_CYRILLIC.findall(prose))
     return "en" if latin > cyrillic else "ru"

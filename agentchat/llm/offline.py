@@ -1,18 +1,20 @@
 """The offline planner: a LangChain chat model that needs no network (DESIGN §11).
 
-It reads exactly what an LLM would be sent (system prompt with the UIContext block, history, bound tools),
-picks a tool from the offered set by keyword rules, fills arguments from the context and the question, asks
-for what is missing, chains a second call when the first result calls for it, and writes the answer from the
-tool result with templates in the user's language.
+It reads exactly what an LLM would be sent (system prompt with the UIContext block, history, bound tools) and
+decides with ``planner.plan_step``: the embedding router and keyword rules pick a tool from the offered set,
+arguments come from the context and the question, a missing one is asked for, a second call follows when the
+first result calls for it, and the answer is written with templates in the user's language. It says so when it
+does not understand, and explains honestly why a tool is not available here (page, role or environment).
+
+The decision runs in a worker thread (``sync_to_async``): it embeds the question and reads the policy tables.
 """
 
 import json
 import re
-import uuid
-from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
+from asgiref.sync import sync_to_async
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
@@ -20,51 +22,23 @@ from langchain_core.runnables import Runnable
 
 from ..context import parse_prompt_block
 from ..language import detect_language
-from . import answers
+from .arguments import Page
+from .planner import Knowledge, Result, Turn, plan_step
+from .router import Ranked, rank_with_rules, tool_router
 
-# Ordered: the first rule whose pattern matches and whose tool is offered wins.
-INTENT_RULES: list[tuple[str, re.Pattern]] = [
-    (
-        "show_capabilities",
-        re.compile(
-            r"что ты (умеешь|можешь)|чем .*помо|как(ие|ими) .*инструмент|what can you|capabilit|"
-            r"which tools|how can you help|help me",
-            re.I,
-        ),
-    ),
-    ("list_environments", re.compile(r"окружени|environments?\b|где .*прод|which .*production", re.I)),
-    (
-        "search_dashboards",
-        re.compile(
-            r"найди|найти|поиск|ищи|какие .*дашборд|список .*дашборд|find|search|"
-            r"(list|which|what) .*dashboards",
-            re.I,
-        ),
-    ),
-    (
-        "get_health_summary",
-        re.compile(
-            r"расскаж|статус|состояни|здоров|график|владел|кто .*мен|tell me|status|health|chart|owner|"
-            r"about (this|the) dashboard|overview",
-            re.I,
-        ),
-    ),
-]
-_QUOTED = re.compile(r"[«\"“']([^»\"”']{2,200})[»\"”']")
+OBJECT_NAMES = {
+    "dashboard": ("дашборда", "dashboard"),
+    "dataset": ("датасета", "dataset"),
+    "migration": ("миграции", "migration"),
+}
+OBJECT_PAGES = {
+    "dashboard": ("дашбордов", "dashboard"),
+    "dataset": ("датасетов", "dataset"),
+    "migration": ("миграций", "migration"),
+}
 
 
-@dataclass
-class _Turn:
-    """What the planner knows about the current turn."""
-
-    question: str
-    language: str
-    context: dict[str, Any]
-    offered: dict[str, dict[str, Any]]
-    results: list[tuple[str, dict[str, Any], bool]]  # (tool, payload, ok) since the last user message
-
-
-def _tool_names(tools: list[dict[str, Any]] | None) -> dict[str, dict[str, Any]]:
+def _tools_by_name(tools: list[dict[str, Any]] | None) -> dict[str, dict[str, Any]]:
     out = {}
     for tool in tools or []:
         fn = tool.get("function", tool)
@@ -72,114 +46,128 @@ def _tool_names(tools: list[dict[str, Any]] | None) -> dict[str, dict[str, Any]]
     return out
 
 
-def _read_turn(messages: list[BaseMessage], tools: list[dict[str, Any]] | None) -> _Turn:
+def _payload(message: ToolMessage) -> Any:
+    try:
+        return json.loads(str(message.content))
+    except ValueError:
+        return {"message": str(message.content)}
+
+
+def turn_read(messages: list[BaseMessage], tools: list[dict[str, Any]] | None) -> Turn:
+    """Read the current turn from the messages an LLM would get.
+
+    Returns:
+        A ``planner.Turn``: the last user question, its language, the page context, the offered tools, the
+        results since the question, and the previous question when the assistant last asked something back.
+    """
     system = next((m for m in messages if isinstance(m, SystemMessage)), None)
-    context = parse_prompt_block(str(system.content)) if system else None
-    last_human = max((i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=-1)
-    question = str(messages[last_human].content) if last_human >= 0 else ""
-    calls: dict[str, str] = {}
+    context = (parse_prompt_block(str(system.content)) if system else None) or {}
+    humans = [i for i, m in enumerate(messages) if isinstance(m, HumanMessage)]
+    last = humans[-1] if humans else -1
+    question = str(messages[last].content) if last >= 0 else ""
+    calls: dict[str, dict[str, Any]] = {}
     results = []
-    for message in messages[last_human + 1 :]:
+    for message in messages[last + 1 :]:
         if isinstance(message, AIMessage):
-            calls.update({c["id"]: c["name"] for c in message.tool_calls})
+            calls.update({c["id"]: c for c in message.tool_calls})
         elif isinstance(message, ToolMessage):
-            try:
-                payload = json.loads(str(message.content))
-            except ValueError:
-                payload = {"message": str(message.content)}
-            ok = message.status != "error"
-            results.append((calls.get(message.tool_call_id, "?"), payload, ok))
-    return _Turn(question, detect_language(question), context or {}, _tool_names(tools), results)
-
-
-def _t(turn: _Turn, ru: str, en: str) -> str:
-    return en if turn.language == "en" else ru
-
-
-def _call(name: str, args: dict[str, Any]) -> AIMessage:
-    return AIMessage(content="", tool_calls=[{"id": f"call_{uuid.uuid4().hex[:24]}", "name": name, "args": args}])
-
-
-def _intent(turn: _Turn) -> str | None:
-    for tool, pattern in INTENT_RULES:
-        if pattern.search(turn.question):
-            return tool
-    return None
-
-
-def _first_move(turn: _Turn) -> AIMessage:
-    context = turn.context
-    env_id = context.get("envId")
-    intent = _intent(turn)
-    if intent is None:
-        intent = "get_health_summary" if context.get("objectType") == "dashboard" else "show_capabilities"
-    if intent not in turn.offered:
-        if context.get("status") == "unavailable" and "show_capabilities" in turn.offered:
-            return _call("show_capabilities", {})
-        missing_env = intent in {"search_dashboards", "get_health_summary"} and not env_id
-        if missing_env:
-            return AIMessage(
-                content=_t(
-                    turn,
-                    "Для этого нужно окружение: выберите его в переключателе окружений вверху страницы.",
-                    "This needs an environment: pick one in the environment selector at the top of the page.",
-                )
+            call = calls.get(message.tool_call_id, {"name": "?", "args": {}})
+            results.append(
+                Result(call["name"], dict(call.get("args") or {}), _payload(message), message.status != "error")
             )
-        return AIMessage(
-            content=_t(
-                turn,
-                f"Здесь это недоступно: инструмент {intent} не предложен для этой страницы и вашей роли.",
-                f"That is not available here: {intent} is not offered for this page and your role.",
-            )
+    previous = ""
+    if len(humans) >= 2:
+        before = messages[last - 1]
+        if isinstance(before, AIMessage) and not before.tool_calls and str(before.content).rstrip().endswith("?"):
+            previous = str(messages[humans[-2]].content)
+    return Turn(question, detect_language(question), context, _tools_by_name(tools), results, previous)
+
+
+# --- look-ups of the running application --------------------------------------------------------------------
+
+
+def _rank(question: str, names: Sequence[str], object_type: str | None) -> list[Ranked]:
+    from ..tools.registry import registry
+
+    specs = [spec for name, spec in registry().items() if name in set(names)]
+    router = tool_router()
+    if router is not None:
+        try:
+            return router.rank(question=question, specs=specs, object_type=object_type)
+        except Exception:  # noqa: BLE001 - the embeddings endpoint failed: the rules alone still work
+            pass
+    return rank_with_rules(question=question, similarities={s.name: 0.0 for s in specs}, object_type=object_type)
+
+
+def _roles_text(roles: list[str], language: str) -> str:
+    joiner = " или " if language == "ru" else " or "
+    return joiner.join(roles) if roles else ("—" if language == "ru" else "none")
+
+
+def why_not_offered(tool: str, page: Page, language: str) -> str:
+    """Say truthfully why ``tool`` is not offered on ``page``: not built, disabled, needs an environment, not
+    offered for this page type, or the role lacks it (checked in that order against the policy tables).
+
+    Args:
+        tool: a registered tool name.
+        page: the page context.
+        language: ``ru`` or ``en``.
+
+    Returns:
+        One or two sentences for the user, without internal tool names.
+    """
+    from policies import services as policy
+
+    from ..tools.registry import registry
+    from .answers.titles import tool_title
+
+    title = tool_title(tool, language)
+    ru = language != "en"
+    row = policy.tool_get(name=tool)
+    if tool not in registry() or row is None:
+        return f"Этого я пока не умею ({title})." if ru else f"I cannot do that yet ({title})."
+    if not row.enabled:
+        return (
+            f"Это сейчас выключено администратором ({title})."
+            if ru
+            else f"That is switched off by the administrator ({title})."
         )
-    if intent == "get_health_summary":
-        if context.get("objectType") == "dashboard" and context.get("objectId"):
-            return _call(intent, {"env_id": env_id, "dashboard_id": int(context["objectId"])})
-        quoted = _QUOTED.search(turn.question)
-        if quoted and "search_dashboards" in turn.offered:
-            return _call("search_dashboards", {"env_id": env_id, "query": quoted.group(1)})
-        return AIMessage(
-            content=_t(
-                turn,
-                "О каком дашборде речь? Назовите его (в кавычках) или откройте агента со страницы дашборда.",
-                "Which dashboard do you mean? Name it (in quotes) or open the agent from the dashboard's page.",
-            )
+    if row.env_specific and not page.env_id:
+        return (
+            f"Для этого ({title}) нужно окружение: выберите его в переключателе вверху страницы."
+            if ru
+            else f"That ({title}) needs an environment: pick one in the selector at the top of the page."
         )
-    if intent == "search_dashboards":
-        quoted = _QUOTED.search(turn.question)
-        return _call(intent, {"env_id": env_id, "query": quoted.group(1) if quoted else None})
-    return _call(intent, {})
+    types = policy.affinity_object_types(tool_name=tool)
+    if page.object_type and page.object_type not in types:
+        here = OBJECT_NAMES[page.object_type][0 if ru else 1]
+        where = ", ".join(OBJECT_PAGES[t][0 if ru else 1] for t in types if t in OBJECT_PAGES)
+        if ru:
+            where = f"со страниц {where} или " if where else ""
+            return f"Со страницы {here} это недоступно ({title}). Откройте агента {where}из настроек (без контекста)."
+        where = f"from a {where} page or " if where else ""
+        return f"That is not available from a {here} page ({title}). Open the agent {where}from the settings page."
+    roles = _roles_text(policy.tool_required_roles(tool_name=tool), language)
+    return (
+        f"Для этого ({title}) нужна роль {roles}; у вашей учётной записи её нет. Обратитесь к администратору."
+        if ru
+        else f"That ({title}) needs the role {roles}, which your account does not have. Ask an administrator."
+    )
 
 
-def _next_move(turn: _Turn) -> AIMessage:
-    tool, payload, ok = turn.results[-1]
-    if (
-        ok
-        and tool == "search_dashboards"
-        and _intent(turn) == "get_health_summary"
-        and "get_health_summary" in turn.offered
-    ):
-        rows = payload.get("dashboards")
-        rows = rows.get("items", []) if isinstance(rows, dict) else rows or []
-        if len(rows) == 1:
-            return _call("get_health_summary", {"env_id": payload.get("env_id"), "dashboard_id": rows[0]["id"]})
-    texts = [
-        answers.answer_from_result(name, data, turn.language)
-        if good
-        else answers.answer_from_error(name, data, turn.language)
-        for name, data, good in turn.results
-    ]
-    if turn.context.get("status") == "unavailable":
-        texts.insert(0, _t(turn, "Контекст недоступен: отвечаю в общем режиме.", "Context unavailable: general mode."))
-    return AIMessage(content="\n\n".join(texts))
+def app_knowledge() -> Knowledge:
+    """The planner's look-ups in the running application (registry, router, environments, policy tables)."""
+    from policies import services as policy
+
+    from ..tools.registry import registry
+
+    environments = [(e.env_id, e.tier) for e in policy.environments_active()]
+    return Knowledge(rank=_rank, catalogue=list(registry()), environments=environments, why_not=why_not_offered)
 
 
 def plan(messages: list[BaseMessage], tools: list[dict[str, Any]] | None) -> AIMessage:
     """Decide the next assistant message for ``messages`` with the offered ``tools`` (OpenAI tool dicts)."""
-    turn = _read_turn(messages, tools)
-    if turn.results:
-        return _next_move(turn)
-    return _first_move(turn)
+    return plan_step(turn_read(messages, tools), app_knowledge())
 
 
 class OfflinePlanner(BaseChatModel):
@@ -211,5 +199,6 @@ class OfflinePlanner(BaseChatModel):
         yield from self._chunks(plan(messages, kwargs.get("tools")))
 
     async def _astream(self, messages, stop=None, run_manager=None, **kwargs) -> AsyncIterator[ChatGenerationChunk]:
-        for chunk in self._chunks(plan(messages, kwargs.get("tools"))):
+        message = await sync_to_async(plan)(messages, kwargs.get("tools"))
+        for chunk in self._chunks(message):
             yield chunk

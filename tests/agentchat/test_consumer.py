@@ -4,6 +4,7 @@ import re
 
 import pytest
 
+from tests.chat_server import ChatServer, dashboard_summary_model, history_problems
 from tests.conftest import frames_until, ws_connect
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -78,8 +79,25 @@ async def test_malformed_frame_gets_bad_frame_and_socket_stays_open(users, raw):
     await communicator.disconnect()
 
 
-async def test_dashboard_question_streams_frames_in_order_with_real_data(users, energy_dashboard, superset_stack):
-    """«расскажи про этот дашборд» from the dashboard page: the answer names it and lists its real charts."""
+@pytest.fixture(params=["offline", "openai"])
+def provider(request, settings):
+    """Both providers of DESIGN §11: the offline planner, and ChatOpenAI on a scripted chat-completions server
+    that calls get_health_summary for the page's dashboard and answers from the tool result it is sent."""
+    if request.param == "offline":
+        settings.LLM_PROVIDER = "offline"
+        yield None
+        return
+    with ChatServer(default=dashboard_summary_model) as server:
+        settings.LLM_PROVIDER, settings.LLM_BASE_URL = "openai", server.url
+        settings.LLM_MODEL, settings.LLM_API_KEY = server.model, "test-key"
+        yield server
+
+
+async def test_dashboard_question_streams_frames_in_order_with_real_data(
+    users, energy_dashboard, superset_stack, provider
+):
+    """«расскажи про этот дашборд» from the dashboard page: the answer names it and lists its real charts,
+    with either provider; the ``conversation`` frame names the provider that answers."""
     communicator, connected, _ = await ws_connect(users["engineer"])
     assert connected
     await communicator.send_json_to(
@@ -107,6 +125,12 @@ async def test_dashboard_question_streams_frames_in_order_with_real_data(users, 
     for name in charts:
         assert name in answer
     assert re.search(r"[а-яА-Я]", answer.split("«")[0])  # Russian answer
+    if provider is None:
+        assert "offline" in frames[0]["provider"]
+    else:
+        assert provider.model in frames[0]["provider"]
+        assert [r.last["role"] for r in provider.requests] == ["user", "tool"]
+        assert all(history_problems(r.messages) == [] for r in provider.requests)
 
 
 async def test_english_question_gets_english_answer(users, energy_dashboard):
@@ -134,4 +158,5 @@ async def test_conversation_continues_with_its_id(users, energy_dashboard):
     second = await frames_until(communicator, "message")
     await communicator.disconnect()
     assert second[0] == {**second[0], "event": "conversation", "conversation_id": conversation_id}
-    assert "get_health_summary" in second[-1]["text"]
+    assert "Сводка о дашборде" in second[-1]["text"]  # tools by their titles, never internal names
+    assert "get_health_summary" not in second[-1]["text"]

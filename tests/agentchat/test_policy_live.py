@@ -20,6 +20,13 @@ from tests.scripted_llm import scripted
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
+@pytest.fixture(autouse=True)
+def _whole_policy_set(settings):
+    """These tests are about the policy set itself: the embedding router (which narrows it per question,
+    tests/agentchat/test_router.py) is off."""
+    settings.EMBEDDINGS = "off"
+
+
 def context(object_type: str | None) -> dict:
     return {
         "contextVersion": 1,

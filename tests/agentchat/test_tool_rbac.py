@@ -23,6 +23,14 @@ from tests.scripted_llm import scripted, tool_calls_message
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
+
+@pytest.fixture(autouse=True)
+def _whole_policy_set(settings):
+    """These tests are about the policy set itself: the embedding router (which narrows it per question,
+    tests/agentchat/test_router.py) is off."""
+    settings.EMBEDDINGS = "off"
+
+
 UNKNOWN_NAMES = ["drop_all_dashboards", "grant_admin_role", "x" * 200]
 SUPERSET_PORTS = {
     "ss-dev": "http://127.0.0.1:8088",

@@ -1,11 +1,15 @@
 """The main job in a real browser: dashboard page → «Спросить агента» → question → answer from real Superset."""
 
+import os
 import re
+from urllib.parse import urlsplit
 
+import pytest
 from playwright.sync_api import expect
 
 from tests import superset_api
-from tests.e2e.conftest import login
+from tests.chat_server import ChatServer, dashboard_summary_model, history_problems
+from tests.e2e.conftest import AppServer, _free_port, _fresh_database, login
 
 
 def _ask(page, text: str) -> str:
@@ -18,7 +22,38 @@ def _ask(page, text: str) -> str:
     return answer.inner_text()
 
 
-def test_engineer_asks_about_the_dashboard_without_naming_it(page, app_server):
+@pytest.fixture(scope="module")
+def openai_app_server(app_server):
+    """agentchat with ``LLM_PROVIDER=openai`` pointed at a scripted chat-completions server on loopback (which
+    calls get_health_summary for the page's dashboard and answers from the tool result), on its own database."""
+    base = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/agentchat")
+    name = urlsplit(base).path.lstrip("/") or "agentchat"
+    with ChatServer(default=dashboard_summary_model, model="scripted-e2e-model") as llm:
+        env = {
+            **app_server.env,
+            "DATABASE_URL": _fresh_database(base, f"{name}_e2e_openai"),
+            "LLM_PROVIDER": "openai",
+            "LLM_BASE_URL": llm.url,
+            "LLM_API_KEY": "test-key",
+            "LLM_MODEL": llm.model,
+        }
+        server = AppServer(env, _free_port())
+        server.manage("migrate", "--noinput")
+        server.manage("seed_demo")
+        server.start()
+        server.llm = llm
+        yield server
+        server.stop()
+
+
+@pytest.fixture(params=["offline", "openai"])
+def provider_server(request, app_server):
+    """The same scenario with both providers (DESIGN §11): the embedded planner and an OpenAI-compatible API."""
+    return app_server if request.param == "offline" else request.getfixturevalue("openai_app_server")
+
+
+def test_engineer_asks_about_the_dashboard_without_naming_it(page, provider_server):
+    app_server = provider_server
     dashboard = superset_api.dashboard_by_slug("ss-dev", "energy-report")
     charts = superset_api.dashboard_chart_names("ss-dev", dashboard["id"])
     login(page, app_server, "engineer")
@@ -30,8 +65,11 @@ def test_engineer_asks_about_the_dashboard_without_naming_it(page, app_server):
 
     page.wait_for_url(re.compile(r"/agent\?objectType=dashboard&objectId=\d+"))
     expect(page.get_by_test_id("context-summary")).to_contain_text(f"#{dashboard['id']}")
-    expect(page.get_by_test_id("provider")).to_contain_text("offline")
+    llm = getattr(app_server, "llm", None)
+    expect(page.get_by_test_id("provider")).to_contain_text(llm.model if llm else "offline")
     answer = _ask(page, "расскажи про этот дашборд")
+    # the header names the provider that answered, also after the conversation frame updated it
+    expect(page.get_by_test_id("provider")).to_contain_text(llm.model if llm else "offline")
     assert "Отчёт по энергопотреблению" in answer
     for name in charts:
         assert name in answer
@@ -42,6 +80,9 @@ def test_engineer_asks_about_the_dashboard_without_naming_it(page, app_server):
     assert "Charts (3)" in answer_en
     for name in charts:
         assert name in answer_en
+    if llm:
+        assert [r.last["role"] for r in llm.requests[-4:]] == ["user", "tool", "user", "tool"]
+        assert all(history_problems(r.messages) == [] for r in llm.requests)
 
 
 def test_settings_page_opens_agent_without_context(page, app_server):
@@ -51,4 +92,5 @@ def test_settings_page_opens_agent_without_context(page, app_server):
     page.wait_for_url(re.compile(r"/agent$"))
     expect(page.get_by_test_id("context-summary")).to_contain_text("Без контекста")
     answer = _ask(page, "что ты умеешь?")
-    assert "show_capabilities" in answer
+    assert "Список окружений Superset" in answer  # tools by their titles, never internal names
+    assert "show_capabilities" not in answer

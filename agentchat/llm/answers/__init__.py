@@ -7,6 +7,7 @@ from typing import Any
 
 from . import datasets, git, llm_review, operations, sql, superset  # noqa: F401 - registers writers
 from .base import generic, t, writer_for
+from .titles import tool_title
 
 
 def answer_from_result(tool: str, result: Any, language: str) -> str:
@@ -20,4 +21,5 @@ def answer_from_result(tool: str, result: Any, language: str) -> str:
 def answer_from_error(tool: str, error: dict[str, Any], language: str) -> str:
     """Return the answer for a failed or refused call of ``tool`` (``error`` is the ToolMessage payload)."""
     message = error.get("message") or error.get("error")
-    return t(language, f"Не удалось выполнить {tool}: {message}", f"Could not run {tool}: {message}")
+    title = tool_title(tool, language)
+    return t(language, f"Не получилось ({title}): {message}", f"That did not work ({title}): {message}")

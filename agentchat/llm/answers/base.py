@@ -43,6 +43,9 @@ def more(shown: int, total: int, language: str) -> str:
 
 
 def generic(tool: str, result: Any, language: str) -> str:
-    """Fallback: the result as indented JSON."""
+    """Fallback: the result as indented JSON, headed by the tool's user-facing title."""
+    from .titles import tool_title
+
     body = json.dumps(result, ensure_ascii=False, indent=1)
-    return t(language, f"Результат {tool}:\n{body}", f"Result of {tool}:\n{body}")
+    title = tool_title(tool, language)
+    return t(language, f"Результат ({title}):\n{body}", f"Result ({title}):\n{body}")

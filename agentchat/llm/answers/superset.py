@@ -5,6 +5,7 @@ from typing import Any
 from .base import answer_writer, items, more, t
 from .git import git_line
 from .llm_review import validation_line
+from .titles import tool_title
 
 
 @answer_writer("get_health_summary")
@@ -77,7 +78,10 @@ def show_capabilities(result: dict[str, Any], language: str) -> str:
     for group in (result.get("categories") or {}).values():
         lines.append(f"{group.get('title')}:")
         tools, _ = items(group.get("tools"))
-        lines += [f"- {t.get('name')}: {t.get('description')}" for t in tools]
+        tools = [tool for tool in tools if tool.get("name") != "show_capabilities"]
+        for tool in tools:
+            title = tool_title(str(tool.get("name")), language)
+            lines.append(f"- {title[:1].upper()}{title[1:]}: {tool.get('description')}")
     if not result.get("env_id"):
         lines.append(
             t(

@@ -1,0 +1,272 @@
+"""Keyword rules and extra example questions of the tool router (DESIGN §11, §12; seed AGTL-FR-006).
+
+The embedding similarity ranks tools by meaning; these rules add what a small embedding model misses: the
+imperative vs the question ("закоммить" vs "сохранён ли в git?"), SQL in the text, ids, and the page the user is
+on ("this dataset" on a dataset page). Each rule adds its weight to one tool's score; weights are in the units of
+cosine similarity (e5 similarities of related texts differ by a few hundredths, so 0.1 is a strong hint).
+
+``REQUESTS_WITHOUT_TOOL`` recognises requests no tool can do (delete, rename, grant rights…): the offline planner
+explains them honestly instead of calling the nearest read tool.
+"""
+
+import re
+from dataclasses import dataclass
+
+STRONG, MEDIUM, WEAK = 0.16, 0.09, 0.045
+
+
+@dataclass(frozen=True)
+class Rule:
+    """``pattern`` found in the question (case-insensitive) → ``weight`` added to ``tool``'s score.
+
+    Attributes:
+        pages: object types of the page where the rule applies (``"none"`` = no object); None = everywhere.
+    """
+
+    tool: str
+    pattern: re.Pattern
+    weight: float
+    pages: frozenset[str] | None = None
+
+
+def _r(tool: str, pattern: str, weight: float, pages: str | None = None) -> Rule:
+    return Rule(tool, re.compile(pattern, re.I), weight, frozenset(pages.split()) if pages else None)
+
+
+# Reusable fragments (Russian stems; English words).
+THIS = r"(эт(от|ом|ого|у|и|их|а|ой)|его|него|\bthis\b|\bit\b|\bthis one\b)"
+DASH = r"(дашборд|отч[её]т|панел|dashboard|report)"
+DATASET = r"(датасет|набор\w* данн|dataset)"
+SQL_TEXT = r"(\bselect\b.+\bfrom\b|\bselect\s+(\d|\*|count\()|`[^`]*\bselect\b[^`]*`|\bwith\b\s+\w+\s+as\s*\()"
+IMPERATIVE_RU = r"(сделай|создай|заведи|запусти|выполни|примени|добавь|сохрани|зафиксируй)"
+
+RULES: list[Rule] = [
+    # --- what the agent can do
+    _r("show_capabilities", r"что (ты )?(умеешь|можешь)|(чем|с чем) (ты )?(можешь )?помо|возможност", STRONG),
+    _r("show_capabilities", r"что (вообще )?можно (у тебя )?(спросить|попросить)|какие .*(действия|команды)", STRONG),
+    _r("show_capabilities", r"what (can|are) you|what kinds? of things|your (functions|capabilities|tools)", STRONG),
+    _r("show_capabilities", r"how can you help|^\s*(help|помощь|справка)\W*$", STRONG),
+    # --- environments
+    _r("list_environments", r"(окружени[яй]|стенд(ы|ов|ах|ам)?|инстанс(ы|ов|ах)?|environments|instances)\b", STRONG),
+    _r("list_environments", r"(адрес|url|ссылк)\w* .*(суперсет|superset)|(суперсет|superset)\w* .*(адрес|url)", STRONG),
+    _r("list_environments", r"\b(which|what) env\b|staging and|where can i (migrate|deploy)|targets?\b", MEDIUM),
+    _r("list_environments", r"боев(ой|ое|ая)", WEAK),
+    # --- dashboards: search (plural, lists, a title to look up)
+    _r("search_dashboards", r"(найди|найти|поищи|ищи|поиск|есть ли)\b.*" + DASH, STRONG),
+    _r("search_dashboards", r"(какие|список|покажи|перечисли)\b.*(дашборд|отч[её]т|панел|черновик)", MEDIUM),
+    _r("search_dashboards", r"(дашборд(ы|ов)|отч[её]т(ы|ов)|панел(ей|ями)|черновик(и|ов))\b", MEDIUM),
+    _r(
+        "search_dashboards",
+        r"\b(find|look up|search)\b.*dashboard|\b(list|any|all)\b.*dashboards|dashboards \w+ by",
+        STRONG,
+    ),
+    _r("search_dashboards", r"\b(unpublished|published|draft)\b.*dashboards|dashboards.*\b(unpublished|draft)", MEDIUM),
+    # --- dashboards: one dashboard's summary
+    _r("get_health_summary", THIS + r".{0,20}" + DASH, MEDIUM, "dashboard"),
+    _r(
+        "get_health_summary",
+        r"(что с|как дела|как пожива|владел|кто .*(мен|созда|влад)|когда .*мен|график|сколько|из каких|"
+        r"опубликован|черновик|статус|состояни|расскаж|сводк|итог|результат|сохран[её]н)",
+        MEDIUM,
+        "dashboard",
+    ),
+    _r(
+        "get_health_summary",
+        r"\b(health|owns?|owner|charts?|published|status|summar\w*|tell me about|overview|state)\b",
+        MEDIUM,
+        "dashboard",
+    ),
+    _r(
+        "get_health_summary",
+        r"(как пожива\w*|как дела|что с|в каком состояни\w*|сводк\w*|summar\w*|how is)\b.*" + DASH,
+        STRONG,
+        "none",
+    ),
+    _r("get_health_summary", DASH + r"\s*(#|№|id\s*)?\d+\b", WEAK, "none"),
+    _r("get_health_summary", r"(итог|результат)\w* .*проверк", STRONG),
+    # --- datasets: search
+    _r("search_datasets", r"(найди|найти|поищи|поиск|есть ли|покажи|какие|список)\b.*(датасет|набор\w* данн)", STRONG),
+    _r("search_datasets", r"(датасет(ы|ов)|наборы данных)\b|\bdatasets\b", MEDIUM),
+    _r(
+        "search_datasets",
+        r"\b(find|search|look up)\b.*dataset|(un)?certified datasets|сертифицированн\w+ датасет",
+        STRONG,
+    ),
+    # --- one dataset by id (no affinity: asked without a dataset page)
+    _r("get_dataset_details", DATASET + r"\w*\s*(номер|id|#|№)?\s*\d+\b", STRONG, "none"),
+    _r(
+        "get_dataset_details",
+        r"(колонк|метрик|сертифицир|зависим|других окружени|depend|columns|metrics)",
+        WEAK,
+        "none",
+    ),
+    _r("get_dataset_details", r"\bdescribe\b.*dataset|dataset .*\bcertified\?", MEDIUM, "none"),
+    _r("get_dataset_details", r"(колонк|метрик|пол[яе]\b|columns|metrics)\w*.*(датасет|dataset)", MEDIUM, "none"),
+    # --- databases, tables, and "this dataset" on a dataset page
+    _r("superset_explore_database", r"\bбаз(а|ы|е|у|ой)?\b( данных)?|\bdatabases?\b|\bdb\b|схем|\bschemas?\b", MEDIUM),
+    _r("superset_explore_database", r"таблиц|\btables?\b", MEDIUM),
+    _r("superset_explore_database", THIS + r".{0,12}" + r"(датасет|данн|dataset|data)", MEDIUM, "dataset"),
+    _r(
+        "superset_explore_database",
+        r"(расскаж|колонк|пол(я|е)\b|таблиц|построен|откуда|источник|использ|зависим|график|"
+        r"tell me about|columns?|underlying|source|built on|depend|charts?)",
+        MEDIUM,
+        "dataset",
+    ),
+    # --- SQL
+    _r(
+        "superset_format_sql",
+        r"(от)?формат|оформи|читаем|в порядок|красив|отступ|beautif|\bformat|indent|pretty|tidy",
+        STRONG,
+    ),
+    _r("superset_format_sql", r"\b(postgres\w*|mysql|sqlite|tsql|bigquery|snowflake|clickhouse)\b", WEAK),
+    _r("superset_execute_sql", r"(выполни|запусти|run|execute|query)\b.*(" + SQL_TEXT + r"|запрос|sql|query)", STRONG),
+    _r("superset_execute_sql", r"^\s*(выполни|run|execute|query)\b", MEDIUM),
+    _r("superset_execute_sql", SQL_TEXT, WEAK),
+    _r(
+        "superset_execute_sql",
+        r"(посчитай|сколько (записей|строк)|больше всего|меньше всего|максимальн|минимальн|средн|суммарн|"
+        r"первые \d+|\brows\b|\bmax\b|\bmin\b|\bavg\b|\baverage\b|\btotal\b|\bsum\b|\bhow many\b|\bmost\b)",
+        MEDIUM,
+        "dataset",
+    ),
+    # --- permissions
+    _r("superset_audit_permissions", r"доступ|\bправ(а|ами)?\b|кто (может|имеет)|кому|\bрол(ь|и|ей)\b", STRONG),
+    _r("superset_audit_permissions", r"\baccess\b|permission|who can|\broles?\b|\bgrant", STRONG),
+    # --- background tasks
+    _r("get_task_status", r"(задач\w*|\bjob\b|\btask\b)\s*(#|№|id\s*)?([0-9a-f-]{6,}|\d+)", STRONG),
+    _r("get_task_status", r"фонов\w* задач|\btask\b|\bjob\b|задач(а|у|и)\b", MEDIUM),
+    _r("get_task_status", r"(как там|закончил|готов[аоы]?\b|\bdone\b|finished|how far|progress|статус задач)", WEAK),
+    # --- git
+    _r(
+        "get_git_status",
+        r"(сохран[её]н\w*|закоммич\w*|зафиксирован\w*|незафиксирован\w*)\b.*(git|гит|репозитор)",
+        STRONG,
+    ),
+    _r(
+        "get_git_status",
+        r"(отличает|совпадает|изменилось|what changed|\bdiff\b|since the last commit|is .* committed)",
+        STRONG,
+    ),
+    _r("get_git_status", r"незафиксирован|незакоммич|uncommitted|\bgit status\b", STRONG),
+    _r(
+        "commit_changes",
+        r"закоммит|зафиксируй|\bcommit (this|the|it|dashboard)|сохрани .*(репозитор|git|гит|ветк)",
+        STRONG,
+    ),
+    _r("commit_changes", r"\b(put|push|save)\b.*\b(branch|repo|git)\b|snapshot", STRONG),
+    _r("commit_changes", r"коммит|\bcommit\b", WEAK),
+    _r("create_branch", r"(создай|заведи|сделай|нужна|новую|отдельн)\w*.*\bветк|ветк\w* .*(назови|от )", STRONG),
+    _r("create_branch", r"\b(create|make|new)\b.*\bbranch\b|\bbranch (off|from)\b", STRONG),
+    # --- backups
+    _r("list_backups", r"(бэкап\w*|резервн\w* копи\w*|backups?)\b", MEDIUM),
+    _r(
+        "list_backups",
+        r"(какие|когда|покажи|список|есть ли|последн)\w*.*(бэкап|резервн)|(list|latest|when|any)\b.*backup",
+        STRONG,
+    ),
+    _r("list_backups", r"do we have (a|any) backup", STRONG),
+    _r("run_backup", r"(сделай|создай|сними|запусти|забэкап)\w*.*(бэкап|резервн)|забэкап", STRONG),
+    _r("run_backup", r"\bback (it )?up\b|\b(take|make|run|create) (a )?backup|\bexport (all|every)", STRONG),
+    # --- migrations
+    _r("preview_migration", r"предварительн|что изменится|что будет|без применения|будут перезаписан|превью", STRONG),
+    _r("preview_migration", r"\bpreview|dry.?run|what would|would be (overwritten|changed)|overwritten", STRONG),
+    _r("execute_migration", r"миграц|мигрир|\bmigrat", MEDIUM),
+    _r("preview_migration", r"миграц|мигрир|\bmigrat", WEAK),  # the planner previews before it migrates
+    _r("execute_migration", r"(запусти|выполни|примени|мигрируй|run|execute|apply)\w*.*(миграц|migrat)", STRONG),
+    _r("execute_migration", r"мигрируй|\bmigrate\b.*\band\b|одной миграц|дашборд(ы|ов) .*\d+.*(и|,)\s*\d+", MEDIUM),
+    # --- review and documentation of a dashboard
+    _r(
+        "run_llm_validation",
+        r"провер(ь|ку|ка)|ревью|\breview\b|\blint\b|quality|качеств|проблем|ошибк|в порядке",
+        STRONG,
+    ),
+    _r("run_llm_validation", r"\bissues\b|\bcheck\b.*dashboard", MEDIUM),
+    _r("run_llm_documentation", r"описани|документ|\bdocs?\b|descriptions?|documentation|\bdocument\b", STRONG),
+    # --- creating a dataset
+    _r("superset_create_dataset", r"(создай|сделай|заведи|добавь)\w*.*(датасет|в суперсет|в superset)", STRONG),
+    _r("superset_create_dataset", r"\b(create|make|register|add)\b.*\b(dataset|as a dataset)", STRONG),
+    _r("superset_create_dataset", r"виртуальн\w* датасет|virtual dataset", STRONG),
+    # --- deploying one dashboard
+    _r("deploy_dashboard", r"деплой|задеплой|выкат|разверн|\bdeploy|\bship\b|промоут", STRONG),
+    _r("deploy_dashboard", r"(перенеси|копируй|скопируй|опубликуй|push|copy)\w*.*(\bв\b|\bна\b|\bto\b)", MEDIUM),
+    _r("deploy_dashboard", r"(в|на) (прод|prod|staging|боев)|to (prod|production|staging)\b", WEAK),
+]
+
+# Penalties: a word that rules a tool out (a formatting request is not an execution, a result is not a new run).
+PENALTIES: list[Rule] = [
+    _r("superset_execute_sql", r"(от)?формат|оформи|читаем|в порядок|beautif|\bformat|indent|pretty", -STRONG),
+    _r("superset_execute_sql", r"(создай|сделай|заведи)\w* .*датасет|\b(create|make)\b.*dataset", -STRONG),
+    _r("run_llm_validation", r"(итог|результат)\w* .*проверк", -STRONG),
+    _r("list_backups", r"(сделай|создай|сними|забэкап)|\b(take|make|run) (a )?backup|\bback up\b", -STRONG),
+    _r("execute_migration", r"предварительн|что изменится|что будет|без применения|\bpreview|dry.?run|would", -STRONG),
+    _r("execute_migration", r"задач\w* \d+|\btask \d+|\bjob \d+", -STRONG),
+    _r("get_git_status", r"закоммить|зафиксируй|\bcommit (this|the|it)", -STRONG),
+    _r("search_dashboards", r"(перенеси|мигрир|миграц|migrat|deploy|задеплой)", -MEDIUM),
+    _r("search_dashboards", r"бэкап|резервн|backup|back up", -STRONG),
+    _r("execute_migration", r"where can i|куда (можно|вообще)|list the targets|targets\?", -MEDIUM),
+    _r("search_dashboards", r"использ|зависим|построен|\buses?\b|\bdepend|built on", -MEDIUM, "dataset"),
+    _r("get_dataset_details", r"(создай|сделай|заведи|добавь|create|make|register)\b", -MEDIUM),
+    _r("search_datasets", r"колонк|метрик|\bcolumns\b|\bmetrics\b", -MEDIUM),
+]
+
+# Extra example questions (beyond each tool's own) embedded with the tool's texts. They are not taken from the
+# labelled question sets of tests/data (a test checks that no question there repeats an example of its tool).
+ROUTER_EXAMPLES: dict[str, tuple[str, ...]] = {
+    "show_capabilities": ("Что ты можешь сделать на этой странице?", "What can I do with you here?"),
+    "list_environments": ("Какие окружения Superset подключены?", "Which Superset instances are configured?"),
+    "search_dashboards": ("Покажи все дашборды окружения", "Show me every dashboard of this environment"),
+    "get_health_summary": ("Кто и когда менял этот дашборд?", "When was this dashboard last modified?"),
+    "search_datasets": ("Какие датасеты есть в Superset?", "Which datasets do we have?"),
+    "get_dataset_details": ("Покажи колонки и метрики датасета 3", "Show the columns of dataset 3"),
+    "superset_explore_database": ("Какие таблицы в этой базе данных?", "Which columns does this dataset have?"),
+    "superset_format_sql": ("Отформатируй запрос", "Format this query"),
+    "superset_audit_permissions": ("Кто может редактировать этот дашборд?", "Which users can see this data?"),
+    "superset_execute_sql": ("Сколько строк в таблице?", "Count the rows of this dataset"),
+    "get_task_status": ("Готова ли задача 5?", "Status of background job 5"),
+    "get_git_status": ("Есть ли изменения дашборда, которых нет в git?", "Is the dashboard export up to date in git?"),
+    "list_backups": ("Покажи резервные копии", "Show the backups"),
+    "preview_migration": ("Что будет перезаписано при миграции в prod?", "Preview the migration to prod"),
+    "create_branch": ("Создай новую ветку в git", "Create a new git branch"),
+    "commit_changes": ("Закоммить дашборд в git", "Commit the dashboard export"),
+    "run_llm_validation": ("Проверь дашборд", "Check this dashboard for problems"),
+    "run_llm_documentation": ("Опиши графики дашборда", "Describe the charts of this dashboard"),
+    "superset_create_dataset": ("Создай датасет", "Create a new dataset"),
+    "run_backup": ("Сделай резервную копию", "Back up this environment"),
+    "deploy_dashboard": ("Разверни дашборд в prod", "Deploy the dashboard"),
+    "execute_migration": ("Запусти миграцию дашбордов", "Run the dashboard migration"),
+}
+
+REQUESTS_WITHOUT_TOOL = re.compile(
+    r"\b(удали\w*|удалить|снеси|delete|remove|drop|переименуй\w*|rename|"
+    r"(дай|выдай|назначь|отбери|забери)\w* .*(прав|рол|доступ)|grant|revoke|"
+    r"(создай|сделай|нарисуй|добавь) (нов\w+ )?(график|чарт)|create (a )?(new )?chart|"
+    r"(измени|поменяй) (цвет|график|фильтр|sql датасета)|change the (colou?r|chart|filter))",
+    re.I,
+)
+
+
+def rule_scores(question: str, object_type: str | None) -> dict[str, float]:
+    """Sum the weights of the rules that match ``question`` asked on a page of ``object_type``.
+
+    Args:
+        question: the user's text.
+        object_type: ``dashboard``, ``dataset``, ``migration`` or None (no object).
+
+    Returns:
+        ``{tool name: summed weight}`` for the tools with a matching rule (penalties are negative).
+    """
+    page = object_type or "none"
+    scores: dict[str, float] = {}
+    for rule in (*RULES, *PENALTIES):
+        if rule.pages is not None and page not in rule.pages:
+            continue
+        if rule.pattern.search(question):
+            scores[rule.tool] = scores.get(rule.tool, 0.0) + rule.weight
+    return scores
+
+
+def request_without_tool(question: str) -> str | None:
+    """Return the phrase of a request no tool can do (delete, rename, grant rights, draw a chart), or None."""
+    match = REQUESTS_WITHOUT_TOOL.search(question)
+    return match.group(0) if match else None

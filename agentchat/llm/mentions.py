@@ -1,0 +1,245 @@
+"""What a question names, read by rules (offline planner, DESIGN §11): ids, quoted names, environments, SQL,
+branch names, commit messages, tables, databases, schemas, SQL dialects, languages, owners and flags.
+
+Pure functions of the text (and of the list of environments); no database, no network.
+"""
+
+import re
+from dataclasses import dataclass, field
+
+QUOTED = re.compile(r"«([^»]{1,200})»|“([^”]{1,200})”|\"([^\"]{1,200})\"|'([^']{2,200})'")
+BACKTICKS = re.compile(r"`{1,3}(?:sql\n)?([^`]+)`{1,3}", re.I)
+SQL_START = re.compile(r"\b(select|with)\b\s+[\s\S]+", re.I)
+UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I)
+BRANCH_TOKEN = re.compile(r"(?<![\w/])([A-Za-z][\w.-]*/[\w./-]*[\w])")
+NUMBER = re.compile(r"(?<![\w.-])(?:#|№\s?)?(\d{1,9})(?![\w.-])")
+
+# Words naming an object type, by the stem they start with (ru) or the word (en).
+OBJECT_WORDS = {
+    "dashboard": r"дашборд\w*|отч[её]т\w*|панел\w*|dashboards?|reports?",
+    "dataset": r"датасет\w*|dataset\w*|набор\w* данных",
+    "database": r"баз\w*(?: данных)?|databases?|\bdb\b",
+    "task": r"задач\w*|tasks?|jobs?",
+    "chart": r"график\w*|чарт\w*|charts?",
+}
+# Words meaning an environment tier.
+TIER_WORDS = {
+    "prod": r"прод\w*|продакшн\w*|продакшен\w*|production|\bprod\b|боев\w*",
+    "staging": r"стейдж\w*|стейджинг\w*|staging",
+    "dev": r"\bdev\b|\bдев\b|разработк\w*",
+}
+DIALECTS = {
+    "postgres": r"postgres\w*|постгрес\w*|pg\b",
+    "mysql": r"mysql",
+    "sqlite": r"sqlite",
+    "tsql": r"t-?sql|ms ?sql|sql server",
+    "bigquery": r"bigquery",
+    "snowflake": r"snowflake",
+    "clickhouse": r"clickhouse",
+    "oracle": r"oracle",
+}
+STOP_WORDS = set(
+    """найди найти поищи ищи поиск покажи список какие какой какая есть ли у нас по про с со о об в на все всех
+    все мне дашборд дашборды дашборда дашбордов отчёт отчёты отчет отчеты отчёта отчета отчётов панель панели
+    датасет датасеты датасета датасетов набор наборы данных которые который про для
+    find search look up list show me all the a an any about with called named in for of dashboards dashboard
+    datasets dataset which what are there is do we have title titles""".split()
+)
+
+
+@dataclass
+class Mentions:
+    """Everything a question names (empty fields when absent).
+
+    Attributes:
+        ids: numbers by the object type named right before them (``{"dashboard": [1, 2]}``); ``any`` holds every
+            number in order.
+        quoted: texts in «», “”, "" or '' quotes, in order.
+        envs: environment ids named, in order (resolved from ids and tier words).
+        source_env / target_env: from "из X в Y" / "from X to Y" / "в Y" / "to Y".
+    """
+
+    ids: dict[str, list[int]] = field(default_factory=dict)
+    quoted: list[str] = field(default_factory=list)
+    envs: list[str] = field(default_factory=list)
+    source_env: str | None = None
+    target_env: str | None = None
+    sql: str | None = None
+    uuid: str | None = None
+    branch: str | None = None
+    base_branch: str | None = None
+    table: str | None = None
+    database: str | None = None
+    schema: str | None = None
+    dialect: str | None = None
+    language: str | None = None
+    owner: str | None = None
+    published: bool | None = None
+    certified: bool | None = None
+    row_limit: int | None = None
+    search_text: str | None = None
+    dataset_name: str | None = None
+    refers_to_page: bool = False
+
+    def first_id(self, kind: str) -> int | None:
+        values = self.ids.get(kind) or []
+        return values[0] if values else None
+
+
+def _ids(text: str) -> dict[str, list[int]]:
+    """Numbers with the object word right before them («дашборд 2», "dataset #1", «задача 15», «№2»)."""
+    out: dict[str, list[int]] = {"any": []}
+    words = "|".join(f"(?P<{kind}>{pattern})" for kind, pattern in OBJECT_WORDS.items())
+    last_kind = None
+    tokens = re.finditer(rf"(?:{words})|(?:#|№\s?)?\b(?P<num>\d{{1,9}})\b(?![.-]\d)", text, re.I)
+    for match in tokens:
+        if match.group("num") is None:
+            last_kind = next(kind for kind in OBJECT_WORDS if match.group(kind))
+            continue
+        number = int(match.group("num"))
+        out["any"].append(number)
+        if last_kind:
+            out.setdefault(last_kind, []).append(number)
+    return out
+
+
+def _env_for(word: str, environments: list[tuple[str, str]]) -> str | None:
+    lowered = word.lower()
+    for env_id, _tier in environments:
+        if lowered == env_id.lower():
+            return env_id
+    for tier, pattern in TIER_WORDS.items():
+        if re.fullmatch(pattern, lowered, re.I):
+            matching = [env_id for env_id, env_tier in environments if env_tier == tier]
+            if len(matching) == 1:
+                return matching[0]
+    return None
+
+
+def _envs(text: str, environments: list[tuple[str, str]]) -> tuple[list[str], str | None, str | None]:
+    """Environments named in ``text``, and which is the source («из X», "from X") and target («в Y», "to Y")."""
+    ids = sorted((re.escape(e) for e, _ in environments), key=len, reverse=True)
+    tiers = "|".join(TIER_WORDS.values())
+    alternatives = "|".join([*ids, tiers]) if ids else tiers
+    pattern = re.compile(rf"(?:(?P<prep>из|from|с|в|во|на|to|into)\s+)?(?P<word>{alternatives})(?![\w-])", re.I)
+    found, source, target = [], None, None
+    for match in pattern.finditer(text):
+        env_id = _env_for(match.group("word"), environments)
+        if env_id is None:
+            continue
+        if env_id not in found:
+            found.append(env_id)
+        prep = (match.group("prep") or "").lower()
+        if prep in {"из", "from"} and source is None:
+            source = env_id
+        elif prep in {"в", "во", "на", "to", "into"} and target is None:
+            target = env_id
+    return found, source, target
+
+
+def _sql(text: str) -> str | None:
+    quoted = BACKTICKS.search(text)
+    if quoted and re.search(r"\b(select|with|insert|update|delete|create|drop|pragma)\b", quoted.group(1), re.I):
+        return quoted.group(1).strip()
+    start = SQL_START.search(text)
+    if start and re.search(r"\bfrom\b|\bselect\s+(\d|\*|count\()", start.group(0), re.I):
+        sql = start.group(0).strip()
+        sql = re.sub(r"\s+(в|на|in|on)\s+(базе|database)\s+\S+\s*$", "", sql, flags=re.I)  # «… в базе Energy»
+        return sql.rstrip(" ?")
+    return None
+
+
+def _after(text: str, pattern: str) -> str | None:
+    match = re.search(pattern, text, re.I)
+    return match.group(1).strip(".,;:!?«»\"'") if match else None
+
+
+def _stem(word: str) -> str:
+    """A crude stem so that «регионами» finds «Обзор регионов» and "regions" finds "regions_2024"."""
+    if re.search(r"[а-яё]", word, re.I) and len(word) > 5:
+        return re.sub(
+            r"(ами|ями|ого|его|ому|ему|ыми|ими|ов|ев|ей|ах|ях|ам|ям|ом|ем|ой|ий|ый|ая|ое|ые|ую|[аыиуеоя])$", "", word
+        )
+    if len(word) > 4 and word.lower().endswith("s"):
+        return word[:-1]
+    return word
+
+
+def _search_text(text: str, quoted: list[str]) -> str | None:
+    """What to look for in a search: a quoted title, else the topic words («про энергопотребление» → stem)."""
+    if quoted:
+        return quoted[0]
+    topic = re.search(r"(?:\bпро|\bпо|\bс|\babout|\bwith|\bcalled|\bnamed)\s+([\w-]{3,})", text, re.I)
+    if topic and topic.group(1).lower() not in STOP_WORDS:
+        return _stem(topic.group(1))
+    return None
+
+
+def mentions_read(text: str, environments: list[tuple[str, str]]) -> Mentions:
+    """Read what ``text`` names.
+
+    Args:
+        text: the user's question.
+        environments: ``[(env_id, tier)]`` of the active environments (to resolve «прод», "staging", "ss-dev").
+
+    Returns:
+        A ``Mentions``.
+    """
+    quoted = [next(g for g in m.groups() if g) for m in QUOTED.finditer(text)]
+    sql = _sql(text)
+    plain = text.replace(sql, " ") if sql else text
+    envs, source, target = _envs(plain, environments)
+    branch_tokens = [b for b in BRANCH_TOKEN.findall(plain) if not re.fullmatch(r"\d+/\d+", b)]
+    mentions = Mentions(
+        ids=_ids(plain),
+        quoted=quoted,
+        envs=envs,
+        source_env=source,
+        target_env=target,
+        sql=sql,
+        uuid=(UUID.search(text).group(0) if UUID.search(text) else None),
+    )
+    mentions.branch = (
+        branch_tokens[0]
+        if branch_tokens
+        else _after(plain, r"(?:ветк[аеуи]|branch)\s+(?:named\s+|called\s+)?([A-Za-z][\w./-]*)")
+    )
+    named = _after(plain, r"(?:назови(?:\s+её)?|called|named|into)\s+([A-Za-z][\w./-]*)")
+    if named and ("/" in named or not mentions.branch):
+        mentions.branch = named
+    mentions.base_branch = _after(plain, r"(?:\bот|\bfrom|\boff)\s+(?:ветки\s+|branch\s+)?([A-Za-z][\w./-]*)")
+    if mentions.base_branch and mentions.base_branch.lower() in {e.lower() for e in envs}:
+        mentions.base_branch = None
+    mentions.table = _after(plain, r"(?:таблиц\w*|\btable)\s+([A-Za-z_][\w.]*)") or _after(
+        plain, r"\bthe\s+([A-Za-z_]\w*)\s+table\b"
+    )
+    mentions.database = _after(plain, r"(?:\bбаз[аеуы]|\bdatabase)\s+(?!данных)([A-Za-z_][\w.-]*)") or _after(
+        plain, r"\b(?:the\s+)?([A-Z][\w-]*)\s+(?:database|db)\b"
+    )
+    mentions.schema = _after(plain, r"(?:схем[аеуы]|\bschema)\s+([A-Za-z_][\w]*)") or _after(
+        plain, r"\b([A-Za-z_]\w*)\s+schema\b"
+    )
+    mentions.dialect = next((name for name, p in DIALECTS.items() if re.search(p, plain, re.I)), None)
+    if re.search(r"на английском|по-английски|in english", text, re.I):
+        mentions.language = "en"
+    elif re.search(r"на русском|по-русски|in russian", text, re.I):
+        mentions.language = "ru"
+    mentions.owner = _after(
+        plain, r"(?:владе\w+|принадлеж\w+|сделал\w*|owned by|owns?|created by)\s+(?!ли\b)([A-Za-z][\w.@-]*)"
+    )
+    if re.search(r"неопубликован|черновик|unpublished|\bdrafts?\b", text, re.I):
+        mentions.published = False
+    elif re.search(r"опубликован|\bpublished\b", text, re.I):
+        mentions.published = True
+    if re.search(r"несертифицир|uncertified|not certified", text, re.I):
+        mentions.certified = False
+    elif re.search(r"сертифицированн|\bcertified\b", text, re.I) and not re.search(r"\?|\bis\b|ли\b", text, re.I):
+        mentions.certified = True
+    limit = re.search(r"(?:первые|first|top)\s+(\d{1,4})", text, re.I)
+    mentions.row_limit = int(limit.group(1)) if limit else None
+    mentions.search_text = _search_text(plain, quoted)
+    mentions.dataset_name = _after(plain, r"(?:датасет\w*|dataset)\s+(?!для\b|for\b|from\b|из\b)([A-Za-z_]\w*)")
+    mentions.refers_to_page = bool(
+        re.search(r"\b(эт(от|ом|ого|у|и|их|а|ой|им)|его|него|нём|this|it|these|here|здесь|тут)\b", plain, re.I)
+    )
+    return mentions

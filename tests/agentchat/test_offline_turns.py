@@ -1,0 +1,168 @@
+"""Whole turns with the offline planner on the real local Superset (DESIGN §11; issue 8 item 5 and the reported
+behaviours): the same agent loop, policies and executor as with a real LLM."""
+
+import re
+
+import pytest
+from channels.db import database_sync_to_async
+
+from agentchat.agent import AgentTurn
+from agentchat.models import PendingConfirmation
+from agentchat.tools.registry import registry
+from tests.agentchat.tools.conftest import datasets_named
+from tests.superset_api import dashboard_chart_names
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def tool_names_in(text: str) -> list[str]:
+    """Internal tool names a user must never be answered with."""
+    return [name for name in registry() if name in text]
+
+
+@pytest.fixture(autouse=True)
+def _offline(settings):
+    settings.LLM_PROVIDER = "offline"
+
+
+class Frames:
+    def __init__(self):
+        self.frames: list[dict] = []
+
+    async def __call__(self, frame: dict) -> None:
+        self.frames.append(frame)
+
+    def of(self, event: str) -> list[dict]:
+        return [f for f in self.frames if f["event"] == event]
+
+    @property
+    def answer(self) -> str:
+        return self.of("message")[-1]["text"]
+
+    @property
+    def tools(self) -> list[str]:
+        return [f["tool"] for f in self.of("tool_started")]
+
+
+def page(object_type: str | None, object_id: int | None, env_id: str | None = "ss-dev") -> dict:
+    return {
+        "contextVersion": 1,
+        "objectType": object_type,
+        "objectId": str(object_id) if object_id else None,
+        "objectName": None,
+        "envId": env_id,
+        "route": "/",
+    }
+
+
+async def ask(user, text: str, context: dict | None) -> Frames:
+    frames = Frames()
+    await AgentTurn(user=user, emit=frames).run(conversation_id=None, text=text, context=context)
+    return frames
+
+
+@pytest.fixture
+def energy_dataset(superset_stack) -> dict:
+    (dataset,) = datasets_named("ss-dev", "energy_consumption")
+    return dataset
+
+
+@pytest.mark.parametrize("question", ["расскажи про этот датасет", "какие колонки в этом датасете?"])
+async def test_dataset_page_question_reads_the_dataset_of_the_page(users, energy_dataset, question):
+    """From a dataset page the planner uses the offered dataset tool with the page's id, and the answer names the
+    dataset and its real columns — not a dashboard summary, not a tool name."""
+    frames = await ask(users["analyst"], question, page("dataset", energy_dataset["id"]))
+
+    assert frames.tools == ["superset_explore_database"]
+    assert "energy_consumption" in frames.answer
+    assert "consumption_mwh" in frames.answer
+    assert tool_names_in(frames.answer) == []
+
+
+async def test_english_dataset_question_gets_an_english_answer(users, energy_dataset):
+    frames = await ask(users["analyst"], "what's the underlying table of this dataset?", page("dataset", 1))
+    assert frames.tools == ["superset_explore_database"]
+    assert frames.answer.startswith("Dataset “energy_consumption”")
+    assert "Columns:" in frames.answer
+
+
+async def test_delete_request_is_refused_without_calling_anything(users, energy_dashboard):
+    frames = await ask(users["engineer"], "удали этот дашборд", page("dashboard", energy_dashboard["id"]))
+
+    assert frames.tools == []
+    assert "не могу" in frames.answer
+    assert "ничего не менял" in frames.answer
+    assert tool_names_in(frames.answer) == []
+
+
+async def test_deploy_request_goes_to_deploy_or_says_it_is_not_built(users, energy_dashboard):
+    """«задеплой этот дашборд в prod»: never a health summary. With deploy_dashboard registered, its card asks
+    to confirm a deploy to prod (the test declines it); before that tool exists, the answer says so honestly."""
+    frames = await ask(users["engineer"], "задеплой этот дашборд в prod", page("dashboard", energy_dashboard["id"]))
+
+    assert "get_health_summary" not in frames.tools
+    if "deploy_dashboard" in registry():
+        (card,) = frames.of("confirm_required")
+        assert card["tool"] == "deploy_dashboard"
+        row = await database_sync_to_async(PendingConfirmation.objects.get)(pk=card["confirmation_id"])
+        assert row.args["target_env_id"] == "prod"
+        assert row.args["source_env_id"] == "ss-dev"
+        await AgentTurn(user=users["engineer"], emit=Frames()).decide(
+            confirmation_id=card["confirmation_id"], approve=False
+        )
+    else:
+        assert frames.tools == []
+        assert "пока не умею" in frames.answer
+        assert "развёртывание дашборда" in frames.answer
+
+
+async def test_unavailable_on_this_page_blames_the_page_not_the_role(users, energy_dataset):
+    """An engineer may create branches, but not from a dataset page: the answer says so."""
+    frames = await ask(users["engineer"], "создай ветку feature/from-dataset", page("dataset", energy_dataset["id"]))
+
+    assert frames.tools == []
+    assert "Со страницы датасета это недоступно" in frames.answer
+    assert "роль" not in frames.answer
+
+
+async def test_unavailable_for_the_role_names_the_role(users, energy_dashboard):
+    frames = await ask(users["analyst"], "создай ветку feature/analyst", page("dashboard", energy_dashboard["id"]))
+
+    assert frames.tools == []
+    assert "нужна роль" in frames.answer
+    assert "engineer" in frames.answer
+    assert "admin" in frames.answer
+    assert frames.of("permission_denied") == []  # explained before any call, nothing to refuse
+
+
+async def test_dashboard_named_in_quotes_is_searched_then_summarised(users, superset_stack):
+    regions = superset_stack.dashboard_by_slug("ss-dev", "regions-overview")
+
+    frames = await ask(users["analyst"], "Как поживает дашборд «Обзор регионов»?", page(None, None))
+
+    assert frames.tools == ["search_dashboards", "get_health_summary"]
+    assert "Обзор регионов" in frames.answer
+    for chart in dashboard_chart_names("ss-dev", regions["id"]):
+        assert chart in frames.answer
+
+
+async def test_missing_dataset_is_asked_for(users):
+    frames = await ask(users["analyst"], "Какие колонки у датасета?", page(None, None))
+    assert frames.tools == []
+    assert "О каком датасете речь?" in frames.answer
+
+
+async def test_count_rows_of_the_page_dataset_runs_a_count_query(users, energy_dataset):
+    frames = await ask(users["analyst"], "сколько всего строк в этом датасете?", page("dataset", energy_dataset["id"]))
+
+    assert frames.tools == ["superset_explore_database", "superset_execute_sql"]
+    assert all(f["ok"] for f in frames.of("tool_finished"))
+    assert re.search(r"\d", frames.answer)
+
+
+async def test_capabilities_list_tools_by_title_and_say_the_planner_is_offline(users):
+    frames = await ask(users["analyst"], "что ты умеешь?", None)
+    assert frames.tools == ["show_capabilities"]
+    assert "Список окружений Superset" in frames.answer
+    assert "офлайн-режиме" in frames.answer
+    assert tool_names_in(frames.answer) == []
