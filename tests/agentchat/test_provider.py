@@ -122,7 +122,7 @@ async def test_text_streams_as_token_frames_and_request_carries_tools_and_contex
     assert server.model in frames.of("conversation")[0]["provider"]
     (request,) = server.requests
     assert request.body["stream"] is True
-    assert request.context == context
+    assert request.context == {**context, "status": "ok"}  # the validated context plus its status
     expected = await database_sync_to_async(toolset_for)(
         user=users["engineer"], context=context, question="привет, что это за страница?"
     )

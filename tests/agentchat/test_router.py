@@ -88,11 +88,11 @@ def test_question_decides_which_tools_are_kept(users, settings):
 
 
 def test_small_policy_set_is_not_routed(users, settings):
-    """The engineer's dashboard page offers no more than K tools besides show_capabilities: nothing is cut."""
+    """The analyst's dashboard page offers no more than K tools besides show_capabilities: nothing is cut."""
     page = context("dashboard")
-    policy_set = names(toolset_for(user=users["engineer"], context=page))
+    policy_set = names(toolset_for(user=users["analyst"], context=page))
     assert len(policy_set) <= settings.ROUTER_TOP_K + 1
-    assert names(toolset_for(user=users["engineer"], context=page, question="удали этот дашборд")) == policy_set
+    assert names(toolset_for(user=users["analyst"], context=page, question="удали этот дашборд")) == policy_set
 
 
 def test_router_off_keeps_the_policy_set(users, settings):
