@@ -18,6 +18,7 @@ from django.conf import settings
 from django.db import transaction
 from django.template.loader import render_to_string
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, SystemMessage, ToolMessage
+from langchain_core.messages.ai import add_ai_message_chunks
 from pydantic import ValidationError
 
 from policies import services as policy
@@ -244,23 +245,27 @@ class AgentTurn:
     async def _stream_step(self, conversation, bound, messages: list[BaseMessage], language: str = "ru"):
         row = await database_sync_to_async(conv.message_add)(conversation=conversation, role=Message.Role.ASSISTANT)
         tokens = _TokenStream(self.emit, row.pk)
-        acc: AIMessageChunk | None = None
+        chunks: list[AIMessageChunk] = []
         try:
             async for chunk in bound.astream(messages):
-                acc = chunk if acc is None else acc + chunk
+                chunks.append(chunk)
                 if chunk.content:
                     await tokens.add(str(chunk.content))
         except (openai.APIError, httpx.TransportError) as exc:
             await tokens.flush()
-            await self._llm_failed(row.pk, str(acc.content) if acc is not None else "", exc, language)
+            await self._llm_failed(row.pk, "".join(str(c.content) for c in chunks), exc, language)
             return None
         await tokens.flush()
+        # One merge at the end: adding chunks one by one re-merges the growing message each time (O(n²)).
+        acc = add_ai_message_chunks(chunks[0], *chunks[1:]) if chunks else None
         text = str(acc.content) if acc is not None else ""
         if stream_incomplete(acc):
             await self._llm_failed(row.pk, text, StreamIncomplete(), language)
             return None
         # Strict parse: a call cut off by the token limit or with broken JSON runs nowhere (llm.stream).
         calls = stream_tool_calls(acc)
+        if calls:
+            calls = await database_sync_to_async(conv.unique_call_ids)(conversation=conversation, calls=calls)
         await database_sync_to_async(conv.message_update)(message_id=row.pk, content=text, tool_calls=calls)
         if not calls:
             await self.emit(

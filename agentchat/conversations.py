@@ -102,6 +102,33 @@ def message_add(
     return message
 
 
+def unique_call_ids(*, conversation: Conversation, calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Return ``calls`` with ids unique in the conversation, renaming the ones already used or repeated.
+
+    OpenAI issues unique ids, but some OpenAI-compatible servers number calls per reply (``call_0`` in every
+    message) or leave them empty; tool messages are matched to calls by id, so ids must not repeat. A renamed
+    call keeps its id as a prefix (``call_0-2``); the history sent back to the model uses the new ids.
+    """
+    used = {
+        call.get("id")
+        for stored in Message.objects.filter(conversation=conversation, role=Message.Role.ASSISTANT).values_list(
+            "tool_calls", flat=True
+        )
+        for call in stored or []
+    }
+    out = []
+    for call in calls:
+        call_id = str(call.get("id") or "call")
+        if call_id in used:
+            suffix = 2
+            while f"{call_id}-{suffix}" in used:
+                suffix += 1
+            call_id = f"{call_id}-{suffix}"
+        used.add(call_id)
+        out.append({**call, "id": call_id})
+    return out
+
+
 def message_update(*, message_id: int, content: str, tool_calls: list[dict[str, Any]]) -> None:
     """Set the final text and tool calls of a streamed assistant message."""
     Message.objects.filter(pk=message_id).update(content=content, tool_calls=tool_calls)

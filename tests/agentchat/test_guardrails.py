@@ -347,3 +347,14 @@ async def test_resume_re_emits_each_pending_card_once_with_the_same_id(users):
     other = await database_sync_to_async(get_user_model().objects.create)(username="stranger")
     with pytest.raises(conv.ConversationNotFound):
         await AgentTurn(user=other, emit=Frames()).resume(conversation_id=conversation_id)
+
+
+async def test_repeated_call_ids_across_replies_are_made_unique(users):
+    """Servers that number calls per reply (``call_0`` every time) still get one answer per call (history valid)."""
+    model = scripted(_branch_call("dup-a", "call_0"), _branch_call("dup-b", "call_0"), "ok")
+    conversation_id, first = await _turn(users["engineer"], model)
+    _, second = await _turn(users["engineer"], model, text="ещё одну", conversation_id=conversation_id)
+    ids = [first.of("confirm_required")[0]["call_id"], second.of("confirm_required")[0]["call_id"]]
+    assert ids[0] == "call_0"
+    assert ids[1] != "call_0"
+    assert not history_errors(await database_sync_to_async(_history)(conversation_id))

@@ -6,13 +6,14 @@ import socket
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 import psycopg
 import pytest
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import expect, sync_playwright
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
@@ -100,6 +101,43 @@ def app_server():
     server.start()
     yield server
     server.stop()
+
+
+@contextmanager
+def openai_app_server_with(app_server: AppServer, *, db_suffix: str, llm, extra_env: dict[str, str] | None = None):
+    """Yield another agentchat process with ``LLM_PROVIDER=openai`` pointed at the scripted server ``llm``
+    (``tests.chat_server.ChatServer``, already started), on its own fresh database ``<name>_e2e_<db_suffix>``."""
+    base = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/agentchat")
+    name = urlsplit(base).path.lstrip("/") or "agentchat"
+    env = {
+        **app_server.env,
+        "DATABASE_URL": _fresh_database(base, f"{name}_e2e_{db_suffix}"),
+        "LLM_PROVIDER": "openai",
+        "LLM_BASE_URL": llm.url,
+        "LLM_API_KEY": "test-key",
+        "LLM_MODEL": llm.model,
+        **(extra_env or {}),
+    }
+    server = AppServer(env, _free_port())
+    server.manage("migrate", "--noinput")
+    server.manage("seed_demo")
+    server.start()
+    server.llm = llm
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def ask(page, text: str) -> str:
+    """Type ``text`` into the chat, send it and return the text of the next final assistant answer."""
+    page.wait_for_selector("body[data-ws=open]")
+    before = page.locator("[data-testid=assistant-message][data-final='1']").count()
+    page.fill("[data-testid=chat-input]", text)
+    page.click("[data-testid=send]")
+    answer = page.locator("[data-testid=assistant-message][data-final='1']").nth(before)
+    expect(answer).to_be_visible(timeout=60_000)
+    return answer.inner_text()
 
 
 @pytest.fixture(scope="session")

@@ -7,22 +7,11 @@ import uuid
 from playwright.sync_api import expect
 
 from tests import superset_api
-from tests.e2e.conftest import login
+from tests.e2e.conftest import ask, login
 
 ENERGY = "Отчёт по энергопотреблению"
 REGIONS = "Обзор регионов"
 ANSWER = "[data-testid=assistant-message][data-final='1']"
-
-
-def ask(page, text: str) -> str:
-    """Send ``text`` and return the next final answer's text."""
-    page.wait_for_selector("body[data-ws=open]")
-    before = page.locator(ANSWER).count()
-    page.fill("[data-testid=chat-input]", text)
-    page.click("[data-testid=send]")
-    answer = page.locator(ANSWER).nth(before)
-    expect(answer).to_be_visible(timeout=60_000)
-    return answer.inner_text()
 
 
 def open_agent_from(page, server, path: str) -> None:
@@ -51,8 +40,8 @@ def test_dashboard_b_after_a_answers_about_b_and_a_dataset_tab_is_unaffected(pag
     open_agent_from(dataset_tab, app_server, "/datasets/1/?env_id=ss-dev")
     expect(dataset_tab.get_by_test_id("context-summary")).to_contain_text("Датасет #1")
     tools_here = ask(dataset_tab, "что ты умеешь?")
-    assert "list_environments" in tools_here  # dataset affinity
-    assert "get_health_summary" not in tools_here  # dashboard only
+    assert "Список окружений Superset" in tools_here  # list_environments: dataset affinity
+    assert "Сводка о дашборде" not in tools_here  # get_health_summary: dashboard only
     dataset_conversation = conversation_id(dataset_tab)
 
     open_agent_from(page, app_server, f"/dashboards/{regions['id']}/?env_id=ss-dev")
@@ -65,8 +54,8 @@ def test_dashboard_b_after_a_answers_about_b_and_a_dataset_tab_is_unaffected(pag
 
     expect(dataset_tab.get_by_test_id("context-summary")).to_contain_text("Датасет #1")
     again = ask(dataset_tab, "что ты умеешь?")
-    assert "list_environments" in again
-    assert "get_health_summary" not in again
+    assert "Список окружений Superset" in again
+    assert "Сводка о дашборде" not in again
     assert conversation_id(dataset_tab) == dataset_conversation
 
 
@@ -138,7 +127,7 @@ def test_history_conversation_without_stored_context_says_context_unavailable(pa
     expect(page.get_by_test_id("history-message")).to_have_count(2)
     answer = ask(page, "что ты умеешь?")
     assert answer.startswith("Контекст недоступен")
-    assert "show_capabilities" in answer
+    assert "Вот что я могу сделать здесь" in answer
 
 
 def test_unknown_object_type_in_the_url_is_treated_as_no_object(page, app_server):
@@ -147,7 +136,7 @@ def test_unknown_object_type_in_the_url_is_treated_as_no_object(page, app_server
     expect(page.get_by_test_id("context-summary")).to_contain_text("Без контекста")
     expect(page.get_by_test_id("env-select")).to_have_value("ss-dev")
     answer = ask(page, "что ты умеешь?")
-    assert "show_capabilities" in answer
+    assert "Вот что я могу сделать здесь" in answer
     expect(page.locator(".msg-error")).to_have_count(0)  # no invalid_context: the page sent objectType null
 
 

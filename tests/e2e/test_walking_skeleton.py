@@ -1,49 +1,25 @@
 """The main job in a real browser: dashboard page → «Спросить агента» → question → answer from real Superset."""
 
-import os
 import re
-from urllib.parse import urlsplit
 
 import pytest
 from playwright.sync_api import expect
 
 from tests import superset_api
 from tests.chat_server import ChatServer, dashboard_summary_model, history_problems
-from tests.e2e.conftest import AppServer, _free_port, _fresh_database, login
-
-
-def _ask(page, text: str) -> str:
-    page.wait_for_selector("body[data-ws=open]")
-    before = page.locator("[data-testid=assistant-message][data-final='1']").count()
-    page.fill("[data-testid=chat-input]", text)
-    page.click("[data-testid=send]")
-    answer = page.locator("[data-testid=assistant-message][data-final='1']").nth(before)
-    expect(answer).to_be_visible(timeout=60_000)
-    return answer.inner_text()
+from tests.e2e.conftest import ask as _ask
+from tests.e2e.conftest import login, openai_app_server_with
 
 
 @pytest.fixture(scope="module")
 def openai_app_server(app_server):
     """agentchat with ``LLM_PROVIDER=openai`` pointed at a scripted chat-completions server on loopback (which
     calls get_health_summary for the page's dashboard and answers from the tool result), on its own database."""
-    base = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/agentchat")
-    name = urlsplit(base).path.lstrip("/") or "agentchat"
-    with ChatServer(default=dashboard_summary_model, model="scripted-e2e-model") as llm:
-        env = {
-            **app_server.env,
-            "DATABASE_URL": _fresh_database(base, f"{name}_e2e_openai"),
-            "LLM_PROVIDER": "openai",
-            "LLM_BASE_URL": llm.url,
-            "LLM_API_KEY": "test-key",
-            "LLM_MODEL": llm.model,
-        }
-        server = AppServer(env, _free_port())
-        server.manage("migrate", "--noinput")
-        server.manage("seed_demo")
-        server.start()
-        server.llm = llm
+    with (
+        ChatServer(default=dashboard_summary_model, model="scripted-e2e-model") as llm,
+        openai_app_server_with(app_server, db_suffix="openai", llm=llm) as server,
+    ):
         yield server
-        server.stop()
 
 
 @pytest.fixture(params=["offline", "openai"])
