@@ -119,6 +119,7 @@ class ToolOutcome:
         retry_events: ``{"path", "method", "error", "attempt", "after_ms", "delay_s", "trace_id"}`` per retry.
         trace_id: the ``X-Agentchat-Call`` header value sent with every request of the call.
         timed_out: the whole-call deadline ended the call (``timeout`` for reads, ``status_unknown`` otherwise).
+        upstream_status: the HTTP status of a Superset answer that failed the call (e.g. 404), else None.
     """
 
     ok: bool
@@ -132,6 +133,7 @@ class ToolOutcome:
     retry_events: list[dict] = field(default_factory=list)
     trace_id: str = ""
     timed_out: bool = False
+    upstream_status: int | None = None
 
 
 @dataclass(frozen=True)
@@ -228,6 +230,7 @@ async def tool_execute(
         outcome.timed_out = isinstance(exc, TimeoutError)
         error = _failure(exc, spec=spec, call=call, timeout_s=timeout_s)
         outcome.error_code, outcome.error_message = error.code, error.text(language)
+        outcome.upstream_status = error.params.get("status")
     finally:
         await ctx.aclose()
         outcome.duration_ms = int((time.monotonic() - started) * 1000)

@@ -39,6 +39,8 @@ class UserMessageFrame(_Frame):
         # PostgreSQL text cannot hold NUL and UTF-8 cannot encode lone surrogates.
         if "\x00" in value or any("\ud800" <= ch <= "\udfff" for ch in value):
             raise ValueError("text must not contain NUL or lone surrogates")
+        if not value.strip():
+            raise ValueError("text is empty")
         return value
 
 

@@ -9,9 +9,19 @@ from .tools.registry import tool_spec
 
 
 class PageDataUnavailable(ApplicationError):
-    """Superset could not provide the page's data; ``text()`` explains why."""
+    """Superset could not provide the page's data; ``text()`` is the tool's own explanation (Russian).
+
+    ``not_found`` is True when Superset answered 404 (the object does not exist in that environment).
+    """
 
     code = "upstream_unavailable"
+
+    def __init__(self, message: str, *, not_found: bool = False):
+        super().__init__(message)
+        self.not_found = not_found
+
+    def text(self, language: str = "ru") -> str:
+        return self.detail
 
 
 async def page_tool(user, tool: str, **args) -> Any:
@@ -24,7 +34,9 @@ async def page_tool(user, tool: str, **args) -> Any:
         spec=tool_spec(tool), args=args, user=user, conversation_id=None, ui_context=None, language="ru"
     )
     if not outcome.ok:
-        raise PageDataUnavailable(outcome.error_message or outcome.error_code or "")
+        raise PageDataUnavailable(
+            outcome.error_message or outcome.error_code or "", not_found=outcome.upstream_status == 404
+        )
     return outcome.result
 
 

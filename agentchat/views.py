@@ -2,7 +2,7 @@
 
 from asgiref.sync import sync_to_async
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
 from policies import services as policy
@@ -15,16 +15,26 @@ DEFAULT_ENV = "ss-dev"
 
 
 async def _environment(request: HttpRequest):
+    """The active environment named by ``?env_id=`` (default ss-dev), or None when there is no such one."""
     env_id = request.GET.get("env_id") or DEFAULT_ENV
-    environment = await sync_to_async(policy.environment_get)(env_id=env_id)
-    if environment is None:
-        raise Http404(f"Неизвестное окружение / unknown environment: {env_id}")
-    return environment
+    return await sync_to_async(policy.environment_get)(env_id=env_id)
 
 
 async def _page(request, template: str, context: dict, status: int = 200) -> HttpResponse:
     context["environments"] = await sync_to_async(policy.environments_active)()
     return await sync_to_async(render)(request, template, context, status=status)
+
+
+async def _unknown_environment(request: HttpRequest) -> HttpResponse:
+    env_id = request.GET.get("env_id", "")
+    message = f"Окружение «{env_id}» не найдено или отключено. / Unknown environment «{env_id}»."
+    return await _page(request, "pages/error.html", {"error": message}, status=404)
+
+
+async def _failed(request, template: str, context: dict, exc: PageDataUnavailable) -> HttpResponse:
+    """Render the page with Superset's reason: 404 when the object does not exist there, else 502."""
+    context["error"] = exc.text("ru")
+    return await _page(request, template, context, status=404 if exc.not_found else 502)
 
 
 def index(request: HttpRequest) -> HttpResponse:
@@ -34,19 +44,22 @@ def index(request: HttpRequest) -> HttpResponse:
 @login_required
 async def dashboards(request: HttpRequest) -> HttpResponse:
     environment = await _environment(request)
+    if environment is None:
+        return await _unknown_environment(request)
     context = {"environment": environment, "route": "/dashboards/"}
     try:
         result = await page_tool(request.user, "search_dashboards", env_id=environment.env_id, limit=100)
         context["dashboards"] = result["dashboards"]
     except PageDataUnavailable as exc:
-        context["error"] = exc.text("ru")
-        return await _page(request, "pages/dashboards.html", context, status=502)
+        return await _failed(request, "pages/dashboards.html", context, exc)
     return await _page(request, "pages/dashboards.html", context)
 
 
 @login_required
 async def dashboard(request: HttpRequest, dashboard_id: int) -> HttpResponse:
     environment = await _environment(request)
+    if environment is None:
+        return await _unknown_environment(request)
     route = f"/dashboards/{dashboard_id}"
     context = {"environment": environment, "route": route}
     try:
@@ -54,8 +67,7 @@ async def dashboard(request: HttpRequest, dashboard_id: int) -> HttpResponse:
             request.user, "get_health_summary", env_id=environment.env_id, dashboard_id=dashboard_id
         )
     except PageDataUnavailable as exc:
-        context["error"] = exc.text("ru")
-        return await _page(request, "pages/dashboard.html", context, status=502)
+        return await _failed(request, "pages/dashboard.html", context, exc)
     context["summary"] = result
     context["agent_url"] = agent_link(
         object_type="dashboard",
@@ -70,13 +82,14 @@ async def dashboard(request: HttpRequest, dashboard_id: int) -> HttpResponse:
 @login_required
 async def dataset(request: HttpRequest, dataset_id: int) -> HttpResponse:
     environment = await _environment(request)
+    if environment is None:
+        return await _unknown_environment(request)
     route = f"/datasets/{dataset_id}"
     context = {"environment": environment, "route": route}
     try:
         detail = await dataset_detail(request.user, env_id=environment.env_id, dataset_id=dataset_id)
     except PageDataUnavailable as exc:
-        context["error"] = exc.text("ru")
-        return await _page(request, "pages/dataset.html", context, status=502)
+        return await _failed(request, "pages/dataset.html", context, exc)
     context["details"] = detail
     context["agent_url"] = agent_link(
         object_type="dataset",

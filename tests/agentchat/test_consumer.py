@@ -160,3 +160,11 @@ async def test_conversation_continues_with_its_id(users, energy_dashboard):
     assert second[0] == {**second[0], "event": "conversation", "conversation_id": conversation_id}
     assert "Сводка о дашборде" in second[-1]["text"]  # tools by their titles, never internal names
     assert "get_health_summary" not in second[-1]["text"]
+
+
+async def test_blank_message_is_a_bad_frame(users):
+    communicator, _, _ = await ws_connect(users["engineer"])
+    await communicator.send_json_to({"type": "user_message", "text": " \n\t ", "context": None})
+    frame = await communicator.receive_json_from(timeout=5)
+    assert (frame["event"], frame["code"]) == ("error", "bad_frame")
+    await communicator.disconnect()

@@ -1,0 +1,36 @@
+"""Object pages read from Superset: what a user sees for missing objects and unknown environments."""
+
+import pytest
+from django.test import Client
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def engineer_client(users):
+    client = Client()
+    client.force_login(users["engineer"])
+    return client
+
+
+def test_missing_dashboard_is_a_404_page_with_supersets_reason(engineer_client, superset_stack):
+    response = engineer_client.get("/dashboards/999999/?env_id=ss-dev")
+    assert response.status_code == 404
+    text = response.content.decode()
+    assert "404" in text
+    assert "Superset недоступен" not in text  # not an outage
+
+
+def test_unknown_environment_is_an_app_404_page(engineer_client):
+    response = engineer_client.get("/dashboards/?env_id=nonexistent")
+    assert response.status_code == 404
+    assert "Окружение «nonexistent» не найдено" in response.content.decode()
+    assert 'data-testid="page-error"' in response.content.decode()
+
+
+def test_dashboard_page_links_to_the_agent_with_its_context(engineer_client, energy_dashboard):
+    response = engineer_client.get(f"/dashboards/{energy_dashboard['id']}/?env_id=ss-dev")
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert "Отчёт по энергопотреблению" in body
+    assert f"/agent?objectType=dashboard&amp;objectId={energy_dashboard['id']}" in body
