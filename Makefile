@@ -10,6 +10,8 @@ PORT ?= 8000
 # Tests run against PostgreSQL and Redis (CI machines run both on loopback).
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/agentchat
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/14
+# Parallel pytest workers: the suite mostly waits on Superset, subprocesses and deadlines, not the CPU.
+TEST_WORKERS ?= 4
 
 .PHONY: setup chromium superset superset-stop run test test-unit test-e2e lint format clean
 
@@ -44,7 +46,7 @@ format: setup
 	$(PY) -m ruff check --fix .
 
 test-unit: setup superset
-	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(PY) -m pytest tests --ignore=tests/e2e
+	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(PY) -m pytest -n $(TEST_WORKERS) tests --ignore=tests/e2e
 
 test-e2e: setup chromium superset
 	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(PY) -m pytest tests/e2e

@@ -4,8 +4,13 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
+from hypothesis import settings as hypothesis_settings
 
 from tests import superset_api
+
+# Property tests check behaviour, not speed: on a loaded 2-core machine one example can take > 200 ms.
+hypothesis_settings.register_profile("agentchat", deadline=None)
+hypothesis_settings.load_profile("agentchat")
 
 ORIGIN = b"http://localhost"
 HOST = b"localhost"
