@@ -13,7 +13,8 @@ TEST_REDIS_URL ?= redis://127.0.0.1:6379/14
 # Parallel pytest workers: the suite mostly waits on Superset, subprocesses and deadlines, not the CPU.
 TEST_WORKERS ?= 4
 
-.PHONY: setup chromium superset superset-stop run test test-unit test-e2e lint format clean
+.PHONY: setup prepare prepare-tests chromium superset-install superset superset-stop run test test-unit test-e2e \
+	lint format clean
 
 $(STAMP): requirements/base.txt requirements/dev.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -26,13 +27,23 @@ setup: $(STAMP)
 chromium:
 	@scripts/install_chromium.sh
 
+# Superset's own virtualenv needs only the standard library to install, so it is built beside the project's.
+superset-install:
+	$(PYTHON) scripts/superset_stack.py install
+
+prepare:
+	$(MAKE) -j2 setup superset-install
+
+prepare-tests:
+	$(MAKE) -j3 setup superset-install chromium
+
 superset: setup
 	$(PY) scripts/superset_stack.py up
 
 superset-stop: setup
 	$(PY) scripts/superset_stack.py stop
 
-run: setup superset
+run: prepare superset
 	DEBUG=1 $(PY) manage.py migrate --noinput
 	DEBUG=1 $(PY) manage.py seed_demo
 	DEBUG=1 PY=$(PY) HOST=$(HOST) PORT=$(PORT) scripts/run_local.sh
@@ -51,7 +62,8 @@ test-unit: setup superset
 test-e2e: setup chromium superset
 	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(PY) -m pytest tests/e2e
 
-test: lint test-unit test-e2e
+test: prepare-tests
+	$(MAKE) lint test-unit test-e2e
 
 clean:
 	rm -rf $(VENV) var/static .pytest_cache .ruff_cache

@@ -52,7 +52,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import httpx
+try:
+    import httpx
+except ImportError:  # ``install`` needs only the standard library: make runs it beside the project's pip install
+    httpx = None
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 REQUIREMENTS_FILE = REPO_ROOT / "requirements" / "superset.txt"
@@ -354,8 +357,14 @@ def _setup(inst: Instance, venv: Path, digest: str) -> None:
     _log(f"[{inst.name}] setup done in {time.monotonic() - started:.0f} s")
 
 
+def _need_httpx() -> None:
+    if httpx is None:
+        raise StackError("httpx is missing: run this command with the project's .venv/bin/python")
+
+
 def _health_ok(inst: Instance, timeout: float = 2.0) -> bool:
     """Return whether ``GET /health`` answers 200 ``OK``."""
+    _need_httpx()
     try:
         response = httpx.get(f"{inst.url}/health", timeout=timeout, trust_env=False)
     except httpx.HTTPError:
@@ -630,6 +639,7 @@ class SupersetClient:
         Raises:
             StackError: login failed.
         """
+        _need_httpx()
         self.inst = inst
         self.http = httpx.Client(base_url=inst.url, timeout=timeout, trust_env=False)  # loopback: no proxy
         body = {"username": ADMIN_USERNAME, "password": admin_password(), "provider": "db", "refresh": True}
