@@ -9,7 +9,6 @@ DESIGN §4, §8, §11; issue 5.
 
 import asyncio
 import json
-from contextlib import asynccontextmanager
 from typing import Any
 
 from django.conf import settings
@@ -17,12 +16,12 @@ from django.db import transaction
 from django_tasks import task
 
 from .background import task_start, tracked
-from .executor import ToolContext
 from .models import ValidationRun
 from .review_docs import chart_description, dashboard_description
 from .review_llm import ReviewLLMError, llm_documentation, llm_validation
 from .review_rules import findings_summary, names_language, review_findings
-from .tools.superset_client import CallState, SupersetClient
+from .tools.jobs import job_context
+from .tools.superset_client import SupersetClient
 
 JOB_DEADLINE_S = 600  # whole job, seconds: metadata reads, one LLM call, one PUT per chart
 Status = ValidationRun.Status
@@ -249,8 +248,8 @@ async def _run_job(record, body) -> dict[str, Any]:
     run = await ValidationRun.objects.aget(pk=record.params["run_id"])
     await ValidationRun.objects.filter(pk=run.pk).aupdate(status=Status.RUNNING)
     try:
-        async with asyncio.timeout(JOB_DEADLINE_S), _job_superset(run.env_id) as client:
-            return await body(run, client)
+        async with asyncio.timeout(JOB_DEADLINE_S), job_context(record) as ctx:
+            return await body(run, await ctx.superset(run.env_id))
     except Exception as exc:
         text = exc.text(run.language) if hasattr(exc, "text") else f"{type(exc).__name__}: {exc}"
         await ValidationRun.objects.filter(pk=run.pk).aupdate(status=Status.FAILED, summary=text[:2000])
@@ -265,23 +264,6 @@ async def _finish(run: ValidationRun, *, findings: list, summary: str, engine: s
         engine=engine,
         dashboard_title=(title or run.dashboard_title)[:500],
     )
-
-
-@asynccontextmanager
-async def _job_superset(env_id: str):
-    """A Superset client for a background job: reads retried once (DESIGN §10), writes never."""
-    ctx = ToolContext(
-        user=None,
-        conversation_id=None,
-        ui_context=None,
-        language="ru",
-        call=CallState(retry_transient=True),
-        timeout_s=float(settings.TOOL_TIMEOUT_S),
-    )
-    try:
-        yield await ctx.superset(env_id)
-    finally:
-        await ctx.aclose()
 
 
 def _documentation_summary(language: str, written: int, title: str | None) -> str:
