@@ -193,6 +193,42 @@ RULES: list[Rule] = [
     _r("deploy_dashboard", r"(в|на) (прод|prod|staging|боев)|to (prod|production|staging)\b", WEAK),
 ]
 
+# An explicit request to change something: the planner picks a write or dangerous tool only when the question
+# asks for an action («задеплой», «создай ветку», "commit it"), never for a question about state («а в проде он
+# такой же?», «git-статус», «где документация?»), whatever the similarity says (a card the user did not ask for
+# is a card they might confirm by mistake).
+ACTION_REQUEST = re.compile(
+    r"(задепло|депло[йи]|разверн|выкат|перенес|перенос|скопир|копируй|опубликуй|закомм|зафиксир|сохрани"
+    r"|созда[йт]|заведи|завест|сделай|сделать|запусти|запуст|выполни|примени|мигрир|сгенерир|напиши|опиши"
+    r"|задокумент|документир|обнови|добав|провер[ьи]|проверить|проверку|ревью|забэкап|сними|бэкап\w* сдела"
+    r"|назови|заполни|выгрузи|экспортир|нуж(на|ен|но|ны) (нов|отдельн)"
+    r"|в порядке|проблем"  # «всё ли в порядке?», «найди проблемы»: a request for a validation run
+    r"|открой|пожалуйста|нов\w* ветк"
+    r"|\b(deploy|ship|promote|push|copy|publish|commit|save|create|make|add|run|execute|apply|migrate"
+    r"|generate|write|describe|document|update|check|validate|review|back ?up|take|branch (off|from)"
+    r"|put|fill|register|export|set up|lint|please|new branch|open)\b)",
+    re.I,
+)
+
+
+# When a question about state lands on a write tool, the read tool that answers the same question about state.
+READ_COUNTERPART: dict[str, str] = {
+    "deploy_dashboard": "preview_migration",
+    "execute_migration": "preview_migration",
+    "commit_changes": "get_git_status",
+    "create_branch": "get_git_status",
+    "run_backup": "list_backups",
+    "run_llm_validation": "get_health_summary",
+    "run_llm_documentation": "get_health_summary",
+    "superset_create_dataset": "superset_explore_database",
+}
+
+
+def action_requested(question: str) -> bool:
+    """True when ``question`` asks for a change (an action verb), not just about the state of something."""
+    return bool(ACTION_REQUEST.search(question))
+
+
 # Penalties: a word that rules a tool out (a formatting request is not an execution, a result is not a new run).
 PENALTIES: list[Rule] = [
     _r("superset_execute_sql", r"(от)?формат|оформи|читаем|в порядок|beautif|\bformat|indent|pretty", -STRONG),

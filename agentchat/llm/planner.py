@@ -28,7 +28,8 @@ from . import answers
 from .answers.base import items
 from .answers.titles import TOOL_TITLES, tool_title
 from .arguments import Page, args_fill
-from .intents import MEDIUM, STRONG, request_without_tool, rule_scores
+from ..tools.registry import tool_spec
+from .intents import MEDIUM, READ_COUNTERPART, STRONG, action_requested, request_without_tool, rule_scores
 from .mentions import Mentions, mentions_read
 from .router import Ranked
 
@@ -145,12 +146,23 @@ def tool_choose(*, question: str, page: Page, offered: Sequence[str], knowledge:
             return Choice("tool", substitute, rules=best.rules)
         if best_offered is None or best.score - best_offered.score >= UNAVAILABLE_MARGIN:
             return Choice("unavailable", best.name, rules=best.rules)
+    if best_offered is not None and _changes_state(best_offered.name) and not action_requested(question):
+        # A question about state never gets a write card: answer it with the read tool that tells that state,
+        # else the best read tool, if any fits.
+        counterpart = READ_COUNTERPART.get(best_offered.name)
+        reads = [r for r in ranked if r.name in offered and not _changes_state(r.name)]
+        best_offered = next((r for r in reads if r.name == counterpart), reads[0] if reads else None)
     if best_offered is None:
         return Choice("unknown")
     mean = sum(r.similarity for r in ranked) / len(ranked)
     if best_offered.rules <= 0 and best_offered.similarity - mean < SIMILARITY_MARGIN:
         return Choice("unknown")
     return Choice("tool", best_offered.name, rules=best_offered.rules)
+
+
+def _changes_state(name: str) -> bool:
+    spec = tool_spec(name)
+    return spec is not None and spec.category != "read"
 
 
 def _unbuilt_wanted(question: str, page: Page, knowledge: Knowledge, best_offered: Ranked | None) -> str:

@@ -91,6 +91,25 @@ def test_deploy_request_calls_deploy_with_target_prod(specs, knowledge):
     assert args["target_env_id"] == "prod"
 
 
+@pytest.mark.parametrize(
+    ("question", "where"),
+    [
+        ("а в проде он такой же?", "dashboard/1@ss-dev"),
+        ("а в prod такой же дашборд?", "dashboard/1@ss-dev"),
+        ("есть ли он в проде?", "dashboard/1@ss-dev"),
+        ("git-статус дашборда 1", "@ss-dev"),
+        ("где документация к дашборду?", "dashboard/1@ss-dev"),
+        ("is it committed?", "dashboard/1@ss-dev"),
+        ("where are the docs of this dashboard?", "dashboard/1@ss-dev"),
+    ],
+)
+def test_question_about_state_never_gets_a_write_call(specs, knowledge, question, where):
+    """A question (no action verb) is answered by a read tool or in words, never by a card to confirm."""
+    message = step(specs, knowledge, question, where)
+    for call in message.tool_calls:
+        assert TOOLS[call["name"]][0] == "read", (question, call["name"])
+
+
 def test_deploy_without_target_asks_where(specs, knowledge):
     message = step(specs, knowledge, "задеплой этот дашборд", "dashboard/1@ss-dev")
     assert message.tool_calls == []
