@@ -40,6 +40,7 @@ from .toolset import tool_call_refusal, toolset_for
 
 log = logging.getLogger(__name__)
 Emit = Callable[[dict[str, Any]], Awaitable[None]]
+Broadcast = Callable[[int, dict[str, Any]], Awaitable[None]]
 TOKEN_FLUSH_S = 0.05
 TOKEN_FLUSH_CHARS = 400
 Event = AuditEvent.EventType
@@ -92,12 +93,15 @@ class AgentTurn:
         user: the authenticated Django user (roles come only from here).
         emit: coroutine taking a frame dict.
         model: a LangChain chat model; the configured provider (``LLM_PROVIDER``) when None.
+        broadcast: coroutine ``(conversation_id, frame)`` reaching every open tab of that conversation (the
+            consumer's channel-layer group); card state changes go there so other tabs see them. None: ``emit``.
     """
 
-    def __init__(self, *, user, emit: Emit, model=None):
+    def __init__(self, *, user, emit: Emit, model=None, broadcast: Broadcast | None = None):
         self.user = user
         self.emit = emit
         self.model = model
+        self.broadcast = broadcast
 
     # --- entry points -------------------------------------------------------------------------------------
 
@@ -140,14 +144,31 @@ class AgentTurn:
             await self._error("bad_frame", row.language, detail=f"type {row.decision.get('env_id')} to confirm")
             return
         if decided.outcome == "already":
+            await self._card_state(row, to_all=False)  # decided elsewhere (another tab): show how
             return
         if decided.outcome == "denied":
-            html = cards.card_cancelled(confirmation_id=row.pk, tool=row.tool, language=row.language)
-            await self.emit({"event": "cancelled", "confirmation_id": row.pk, "reason": "denied", "html": html})
+            await self._card_state(row)
             await self._cancelled_line(row)
         else:
+            await self._card_state(row)  # «подтверждено — выполняется» in every tab
             await self._run_approved(row)
+            await row.arefresh_from_db(fields=["status"])
+            await self._card_state(row)
         await self._continue(row.conversation_id, row.language)
+
+    async def _card_state(self, row: PendingConfirmation, *, to_all: bool = True) -> None:
+        """Send the card's current state (``card_state`` frame; ``cancelled`` for a denied card) to every tab of
+        the conversation, or only to this one."""
+        if row.status == PendingConfirmation.Status.DENIED:
+            html = cards.card_cancelled(confirmation_id=row.pk, tool=row.tool, language=row.language)
+            frame = {"event": "cancelled", "confirmation_id": row.pk, "reason": "denied", "html": html}
+        else:
+            html = cards.card_state(confirmation_id=row.pk, tool=row.tool, status=row.status, language=row.language)
+            frame = {"event": "card_state", "confirmation_id": row.pk, "status": row.status, "html": html}
+        if to_all and self.broadcast is not None:
+            await self.broadcast(row.conversation_id, frame)
+        else:
+            await self.emit(frame)
 
     async def dismiss(self, *, confirmation_id: int) -> None:
         """Dismiss a denied card: ``cancelled`` frame and «Операция отменена» (the call was refused already)."""

@@ -46,3 +46,13 @@ def card_expired(*, confirmation_id: int, tool: str, language: str) -> str:
     return render_to_string(
         "chat/card_expired.html", {"confirmation_id": confirmation_id, "tool": tool, "en": language == "en"}
     )
+
+
+def card_state(*, confirmation_id: int, tool: str, status: str, language: str) -> str:
+    """Render a decided card: approved (running), executed, failed, unknown status or expired."""
+    if status == "expired":
+        return card_expired(confirmation_id=confirmation_id, tool=tool, language=language)
+    return render_to_string(
+        "chat/card_state.html",
+        {"confirmation_id": confirmation_id, "tool": tool, "status": status, "en": language == "en"},
+    )

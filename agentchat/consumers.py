@@ -33,6 +33,7 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
         self.user = self.scope.get("user")
         self.tasks: set[asyncio.Task] = set()
         self.turn_lock = asyncio.Lock()
+        self.conversation_groups: set[str] = set()
         await self.accept()
         if self.user is None or not self.user.is_authenticated:
             await self.close(code=CLOSE_UNAUTHENTICATED)
@@ -42,6 +43,26 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
             task.cancel()
         if getattr(self, "tasks", None):
             await asyncio.gather(*self.tasks, return_exceptions=True)
+        for group in getattr(self, "conversation_groups", ()):
+            await self.channel_layer.group_discard(group, self.channel_name)
+
+    # --- tabs of one conversation: card state changes reach all of them (channel-layer group per conversation)
+
+    async def _join(self, conversation_id: int) -> None:
+        group = f"agentchat.conversation.{int(conversation_id)}"
+        if group not in self.conversation_groups:
+            await self.channel_layer.group_add(group, self.channel_name)
+            self.conversation_groups.add(group)
+
+    async def _broadcast(self, conversation_id: int, frame: dict) -> None:
+        await self._join(conversation_id)
+        await self.channel_layer.group_send(
+            f"agentchat.conversation.{int(conversation_id)}", {"type": "card.state", "frame": frame}
+        )
+
+    async def card_state(self, event: dict) -> None:
+        """Channel-layer handler: a card of an open conversation changed state (decided in some tab)."""
+        await self.send_json(event["frame"])
 
     async def receive(self, text_data=None, bytes_data=None, **kwargs):
         try:
@@ -64,10 +85,20 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
         elif isinstance(frame, DismissFrame):
             self._spawn(self._locked(self._agent().dismiss(confirmation_id=frame.confirmation_id)))
         elif isinstance(frame, ResumeFrame):
-            self._spawn(self._locked(self._agent().resume(conversation_id=frame.conversation_id)))
+            self._spawn(self._locked(self._resume(frame.conversation_id)))
 
     def _agent(self) -> AgentTurn:
-        return AgentTurn(user=self.user, emit=self.send_json, model=self.turn_model())
+        return AgentTurn(user=self.user, emit=self.send_json, model=self.turn_model(), broadcast=self._broadcast)
+
+    async def _resume(self, conversation_id: int) -> None:
+        await self._agent().resume(conversation_id=conversation_id)  # raises for another user's conversation
+        await self._join(conversation_id)
+
+    async def _run(self, frame: UserMessageFrame, context: dict | None) -> None:
+        conversation_id = await self._agent().run(
+            conversation_id=frame.conversation_id, text=frame.text, context=context
+        )
+        await self._join(conversation_id)
 
     async def _locked(self, coro) -> None:
         """Run a service call after the connection's previous one, mapping failures to ``error`` frames."""
@@ -110,9 +141,7 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
                     "invalid_context", error_text("invalid_context", language, detail=detail), errors=exc.errors
                 )
                 return
-        self._spawn(
-            self._locked(self._agent().run(conversation_id=frame.conversation_id, text=frame.text, context=context))
-        )
+        self._spawn(self._locked(self._run(frame, context)))
 
     def turn_model(self):
         """Return the LangChain chat model for a turn; None means the configured provider (``LLM_PROVIDER``).

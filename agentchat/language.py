@@ -6,14 +6,23 @@ _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
 _LATIN = re.compile(r"[A-Za-z]")
 # Text that is not prose: quoted code, SQL, and tokens such as feature/energy-report, energy_consumption,
 # ss-dev or Energy.main — English-looking names inside a Russian sentence must not make it English.
-_CODE = re.compile(r"`[^`]*`|\b(select|with)\b[\s\S]*\bfrom\b[\s\S]*|\S*[/_.\\-]\S*", re.I)
+_CODE = re.compile(
+    r"`[^`]*`"
+    r"|\b(select|with|delete|update|insert|drop|create|alter|pragma|attach|truncate|grant)\b[\s\S]*"
+    r"|\S*[/_.\\-]\S*",
+    re.I,
+)
+# A Russian word of three letters or more: English prose practically never contains one.
+_RUSSIAN_WORD = re.compile(r"[\u0400-\u04ff]{3,}")
 
 
 def detect_language(text: str) -> str:
     """Return ``"en"`` when ``text`` has more Latin than Cyrillic letters in its prose, else ``"ru"`` (the
-    default). Code, SQL and identifiers (``feature/x``, ``energy_consumption``, ``ss-dev``) are not counted,
-    unless the text is nothing but those."""
+    default). Code, SQL (from its first keyword on) and identifiers (``feature/x``, ``energy_consumption``,
+    ``ss-dev``) are not counted, unless the text is nothing but those; prose with a Russian word is Russian."""
     prose = _CODE.sub(" ", text or "")
+    if _RUSSIAN_WORD.search(prose):
+        return "ru"
     if not _LATIN.search(prose) and not _CYRILLIC.search(prose):
         prose = text or ""
     latin = len(_LATIN.findall(prose))

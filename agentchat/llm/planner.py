@@ -24,11 +24,11 @@ from typing import Any
 from langchain_core.messages import AIMessage
 
 from ..language import detect_language
+from ..tools.registry import tool_spec
 from . import answers
 from .answers.base import items
 from .answers.titles import TOOL_TITLES, tool_title
 from .arguments import Page, args_fill
-from ..tools.registry import tool_spec
 from .intents import MEDIUM, READ_COUNTERPART, STRONG, action_requested, request_without_tool, rule_scores
 from .mentions import Mentions, mentions_read
 from .router import Ranked

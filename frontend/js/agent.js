@@ -139,6 +139,7 @@
     permission_denied(f) { window.AgentCards.show(f); },
     confirm_required(f) { window.AgentCards.show(f); },
     cancelled(f) { window.AgentCards.show(f); },
+    card_state(f) { window.AgentCards.show(f); },
     error(f) {
       appendText(`⚠ ${f.message}`, "msg-error");
       if (f.code === "invalid_context" && !contextRejected) {

@@ -105,7 +105,8 @@ async def test_dev_write_waits_on_an_info_card_and_runs_once_approved(users):
 
     decided = Frames()
     await AgentTurn(user=users["engineer"], emit=decided, model=model).decide(confirmation_id=row.pk, approve=True)
-    assert [f["event"] for f in decided][:2] == ["tool_started", "tool_finished"]
+    assert [f["event"] for f in decided][:3] == ["card_state", "tool_started", "tool_finished"]
+    assert [f["status"] for f in decided.of("card_state")] == ["approved", "executed"]
     assert decided.of("tool_finished")[0]["ok"] is True
     assert decided.of("message")[-1]["text"] == "Ветка создана."
     await row.arefresh_from_db()

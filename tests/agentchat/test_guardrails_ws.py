@@ -95,6 +95,9 @@ async def test_two_tabs_approving_execute_once(users):
     conversation_id, confirmation_id = await _pending_card(users["engineer"], "two-tabs")
     tab_a, _, _ = await ws_connect(users["engineer"])
     tab_b, _, _ = await ws_connect(users["engineer"])
+    for tab in (tab_a, tab_b):  # both pages are open on the conversation (the page resumes on connect)
+        await tab.send_json_to({"type": "resume", "conversation_id": conversation_id})
+        await _drain(tab, quiet_s=0.5)
     confirm = {"type": "confirm", "confirmation_id": confirmation_id, "decision": "approve"}
     await asyncio.gather(tab_a.send_json_to(confirm), tab_b.send_json_to(confirm))
     frames_a, frames_b = await asyncio.gather(_drain(tab_a, quiet_s=3), _drain(tab_b, quiet_s=3))
@@ -102,6 +105,9 @@ async def test_two_tabs_approving_execute_once(users):
     await tab_b.disconnect()
     started = [f for f in frames_a + frames_b if f["event"] == "tool_started"]
     assert len(started) == 1
+    for frames in (frames_a, frames_b):  # each tab ends up showing the card as done, not as still open
+        states = [f["status"] for f in frames if f["event"] == "card_state"]
+        assert states[-1] == "executed"
     assert await _tool_messages(conversation_id) == 1
     assert (await database_sync_to_async(_branches)()).count("two-tabs") == 1
 
