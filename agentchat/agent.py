@@ -410,6 +410,17 @@ class AgentTurn:
         language,
         confirmation_id: int | None = None,
     ) -> ToolMessage:
+        # DESIGN §4: the call is audited when it starts, so a call that never finishes (crash, kill) still shows.
+        await database_sync_to_async(policy.audit_record)(
+            event_type=Event.TOOL_CALL,
+            actor=self.user,
+            conversation_id=conversation.pk,
+            tool=spec.name,
+            env_id=args.get("env_id") or args.get("target_env_id"),
+            args=args,
+            outcome="started",
+            extra={"call_id": call_id, "category": spec.category, "confirmation_id": confirmation_id},
+        )
         await self.emit({"event": "tool_started", "call_id": call_id, "tool": spec.name})
         outcome = await tool_execute(
             spec=spec,

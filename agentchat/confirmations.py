@@ -121,7 +121,16 @@ def confirmation_refuse(
             tool_name=tool,
             status="error",
         )
-        _audit(confirmation, Event.PERMISSION_DENIED, "denied", required_roles=roles, reason=refusal)
+        # The actor's roles at the time of the refusal, for the audit report (they may change later).
+        actor_roles = policy.user_roles(user=user)
+        _audit(
+            confirmation,
+            Event.PERMISSION_DENIED,
+            "denied",
+            required_roles=roles,
+            reason=refusal,
+            actor_roles=actor_roles,
+        )
     return confirmation
 
 
