@@ -172,6 +172,9 @@ ROUTER_CACHE_DIR = Path(env.str("ROUTER_CACHE_DIR", default=str(VAR_DIR / "cache
 # How policies (which never imports agentchat) learns which tools exist in code: a callable returning the registry.
 POLICIES_TOOL_REGISTRY = "agentchat.tools.registry.registry"
 
+# --- /healthz (DESIGN §14): deadline of each check (database, channel layer, each Superset), seconds ---
+HEALTH_TIMEOUT_S = env.float("HEALTH_TIMEOUT_S", default=2.0)
+
 # --- git repositories of unpacked dashboard exports, one per environment: GIT_REPOS_DIR/<env_id> (DESIGN §8) ---
 GIT_REPOS_DIR = Path(env.str("GIT_REPOS_DIR", default=str(VAR_DIR / "git")))
 
