@@ -213,7 +213,7 @@ def confirmations_expire(*, conversation: Conversation) -> list[PendingConfirmat
     Each expired call gets its ToolMessage and an ``expired`` audit row; returns the expired rows.
     """
     expired = []
-    with transaction.atomic():
+    with transaction.atomic(savepoint=False):  # part of the turn's opening transaction (agent.AgentTurn._open)
         for row in PendingConfirmation.objects.select_for_update().filter(
             conversation=conversation, status=Status.PENDING
         ):

@@ -82,7 +82,9 @@ TEMPLATES = [
 ]
 
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'db.sqlite3'}")}
-DATABASES["default"].setdefault("CONN_MAX_AGE", 0)
+# Persistent connections (seconds): a web process's database calls reuse their thread's connection instead of
+# opening one per unit of work, which costs more than the turn's own queries (bench/load.py). 0 = close each time.
+DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("DB_CONN_MAX_AGE", default=60))
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL + a busy timeout let the web process and the task worker share the file.
     DATABASES["default"].setdefault("OPTIONS", {}).update({"timeout": 20, "init_command": "PRAGMA journal_mode=WAL;"})
