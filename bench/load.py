@@ -289,6 +289,10 @@ def print_row(n: int, agent: dict, echo: dict) -> None:
     )
 
 
+def echo_result_count(result: dict) -> int:
+    return sum(1 for t in result["turns"] if t.final is not None)
+
+
 def cpu_seconds(pid: int) -> float:
     """User + system CPU time of process ``pid`` so far (``/proc/<pid>/stat``), seconds."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -465,11 +469,12 @@ def main() -> None:
             echo_cpu = cpu_seconds(echo.pid) - echo_cpu_before
             agent_figures = summarise(agent_result, stats)
             print_row(n, agent_figures, summarise(echo_result))
-            turns = max(1, agent_figures["sent"])
+            answered = max(1, agent_figures["sent"] - agent_figures["lost"])
+            echoed = max(1, echo_result_count(echo_result))
             print(
-                f"{'':6s}       | agent process CPU per turn {agent_cpu / turns * 1000:.1f} ms "
-                f"(echo: {echo_cpu / turns * 1000:.2f} ms per message); database transactions per turn "
-                f"{commits / turns:.1f}; load average {os.getloadavg()[0]:.1f}\n",
+                f"{'':6s}       | agent process CPU per answered turn {agent_cpu / answered * 1000:.1f} ms "
+                f"(echo: {echo_cpu / echoed * 1000:.2f} ms per message); database transactions per answered turn "
+                f"{commits / answered:.1f}; load average {os.getloadavg()[0]:.1f}\n",
                 flush=True,
             )
     finally:

@@ -76,6 +76,16 @@ async def test_a_hanging_superset_fails_its_check_within_the_deadline(
     assert elapsed < 2.0
 
 
+async def test_liveness_probe_leaves_superset_out(policy_defaults):
+    """``?superset=0`` (the container's health check): a dead Superset does not make the process unhealthy."""
+    await Environment.objects.filter(env_id="staging").aupdate(superset_url=f"http://127.0.0.1:{closed_port()}")
+
+    response = await AsyncClient().get("/healthz", {"superset": "0"})
+
+    assert response.status_code == 200
+    assert set(response.json()["checks"]) == {"database", "channel_layer"}
+
+
 async def test_refused_superset_and_inactive_environments(policy_defaults, superset_stack):
     """A refused connection fails the check; an inactive environment is not checked at all."""
     port = closed_port()
