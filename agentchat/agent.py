@@ -8,6 +8,7 @@ suspended on a confirmation card continues in whichever process receives the dec
 import logging
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
@@ -86,6 +87,15 @@ class _TokenStream:
             await self._emit({"event": "token", "message_id": self._message_id, "text": text})
 
 
+@dataclass
+class _Prepared:
+    """What a step needs from the database: the offered tools, the stored history, the answer's message row."""
+
+    offered: list[ToolSpec]
+    history: list[BaseMessage]
+    row_id: int
+
+
 class AgentTurn:
     """Runs the turns of one user; ``emit`` sends frames to the client.
 
@@ -114,7 +124,9 @@ class AgentTurn:
             conversations.ConversationNotFound: the id is not the user's.
         """
         language = detect_language(text)
-        conversation, context, status, expired = await database_sync_to_async(self._open)(
+        # One unit of database work opens the turn: conversation, expiries, the user message, the offered tools,
+        # the history and the answer's row (each hop to the database thread costs more than its queries).
+        conversation, context, status, expired, prepared = await database_sync_to_async(self._open)(
             conversation_id, text, context
         )
         await self.emit(
@@ -128,7 +140,7 @@ class AgentTurn:
         for row in expired:
             html = cards.card_expired(confirmation_id=row.pk, tool=row.tool, language=language)
             await self.emit({"event": "cancelled", "confirmation_id": row.pk, "reason": "expired", "html": html})
-        await self._respond(conversation, context, language, unavailable=status == "unavailable")
+        await self._answer(conversation, context, language, prepared, unavailable=status == "unavailable")
         return conversation.pk
 
     async def decide(self, *, confirmation_id: int, approve: bool, typed_env: str | None = None) -> None:
@@ -192,7 +204,9 @@ class AgentTurn:
 
     # --- turn internals -----------------------------------------------------------------------------------
 
+    @transaction.atomic
     def _open(self, conversation_id: int | None, text: str, context: dict | None):
+        # One transaction: one commit (one WAL flush) instead of one per row written.
         expired: list[PendingConfirmation] = []
         if conversation_id is None:
             conversation = conv.conversation_start(user=self.user, text=text, context=context)
@@ -202,17 +216,26 @@ class AgentTurn:
             context, status = conv.conversation_turn_context(conversation=conversation, sent=context)
             expired = confirm.confirmations_expire(conversation=conversation)
         conv.message_add(conversation=conversation, role=Message.Role.USER, content=text, ui_context=context)
-        return conversation, context, status, expired
+        return conversation, context, status, expired, self._prepare(conversation, context, question=text)
 
-    def _offer(self, conversation, context: dict | None) -> list[ToolSpec]:
+    @transaction.atomic(savepoint=False)
+    def _prepare(self, conversation, context: dict | None, question: str | None = None) -> "_Prepared":
+        """The offered tools (audited), the history and the first answer row of a step, in one unit of work."""
+        offered = self._offer(conversation, context, question)
+        history = conv.history_messages(conversation=conversation)
+        row = conv.message_add(conversation=conversation, role=Message.Role.ASSISTANT)
+        return _Prepared(offered, history, row.pk)
+
+    def _offer(self, conversation, context: dict | None, question: str | None = None) -> list[ToolSpec]:
         # The router narrows the set for the turn's question (DESIGN §12); a turn resumed after a card routes
         # the same question again, so the offered set of the turn stays the same.
-        question = (
-            conversation.messages.filter(role=Message.Role.USER)
-            .order_by("-id")
-            .values_list("content", flat=True)
-            .first()
-        )
+        if question is None:
+            question = (
+                conversation.messages.filter(role=Message.Role.USER)
+                .order_by("-id")
+                .values_list("content", flat=True)
+                .first()
+            )
         specs = toolset_for(user=self.user, context=context, question=question)
         policy.audit_record(
             event_type=Event.TOOL_OFFERED,
@@ -223,11 +246,14 @@ class AgentTurn:
         )
         return specs
 
-    async def _respond(self, conversation, context: dict | None, language: str, *, unavailable: bool = False):
-        offered = await database_sync_to_async(self._offer)(conversation, context)
+    async def _respond(self, conversation, context: dict | None, language: str):
+        prepared = await database_sync_to_async(self._prepare)(conversation, context)
+        await self._answer(conversation, context, language, prepared)
+
+    async def _answer(self, conversation, context, language: str, prepared: "_Prepared", *, unavailable=False):
         system = SystemMessage(content=_system_prompt(context, unavailable=unavailable))
-        history = await database_sync_to_async(conv.history_messages)(conversation=conversation)
-        await self._loop(conversation, [system, *history], offered, context, language)
+        messages = [system, *prepared.history]
+        await self._loop(conversation, messages, prepared.offered, context, language, first_row_id=prepared.row_id)
 
     async def _continue(self, conversation_id: int, language: str) -> None:
         """After the last open card of a step is decided, let the LLM continue from the stored history."""
@@ -239,12 +265,21 @@ class AgentTurn:
         context = await database_sync_to_async(conv.latest_context)(conversation=conversation)
         await self._respond(conversation, context, language)
 
-    async def _loop(self, conversation, messages: list[BaseMessage], offered: list[ToolSpec], context, language):
+    async def _loop(
+        self,
+        conversation,
+        messages: list[BaseMessage],
+        offered: list[ToolSpec],
+        context,
+        language,
+        first_row_id: int | None = None,
+    ):
         schemas = [spec.openai_schema() for spec in offered]
         model = self.model or chat_model()
         bound = model.bind_tools(schemas) if schemas else model
         for _ in range(settings.AGENT_MAX_STEPS):
-            step = await self._stream_step(conversation, bound, messages, language)
+            step = await self._stream_step(conversation, bound, messages, language, row_id=first_row_id)
+            first_row_id = None
             if step is None:
                 return
             ai, row_id, calls = step
@@ -263,9 +298,11 @@ class AgentTurn:
         text = "Достигнут предел шагов агента." if language == "ru" else "The agent reached its step limit."
         await self._final_message(conversation, text)
 
-    async def _stream_step(self, conversation, bound, messages: list[BaseMessage], language: str = "ru"):
-        row = await database_sync_to_async(conv.message_add)(conversation=conversation, role=Message.Role.ASSISTANT)
-        tokens = _TokenStream(self.emit, row.pk)
+    async def _stream_step(self, conversation, bound, messages: list[BaseMessage], language: str = "ru", row_id=None):
+        if row_id is None:
+            row = await database_sync_to_async(conv.message_add)(conversation=conversation, role=Message.Role.ASSISTANT)
+            row_id = row.pk
+        tokens = _TokenStream(self.emit, row_id)
         chunks: list[AIMessageChunk] = []
         try:
             async for chunk in bound.astream(messages):
@@ -274,26 +311,26 @@ class AgentTurn:
                     await tokens.add(str(chunk.content))
         except (openai.APIError, httpx.TransportError) as exc:
             await tokens.flush()
-            await self._llm_failed(row.pk, "".join(str(c.content) for c in chunks), exc, language)
+            await self._llm_failed(row_id, "".join(str(c.content) for c in chunks), exc, language)
             return None
         await tokens.flush()
         # One merge at the end: adding chunks one by one re-merges the growing message each time (O(n²)).
         acc = add_ai_message_chunks(chunks[0], *chunks[1:]) if chunks else None
         text = str(acc.content) if acc is not None else ""
         if stream_incomplete(acc):
-            await self._llm_failed(row.pk, text, StreamIncomplete(), language)
+            await self._llm_failed(row_id, text, StreamIncomplete(), language)
             return None
         # Strict parse: a call cut off by the token limit or with broken JSON runs nowhere (llm.stream).
         calls = stream_tool_calls(acc)
         if calls:
             calls = await database_sync_to_async(conv.unique_call_ids)(conversation=conversation, calls=calls)
-        await database_sync_to_async(conv.message_update)(message_id=row.pk, content=text, tool_calls=calls)
+        await database_sync_to_async(conv.message_update)(message_id=row_id, content=text, tool_calls=calls)
         if not calls:
             await self.emit(
-                {"event": "message", "message_id": row.pk, "text": text, "html": _message_html(text, "assistant")}
+                {"event": "message", "message_id": row_id, "text": text, "html": _message_html(text, "assistant")}
             )
         ai = AIMessage(content=text, tool_calls=[{k: c[k] for k in ("id", "name", "args")} for c in calls])
-        return ai, row.pk, calls
+        return ai, row_id, calls
 
     async def _llm_failed(self, row_id: int, partial: str, exc: BaseException, language: str) -> None:
         """The model could not be reached or its stream broke off: end the turn cleanly (DESIGN §6, §11).
@@ -436,6 +473,17 @@ class AgentTurn:
         language,
         confirmation_id: int | None = None,
     ) -> ToolMessage:
+        # DESIGN §4: the call is audited when it starts, so a call that never finishes (crash, kill) still shows.
+        await database_sync_to_async(policy.audit_record)(
+            event_type=Event.TOOL_CALL,
+            actor=self.user,
+            conversation_id=conversation.pk,
+            tool=spec.name,
+            env_id=args.get("env_id") or args.get("target_env_id"),
+            args=args,
+            outcome="started",
+            extra={"call_id": call_id, "category": spec.category, "confirmation_id": confirmation_id},
+        )
         await self.emit({"event": "tool_started", "call_id": call_id, "tool": spec.name})
         outcome = await tool_execute(
             spec=spec,

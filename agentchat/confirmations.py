@@ -121,7 +121,16 @@ def confirmation_refuse(
             tool_name=tool,
             status="error",
         )
-        _audit(confirmation, Event.PERMISSION_DENIED, "denied", required_roles=roles, reason=refusal)
+        # The actor's roles at the time of the refusal, for the audit report (they may change later).
+        actor_roles = policy.user_roles(user=user)
+        _audit(
+            confirmation,
+            Event.PERMISSION_DENIED,
+            "denied",
+            required_roles=roles,
+            reason=refusal,
+            actor_roles=actor_roles,
+        )
     return confirmation
 
 
@@ -204,7 +213,7 @@ def confirmations_expire(*, conversation: Conversation) -> list[PendingConfirmat
     Each expired call gets its ToolMessage and an ``expired`` audit row; returns the expired rows.
     """
     expired = []
-    with transaction.atomic():
+    with transaction.atomic(savepoint=False):  # part of the turn's opening transaction (agent.AgentTurn._open)
         for row in PendingConfirmation.objects.select_for_update().filter(
             conversation=conversation, status=Status.PENDING
         ):

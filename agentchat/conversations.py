@@ -87,7 +87,7 @@ def message_add(
     ui_context: dict | None = None,
 ) -> Message:
     """Append one message and touch the conversation's ``updated_at``."""
-    with transaction.atomic():
+    with transaction.atomic(savepoint=False):  # inside a caller's transaction: no savepoint round trips
         message = Message.objects.create(
             conversation=conversation,
             role=role,

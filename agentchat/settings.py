@@ -82,7 +82,9 @@ TEMPLATES = [
 ]
 
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'db.sqlite3'}")}
-DATABASES["default"].setdefault("CONN_MAX_AGE", 0)
+# Persistent connections (seconds): a web process's database calls reuse their thread's connection instead of
+# opening one per unit of work, which costs more than the turn's own queries (bench/load.py). 0 = close each time.
+DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("DB_CONN_MAX_AGE", default=60))
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL + a busy timeout let the web process and the task worker share the file.
     DATABASES["default"].setdefault("OPTIONS", {}).update({"timeout": 20, "init_command": "PRAGMA journal_mode=WAL;"})
@@ -171,6 +173,9 @@ ROUTER_TOP_K = env.int("ROUTER_TOP_K", default=6)
 ROUTER_CACHE_DIR = Path(env.str("ROUTER_CACHE_DIR", default=str(VAR_DIR / "cache" / "router")))
 # How policies (which never imports agentchat) learns which tools exist in code: a callable returning the registry.
 POLICIES_TOOL_REGISTRY = "agentchat.tools.registry.registry"
+
+# --- /healthz (DESIGN §14): deadline of each check (database, channel layer, each Superset), seconds ---
+HEALTH_TIMEOUT_S = env.float("HEALTH_TIMEOUT_S", default=2.0)
 
 # --- git repositories of unpacked dashboard exports, one per environment: GIT_REPOS_DIR/<env_id> (DESIGN §8) ---
 GIT_REPOS_DIR = Path(env.str("GIT_REPOS_DIR", default=str(VAR_DIR / "git")))

@@ -3,10 +3,11 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from . import api, policy_preview, views
+from . import api, health, policy_preview, views
 
 urlpatterns = [
     path("", views.index, name="index"),
+    path("healthz", health.healthz, name="healthz"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("admin/policy-preview/", policy_preview.policy_preview_view, name="policy-preview"),
     path("admin/", admin.site.urls),

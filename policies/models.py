@@ -251,6 +251,11 @@ class AuditEvent(models.Model):
 
     class Meta:
         ordering = ["-created_at", "-id"]
+        # The audit report filters by type or environment within a time window (policies.reports).
+        indexes = [
+            models.Index(fields=["event_type", "created_at"], name="audit_type_time_idx"),
+            models.Index(fields=["env_id", "created_at"], name="audit_env_time_idx"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.created_at:%Y-%m-%d %H:%M:%S} {self.event_type} {self.tool}"

@@ -8,6 +8,7 @@ import os
 from collections.abc import Collection
 from dataclasses import dataclass
 from enum import StrEnum
+from types import SimpleNamespace
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -92,11 +93,19 @@ def tool_verdicts(*, roles: Collection[str], object_type: str | None, env_presen
         One verdict per ``Tool`` row, ordered by name. The caller intersects with the code registry.
     """
     wanted = set(roles)
-    rows = Tool.objects.prefetch_related("permissions__group", "affinities").order_by("name")
+    # Plain tuples, three queries: building ~100 model instances per turn cost more than the queries (bench/load.py).
+    roles_of: dict[str, list[str]] = {}
+    for tool_name, group_name in ToolPermission.objects.order_by().values_list("tool_id", "group__name"):
+        roles_of.setdefault(tool_name, []).append(group_name)
+    types_of: dict[str, list[str]] = {}
+    for tool_name, kind in ContextToolAffinity.objects.order_by().values_list("tool_id", "object_type"):
+        types_of.setdefault(tool_name, []).append(kind)
+    fields = ("name", "category", "env_specific", "enabled", "description_ru", "description_en")
     verdicts = []
-    for tool in rows:
-        tool_roles = tuple(sorted(p.group.name for p in tool.permissions.all()))
-        object_types = tuple(sorted(a.object_type for a in tool.affinities.all()))
+    for row in Tool.objects.order_by("name").values(*fields):
+        tool = SimpleNamespace(**row)
+        tool_roles = tuple(sorted(roles_of.get(tool.name, ())))
+        object_types = tuple(sorted(types_of.get(tool.name, ())))
         refusals = []
         if not tool.enabled:
             refusals.append(Refusal.DISABLED)

@@ -21,6 +21,7 @@ Environment variables:
 - ``SUPERSET_STACK_DIR``: parent of the instance directories (default ``<repo>/var/superset``).
 - ``SUPERSET_ADMIN_PASSWORD``: password of the ``admin`` user (default ``admin``), set when an instance is
   created and used to log in.
+- ``SUPERSET_BIND_HOST``: address the instances listen on (default ``127.0.0.1``; ``0.0.0.0`` in a container).
 
 Only the standard library and ``httpx`` are used, so the script runs with the project's virtualenv (or any
 Python 3.11 with httpx) and never imports Django. The functions below are the same operations for tests.
@@ -460,7 +461,9 @@ def _start_instance(inst: Instance, venv: Path, digest: str) -> str:
     _setup(inst, venv, digest)
     started = time.monotonic()
     superset = str(venv / "bin" / "superset")
-    cmd = [superset, "run", "-p", str(inst.port), "--host", "127.0.0.1", "--with-threads"]
+    # SUPERSET_BIND_HOST=0.0.0.0 serves other containers too (docker/compose.yaml); the script still uses loopback.
+    host = os.environ.get("SUPERSET_BIND_HOST") or "127.0.0.1"
+    cmd = [superset, "run", "-p", str(inst.port), "--host", host, "--with-threads"]
     with open(inst.log_file, "w") as log:
         proc = subprocess.Popen(
             cmd,

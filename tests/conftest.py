@@ -16,6 +16,15 @@ ORIGIN = b"http://localhost"
 HOST = b"localhost"
 
 
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
+    """Tests close each connection after its unit of work (``CONN_MAX_AGE`` 0): async tests run database calls in
+    worker threads, whose persistent connections would outlive the test database and block its removal."""
+    from django.db import connections
+
+    connections.settings["default"]["CONN_MAX_AGE"] = 0
+
+
 @pytest.fixture(autouse=True)
 def _fast_password_hasher(settings):
     """Hashing demo passwords with PBKDF2 costs ~0.3 s per user; tests need no strong hashes."""

@@ -1,5 +1,7 @@
 """LLM providers (DESIGN §11): the offline planner (default) and any OpenAI-compatible endpoint."""
 
+import functools
+
 from django.conf import settings
 from langchain_core.language_models import BaseChatModel
 
@@ -30,17 +32,33 @@ def chat_model() -> BaseChatModel:
 
         return OfflinePlanner()
     if provider == "openai":
-        from langchain_openai import ChatOpenAI
-
-        extra = {"max_tokens": settings.LLM_MAX_TOKENS} if settings.LLM_MAX_TOKENS > 0 else {}
-        return ChatOpenAI(
-            base_url=settings.LLM_BASE_URL or None,
-            api_key=settings.LLM_API_KEY or "not-needed",  # local servers (Ollama, llama.cpp) take any key
-            model=settings.LLM_MODEL,
-            timeout=settings.LLM_TIMEOUT_S,
-            max_retries=0,  # one retry layer in the project, none in SDKs (DESIGN §10)
-            streaming=True,
-            use_responses_api=False,  # /chat/completions: what vLLM, Ollama, llama.cpp and LM Studio speak
-            **extra,
+        return _openai_model(
+            settings.LLM_BASE_URL,
+            settings.LLM_API_KEY,
+            settings.LLM_MODEL,
+            settings.LLM_TIMEOUT_S,
+            settings.LLM_MAX_TOKENS,
         )
     raise ValueError(f"unknown LLM_PROVIDER {provider!r}")
+
+
+@functools.lru_cache(maxsize=8)
+def _openai_model(base_url: str, api_key: str, model: str, timeout_s: float, max_tokens: int) -> BaseChatModel:
+    """One ``ChatOpenAI`` per configuration, shared by every turn of the process: building it (and its SDK
+    clients) for each turn cost milliseconds of CPU (bench/load.py); it keeps no per-call state."""
+    from langchain_openai import ChatOpenAI
+
+    extra = {"max_tokens": max_tokens} if max_tokens > 0 else {}
+    return ChatOpenAI(
+        base_url=base_url or None,
+        api_key=api_key or "not-needed",  # local servers (Ollama, llama.cpp) take any key
+        model=model,
+        timeout=timeout_s,
+        max_retries=0,  # one retry layer in the project, none in SDKs (DESIGN §10)
+        streaming=True,
+        use_responses_api=False,  # /chat/completions: what vLLM, Ollama, llama.cpp and LM Studio speak
+        # No per-chunk asyncio.wait_for (a task per streamed chunk): the HTTP read timeout (``timeout``) already
+        # ends a stalled stream, and the per-chunk wrapper cost milliseconds of CPU per turn (bench/load.py).
+        stream_chunk_timeout=None,
+        **extra,
+    )

@@ -4,6 +4,8 @@ A tool is an ``async def fn(ctx: ToolContext, args: ArgsModel) -> dict | list`` 
 whether it needs an environment, a pydantic argument schema and ru/en texts. DESIGN §8.
 """
 
+import copy
+import functools
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -58,8 +60,7 @@ class ToolSpec:
 
     def openai_schema(self) -> dict[str, Any]:
         """Return the tool in OpenAI function-calling form (``{"type": "function", "function": {...}}``)."""
-        parameters = self.args_schema.model_json_schema()
-        parameters.pop("title", None)
+        parameters = copy.deepcopy(_parameters_schema(self.args_schema))
         return {
             "type": "function",
             "function": {
@@ -68,6 +69,15 @@ class ToolSpec:
                 "parameters": parameters,
             },
         }
+
+
+@functools.cache
+def _parameters_schema(args_schema: type[BaseModel]) -> dict[str, Any]:
+    """The JSON schema of an argument model, built once per model (pydantic builds it anew on every call and every
+    turn offers several tools)."""
+    parameters = args_schema.model_json_schema()
+    parameters.pop("title", None)
+    return parameters
 
 
 _REGISTRY: dict[str, ToolSpec] = {}

@@ -248,3 +248,35 @@ def test_sync_tools_keeps_admin_edits_and_gives_new_tools_no_roles(policy_defaul
 
 def _renamed(spec, name):
     return replace(spec, name=name)
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_audit_rows_cannot_be_rewritten_through_the_async_orm(users):
+    """The async helpers the consumer and agent use (``aupdate``, ``adelete``, ``aupdate_or_create``,
+    ``abulk_update``) refuse like their sync counterparts; ``abulk_create`` (append) still works."""
+    from asgiref.sync import sync_to_async
+    from django.db import connections
+
+    event = await sync_to_async(audit_record)(event_type="tool_result", actor=users["engineer"], outcome="ok")
+    attempts = [
+        lambda: AuditEvent.objects.filter(pk=event.pk).aupdate(outcome="rewritten"),
+        lambda: AuditEvent.objects.filter(pk=event.pk).adelete(),
+        lambda: AuditEvent.objects.aupdate_or_create(pk=event.pk, defaults={"outcome": "rewritten"}),
+        lambda: AuditEvent.objects.abulk_update([_changed_unsaved(event)], ["outcome"]),
+        lambda: event.adelete(),
+    ]
+    for attempt in attempts:
+        with pytest.raises(AuditAppendOnly):
+            await attempt()
+    await AuditEvent.objects.abulk_create([AuditEvent(event_type="tool_call", outcome="started")])
+
+    assert (await AuditEvent.objects.aget(pk=event.pk)).outcome == "ok"
+    assert await AuditEvent.objects.acount() == 2
+    # Django's async ORM runs in asgiref's worker thread: close that thread's connection (test database teardown).
+    await sync_to_async(connections.close_all)()
+
+
+def _changed_unsaved(event: AuditEvent) -> AuditEvent:
+    changed = AuditEvent(pk=event.pk, event_type=event.event_type, outcome="rewritten")
+    changed._state.adding = False
+    return changed
