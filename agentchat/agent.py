@@ -153,7 +153,9 @@ class AgentTurn:
             return
         row = decided.confirmation
         if decided.outcome == "typed_mismatch":
-            await self._error("bad_frame", row.language, detail=f"type {row.decision.get('env_id')} to confirm")
+            env_id = row.decision.get("env_id")
+            detail = f"type {env_id} to confirm" if row.language == "en" else f"введите {env_id} для подтверждения"
+            await self._error("bad_frame", row.language, detail=detail)
             return
         if decided.outcome == "already":
             await self._card_state(row, to_all=False)  # decided elsewhere (another tab): show how

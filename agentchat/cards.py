@@ -4,6 +4,48 @@ from typing import Any
 
 from django.template.loader import render_to_string
 
+# Impact lines of the card: what happens to each object, in the user's language (DESIGN §9).
+IMPACT_ACTIONS = {
+    "create": ("будет создан", "will be created"),
+    "overwrite": ("будет перезаписан", "will be overwritten"),
+    "conflict": ("будет заменён (тот же slug)", "will be replaced (same slug)"),
+    "keep": ("без изменений", "kept as is"),
+    "exists": ("уже существует", "already exists"),
+    "add": ("добавится", "will be added"),
+    "modify": ("изменится", "will be modified"),
+    "delete": ("удалится", "will be deleted"),
+    "backup": ("попадёт в резервную копию", "goes into the backup"),
+}
+IMPACT_TYPES = {
+    "dashboard": ("дашборд", "dashboard"),
+    "chart": ("график", "chart"),
+    "dataset": ("датасет", "dataset"),
+    "database": ("база данных", "database"),
+    "file": ("файл", "file"),
+    "branch": ("ветка", "branch"),
+    "validation_run": ("проверка", "validation run"),
+}
+
+
+def _labelled_impact(decision: dict[str, Any], language: str) -> dict[str, Any]:
+    impact = decision.get("impact")
+    if not isinstance(impact, dict) or not impact.get("objects"):
+        return decision
+    index = 1 if language == "en" else 0
+    objects = []
+    for obj in impact["objects"]:
+        if not isinstance(obj, dict):
+            continue
+        action, kind = obj.get("action"), obj.get("type")
+        objects.append(
+            {
+                **obj,
+                "action_label": IMPACT_ACTIONS.get(action, (action, action))[index],
+                "type_label": IMPACT_TYPES.get(kind, (kind, kind))[index],
+            }
+        )
+    return {**decision, "impact": {**impact, "objects": objects}}
+
 
 def card_confirm(
     *, confirmation_id: int, tool: str, args: dict[str, Any], decision: dict[str, Any], language: str
@@ -15,7 +57,7 @@ def card_confirm(
             "confirmation_id": confirmation_id,
             "tool": tool,
             "args": sorted(args.items()),  # stable order: a re-emitted card is byte-identical
-            "decision": decision,
+            "decision": _labelled_impact(decision, language),
             "en": language == "en",
         },
     )

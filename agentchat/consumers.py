@@ -106,7 +106,7 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
             try:
                 await coro
             except ConversationNotFound:
-                await self.send_error("bad_frame", error_text("bad_frame", "ru", detail="unknown conversation"))
+                await self.send_error("bad_frame", error_text("bad_frame", "ru", detail="разговор не найден"))
             except asyncio.CancelledError:
                 raise
             except Exception:

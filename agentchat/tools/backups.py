@@ -78,7 +78,7 @@ def backups_list(*, env_id: str, limit: int = 20) -> list[dict[str, Any]]:
     """Return the newest ``limit`` backups of ``env_id``.
 
     Returns:
-        ``[{"id", "created_at" (ISO), "created_by" (username or None), "size_bytes", "dashboard_count", "path",
+        ``[{"id", "created_at" (ISO), "created_by" (username or None), "size_bytes", "dashboard_count", "file",
         "sha256", "task_id", "file_present"}]``, newest first.
     """
     rows = Backup.objects.filter(env_id=env_id).select_related("created_by")[:limit]
@@ -89,7 +89,7 @@ def backups_list(*, env_id: str, limit: int = 20) -> list[dict[str, Any]]:
             "created_by": b.created_by.get_username() if b.created_by else None,
             "size_bytes": b.size_bytes,
             "dashboard_count": b.dashboard_count,
-            "path": b.path,
+            "file": Path(b.path).name,  # the server path stays on the server
             "sha256": b.sha256,
             "task_id": b.task_id,
             "file_present": os.path.isfile(b.path),
@@ -133,7 +133,7 @@ async def _backup(record: TaskRecord, progress) -> dict[str, Any]:
     return {
         "backup_id": backup.pk,
         "env_id": record.env_id,
-        "path": backup.path,
+        "file": Path(backup.path).name,
         "size_bytes": backup.size_bytes,
         "sha256": backup.sha256,
         "dashboard_count": backup.dashboard_count,

@@ -141,6 +141,13 @@
     cancelled(f) { window.AgentCards.show(f); },
     card_state(f) { window.AgentCards.show(f); },
     error(f) {
+      // A failed tool call is marked on its own status line (the agent explains it in its answer).
+      const line = f.call_id ? messages.querySelector(`[data-call-id="${f.call_id}"]`) : null;
+      if (line) {
+        line.classList.add("tool-failed");
+        line.firstChild.textContent += ` — ${f.message}`;
+        return;
+      }
       appendText(`⚠ ${f.message}`, "msg-error");
       if (f.code === "invalid_context" && !contextRejected) {
         contextRejected = true;
@@ -164,7 +171,13 @@
       retryDelay = 500;
       $("conn-state").textContent = "онлайн";
       document.body.dataset.ws = "open";
-      if (conversationId) socket.send(JSON.stringify({ type: "resume", conversation_id: conversationId }));
+      // Pending cards come back after the stored messages are on the page, so they sit below them.
+      const open = socket;
+      loaded.then(() => {
+        if (conversationId && open.readyState === WebSocket.OPEN) {
+          open.send(JSON.stringify({ type: "resume", conversation_id: conversationId }));
+        }
+      });
       while (queue.length) socket.send(queue.shift());
     };
     socket.onmessage = (ev) => {

@@ -88,5 +88,5 @@ def test_list_backups_answer_shows_size_count_and_author():
         ],
     }
     ru = answer_from_result("list_backups", result, "ru")
-    assert "#3 2026-11-29T21:00:00: дашбордов 12, 3.0 МБ, автор engineer — файл отсутствует" in ru
+    assert "#3 30.11.2026 00:00 MSK: дашбордов 12, 3.0 МБ, автор engineer — файл отсутствует" in ru
     assert answer_from_result("list_backups", {"env_id": "prod", "backups": []}, "en") == "prod has no backups yet."

@@ -1,8 +1,12 @@
 """Shared helpers of the answer templates and the registry of writers (tool name → writer)."""
 
+import datetime as dt
 import json
 from collections.abc import Callable
 from typing import Any
+from zoneinfo import ZoneInfo
+
+from django.conf import settings
 
 Writer = Callable[[dict[str, Any], str], str]
 _WRITERS: dict[str, Writer] = {}
@@ -21,6 +25,21 @@ def answer_writer(tool: str) -> Callable[[Writer], Writer]:
 def writer_for(tool: str) -> Writer | None:
     """Return the registered template of ``tool`` or None."""
     return _WRITERS.get(tool)
+
+
+def when(value: Any) -> str:
+    """Format a timestamp for people: ``29.11.2026 23:51 MSK`` in ``TIME_ZONE`` (naive values are UTC, as
+    Superset sends them); anything unparseable is returned as it is."""
+    if not value:
+        return "—"
+    try:
+        moment = value if isinstance(value, dt.datetime) else dt.datetime.fromisoformat(str(value))
+    except ValueError:
+        return str(value)
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=dt.UTC)
+    local = moment.astimezone(ZoneInfo(settings.TIME_ZONE))
+    return local.strftime("%d.%m.%Y %H:%M %Z")
 
 
 def t(language: str, ru: str, en: str) -> str:

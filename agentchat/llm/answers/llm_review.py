@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from .base import answer_writer, t
+from .base import answer_writer, t, when
 
 
 def validation_line(validation: dict[str, Any] | None, language: str) -> str:
@@ -10,16 +10,16 @@ def validation_line(validation: dict[str, Any] | None, language: str) -> str:
     if not validation:
         return t(language, "проверок ещё не было", "no validation has run yet")
     status = validation.get("status")
-    when = str(validation.get("created_at") or "")[:16].replace("T", " ")
+    at = when(validation.get("created_at"))
     if status in ("queued", "running"):
-        return t(language, f"проверка от {when} ещё идёт ({status})", f"the validation of {when} is still {status}")
+        return t(language, f"проверка от {at} ещё идёт ({status})", f"the validation of {at} is still {status}")
     if status == "failed":
         return t(
             language,
-            f"проверка от {when} не удалась: {validation.get('summary')}",
-            f"the validation of {when} failed: {validation.get('summary')}",
+            f"проверка от {at} не удалась: {validation.get('summary')}",
+            f"the validation of {at} failed: {validation.get('summary')}",
         )
-    return t(language, f"{when} — {validation.get('summary')}", f"{when} — {validation.get('summary')}")
+    return t(language, f"{at} — {validation.get('summary')}", f"{at} — {validation.get('summary')}")
 
 
 def _started(result: dict[str, Any], language: str, ru_what: str, en_what: str) -> str:

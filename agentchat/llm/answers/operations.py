@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from .base import answer_writer, items, more, t
+from .base import answer_writer, items, more, t, when
 
 TYPES = {
     "dashboard": ("Дашборды", "Dashboards"),
@@ -144,9 +144,9 @@ def list_backups(result: dict[str, Any], language: str) -> str:
         lines.append(
             t(
                 language,
-                f"- #{b.get('id')} {str(b.get('created_at'))[:19]}: дашбордов {b.get('dashboard_count')}, "
+                f"- #{b.get('id')} {when(b.get('created_at'))}: дашбордов {b.get('dashboard_count')}, "
                 f"{_size(int(b.get('size_bytes') or 0), language)}, автор {who}{missing}",
-                f"- #{b.get('id')} {str(b.get('created_at'))[:19]}: {b.get('dashboard_count')} dashboards, "
+                f"- #{b.get('id')} {when(b.get('created_at'))}: {b.get('dashboard_count')} dashboards, "
                 f"{_size(int(b.get('size_bytes') or 0), language)}, by {who}{missing}",
             )
         )

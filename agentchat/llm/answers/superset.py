@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from .base import answer_writer, items, more, t
+from .base import answer_writer, items, more, t, when
 from .git import git_line
 from .llm_review import validation_line
 from .titles import tool_title
@@ -32,7 +32,11 @@ def health_summary(result: dict[str, Any], language: str) -> str:
     lines.append(t(language, f"Владельцы: {owners}", f"Owners: {owners}"))
     who = f" ({d.get('changed_by')})" if d.get("changed_by") else ""
     lines.append(
-        t(language, f"Последнее изменение: {d.get('changed_on')}{who}", f"Last changed: {d.get('changed_on')}{who}")
+        t(
+            language,
+            f"Последнее изменение: {when(d.get('changed_on'))}{who}",
+            f"Last changed: {when(d.get('changed_on'))}{who}",
+        )
     )
     if "git" in result:
         lines.append(f"Git: {git_line(result.get('git') or {}, language)}.")
