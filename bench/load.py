@@ -37,16 +37,10 @@ sys.path.insert(0, str(ROOT))
 
 from websockets.asyncio.client import connect  # noqa: E402
 
+from tests.contexts import DASHBOARD_1  # noqa: E402
 from tests.daphne_process import DaphneProcess, free_port, process_env  # noqa: E402
 
-CONTEXT = {
-    "contextVersion": 1,
-    "objectType": "dashboard",
-    "objectId": "1",
-    "objectName": None,
-    "envId": "ss-dev",
-    "route": "/dashboards/1",
-}
+CONTEXT = DASHBOARD_1
 CONNECT_CONCURRENCY = 50
 
 

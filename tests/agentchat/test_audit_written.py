@@ -10,17 +10,11 @@ from langchain_core.messages import AIMessage
 from agentchat.agent import AgentTurn
 from policies.models import AuditEvent
 from policies.reports import ReportFilter, audit_report
+from tests.contexts import DASHBOARD_1
 from tests.scripted_llm import scripted
 
 pytestmark = pytest.mark.django_db(transaction=True)
-CONTEXT = {
-    "contextVersion": 1,
-    "objectType": "dashboard",
-    "objectId": "1",
-    "objectName": None,
-    "envId": "ss-dev",
-    "route": "/dashboards/1",
-}
+CONTEXT = DASHBOARD_1
 
 
 class Frames(list):

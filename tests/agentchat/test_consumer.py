@@ -6,19 +6,9 @@ import pytest
 
 from tests.chat_server import ChatServer, dashboard_summary_model, history_problems
 from tests.conftest import frames_until, ws_connect
+from tests.contexts import dashboard_context
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def dashboard_context(dashboard: dict, env_id: str = "ss-dev") -> dict:
-    return {
-        "contextVersion": 1,
-        "objectType": "dashboard",
-        "objectId": str(dashboard["id"]),
-        "objectName": dashboard["dashboard_title"],
-        "envId": env_id,
-        "route": f"/dashboards/{dashboard['id']}",
-    }
 
 
 async def test_anonymous_socket_is_closed_with_4401(policy_defaults):

@@ -11,20 +11,10 @@ from agentchat.models import Conversation, Message
 from agentchat.tools.registry import registry
 from policies.models import AuditEvent, Tool
 from tests.conftest import frames_until, ws_connect
+from tests.contexts import dashboard_context
 
 pytestmark = pytest.mark.django_db(transaction=True)
 Event = AuditEvent.EventType
-
-
-def dashboard_context(dashboard: dict, *, env_id: str | None = "ss-dev", name: str | None = None) -> dict:
-    return {
-        "contextVersion": 1,
-        "objectType": "dashboard",
-        "objectId": str(dashboard["id"]),
-        "objectName": name if name is not None else dashboard["dashboard_title"],
-        "envId": env_id,
-        "route": f"/dashboards/{dashboard['id']}",
-    }
 
 
 async def ask(communicator, text: str, context: dict | None, conversation_id: int | None = None) -> list[dict]:

@@ -18,19 +18,13 @@ from agentchat.models import Message, PendingConfirmation
 from policies.models import AuditEvent
 from tests import superset_api
 from tests.conftest import make_user
+from tests.contexts import DASHBOARD_1
 from tests.history_check import history_errors
 from tests.scripted_llm import scripted, tool_calls_message
 
 pytestmark = pytest.mark.django_db(transaction=True)
 Status = PendingConfirmation.Status
-DASHBOARD_CONTEXT = {
-    "contextVersion": 1,
-    "objectType": "dashboard",
-    "objectId": "1",
-    "objectName": "Отчёт по энергопотреблению",
-    "envId": "ss-dev",
-    "route": "/dashboards/1",
-}
+DASHBOARD_CONTEXT = {**DASHBOARD_1, "objectName": "Отчёт по энергопотреблению"}
 DATASET_CONTEXT = {
     **DASHBOARD_CONTEXT,
     "objectType": "dataset",

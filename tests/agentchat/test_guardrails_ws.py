@@ -13,17 +13,11 @@ from agentchat import gitrepo
 from agentchat.agent import AgentTurn
 from agentchat.models import Message, PendingConfirmation
 from tests.conftest import make_user, ws_connect
+from tests.contexts import DASHBOARD_1
 from tests.scripted_llm import scripted, tool_calls_message
 
 pytestmark = pytest.mark.django_db(transaction=True)
-CONTEXT = {
-    "contextVersion": 1,
-    "objectType": "dashboard",
-    "objectId": "1",
-    "objectName": "Отчёт по энергопотреблению",
-    "envId": "ss-dev",
-    "route": "/dashboards/1",
-}
+CONTEXT = {**DASHBOARD_1, "objectName": "Отчёт по энергопотреблению"}
 
 
 @pytest.fixture(autouse=True)

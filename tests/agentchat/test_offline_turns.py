@@ -10,6 +10,7 @@ from agentchat.agent import AgentTurn
 from agentchat.models import PendingConfirmation
 from agentchat.tools.registry import registry
 from tests.agentchat.tools.conftest import datasets_named
+from tests.contexts import ui_context
 from tests.superset_api import dashboard_chart_names
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -45,14 +46,7 @@ class Frames:
 
 
 def page(object_type: str | None, object_id: int | None, env_id: str | None = "ss-dev") -> dict:
-    return {
-        "contextVersion": 1,
-        "objectType": object_type,
-        "objectId": str(object_id) if object_id else None,
-        "objectName": None,
-        "envId": env_id,
-        "route": "/",
-    }
+    return ui_context(object_type, object_id, env_id=env_id)
 
 
 async def ask(user, text: str, context: dict | None) -> Frames:

@@ -15,6 +15,7 @@ from agentchat.agent import AgentTurn
 from agentchat.tools.registry import registry
 from policies.models import AuditEvent
 from tests.admin_forms import change_form_data, first_extra_index, inline_rows
+from tests.contexts import ui_context
 from tests.scripted_llm import scripted
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -28,14 +29,7 @@ def _whole_policy_set(settings):
 
 
 def context(object_type: str | None) -> dict:
-    return {
-        "contextVersion": 1,
-        "objectType": object_type,
-        "objectId": "1" if object_type else None,
-        "objectName": None,
-        "envId": "ss-dev",
-        "route": "/",
-    }
+    return ui_context(object_type, 1 if object_type else None)
 
 
 async def _ignore(frame: dict) -> None:

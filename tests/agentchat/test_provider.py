@@ -18,19 +18,13 @@ from agentchat.agent import AgentTurn
 from agentchat.models import Message, PendingConfirmation
 from agentchat.toolset import toolset_for
 from tests.chat_server import Call, ChatServer, Reply, history_problems
+from tests.contexts import ui_context
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def page(object_type: str | None = "dashboard", object_id: int | None = 1, env_id: str | None = "ss-dev") -> dict:
-    return {
-        "contextVersion": 1,
-        "objectType": object_type,
-        "objectId": str(object_id) if object_id else None,
-        "objectName": None,
-        "envId": env_id,
-        "route": "/",
-    }
+    return ui_context(object_type, object_id, env_id=env_id)
 
 
 class Frames:

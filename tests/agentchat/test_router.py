@@ -21,6 +21,7 @@ from agentchat.tools.registry import registry
 from agentchat.toolset import ALWAYS_OFFERED, toolset_for
 from policies.defaults import ROLES
 from policies.models import Tool
+from tests.contexts import ui_context
 
 pytestmark = pytest.mark.django_db
 
@@ -35,14 +36,7 @@ QUESTIONS = [
 
 
 def context(object_type: str | None = None, env_id: str | None = "ss-dev") -> dict:
-    return {
-        "contextVersion": 1,
-        "objectType": object_type,
-        "objectId": "1" if object_type else None,
-        "objectName": None,
-        "envId": env_id,
-        "route": "/",
-    }
+    return ui_context(object_type, 1 if object_type else None, env_id=env_id)
 
 
 def names(specs) -> list[str]:

@@ -22,17 +22,11 @@ from agentchat.models import PendingConfirmation
 from policies.models import AuditEvent
 from tests.chat_server import Call, ChatServer, Reply
 from tests.conftest import _database_url
+from tests.contexts import DASHBOARD_1
 from tests.daphne_process import DaphneProcess, process_env, session_cookie
 
 pytestmark = pytest.mark.django_db(transaction=True)
-CONTEXT = {
-    "contextVersion": 1,
-    "objectType": "dashboard",
-    "objectId": "1",
-    "objectName": None,
-    "envId": "ss-dev",
-    "route": "/dashboards/1",
-}
+CONTEXT = DASHBOARD_1
 
 
 @pytest.fixture

@@ -19,6 +19,7 @@ from policies.models import AuditEvent
 from tests.agentchat.conftest import FAULTY_ENV, aset_tool_timeout, charts_delete
 from tests.agentchat.test_executor import CREATE_CHART, wait_for_charts
 from tests.conftest import frames_until, ws_connect
+from tests.contexts import dashboard_context
 from tests.faultproxy import Fault
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -26,14 +27,7 @@ Event = AuditEvent.EventType
 
 
 def faulty_context(dashboard: dict) -> dict:
-    return {
-        "contextVersion": 1,
-        "objectType": "dashboard",
-        "objectId": str(dashboard["id"]),
-        "objectName": dashboard["dashboard_title"],
-        "envId": FAULTY_ENV,
-        "route": f"/dashboards/{dashboard['id']}",
-    }
+    return dashboard_context(dashboard, env_id=FAULTY_ENV)
 
 
 def _audit(**filters) -> list[AuditEvent]:

@@ -18,6 +18,7 @@ from agentchat.tools.registry import registry
 from agentchat.toolset import ALWAYS_OFFERED, toolset_for
 from policies.defaults import ROLES, TOOLS
 from policies.models import AuditEvent, Environment, ToolPermission
+from tests.contexts import ui_context
 from tests.loopback_proxy import CountingProxy
 from tests.scripted_llm import scripted, tool_calls_message
 
@@ -40,14 +41,7 @@ SUPERSET_PORTS = {
 
 
 def context(object_type: str | None, env_id: str | None = "ss-dev") -> dict:
-    return {
-        "contextVersion": 1,
-        "objectType": object_type,
-        "objectId": "1" if object_type else None,
-        "objectName": None,
-        "envId": env_id,
-        "route": "/",
-    }
+    return ui_context(object_type, 1 if object_type else None, env_id=env_id)
 
 
 @pytest.fixture

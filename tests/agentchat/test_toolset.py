@@ -13,6 +13,7 @@ from policies.defaults import ROLES, TOOLS
 from policies.models import ContextToolAffinity, Tool, ToolPermission
 from policies.services import Refusal
 from tests.conftest import _ensure_defaults, make_user
+from tests.contexts import ui_context
 
 pytestmark = pytest.mark.django_db
 
@@ -57,14 +58,7 @@ def users(django_db_setup, django_db_blocker) -> dict:
 
 
 def context(object_type: str | None, env_id: str | None = "ss-dev") -> dict:
-    return {
-        "contextVersion": 1,
-        "objectType": object_type,
-        "objectId": "1" if object_type else None,
-        "objectName": None,
-        "envId": env_id,
-        "route": "/",
-    }
+    return ui_context(object_type, 1 if object_type else None, env_id=env_id)
 
 
 def offered(user, object_type, env_id="ss-dev") -> set[str]:
