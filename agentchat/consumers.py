@@ -1,7 +1,9 @@
 """The chat WebSocket consumer (DESIGN §6): parse a frame, call a service, send what it returns.
 
 Each turn runs as an ``asyncio.Task`` owned by the connection, so confirm/deny frames are received while a turn
-runs; tasks are cancelled on disconnect. Malformed frames get an ``error`` frame and the socket stays open.
+runs. A turn outlives its socket: when the tab closes or reloads mid-answer the turn still finishes and is stored
+(it is bounded by the LLM and tool timeouts), and its final frames go to the conversation's other tabs — a reloaded
+page joins them with ``resume``. Malformed frames get an ``error`` frame and the socket stays open.
 """
 
 import asyncio
@@ -24,6 +26,9 @@ from .sessions import session_is_valid
 
 log = logging.getLogger(__name__)
 CLOSE_UNAUTHENTICATED = 4401
+# Frames of a turn whose socket has closed that still reach the conversation's other tabs (a reloaded page):
+# what the user must not lose. Streamed tokens and progress lines are not handed over.
+HANDED_OVER = frozenset({"message", "confirm_required", "permission_denied", "cancelled", "card_state"})
 
 
 class AgentConsumer(AsyncJsonWebsocketConsumer):
@@ -34,23 +39,40 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
         self.tasks: set[asyncio.Task] = set()
         self.turn_lock = asyncio.Lock()
         self.conversation_groups: set[str] = set()
+        self.closed = False
+        self.conversation_id: int | None = None  # of the turn running on this socket (from its first frame)
         await self.accept()
         if self.user is None or not self.user.is_authenticated:
             await self.close(code=CLOSE_UNAUTHENTICATED)
 
     async def disconnect(self, code):
-        for task in list(getattr(self, "tasks", ())):
-            task.cancel()
-        if getattr(self, "tasks", None):
-            await asyncio.gather(*self.tasks, return_exceptions=True)
+        # Running turns are not cancelled: they finish and are stored (see the module docstring).
+        self.closed = True
         for group in getattr(self, "conversation_groups", ()):
             await self.channel_layer.group_discard(group, self.channel_name)
+
+    async def emit(self, frame: dict) -> None:
+        """Send a frame to this socket; once it has closed, hand the frames in ``HANDED_OVER`` to the other tabs
+        of the conversation instead (channel-layer group) and drop the rest."""
+        if frame.get("event") == "conversation":
+            self.conversation_id = frame.get("conversation_id")
+        if not self.closed:
+            try:
+                await self.send_json(frame)
+                return
+            except Exception as exc:  # the peer went away between the check and the send (daphne: Disconnected)
+                log.info("socket closed during a turn: %s", type(exc).__name__)
+                self.closed = True
+        if frame.get("event") in HANDED_OVER and self.conversation_id is not None:
+            await self.channel_layer.group_send(
+                f"agentchat.conversation.{int(self.conversation_id)}", {"type": "card.state", "frame": frame}
+            )
 
     # --- tabs of one conversation: card state changes reach all of them (channel-layer group per conversation)
 
     async def _join(self, conversation_id: int) -> None:
         group = f"agentchat.conversation.{int(conversation_id)}"
-        if group not in self.conversation_groups:
+        if group not in self.conversation_groups and not self.closed:
             await self.channel_layer.group_add(group, self.channel_name)
             self.conversation_groups.add(group)
 
@@ -61,7 +83,8 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
         )
 
     async def card_state(self, event: dict) -> None:
-        """Channel-layer handler: a card of an open conversation changed state (decided in some tab)."""
+        """Channel-layer handler: a frame for every tab of the conversation (a card decided in some tab, or the
+        final frames of a turn whose own socket has closed)."""
         await self.send_json(event["frame"])
 
     async def receive(self, text_data=None, bytes_data=None, **kwargs):
@@ -88,7 +111,7 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
             self._spawn(self._locked(self._resume(frame.conversation_id)))
 
     def _agent(self) -> AgentTurn:
-        return AgentTurn(user=self.user, emit=self.send_json, model=self.turn_model(), broadcast=self._broadcast)
+        return AgentTurn(user=self.user, emit=self.emit, model=self.turn_model(), broadcast=self._broadcast)
 
     async def _resume(self, conversation_id: int) -> None:
         await self._agent().resume(conversation_id=conversation_id)  # raises for another user's conversation
@@ -114,7 +137,7 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
                 await self.send_error("internal", error_text("internal", "ru"))
 
     async def send_error(self, code: str, message: str, **extra) -> None:
-        await self.send_json({"event": "error", "code": code, "message": message, **extra})
+        await self.emit({"event": "error", "code": code, "message": message, **extra})
 
     async def on_user_message(self, frame: UserMessageFrame) -> None:
         language = detect_language(frame.text)

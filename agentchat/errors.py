@@ -37,6 +37,34 @@ ERROR_TEXTS: dict[str, tuple[str, str]] = {
 }
 
 
+NOT_FOUND_TEXTS: dict[str, tuple[str, str]] = {
+    # object type: (ru, en); Superset answered 404 for that object
+    "dashboard": ("Дашборд #{id} не найден в {env}.", "Dashboard #{id} was not found in {env}."),
+    "dataset": ("Датасет #{id} не найден в {env}.", "Dataset #{id} was not found in {env}."),
+    "database": ("База данных #{id} не найдена в {env}.", "Database #{id} was not found in {env}."),
+    "chart": ("График #{id} не найден в {env}.", "Chart #{id} was not found in {env}."),
+}
+#: The tool argument that names each object type's id.
+ID_ARGUMENTS = {"dashboard_id": "dashboard", "dataset_id": "dataset", "database_id": "database", "chart_id": "chart"}
+
+
+def not_found_text(object_type: str, object_id, env_id: str | None, language: str = "ru") -> str:
+    """Return «Дашборд #7 не найден в ss-dev.» (or English) for an object Superset answered 404 for.
+
+    Args:
+        object_type: a key of ``NOT_FOUND_TEXTS`` (``dashboard``, ``dataset``, ``database``, ``chart``); any
+            other type gets the dashboard's wording with the type's own name.
+        object_id: the id that was asked for.
+        env_id: the environment asked (``?`` when None).
+        language: ``ru`` or ``en``.
+    """
+    ru, en = NOT_FOUND_TEXTS.get(object_type) or (
+        f"{object_type} #{{id}} не найден в {{env}}.",
+        f"{object_type} #{{id}} was not found in {{env}}.",
+    )
+    return (en if language == "en" else ru).format(id=object_id, env=env_id or "?")
+
+
 def error_text(code: str, language: str = "ru", **params) -> str:
     """Return the user-facing text of ``code`` in ``language`` (``ru``/``en``) with ``params`` filled in.
 

@@ -167,13 +167,14 @@ def tool_message_payload(outcome: ToolOutcome, *, max_chars: int) -> ToolMessage
         value, was_summarised = summarise(outcome.result, max_chars, size=len(raw))
         content = to_json(value) if was_summarised else raw
         return ToolMessagePayload(content, "success", len(raw), len(content), was_summarised)
-    content = to_json(
-        {
-            "error": outcome.error_code,
-            "message": outcome.error_message,
-            "instruction": LLM_ERROR_INSTRUCTIONS.get(outcome.error_code or "", LLM_ERROR_DEFAULT),
-        }
-    )
+    error = {
+        "error": outcome.error_code,
+        "message": outcome.error_message,
+        "instruction": LLM_ERROR_INSTRUCTIONS.get(outcome.error_code or "", LLM_ERROR_DEFAULT),
+    }
+    if outcome.upstream_status is not None:
+        error["status"] = outcome.upstream_status  # e.g. 404: the object asked for does not exist there
+    content = to_json(error)
     return ToolMessagePayload(content, "error", None, len(content), False)
 
 

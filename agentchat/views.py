@@ -8,6 +8,7 @@ from django.shortcuts import redirect, render
 from policies import services as policy
 
 from . import conversations as conv
+from .errors import not_found_text
 from .llm import provider_label
 from .pages import PageDataUnavailable, agent_link, dataset_detail, page_tool
 
@@ -31,9 +32,15 @@ async def _unknown_environment(request: HttpRequest) -> HttpResponse:
     return await _page(request, "pages/error.html", {"error": message}, status=404)
 
 
-async def _failed(request, template: str, context: dict, exc: PageDataUnavailable) -> HttpResponse:
-    """Render the page with Superset's reason: 404 when the object does not exist there, else 502."""
-    context["error"] = exc.text("ru")
+async def _failed(
+    request, template: str, context: dict, exc: PageDataUnavailable, obj: tuple[str, int] | None = None
+) -> HttpResponse:
+    """Render the page with Superset's reason: 404 «Дашборд #7 не найден в ss-dev.» when the object ``obj``
+    (``(object type, id)``) does not exist there, else 502 with the error."""
+    if exc.not_found and obj is not None:
+        context["error"] = not_found_text(obj[0], obj[1], context["environment"].env_id, "ru")
+    else:
+        context["error"] = exc.text("ru")
     return await _page(request, template, context, status=404 if exc.not_found else 502)
 
 
@@ -67,7 +74,7 @@ async def dashboard(request: HttpRequest, dashboard_id: int) -> HttpResponse:
             request.user, "get_health_summary", env_id=environment.env_id, dashboard_id=dashboard_id
         )
     except PageDataUnavailable as exc:
-        return await _failed(request, "pages/dashboard.html", context, exc)
+        return await _failed(request, "pages/dashboard.html", context, exc, obj=("dashboard", dashboard_id))
     context["summary"] = result
     context["agent_url"] = agent_link(
         object_type="dashboard",
@@ -89,7 +96,7 @@ async def dataset(request: HttpRequest, dataset_id: int) -> HttpResponse:
     try:
         detail = await dataset_detail(request.user, env_id=environment.env_id, dataset_id=dataset_id)
     except PageDataUnavailable as exc:
-        return await _failed(request, "pages/dataset.html", context, exc)
+        return await _failed(request, "pages/dataset.html", context, exc, obj=("dataset", dataset_id))
     context["details"] = detail
     context["agent_url"] = agent_link(
         object_type="dataset",

@@ -155,6 +155,25 @@ def why_not_offered(tool: str, page: Page, language: str) -> str:
     )
 
 
+def not_offered_reason(tool: str, page: Page) -> str:
+    """Why ``tool`` is not offered on ``page``, as a code: ``unbuilt``, ``disabled``, ``environment``, ``page``
+    or ``role`` (the same checks, in the same order, as ``why_not_offered``)."""
+    from policies import services as policy
+
+    from ..tools.registry import registry
+
+    row = policy.tool_get(name=tool)
+    if tool not in registry() or row is None:
+        return "unbuilt"
+    if not row.enabled:
+        return "disabled"
+    if row.env_specific and not page.env_id:
+        return "environment"
+    if page.object_type and page.object_type not in policy.affinity_object_types(tool_name=tool):
+        return "page"
+    return "role"
+
+
 def app_knowledge() -> Knowledge:
     """The planner's look-ups in the running application (registry, router, environments, policy tables)."""
     from policies import services as policy
@@ -162,7 +181,13 @@ def app_knowledge() -> Knowledge:
     from ..tools.registry import registry
 
     environments = [(e.env_id, e.tier) for e in policy.environments_active()]
-    return Knowledge(rank=_rank, catalogue=list(registry()), environments=environments, why_not=why_not_offered)
+    return Knowledge(
+        rank=_rank,
+        catalogue=list(registry()),
+        environments=environments,
+        why_not=why_not_offered,
+        not_offered_reason=not_offered_reason,
+    )
 
 
 def plan(messages: list[BaseMessage], tools: list[dict[str, Any]] | None) -> AIMessage:

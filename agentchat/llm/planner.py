@@ -23,6 +23,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage
 
+from ..errors import ID_ARGUMENTS, not_found_text
 from ..language import detect_language
 from ..tools.registry import tool_spec
 from . import answers
@@ -104,12 +105,15 @@ class Knowledge:
         catalogue: every registered tool name (to notice a wanted tool that is not offered).
         environments: ``[(env_id, tier)]`` of the active environments.
         why_not: ``(tool, page, language) → sentence`` saying why a tool is not offered here.
+        not_offered_reason: ``(tool, page) → code`` of that reason (``role`` when only the user's role lacks
+            it; see ``offline.not_offered_reason``); by default no reason is known.
     """
 
     rank: Rank
     catalogue: Sequence[str]
     environments: list[tuple[str, str]]
     why_not: Callable[[str, Page, str], str]
+    not_offered_reason: Callable[[str, Page], str] = lambda tool, page: ""
 
 
 @dataclass(frozen=True)
@@ -201,10 +205,24 @@ def plan_step(turn: Turn, knowledge: Knowledge) -> AIMessage:
     mentions = mentions_read(turn.question, knowledge.environments)
     turn.intended = choice.tool if choice.kind == "tool" else ""
     if turn.results:
+        last = turn.results[-1]
+        if not last.ok and isinstance(last.payload, dict) and last.payload.get("reason") == "role":
+            return _text(knowledge.why_not(last.tool, page, turn.language))
         return _after_results(turn, choice, mentions)
     if choice.kind == "unsupported":
         return _text(_unsupported(turn, choice.phrase))
     if choice.kind == "unavailable":
+        if (
+            choice.rules >= STRONG
+            and action_requested(turn.question)
+            and knowledge.not_offered_reason(choice.tool, page) == "role"
+        ):
+            # An action the role lacks is asked for anyway, so the guardrail refuses it where everyone sees it:
+            # the «Недостаточно прав» card and its audit row (DESIGN §9), then the reason in words.
+            spec = tool_spec(choice.tool)
+            parameters = spec.args_schema.model_json_schema() if spec is not None else {}
+            args, _ = args_fill(tool=choice.tool, parameters=parameters, mentions=mentions, page=page)
+            return _call(choice.tool, args)
         return _text(knowledge.why_not(choice.tool, page, turn.language))
     if choice.kind == "unknown":
         return _text(_not_understood(turn))
@@ -374,6 +392,11 @@ def _failure(turn: Turn, result: Result) -> str:
             f"Это недоступно ({title}): для вашей роли здесь такой инструмент не предлагается.",
             f"That is not available ({title}): it is not offered to your role here.",
         )
+    if payload.get("status") == 404:
+        named = [(ID_ARGUMENTS[k], v) for k, v in (result.args or {}).items() if k in ID_ARGUMENTS]
+        if len(named) == 1:
+            object_type, object_id = named[0]
+            return not_found_text(object_type, object_id, (result.args or {}).get("env_id"), turn.language)
     return answers.answer_from_error(result.tool, payload, turn.language)
 
 

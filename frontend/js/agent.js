@@ -217,6 +217,7 @@
     for (const m of data.messages) {
       const el = appendText(m.content, m.role === "user" ? "msg-user" : "msg-assistant");
       el.dataset.testid = "history-message";
+      if (m.role === "assistant") el.dataset.messageId = m.id; // a late final frame replaces, not repeats, it
     }
     markHistory(id);
     document.body.dataset.conversationId = String(id);

@@ -9,6 +9,7 @@ from channels.db import database_sync_to_async
 from agentchat.agent import AgentTurn
 from agentchat.models import PendingConfirmation
 from agentchat.tools.registry import registry
+from policies.models import AuditEvent
 from tests.agentchat.tools.conftest import datasets_named
 from tests.contexts import ui_context
 from tests.superset_api import dashboard_chart_names
@@ -119,14 +120,27 @@ async def test_unavailable_on_this_page_blames_the_page_not_the_role(users, ener
     assert "роль" not in frames.answer
 
 
-async def test_unavailable_for_the_role_names_the_role(users, energy_dashboard):
+async def test_action_the_role_lacks_gets_the_denied_card_then_names_the_role(users, energy_dashboard):
+    """DESIGN §9: the analyst asking for a write sees the «Недостаточно прав» card (audited), then the reason."""
     frames = await ask(users["analyst"], "создай ветку feature/analyst", page("dashboard", energy_dashboard["id"]))
 
-    assert frames.tools == []
+    assert frames.tools == []  # nothing ran
+    [card] = frames.of("permission_denied")
+    assert card["tool"] == "create_branch"
+    assert sorted(card["required_roles"]) == ["admin", "engineer"]
+    assert 'data-action="approve"' not in card["html"]
     assert "нужна роль" in frames.answer
     assert "engineer" in frames.answer
-    assert "admin" in frames.answer
-    assert frames.of("permission_denied") == []  # explained before any call, nothing to refuse
+    denied = await AuditEvent.objects.filter(
+        actor=users["analyst"], event_type=AuditEvent.EventType.PERMISSION_DENIED, tool="create_branch"
+    ).acount()
+    assert denied == 1
+
+
+async def test_question_about_a_tool_the_role_lacks_is_answered_without_a_card(users, energy_dashboard):
+    frames = await ask(users["analyst"], "какие бэкапы есть в prod?", page(None, None, env_id="prod"))
+
+    assert frames.of("permission_denied") == []  # a question, not an action: explained, nothing refused
 
 
 async def test_dashboard_named_in_quotes_is_searched_then_summarised(users, superset_stack):
@@ -160,3 +174,16 @@ async def test_capabilities_list_tools_by_title_and_say_the_planner_is_offline(u
     assert "Список окружений Superset" in frames.answer
     assert "офлайн-режиме" in frames.answer
     assert tool_names_in(frames.answer) == []
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("расскажи про этот дашборд", "Дашборд #99999 не найден в ss-dev."),
+        ("tell me about this dashboard", "Dashboard #99999 was not found in ss-dev."),
+    ],
+)
+async def test_a_dashboard_missing_in_superset_is_named_not_found(users, superset_stack, question, expected):
+    frames = await ask(users["analyst"], question, page("dashboard", 99999))
+
+    assert frames.answer == expected

@@ -13,11 +13,19 @@ def engineer_client(users):
     return client
 
 
-def test_missing_dashboard_is_a_404_page_with_supersets_reason(engineer_client, superset_stack):
-    response = engineer_client.get("/dashboards/999999/?env_id=ss-dev")
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("/dashboards/999999/?env_id=ss-dev", "Дашборд #999999 не найден в ss-dev."),
+        ("/datasets/999999/?env_id=prod", "Датасет #999999 не найден в prod."),
+    ],
+)
+def test_missing_object_is_a_404_page_that_says_so(engineer_client, superset_stack, url, expected):
+    response = engineer_client.get(url)
     assert response.status_code == 404
     text = response.content.decode()
-    assert "404" in text
+    assert expected in text
+    assert "HTTP 404" not in text  # no raw upstream status
     assert "Superset недоступен" not in text  # not an outage
 
 

