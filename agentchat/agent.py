@@ -34,6 +34,7 @@ from .executor import ToolOutcome, tool_execute, tool_message_payload
 from .guardrails import args_sha256, guardrail_decide
 from .language import detect_language
 from .llm import chat_model, provider_label
+from .llm.answers.titles import tool_title
 from .llm.stream import StreamIncomplete, llm_failure_text, stream_incomplete, stream_tool_calls
 from .models import Message, PendingConfirmation
 from .tools.registry import ToolSpec, tool_spec
@@ -149,13 +150,11 @@ class AgentTurn:
             user=self.user, confirmation_id=confirmation_id, approve=approve, typed_env=typed_env
         )
         if decided.outcome == "not_found":
-            await self._error("bad_frame", "ru", detail=f"unknown confirmation {confirmation_id}")
+            await self._error("card_not_found", "ru", card_id=confirmation_id)
             return
         row = decided.confirmation
         if decided.outcome == "typed_mismatch":
-            env_id = row.decision.get("env_id")
-            detail = f"type {env_id} to confirm" if row.language == "en" else f"введите {env_id} для подтверждения"
-            await self._error("bad_frame", row.language, detail=detail)
+            await self._error("typed_mismatch", row.language, env=row.decision.get("env_id"))
             return
         if decided.outcome == "already":
             await self._card_state(row, to_all=False)  # decided elsewhere (another tab): show how
@@ -190,7 +189,7 @@ class AgentTurn:
             user=self.user, confirmation_id=confirmation_id
         )
         if row is None:
-            await self._error("bad_frame", "ru", detail=f"unknown card {confirmation_id}")
+            await self._error("card_not_found", "ru", card_id=confirmation_id)
             return
         html = cards.card_cancelled(confirmation_id=row.pk, tool=row.tool, language=row.language)
         await self.emit({"event": "cancelled", "confirmation_id": row.pk, "reason": "dismissed", "html": html})
@@ -486,7 +485,8 @@ class AgentTurn:
             outcome="started",
             extra={"call_id": call_id, "category": spec.category, "confirmation_id": confirmation_id},
         )
-        await self.emit({"event": "tool_started", "call_id": call_id, "tool": spec.name})
+        title = tool_title(spec.name, language)  # «сводка о состоянии дашборда», not get_health_summary
+        await self.emit({"event": "tool_started", "call_id": call_id, "tool": spec.name, "title": title})
         outcome = await tool_execute(
             spec=spec,
             args=args,

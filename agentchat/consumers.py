@@ -91,7 +91,7 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
         try:
             frame = parse_frame(decode_frame(text_data))
         except FrameInvalid as exc:
-            await self.send_error("bad_frame", error_text("bad_frame", "ru", detail=str(exc)))
+            await self.send_error("bad_frame", error_text("bad_frame", "ru", detail=exc.text("ru")))
             return
         if isinstance(frame, UserMessageFrame):
             await self.on_user_message(frame)
@@ -159,7 +159,7 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
                     payload=frame.context, actor=self.user, source="websocket", conversation_id=frame.conversation_id
                 )
             except ContextInvalid as exc:
-                detail = exc.summary()
+                detail = exc.summary(language)
                 await self.send_error(
                     "invalid_context", error_text("invalid_context", language, detail=detail), errors=exc.errors
                 )

@@ -38,9 +38,62 @@ class ContextInvalid(Exception):
         super().__init__("invalid UIContext")
         self.errors = errors
 
-    def summary(self) -> str:
-        """Return the errors as one line, ``field: message, message; field: …``."""
-        return "; ".join(f"{field}: {', '.join(messages)}" for field, messages in self.errors.items())
+    def summary(self, language: str = "en") -> str:
+        """Return the errors as one line, ``field: message, message; field: …``; in Russian (``language="ru"``)
+        the known messages are translated (``message_ru``), the rest stay as they are."""
+        translate = message_ru if language == "ru" else str
+        return "; ".join(
+            f"{'контекст' if language == 'ru' and field == '__all__' else field}: "
+            f"{', '.join(translate(m) for m in messages)}"
+            for field, messages in self.errors.items()
+        )
+
+
+# The validation messages of this module, ``strictjson`` and pydantic, in Russian: (pattern, template).
+_MESSAGES_RU: list[tuple[re.Pattern, str]] = [
+    (re.compile(p), t)
+    for p, t in [
+        (r"contextVersion must be the integer 1", "contextVersion должен быть целым числом 1"),
+        (r"objectId must be ASCII digits", "objectId — только цифры 0–9"),
+        (
+            r"objectName must not contain control or format characters",
+            "objectName не должен содержать управляющих и невидимых символов",
+        ),
+        (r"envId must be an environment id", "envId должен быть идентификатором окружения"),
+        (r"envId is not an active environment", "такого активного окружения нет"),
+        (r"route must be a relative path starting with a single /", "route — относительный путь, начинающийся с /"),
+        (r"context is not a JSON value", "не является значением JSON"),
+        (r"context must be a JSON object", "должен быть объектом JSON"),
+        (r"context is (\d+) bytes, more than (\d+)", r"\1 байт, больше \2"),
+        (r"nested deeper than (\d+) levels", r"вложенность глубже \1 уровней"),
+        (r"duplicate keys: (.*)", r"повторяющиеся ключи: \1"),
+        (r"object keys must be strings", "ключи объекта должны быть строками"),
+        (r"Extra inputs are not permitted", "неизвестное поле"),
+        (r"Field required", "обязательное поле"),
+        (r"Input should be a valid string", "должно быть строкой"),
+        (r"Input should be a valid integer.*", "должно быть целым числом"),
+        (r"String should have at most (\d+) characters?", r"не длиннее \1 символов"),
+        (r"String should have at least (\d+) characters?", r"не короче \1 символов"),
+        (r"binary frames are not accepted", "двоичные сообщения не принимаются"),
+        (r"frame too large", "сообщение слишком большое"),
+        (r"not JSON: (.*)", r"не JSON (\1)"),
+        (r"frame must be a JSON object", "сообщение должно быть объектом JSON"),
+        (r"Input tag '(.*)' found using 'type' does not match any of the expected tags: .*", r"неизвестный тип «\1»"),
+        (r"Unable to extract tag using discriminator 'type'", "не указан type"),
+        (r"Input should be greater than or equal to (\d+)", r"не меньше \1"),
+        (r"Input should be less than or equal to (\d+)", r"не больше \1"),
+        (r"Input should be a valid dictionary.*", "должно быть объектом"),
+        (r"Input should be (.*)", r"допустимые значения: \1"),
+    ]
+]
+
+
+def message_ru(message: str) -> str:
+    """Translate one validation message into Russian (``_MESSAGES_RU``); an unknown one is returned as is."""
+    for pattern, template in _MESSAGES_RU:
+        if pattern.fullmatch(message):
+            return pattern.sub(template, message)
+    return message
 
 
 def has_unsafe_chars(value: str) -> bool:

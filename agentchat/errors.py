@@ -30,6 +30,14 @@ ERROR_TEXTS: dict[str, tuple[str, str]] = {
         "Too many requests to Superset, try again later.",
     ),
     "bad_frame": ("Некорректное сообщение: {detail}", "Malformed frame: {detail}"),
+    "card_not_found": (
+        "Карточка подтверждения #{card_id} не найдена (или она не ваша).",
+        "Confirmation card #{card_id} was not found (or is not yours).",
+    ),
+    "typed_mismatch": (
+        "Для подтверждения введите название окружения «{env}».",
+        "To confirm, type the environment name “{env}”.",
+    ),
     "llm_unavailable": ("Языковая модель недоступна: {detail}", "The language model is unavailable: {detail}"),
     "invalid_args": ("Неверные аргументы инструмента: {detail}", "Invalid tool arguments: {detail}"),
     "permission_denied": ("Недостаточно прав для {tool}.", "Not enough permissions for {tool}."),

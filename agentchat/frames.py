@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
-from .context import printable
+from .context import message_ru, printable
 from .strictjson import DuplicateKeys, JSONUnparseable, strict_loads
 
 MAX_FRAME_CHARS = 64 * 1024
@@ -19,7 +19,22 @@ Id = Annotated[int, Field(ge=1, le=MAX_ID)]
 
 
 class FrameInvalid(Exception):
-    """The frame is not JSON, not an object, of an unknown type or has invalid fields."""
+    """The frame is not JSON, not an object, of an unknown type or has invalid fields.
+
+    Args:
+        message: what is wrong (English, as pydantic and ``strictjson`` say it).
+        field: the frame member at fault (``text``, ``context.envId``), or empty for the whole frame.
+    """
+
+    def __init__(self, message: str, field: str = ""):
+        super().__init__(f"{field}: {message}" if field else message)
+        self.message = message
+        self.field = field
+
+    def text(self, language: str = "ru") -> str:
+        """The detail for the user: translated into Russian where the message is known (``message_ru``)."""
+        message = message_ru(self.message) if language == "ru" else self.message
+        return f"{self.field}: {message}" if self.field else message
 
 
 class _Frame(BaseModel):
@@ -103,5 +118,8 @@ def parse_frame(value: dict[str, Any]) -> UserMessageFrame | ConfirmFrame | Dism
         return _ADAPTER.validate_python(value)
     except ValidationError as exc:
         first = exc.errors()[0]
-        loc = ".".join(str(p) for p in first["loc"])
-        raise FrameInvalid(printable(f"{loc}: {first['msg']}", 300)) from None
+        path = list(first["loc"])
+        if path and path[0] == value.get("type"):
+            path = path[1:]  # the union's tag, not a member of the frame
+        loc = ".".join(str(p) for p in path)
+        raise FrameInvalid(printable(first["msg"], 240), printable(loc, 60)) from None

@@ -382,6 +382,9 @@ DECLINED = {"denied", "expired", "cancelled"}
 def _failure(turn: Turn, result: Result) -> str:
     payload = result.payload if isinstance(result.payload, dict) else {"message": str(result.payload)}
     title = tool_title(result.tool, turn.language)
+    if payload.get("error") == "denied":
+        # the card and the chat line already say «Операция отменена»; the answer only confirms
+        return turn.t(f"Хорошо, ничего не меняю ({title}).", f"OK, I changed nothing ({title}).")
     if payload.get("error") in DECLINED:
         return turn.t(
             f"Операция отменена ({title}): ничего не изменено.",

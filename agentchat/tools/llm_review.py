@@ -59,11 +59,19 @@ async def _start(ctx, args: ReviewArgs, kind: str, params: dict | None = None) -
 
 
 async def validation_impact(ctx, args: ReviewArgs) -> dict[str, Any]:
-    """Impact of run_llm_validation: a report is stored; nothing in Superset changes."""
+    """Impact of run_llm_validation: a report on the dashboard (named as Superset has it) is stored; nothing in
+    Superset changes.
+
+    Raises:
+        UpstreamError: the dashboard does not exist (404).
+    """
+    client = await ctx.superset(args.env_id)
+    detail = await client.get_json(f"/api/v1/dashboard/{args.dashboard_id}")
+    title = detail["result"].get("dashboard_title") or f"#{args.dashboard_id}"
     return {
-        "summary_ru": "Будет сохранён отчёт проверки метаданных дашборда; в Superset ничего не изменится.",
-        "summary_en": "A review report of the dashboard's metadata will be stored; nothing in Superset changes.",
-        "objects": [{"type": "validation_run", "name": f"dashboard {args.dashboard_id}", "action": "add"}],
+        "summary_ru": f"Будет сохранён отчёт проверки метаданных дашборда «{title}»; в Superset ничего не изменится.",
+        "summary_en": f"A review report of dashboard “{title}” will be stored; nothing in Superset changes.",
+        "objects": [{"type": "validation_run", "name": title, "action": "add"}],
         "counts": {"add": 1},
     }
 

@@ -128,12 +128,15 @@
       el.dataset.final = "1";
     },
     tool_started(f) {
-      const el = appendText(`⏳ ${f.tool}…`, "tool-status");
+      const el = appendText(`⏳ ${f.title || f.tool}…`, "tool-status");
       el.dataset.callId = f.call_id;
+      el.dataset.title = f.title || f.tool;
+      el.title = f.tool; // the tool's own name on hover, for engineers
     },
     tool_finished(f) {
       const el = messages.querySelector(`[data-call-id="${f.call_id}"]`) || appendText("", "tool-status");
-      el.firstChild.textContent = `${f.ok ? "✓" : "✗"} ${f.tool} · ${f.duration_ms} мс` + (f.summarised ? " · сокращено для модели" : "");
+      const name = el.dataset.title || f.tool;
+      el.firstChild.textContent = `${f.ok ? "✓" : "✗"} ${name} · ${f.duration_ms} мс` + (f.summarised ? " · сокращено для модели" : "");
       if (f.task_id && window.AgentTasks) window.AgentTasks.track(f.task_id, el); // background task progress
     },
     permission_denied(f) { window.AgentCards.show(f); },

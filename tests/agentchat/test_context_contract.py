@@ -6,6 +6,7 @@ frame and no turn. Every refusal writes one ``context_rejected`` audit row holdi
 """
 
 import json
+import re
 
 import pytest
 from channels.db import database_sync_to_async
@@ -15,9 +16,11 @@ from agentchat.context import (
     BLOCK_BEGIN,
     BLOCK_END,
     MAX_PAYLOAD_BYTES,
+    ContextInvalid,
     has_unsafe_chars,
     parse_prompt_block,
     printable,
+    validate_ui_context,
 )
 from agentchat.context_intake import AUDIT_PAYLOAD_MAX_CHARS
 from policies.models import AuditEvent, Environment
@@ -365,3 +368,15 @@ async def test_api_body_of_another_media_type_is_415_and_audited(users):
     assert response.status_code == 415
     assert [r.outcome for r in rows] == ["unsupported_media_type"]
     assert rows[0].extra_data["payload_bytes"] == len('{"contextVersion":1}')
+
+
+def test_context_errors_are_told_in_russian():
+    with pytest.raises(ContextInvalid) as caught:
+        validate_ui_context(
+            {"contextVersion": 2, "objectId": "1e3", "envId": "nope", "extra": 1}, active_env_ids={"ss-dev"}
+        )
+    summary = caught.value.summary("ru")
+    assert "contextVersion: contextVersion должен быть целым числом 1" in summary
+    assert "objectId: objectId — только цифры 0–9" in summary
+    assert "extra: неизвестное поле" in summary
+    assert not re.search(r"[A-Za-z]{3,} [a-z]{3,} [a-z]{3,}", summary.replace("contextVersion", "")), summary

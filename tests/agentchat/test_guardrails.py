@@ -244,7 +244,8 @@ async def test_another_users_approval_is_refused_audited_and_changes_nothing(use
 
     seen = Frames()
     await AgentTurn(user=intruder, emit=seen, model=model).decide(confirmation_id=confirmation_id, approve=True)
-    assert seen.of("error")[0]["code"] == "bad_frame"
+    assert seen.of("error")[0]["code"] == "card_not_found"
+    assert seen.of("error")[0]["message"] == f"Карточка подтверждения #{confirmation_id} не найдена (или она не ваша)."
     assert not seen.of("tool_started")
     row = await PendingConfirmation.objects.aget(pk=confirmation_id)
     assert row.status == Status.PENDING
@@ -300,7 +301,11 @@ async def test_prod_dangerous_card_needs_the_typed_environment_id(users):
     await AgentTurn(user=users["engineer"], emit=untyped, model=model).decide(
         confirmation_id=card["confirmation_id"], approve=True, typed_env="ss-dev"
     )
-    assert untyped.of("error")
+    [error] = untyped.of("error")
+    assert (error["code"], error["message"]) == (
+        "typed_mismatch",
+        "Для подтверждения введите название окружения «prod».",
+    )
     assert not untyped.of("tool_started")
     row = await PendingConfirmation.objects.aget(pk=card["confirmation_id"])
     assert row.status == Status.PENDING

@@ -98,6 +98,10 @@ def chart_description(chart_id: int) -> str | None:
 def test_validation_run_stores_findings_that_match_the_dashboard(users, review_dashboard, task_worker):
     charts = review_dashboard["charts"]
     args = {"env_id": "ss-dev", "dashboard_id": review_dashboard["dashboard"]}
+    impact = tool_impact("run_llm_validation", args, users["engineer"])
+    [report] = impact["objects"]
+    assert report["name"].startswith("Проверка качества")  # the dashboard's title from Superset, not its id
+    assert report["name"] in impact["summary_ru"]
     outcome = call_tool("run_llm_validation", args, users["engineer"])
     assert outcome.ok, outcome.error_message
     assert outcome.result["status"] == "queued"

@@ -292,8 +292,11 @@ def test_declined_call_is_answered_as_cancelled(specs, knowledge):
     declined = Result("create_branch", {"name": "x"}, {"error": "denied", "message": "The user declined…"}, False)
     message = step(specs, knowledge, "создай ветку x", "dashboard/1@ss-dev", results=[declined])
     assert message.tool_calls == []
-    assert message.content.startswith("Операция отменена")
+    assert message.content.startswith("Хорошо, ничего не меняю")  # the card and chat line said «отменена»
     assert "declined" not in message.content
+    expired = Result("create_branch", {"name": "x"}, {"error": "expired", "message": "expired…"}, False)
+    message = step(specs, knowledge, "создай ветку x", "dashboard/1@ss-dev", results=[expired])
+    assert message.content.startswith("Операция отменена")
 
 
 def test_tool_not_offered_is_explained_not_substituted(specs, knowledge):

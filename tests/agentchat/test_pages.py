@@ -1,5 +1,7 @@
 """Object pages read from Superset: what a user sees for missing objects and unknown environments."""
 
+import re
+
 import pytest
 from django.test import Client
 
@@ -42,3 +44,10 @@ def test_dashboard_page_links_to_the_agent_with_its_context(engineer_client, ene
     body = response.content.decode()
     assert "Отчёт по энергопотреблению" in body
     assert f"/agent?objectType=dashboard&amp;objectId={energy_dashboard['id']}" in body
+
+
+@pytest.mark.parametrize("url", ["/dashboards/?env_id=ss-dev", "/dashboards/{id}/?env_id=ss-dev"])
+def test_pages_show_times_as_the_chat_does(engineer_client, energy_dashboard, url):
+    body = engineer_client.get(url.format(id=energy_dashboard["id"])).content.decode()
+    assert re.search(r"\d\d\.\d\d\.\d{4} \d\d:\d\d MSK", body)
+    assert not re.search(r"\d{4}-\d\d-\d\dT\d\d:\d\d", body)  # no raw ISO timestamps

@@ -80,3 +80,20 @@ def test_frame_context_keeps_its_flaws_for_the_context_validator():
 def test_frame_fields_that_cannot_be_stored_are_refused(raw):
     with pytest.raises(FrameInvalid):
         parse_frame(decode_frame(raw))
+
+
+@pytest.mark.parametrize(
+    ("text", "russian"),
+    [
+        ('{"type": "foo"}', "неизвестный тип «foo»"),
+        ('{"text": "hi"}', "не указан type"),
+        ('{"type": "user_message", "text": "hi", "role": "admin"}', "role: неизвестное поле"),
+        ('{"type": "confirm", "confirmation_id": 0, "decision": "approve"}', "confirmation_id: не меньше 1"),
+        ("[1]", "сообщение должно быть объектом JSON"),
+    ],
+)
+def test_frame_errors_are_told_in_russian(text, russian):
+    with pytest.raises(FrameInvalid) as caught:
+        parse_frame(decode_frame(text))
+    assert caught.value.text("ru") == russian
+    assert caught.value.text("en") != russian  # the English original stays for English users and logs

@@ -49,7 +49,9 @@ def test_engineer_asks_about_the_dashboard_without_naming_it(page, provider_serv
     assert "Отчёт по энергопотреблению" in answer
     for name in charts:
         assert name in answer
-    expect(page.locator(".entry.tool-status").first).to_contain_text("✓ get_health_summary")
+    status = page.locator(".entry.tool-status").first
+    expect(status).to_contain_text("✓ сводка о дашборде")  # the tool's title, not its code name
+    expect(status).to_have_attribute("title", "get_health_summary")
 
     answer_en = _ask(page, "tell me about this dashboard")
     assert answer_en.startswith("Dashboard")

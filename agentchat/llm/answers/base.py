@@ -27,9 +27,9 @@ def writer_for(tool: str) -> Writer | None:
     return _WRITERS.get(tool)
 
 
-def when(value: Any) -> str:
-    """Format a timestamp for people: ``29.11.2026 23:51 MSK`` in ``TIME_ZONE`` (naive values are UTC, as
-    Superset sends them); anything unparseable is returned as it is."""
+def when(value: Any, language: str = "ru") -> str:
+    """Format a timestamp for people in ``TIME_ZONE``: ``29.11.2026 23:51 MSK`` (ru) or ``2026-11-29 23:51 MSK``
+    (en). Naive values are UTC, as Superset sends them; anything unparseable is returned as it is."""
     if not value:
         return "—"
     try:
@@ -39,7 +39,7 @@ def when(value: Any) -> str:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=dt.UTC)
     local = moment.astimezone(ZoneInfo(settings.TIME_ZONE))
-    return local.strftime("%d.%m.%Y %H:%M %Z")
+    return local.strftime("%Y-%m-%d %H:%M %Z" if language == "en" else "%d.%m.%Y %H:%M %Z")
 
 
 def t(language: str, ru: str, en: str) -> str:

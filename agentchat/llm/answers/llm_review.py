@@ -10,7 +10,7 @@ def validation_line(validation: dict[str, Any] | None, language: str) -> str:
     if not validation:
         return t(language, "проверок ещё не было", "no validation has run yet")
     status = validation.get("status")
-    at = when(validation.get("created_at"))
+    at = when(validation.get("created_at"), language)
     if status in ("queued", "running"):
         return t(language, f"проверка от {at} ещё идёт ({status})", f"the validation of {at} is still {status}")
     if status == "failed":

@@ -146,7 +146,7 @@ def list_backups(result: dict[str, Any], language: str) -> str:
                 language,
                 f"- #{b.get('id')} {when(b.get('created_at'))}: дашбордов {b.get('dashboard_count')}, "
                 f"{_size(int(b.get('size_bytes') or 0), language)}, автор {who}{missing}",
-                f"- #{b.get('id')} {when(b.get('created_at'))}: {b.get('dashboard_count')} dashboards, "
+                f"- #{b.get('id')} {when(b.get('created_at'), 'en')}: {b.get('dashboard_count')} dashboards, "
                 f"{_size(int(b.get('size_bytes') or 0), language)}, by {who}{missing}",
             )
         )

@@ -8,6 +8,8 @@ SHOWN_ROWS = 10  # rows quoted in the answer; the full (capped) result stays in 
 
 
 def _cell(value: Any) -> str:
+    if isinstance(value, float):
+        value = round(value, 6)  # 83935788.89999993 → 83935788.9: binary float noise, not data
     text = "NULL" if value is None else str(value)
     return text if len(text) <= 60 else text[:59] + "…"
 
@@ -29,8 +31,17 @@ def execute_sql(result: dict[str, Any], language: str) -> str:
             f"Запрос на {where}: показаны первые {count} строк (лимит {result.get('row_limit')}, есть ещё).",
             f"Query on {where}: first {count} rows shown (limit {result.get('row_limit')}, more exist).",
         )
+    elif count == 1 and len(columns) == 1 and rows:
+        # one value (COUNT, SUM, …): say it, not «1 row»
+        row = rows[0]
+        value = row[0] if isinstance(row, list) else row.get(columns[0]) if isinstance(row, dict) else row
+        return t(
+            language,
+            f"Результат запроса на {where}: {columns[0]} = {_cell(value)}.",
+            f"Result of the query on {where}: {columns[0]} = {_cell(value)}.",
+        )
     else:
-        head = t(language, f"Запрос на {where}: строк — {count}.", f"Query on {where}: {count} rows.")
+        head = t(language, f"Запрос на {where}: строк в результате — {count}.", f"Query on {where}: {count} rows.")
     lines = [head]
     if columns:
         lines.append(" | ".join(str(c) for c in columns))

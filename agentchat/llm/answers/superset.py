@@ -35,7 +35,7 @@ def health_summary(result: dict[str, Any], language: str) -> str:
         t(
             language,
             f"Последнее изменение: {when(d.get('changed_on'))}{who}",
-            f"Last changed: {when(d.get('changed_on'))}{who}",
+            f"Last changed: {when(d.get('changed_on'), 'en')}{who}",
         )
     )
     if "git" in result:

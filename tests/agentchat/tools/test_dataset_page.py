@@ -70,4 +70,4 @@ def test_unknown_dataset_page_says_why(page):
     response = page(999_999)
 
     assert response.status_code == 404  # the dataset does not exist there: not an outage
-    assert "Superset вернул ошибку" in response.content.decode()
+    assert "Датасет #999999 не найден в ss-dev." in response.content.decode()
