@@ -166,7 +166,8 @@ async def test_count_rows_of_the_page_dataset_runs_a_count_query(users, energy_d
     assert frames.tools == ["superset_explore_database", "superset_execute_sql"]
     assert all(f["ok"] for f in frames.of("tool_finished"))
     count = re.search(r"row_count = (\d+)\.", frames.answer)  # the value itself, not «1 row»
-    assert count and int(count.group(1)) > 1, frames.answer
+    assert count, frames.answer
+    assert int(count.group(1)) > 1
 
 
 async def test_capabilities_list_tools_by_title_and_say_the_planner_is_offline(users):
