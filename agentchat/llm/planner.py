@@ -42,6 +42,7 @@ SUBSTITUTES: dict[str, tuple[str, ...]] = {
     "get_dataset_details": ("superset_explore_database",),
     "search_datasets": ("superset_explore_database",),
     "preview_migration": ("execute_migration",),
+    "deploy_dashboard": ("execute_migration",),  # the migration page offers no deploy; a migration moves it
 }
 # Without any rule, a question is understood only when its best tool stands out from the others by this much
 # (best cosine minus the mean cosine over the candidates). e5 gives every pair of texts 0.8–0.9, so the absolute

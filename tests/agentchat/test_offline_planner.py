@@ -305,3 +305,11 @@ def test_tool_not_offered_is_explained_not_substituted(specs, knowledge):
     message = step(specs, knowledge, "задеплой этот дашборд в prod", "dashboard/1@ss-dev", role="analyst")
     assert message.tool_calls == []
     assert message.content == "why:deploy_dashboard"
+
+
+def test_move_a_named_dashboard_on_the_migration_page_is_a_migration(specs, knowledge):
+    """«перенеси … в prod» names a deploy, which the migration page does not offer: its migration stands in."""
+    question = "перенеси дашборд 1 из ss-dev в prod"
+    name, args = only_call(step(specs, knowledge, question, "migration/5@ss-dev"))
+    assert name == "preview_migration"
+    assert args == {"dashboard_ids": [1], "source_env_id": "ss-dev", "target_env_id": "prod"}
