@@ -1,5 +1,6 @@
 """JSON API (DRF): UIContext validation and conversation history. Thin: validate, call a service, serialise."""
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,9 +14,12 @@ from rest_framework.views import exception_handler as drf_exception_handler
 
 from policies import services as policy
 
+from . import cards
 from . import conversations as conv
 from .context import ContextInvalid, validate_ui_context
 from .context_intake import context_accept, context_rejection_record
+from .language import detect_language
+from .llm.answers.titles import tool_title
 from .strictjson import JSONUnparseable, Skipped, strict_loads
 from .tools.tasks import task_status_visible
 from .toolset import toolset_explain
@@ -126,9 +130,10 @@ class ConversationView(APIView):
             conversation = conv.conversation_get(user=request.user, conversation_id=conversation_id)
         except conv.ConversationNotFound:
             raise Http404 from None
+        rows = list(conversation.messages.all())
         messages = [
             {"id": m.pk, "role": m.role, "content": m.content, "tool_name": m.tool_name, "status": m.status}
-            for m in conversation.messages.all()
+            for m in rows
             if m.role in ("user", "assistant") and m.content
         ]
         return Response(
@@ -139,8 +144,59 @@ class ConversationView(APIView):
                 "object": conv.context_label(conversation.ui_context),
                 "context_available": not conv.conversation_predates_context(conversation=conversation),
                 "messages": messages,
+                "timeline": conversation_timeline(conversation, rows),
             }
         )
+
+
+def conversation_timeline(conversation, rows) -> list[dict[str, Any]]:
+    """What the chat showed, in order, for a reloaded page: text messages, system lines («Операция отменена»),
+    one line per tool that ran, and each decided card as it ended (pending cards come live through ``resume``).
+
+    Args:
+        conversation: the user's ``Conversation``.
+        rows: its ``Message`` rows in id order.
+
+    Returns:
+        ``[{"kind": "message", "id", "role", "content"} | {"kind": "tool", "id", "tool", "title", "ok"} |
+        {"kind": "card", "id", "status", "html"}]``.
+    """
+    language = "ru"
+    after: dict[int, list[dict[str, Any]]] = {}
+    for card in conversation.confirmations.order_by("pk"):
+        html = cards.card_decided(card)
+        if html:
+            key = card.assistant_message_id or 0
+            after.setdefault(key, []).append({"kind": "card", "id": card.pk, "status": card.status, "html": html})
+    timeline: list[dict[str, Any]] = list(after.pop(0, []))
+    for m in rows:
+        if m.role == "user":
+            language = detect_language(m.content)
+        if m.role in ("user", "assistant", "system") and m.content:
+            timeline.append({"kind": "message", "id": m.pk, "role": m.role, "content": m.content})
+        elif m.role == "tool" and not _declined(m.content):
+            timeline.append(
+                {
+                    "kind": "tool",
+                    "id": m.pk,
+                    "tool": m.tool_name,
+                    "title": tool_title(m.tool_name, language),
+                    "ok": m.status != "error",
+                }
+            )
+        timeline.extend(after.pop(m.pk, []))
+    for rest in after.values():  # cards whose message is gone
+        timeline.extend(rest)
+    return timeline
+
+
+def _declined(content: str) -> bool:
+    """True for the ToolMessage of a call that never ran (denied, expired, refused): no tool line for it."""
+    try:
+        payload = json.loads(content)
+    except ValueError:
+        return False
+    return isinstance(payload, dict) and payload.get("error") in ("denied", "expired", "cancelled", "permission_denied")
 
 
 TOOLSET_QUERY_PARAMS = ("objectType", "envId", "q")

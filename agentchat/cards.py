@@ -98,3 +98,23 @@ def card_state(*, confirmation_id: int, tool: str, status: str, language: str) -
         "chat/card_state.html",
         {"confirmation_id": confirmation_id, "tool": tool, "status": status, "en": language == "en"},
     )
+
+
+def card_decided(row) -> str:
+    """Render a decided ``PendingConfirmation`` as the page last showed it (for the conversation history):
+    ``refused`` → «Недостаточно прав», ``denied`` → «Операция отменена», others → ``card_state``; ``""`` for a
+    pending card (``resume`` sends it as a live card)."""
+    if row.status == "pending":
+        return ""
+    if row.status == "refused":
+        decision = row.decision or {}
+        return card_denied(
+            tool=row.tool,
+            roles=list(decision.get("required_roles") or []),
+            language=row.language,
+            reason=str(decision.get("reason") or ""),
+            card_id=row.pk,
+        )
+    if row.status == "denied":
+        return card_cancelled(confirmation_id=row.pk, tool=row.tool, language=row.language)
+    return card_state(confirmation_id=row.pk, tool=row.tool, status=row.status, language=row.language)

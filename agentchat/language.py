@@ -8,7 +8,9 @@ _LATIN = re.compile(r"[A-Za-z]")
 # ss-dev or Energy.main — English-looking names inside a Russian sentence must not make it English.
 _CODE = re.compile(
     r"`[^`]*`"
-    r"|\b(select|with|delete|update|insert|drop|create|alter|pragma|attach|truncate|grant)\b[\s\S]*"
+    r"|\b(select\b[^;]{0,500}?\bfrom|with\s+\w+\s+as\s*\(|(create|drop)\s+(or\s+replace\s+)?(table|view|index)|"
+    r"delete\s+from|update\s+\w+\s+set|insert\s+into|alter\s+table|pragma|attach\s+database|truncate|"
+    r"grant\s+\w+\s+on)\b[\s\S]*"
     r"|(?<!\S)\S*[/_.\\-]\S*",  # anchored at a token's start: linear in the token's length
     re.I,
 )
@@ -19,12 +21,13 @@ _RUSSIAN_WORD = re.compile(r"[\u0400-\u04ff]{3,}")
 def detect_language(text: str) -> str:
     """Return ``"en"`` when ``text`` has more Latin than Cyrillic letters in its prose, else ``"ru"`` (the
     default). Code, SQL (from its first keyword on) and identifiers (``feature/x``, ``energy_consumption``,
-    ``ss-dev``) are not counted, unless the text is nothing but those; prose with a Russian word is Russian."""
+    ``ss-dev``) are not counted; a text that is nothing but those is Russian; prose with a Russian word is
+    Russian."""
     prose = _CODE.sub(" ", text or "")
     if _RUSSIAN_WORD.search(prose):
         return "ru"
     if not _LATIN.search(prose) and not _CYRILLIC.search(prose):
-        prose = text or ""
+        return "ru"  # nothing but code or SQL says nothing of the writer: the UI's first language
     latin = len(_LATIN.findall(prose))
     cyrillic = len(_CYRILLIC.findall(prose))
     return "en" if latin > cyrillic else "ru"

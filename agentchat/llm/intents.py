@@ -122,6 +122,7 @@ RULES: list[Rule] = [
     _r("superset_format_sql", r"\b(postgres\w*|mysql|sqlite|tsql|bigquery|snowflake|clickhouse)\b", WEAK),
     _r("superset_execute_sql", r"(выполни|запусти|run|execute|query)\b.*(" + SQL_TEXT + r"|запрос|sql|query)", STRONG),
     _r("superset_execute_sql", r"^\s*(выполни|run|execute|query)\b", MEDIUM),
+    _r("superset_execute_sql", r"^\s*(select|with)\b", MEDIUM),  # a bare query pasted into the chat
     _r("superset_execute_sql", SQL_TEXT, WEAK),
     _r(
         "superset_execute_sql",

@@ -217,10 +217,19 @@
       describeContext();
       if (!data.context_available) noteUnavailable();
     }
-    for (const m of data.messages) {
-      const el = appendText(m.content, m.role === "user" ? "msg-user" : "msg-assistant");
-      el.dataset.testid = "history-message";
-      if (m.role === "assistant") el.dataset.messageId = m.id; // a late final frame replaces, not repeats, it
+    // The timeline is what the chat showed: messages, system lines, tool lines and decided cards, in order.
+    for (const e of data.timeline || data.messages.map((m) => ({ kind: "message", ...m }))) {
+      if (e.kind === "card") {
+        window.AgentCards.show({ confirmation_id: e.id, html: e.html });
+      } else if (e.kind === "tool") {
+        const el = appendText(`${e.ok ? "✓" : "✗"} ${e.title}`, "tool-status");
+        el.title = e.tool;
+      } else {
+        const cls = e.role === "user" ? "msg-user" : e.role === "system" ? "msg-system" : "msg-assistant";
+        const el = appendText(e.content, cls);
+        el.dataset.testid = "history-message";
+        if (e.role === "assistant") el.dataset.messageId = e.id; // a late final frame replaces, not repeats, it
+      }
     }
     markHistory(id);
     document.body.dataset.conversationId = String(id);

@@ -7,11 +7,11 @@ from django.test import Client
 from django.utils.timezone import localtime
 
 from agentchat.conversations import conversation_predates_context, conversation_turn_context
-from agentchat.models import Conversation, Message
+from agentchat.models import Conversation, Message, PendingConfirmation
 from agentchat.tools.registry import registry
 from policies.models import AuditEvent, Tool
 from tests.conftest import frames_until, ws_connect
-from tests.contexts import dashboard_context
+from tests.contexts import DASHBOARD_1, dashboard_context
 
 pytestmark = pytest.mark.django_db(transaction=True)
 Event = AuditEvent.EventType
@@ -236,3 +236,81 @@ def test_conversation_api_returns_messages_and_stored_context_only_to_its_owner(
     assert [(m["role"], m["content"]) for m in body["messages"]] == [("user", "вопрос"), ("assistant", "ответ")]
     client.force_login(other)
     assert client.get(f"/api/agent/conversations/{conversation.pk}/").status_code == 404
+
+
+def test_conversation_timeline_restores_tool_lines_system_lines_and_decided_cards(users):
+    """A reloaded page shows what the chat showed: tool lines by title, «Операция отменена», final card states;
+    a call that never ran gets no tool line and a pending card is left to ``resume``."""
+    owner = users["engineer"]
+    conversation = Conversation.objects.create(user=owner, title="t", ui_context=DASHBOARD_1, context_version=1)
+    Message.objects.create(conversation=conversation, role="user", content="создай ветку feature/x")
+    call = Message.objects.create(conversation=conversation, role="assistant", content="", tool_calls=[{"id": "c1"}])
+    executed = PendingConfirmation.objects.create(
+        conversation=conversation,
+        user=owner,
+        assistant_message=call,
+        call_id="c1",
+        tool="create_branch",
+        args={},
+        args_sha256="x",
+        decision={},
+        status="executed",
+    )
+    Message.objects.create(
+        conversation=conversation,
+        role="tool",
+        content='{"name": "feature/x"}',
+        tool_call_id="c1",
+        tool_name="create_branch",
+        status="success",
+    )
+    second = Message.objects.create(conversation=conversation, role="assistant", content="", tool_calls=[{"id": "c2"}])
+    PendingConfirmation.objects.create(
+        conversation=conversation,
+        user=owner,
+        assistant_message=second,
+        call_id="c2",
+        tool="create_branch",
+        args={},
+        args_sha256="y",
+        decision={},
+        status="denied",
+    )
+    Message.objects.create(
+        conversation=conversation,
+        role="tool",
+        content='{"error": "denied", "message": "declined"}',
+        tool_call_id="c2",
+        tool_name="create_branch",
+        status="error",
+    )
+    Message.objects.create(conversation=conversation, role="system", content="Операция отменена: create_branch")
+    third = Message.objects.create(conversation=conversation, role="assistant", content="", tool_calls=[{"id": "c3"}])
+    PendingConfirmation.objects.create(
+        conversation=conversation,
+        user=owner,
+        assistant_message=third,
+        call_id="c3",
+        tool="create_branch",
+        args={},
+        args_sha256="z",
+        decision={},
+        status="pending",
+    )
+    client = Client()
+    client.force_login(owner)
+
+    timeline = client.get(f"/api/agent/conversations/{conversation.pk}/").json()["timeline"]
+
+    shown = [(e["kind"], e.get("role") or e.get("status") or e.get("tool")) for e in timeline]
+    assert shown == [
+        ("message", "user"),
+        ("card", "executed"),
+        ("tool", "create_branch"),
+        ("card", "denied"),
+        ("message", "system"),
+    ]
+    assert timeline[1]["id"] == executed.pk
+    assert "Подтверждено и выполнено" in timeline[1]["html"]
+    assert (timeline[2]["title"], timeline[2]["ok"]) == ("создание git-ветки", True)
+    assert "Операция отменена" in timeline[3]["html"]

@@ -12,9 +12,14 @@ from agentchat.language import detect_language
         ("tell me about this dashboard", "en"),
         ("создай ветку feature/energy-report", "ru"),
         ("сколько строк в energy_consumption на ss-dev?", "ru"),
-        ("SELECT count(*) FROM energy_consumption", "en"),  # nothing but SQL: counted as it is
+        ("SELECT count(*) FROM energy_consumption", "ru"),  # nothing but SQL: the UI's first language
         ("выполни SELECT region, sum(value) FROM energy GROUP BY region", "ru"),
         ("what is in `таблица`?", "en"),
+        ("create a branch please", "en"),  # English prose with SQL words is not SQL
+        ("delete the old backups and update me", "en"),
+        ("select the best dashboard", "en"),
+        ("выполни WITH t AS (SELECT 1) SELECT * FROM t", "ru"),
+        ("DELETE FROM energy", "ru"),
         ("", "ru"),
         ("12345", "ru"),
         # long input (the message limit is 8,000 characters): one unbroken word, many short words, one long
@@ -22,6 +27,7 @@ from agentchat.language import detect_language
         ("ф" * 7990, "ru"),
         ("а б " * 1990, "ru"),
         ("x" * 7990, "en"),
+        ("feature/energy-report", "ru"),
         ("please check " + "a-" * 3990, "en"),
         ("проверь " + "x_" * 3990, "ru"),
     ],

@@ -313,3 +313,14 @@ def test_move_a_named_dashboard_on_the_migration_page_is_a_migration(specs, know
     name, args = only_call(step(specs, knowledge, question, "migration/5@ss-dev"))
     assert name == "preview_migration"
     assert args == {"dashboard_ids": [1], "source_env_id": "ss-dev", "target_env_id": "prod"}
+
+
+def test_a_bare_query_runs_on_a_dataset_page_and_is_explained_elsewhere(specs, knowledge):
+    question = "SELECT count(*) FROM energy_consumption"
+    name, args = only_call(step(specs, knowledge, question, "dataset/1@ss-dev"))
+    assert name == "superset_execute_sql"
+    assert args["sql"] == question
+
+    message = step(specs, knowledge, question, "dashboard/1@ss-dev")
+    assert message.tool_calls == []
+    assert message.content == "why:superset_execute_sql"  # the page's reason, not a search for dashboards

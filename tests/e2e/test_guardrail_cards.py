@@ -110,6 +110,14 @@ def test_read_with_hitl_confirm_reads_is_a_success_read_card(page, scripted_serv
     expect(answer).to_contain_text("Готово", timeout=60_000)
     expect(page.locator(".entry.tool-status").last).to_contain_text("✓")
 
+    # a reload shows what the chat showed: the decided card, the tool line by its title, the answer
+    page.reload()
+    page.wait_for_selector("body[data-ws=open]")
+    expect(page.locator("[data-card=state][data-status=executed]")).to_have_count(1)
+    expect(page.locator(".entry.tool-status").last).to_contain_text("✓ поиск дашбордов")
+    expect(page.get_by_test_id("history-message").last).to_contain_text("Готово")
+    expect(page.locator(CARD)).to_have_count(0)  # nothing left to confirm
+
 
 def test_analyst_asking_for_a_deploy_gets_a_denied_card_without_confirm(page, scripted_server):
     login(page, scripted_server, "analyst")
