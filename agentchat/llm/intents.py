@@ -65,14 +65,16 @@ RULES: list[Rule] = [
     _r("get_health_summary", THIS + r".{0,20}" + DASH, MEDIUM, "dashboard"),
     _r(
         "get_health_summary",
-        r"(что с|как дела|как пожива|владел|кто .*(мен|созда|влад)|когда .*мен|график|сколько|из каких|"
-        r"опубликован|черновик|статус|состояни|расскаж|сводк|итог|результат|сохран[её]н)",
+        r"(что с|как дела|как пожива|владел|кто .*(мен|созда|влад|сдела|автор)|автор|когда .*мен|график|сколько|"
+        r"из каких|откуда .*данн|источник|опубликован|черновик|статус|состояни|расскаж|сводк|итог|результат|"
+        r"сохран[её]н)",
         MEDIUM,
         "dashboard",
     ),
     _r(
         "get_health_summary",
-        r"\b(health|owns?|owner|charts?|published|status|summar\w*|tell me about|overview|state)\b",
+        r"\b(health|owns?|owner|charts?|published|status|summar\w*|tell me about|overview|state|who (made|created|"
+        r"built|changed)|where does .* data come from|data sources?|anything wrong|is it (ok|okay|fine|broken))\b",
         MEDIUM,
         "dashboard",
     ),

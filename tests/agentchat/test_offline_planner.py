@@ -324,3 +324,12 @@ def test_a_bare_query_runs_on_a_dataset_page_and_is_explained_elsewhere(specs, k
     message = step(specs, knowledge, question, "dashboard/1@ss-dev")
     assert message.tool_calls == []
     assert message.content == "why:superset_execute_sql"  # the page's reason, not a search for dashboards
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["откуда берутся данные?", "кто его сделал?", "who made it?", "is anything wrong with it?"],
+)
+def test_questions_without_a_tool_word_about_the_dashboard_read_its_summary(specs, knowledge, question):
+    name, args = only_call(step(specs, knowledge, question, "dashboard/1@ss-dev", role="engineer"))
+    assert (name, args) == ("get_health_summary", {"env_id": "ss-dev", "dashboard_id": 1})
