@@ -4,6 +4,8 @@ from typing import Any
 
 from django.template.loader import render_to_string
 
+from .llm.answers.titles import tool_title
+
 # Impact lines of the card: what happens to each object, in the user's language (DESIGN §9).
 IMPACT_ACTIONS = {
     "create": ("будет создан", "will be created"),
@@ -47,6 +49,38 @@ def _labelled_impact(decision: dict[str, Any], language: str) -> dict[str, Any]:
     return {**decision, "impact": {**impact, "objects": objects}}
 
 
+# Argument names of the tools as a card shows them (the name itself is the hover title, for engineers).
+ARG_LABELS: dict[str, tuple[str, str]] = {
+    "env_id": ("окружение", "environment"),
+    "source_env_id": ("из окружения", "from environment"),
+    "target_env_id": ("в окружение", "to environment"),
+    "dashboard_id": ("дашборд (id)", "dashboard (id)"),
+    "dashboard_ids": ("дашборды (id)", "dashboards (ids)"),
+    "dashboard": ("дашборд", "dashboard"),
+    "dataset_id": ("датасет (id)", "dataset (id)"),
+    "database_id": ("база данных (id)", "database (id)"),
+    "database_name": ("база данных", "database"),
+    "database": ("база данных", "database"),
+    "schema_name": ("схема", "schema"),
+    "table_name": ("таблица", "table"),
+    "virtual_name": ("имя виртуального датасета", "virtual dataset name"),
+    "sql": ("SQL", "SQL"),
+    "row_limit": ("предел строк", "row limit"),
+    "name": ("название", "name"),
+    "base": ("от ветки", "from branch"),
+    "branch": ("ветка", "branch"),
+    "message": ("сообщение", "message"),
+    "language": ("язык", "language"),
+    "limit": ("предел", "limit"),
+}
+
+
+def _labelled_args(args: dict[str, Any], language: str) -> list[tuple[str, str, Any]]:
+    """``[(name, label, value)]`` in name order (a re-emitted card is byte-identical)."""
+    index = 1 if language == "en" else 0
+    return [(k, ARG_LABELS[k][index] if k in ARG_LABELS else k, v) for k, v in sorted(args.items())]
+
+
 def card_confirm(
     *, confirmation_id: int, tool: str, args: dict[str, Any], decision: dict[str, Any], language: str
 ) -> str:
@@ -56,7 +90,8 @@ def card_confirm(
         {
             "confirmation_id": confirmation_id,
             "tool": tool,
-            "args": sorted(args.items()),  # stable order: a re-emitted card is byte-identical
+            "args": _labelled_args(args, language),
+            "tool_title": tool_title(tool, language),
             "decision": _labelled_impact(decision, language),
             "en": language == "en",
         },
