@@ -2,7 +2,6 @@
 dependencies (Superset REST API /api/v1/database/…). Also the database look-up shared by the SQL and dataset tools.
 """
 
-import asyncio
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -11,6 +10,7 @@ from ..errors import InvalidArguments
 from .datasets import dataset_dependents, dataset_source, dataset_url
 from .registry import assistant_tool
 from .superset import ENV_ID_FIELD
+from .superset_client import gather_requests
 
 MAX_DATABASES_WITH_SCHEMAS = 20  # the overview lists schemas of at most this many databases
 
@@ -70,7 +70,7 @@ async def _tables(client, database: dict[str, Any], schema: str, limit: int) -> 
         "page_size": 100,
         "columns": ["id", "table_name", "sql"],
     }
-    tables, datasets = await asyncio.gather(
+    tables, datasets = await gather_requests(
         client.get_json(f"/api/v1/database/{database['id']}/tables/", q=q),
         client.get_json("/api/v1/dataset/", q=datasets_q),
     )
@@ -92,7 +92,7 @@ async def _overview(client) -> dict[str, Any]:
     q = {"page_size": 100, "order_column": "database_name", "order_direction": "asc"}
     rows = (await client.get_json("/api/v1/database/", q=q)).get("result") or []
     shown = rows[:MAX_DATABASES_WITH_SCHEMAS]
-    schemas = await asyncio.gather(*(database_schemas(client, r["id"]) for r in shown))
+    schemas = await gather_requests(*(database_schemas(client, r["id"]) for r in shown))
     return {
         "mode": "databases",
         "count": len(rows),
@@ -111,7 +111,7 @@ async def _overview(client) -> dict[str, Any]:
 
 
 async def _dataset(client, dataset_id: int) -> dict[str, Any]:
-    detail, dependents = await asyncio.gather(
+    detail, dependents = await gather_requests(
         client.get_json(f"/api/v1/dataset/{dataset_id}"), dataset_dependents(client, dataset_id)
     )
     d = detail["result"]

@@ -17,6 +17,7 @@ from policies.services import CredentialsMissing
 from ..errors import ToolError
 from .registry import assistant_tool
 from .superset import ENV_ID_FIELD, _person
+from .superset_client import gather_requests
 
 MAPPING_TIMEOUT_SHARE = 3  # a peer environment's look-up gets at most 1/3 of the call's deadline
 
@@ -255,7 +256,7 @@ async def dataset_mapping(ctx, *, env_id: str, source: dict[str, Any], table_nam
     """
     environments = await sync_to_async(policy.environments_active)()
     others = [e for e in environments if e.env_id != env_id]
-    return list(await asyncio.gather(*(_peer_match(ctx, e, source, table_name) for e in others)))
+    return list(await gather_requests(*(_peer_match(ctx, e, source, table_name) for e in others)))
 
 
 @assistant_tool(
@@ -299,7 +300,7 @@ async def get_dataset_details(ctx, args: DatasetArgs) -> dict[str, Any]:
         "environments": dataset_mapping(), "review": review_status()}``.
     """
     client = await ctx.superset(args.env_id)
-    detail, dependents = await asyncio.gather(
+    detail, dependents = await gather_requests(
         client.get_json(f"/api/v1/dataset/{args.dataset_id}"), dataset_dependents(client, args.dataset_id)
     )
     d = detail["result"]

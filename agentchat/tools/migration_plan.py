@@ -15,12 +15,11 @@ The plan is shared by preview_migration, the impact look-ups of the confirmation
 and the deploys themselves, so the card shows exactly what the deploy does.
 """
 
-import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
 from .bundle import Bundle, BundleError, bundle_read
-from .superset_client import SupersetClient
+from .superset_client import SupersetClient, gather_requests
 from .superset_transfer import TransferError, dashboards_export, dashboards_require, objects_where
 
 MASKED_PASSWORD = "XXXXXXXXXX"  # what Superset exports in place of a database password
@@ -117,7 +116,7 @@ async def migration_plan(
         ],
     )
     # The look-ups are independent: run them together, then list the items in a fixed order.
-    parts = await asyncio.gather(
+    parts = await gather_requests(
         _plan_dashboards(plan, bundle, target),
         _plan_charts(plan, bundle, target),
         _plan_datasets(plan, bundle, target),

@@ -8,13 +8,13 @@ Superset names data permissions after the object: ``datasource_access`` on ``[db
 objects at all.
 """
 
-import asyncio
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 from .registry import assistant_tool
 from .superset import ENV_ID_FIELD, _person
+from .superset_client import gather_requests
 
 DATA_PERMISSIONS = {
     "datasource_access",
@@ -71,7 +71,7 @@ async def _object(client, object_type: str, object_id: int) -> tuple[dict[str, A
         schemas = (await client.get_json(f"/api/v1/database/{object_id}/schemas/")).get("result") or []
         names = {f"[{name}].(id:{object_id})"} | {_schema_perm(name, None, s) for s in schemas}
         return {"name": name, "schemas": schemas}, names | {"all_database_access"}
-    detail, datasets = await asyncio.gather(
+    detail, datasets = await gather_requests(
         client.get_json(f"/api/v1/dashboard/{object_id}"), client.get_json(f"/api/v1/dashboard/{object_id}/datasets")
     )
     d = detail["result"]
@@ -90,7 +90,7 @@ async def _permission_views(client, resource_names: set[str]) -> dict[int, tuple
     """Return ``{permission_view_id: (permission, resource)}`` of the relevant permissions on those resources."""
     q = {"filters": [{"col": "name", "opr": "in", "value": sorted(resource_names)}], "page_size": 100}
     resources = (await client.get_json("/api/v1/security/resources/", q=q)).get("result") or []
-    bodies = await asyncio.gather(
+    bodies = await gather_requests(
         *(
             client.get_json(
                 "/api/v1/security/permissions-resources/",
@@ -182,7 +182,7 @@ async def superset_audit_permissions(ctx, args: AuditPermissionsArgs) -> dict[st
     client = await ctx.superset(args.env_id)
     facts, resource_names = await _object(client, args.object_type, args.object_id)
     model = MODEL_RESOURCES[args.object_type]
-    views, roles, user_rows = await asyncio.gather(
+    views, roles, user_rows = await gather_requests(
         _permission_views(client, resource_names | {model}),
         _pages(client, "/api/v1/security/roles/search/", {}),
         _pages(client, "/api/v1/security/users/", {}),

@@ -1,6 +1,5 @@
 """Superset read tools: dashboard search and the dashboard health summary (Superset REST API /api/v1/)."""
 
-import asyncio
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -10,6 +9,7 @@ from ..dashboard_export import dashboard_export_status
 from ..errors import ToolError
 from ..review import review_latest
 from .registry import assistant_tool
+from .superset_client import gather_requests
 
 ENV_ID_FIELD = Field(description="Environment id (e.g. ss-dev, staging, prod); from the page context if omitted.")
 
@@ -128,7 +128,7 @@ async def get_health_summary(ctx, args: DashboardArgs) -> dict[str, Any]:
     """
     client = await ctx.superset(args.env_id)
     base = f"/api/v1/dashboard/{args.dashboard_id}"
-    detail, charts, datasets, git, validation = await asyncio.gather(
+    detail, charts, datasets, git, validation = await gather_requests(
         client.get_json(base),
         client.get_json(f"{base}/charts"),
         client.get_json(f"{base}/datasets"),

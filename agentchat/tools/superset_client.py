@@ -124,6 +124,27 @@ class CallState:
         return True
 
 
+async def gather_requests(*aws: Any) -> list[Any]:
+    """Await ``aws`` concurrently, like ``asyncio.gather``, but the first failure cancels the others and waits for
+    them before it is raised: no request of a failed tool call is left running to fail later (and be logged as a
+    retry) after the call has ended.
+
+    Returns:
+        The results in argument order.
+
+    Raises:
+        The first exception raised by any of ``aws`` (e.g. ``UpstreamError`` for a 404), unchanged.
+    """
+    tasks = [asyncio.ensure_future(aw) for aw in aws]
+    try:
+        return list(await asyncio.gather(*tasks))
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+
+
 def rison(value: Any) -> str:
     """Encode ``value`` as Rison, the query format of Superset list endpoints (``?q=``)."""
     return prison.dumps(value)
