@@ -28,7 +28,7 @@ from policies.models import AuditEvent
 from . import cards
 from . import confirmations as confirm
 from . import conversations as conv
-from .context import UIContext, context_prompt_block
+from .context import UIContext, context_prompt_block, message_ru
 from .errors import LLMUnavailable, error_text
 from .executor import ToolOutcome, tool_execute, tool_message_payload
 from .guardrails import args_sha256, guardrail_decide
@@ -361,7 +361,7 @@ class AgentTurn:
         await self.emit({"event": "error", "code": code, "message": error_text(code, language, **params)})
 
     async def _cancelled_line(self, row: PendingConfirmation) -> None:
-        text = f"{confirm.CANCELLED_TEXT.get(row.language, confirm.CANCELLED_TEXT['ru'])}: {row.tool}"
+        text = confirm.cancelled_line(row)
         await self.emit({"event": "message", "message_id": None, "text": text, "html": _message_html(text, "system")})
 
     # --- one tool call --------------------------------------------------------------------------------------
@@ -390,7 +390,8 @@ class AgentTurn:
         try:
             parsed = spec.args_schema.model_validate(args)
         except ValidationError as exc:
-            return await self._reject_args(conversation, spec, call_id, args, _validation_summary(exc), language)
+            detail = _validation_summary(exc, language)
+            return await self._reject_args(conversation, spec, call_id, args, detail, language)
         decision = await guardrail_decide(
             spec=spec,
             args=args,
@@ -400,6 +401,9 @@ class AgentTurn:
             context=context,
             language=language,
         )
+        if decision.impact and decision.impact.get("invalid"):
+            # The impact look-up found arguments the tool would refuse: explain instead of offering a card.
+            return await self._reject_args(conversation, spec, call_id, args, decision.impact["error"], language)
         if decision.requires_confirmation:
             row = await database_sync_to_async(confirm.confirmation_create)(
                 conversation=conversation,
@@ -583,8 +587,13 @@ class AgentTurn:
         return ToolMessage(content=content, tool_call_id=call["id"], status="error")
 
 
-def _validation_summary(exc: ValidationError) -> str:
-    return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'args'}: {e['msg']}" for e in exc.errors()[:5])
+def _validation_summary(exc: ValidationError, language: str = "en") -> str:
+    """``field: message; …`` of the first five errors; in Russian where the message is known (``message_ru``)."""
+    translate = message_ru if language == "ru" else str
+    return "; ".join(
+        f"{'.'.join(str(p) for p in e['loc']) or 'args'}: {translate(e['msg'].removeprefix('Value error, '))}"
+        for e in exc.errors()[:5]
+    )
 
 
 def _final_status(outcome: ToolOutcome) -> str:

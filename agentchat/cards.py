@@ -78,7 +78,10 @@ ARG_LABELS: dict[str, tuple[str, str]] = {
 def _labelled_args(args: dict[str, Any], language: str) -> list[tuple[str, str, Any]]:
     """``[(name, label, value)]`` in name order (a re-emitted card is byte-identical)."""
     index = 1 if language == "en" else 0
-    return [(k, ARG_LABELS[k][index] if k in ARG_LABELS else k, v) for k, v in sorted(args.items())]
+    return [
+        (k, ARG_LABELS[k][index] if k in ARG_LABELS else k, ", ".join(map(str, v)) if isinstance(v, list) else v)
+        for k, v in sorted(args.items())
+    ]
 
 
 def card_confirm(
@@ -107,21 +110,30 @@ def card_denied(*, tool: str, roles: list[str], language: str, reason: str, card
     """
     return render_to_string(
         "chat/card_denied.html",
-        {"tool": tool, "roles": roles, "language": language, "reason": reason, "card_id": card_id},
+        {
+            "tool": tool,
+            "title": tool_title(tool, language),
+            "roles": roles,
+            "language": language,
+            "reason": reason,
+            "card_id": card_id,
+        },
     )
 
 
 def card_cancelled(*, confirmation_id: int, tool: str, language: str) -> str:
     """Render «Операция отменена»."""
     return render_to_string(
-        "chat/card_cancelled.html", {"confirmation_id": confirmation_id, "tool": tool, "en": language == "en"}
+        "chat/card_cancelled.html",
+        {"confirmation_id": confirmation_id, "tool": tool, "title": tool_title(tool, language), "en": language == "en"},
     )
 
 
 def card_expired(*, confirmation_id: int, tool: str, language: str) -> str:
     """Render the card that replaces a confirmation expired by a newer message."""
     return render_to_string(
-        "chat/card_expired.html", {"confirmation_id": confirmation_id, "tool": tool, "en": language == "en"}
+        "chat/card_expired.html",
+        {"confirmation_id": confirmation_id, "tool": tool, "title": tool_title(tool, language), "en": language == "en"},
     )
 
 
@@ -131,7 +143,13 @@ def card_state(*, confirmation_id: int, tool: str, status: str, language: str) -
         return card_expired(confirmation_id=confirmation_id, tool=tool, language=language)
     return render_to_string(
         "chat/card_state.html",
-        {"confirmation_id": confirmation_id, "tool": tool, "status": status, "en": language == "en"},
+        {
+            "confirmation_id": confirmation_id,
+            "tool": tool,
+            "title": tool_title(tool, language),
+            "status": status,
+            "en": language == "en",
+        },
     )
 
 

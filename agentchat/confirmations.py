@@ -14,11 +14,17 @@ from policies import services as policy
 from policies.models import AuditEvent
 
 from . import conversations as conv
+from .llm.answers.titles import tool_title
 from .models import Conversation, Message, PendingConfirmation
 
 Status = PendingConfirmation.Status
 Event = AuditEvent.EventType
 CANCELLED_TEXT = {"ru": "Операция отменена", "en": "Operation cancelled"}
+
+
+def cancelled_line(row: PendingConfirmation) -> str:
+    """The chat line of a denied or dismissed card: «Операция отменена: создание git-ветки»."""
+    return f"{CANCELLED_TEXT.get(row.language, CANCELLED_TEXT['ru'])}: {tool_title(row.tool, row.language)}"
 
 
 def declined_payload(tool: str, reason: str, refusal: str = "") -> str:
@@ -187,7 +193,7 @@ def confirmation_decide(*, user, confirmation_id: int, approve: bool, typed_env:
             conv.message_add(
                 conversation=row.conversation,
                 role=Message.Role.SYSTEM,
-                content=f"{CANCELLED_TEXT.get(row.language, CANCELLED_TEXT['ru'])}: {row.tool}",
+                content=cancelled_line(row),
             )
             _audit(row, Event.DENIED, "denied")
             _audit(row, Event.CANCELLED, "cancelled")

@@ -122,4 +122,5 @@ def parse_frame(value: dict[str, Any]) -> UserMessageFrame | ConfirmFrame | Dism
         if path and path[0] == value.get("type"):
             path = path[1:]  # the union's tag, not a member of the frame
         loc = ".".join(str(p) for p in path)
-        raise FrameInvalid(printable(first["msg"], 240), printable(loc, 60)) from None
+        message = first["msg"].removeprefix("Value error, ")
+        raise FrameInvalid(printable(message, 240), printable(loc, 60)) from None

@@ -91,6 +91,8 @@ async def _impact(spec: ToolSpec, parsed, *, user, conversation_id, context, lan
             impact = await spec.impact(ctx, parsed)
     except ApplicationError as exc:
         impact = {"error": exc.text(language)}
+        if exc.code == "invalid_args":  # e.g. a branch name git refuses: the call cannot succeed, no card
+            impact["invalid"] = True
     except TimeoutError:
         impact = {"error": "не удалось оценить влияние вовремя" if language == "ru" else "impact look-up timed out"}
     finally:

@@ -86,8 +86,12 @@ DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'd
 # opening one per unit of work, which costs more than the turn's own queries (bench/load.py). 0 = close each time.
 DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("DB_CONN_MAX_AGE", default=60))
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # WAL + a busy timeout let the web process and the task worker share the file.
-    DATABASES["default"].setdefault("OPTIONS", {}).update({"timeout": 20, "init_command": "PRAGMA journal_mode=WAL;"})
+    # WAL + a busy timeout let the web process and the task worker share the file. Transactions take the write
+    # lock when they begin (IMMEDIATE): a deferred one that reads and then writes fails at once with "database is
+    # locked" when another writer got in between, instead of waiting for the timeout.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {"timeout": 20, "init_command": "PRAGMA journal_mode=WAL;", "transaction_mode": "IMMEDIATE"}
+    )
 
 REDIS_URL = env.str("REDIS_URL", default="")
 if REDIS_URL:

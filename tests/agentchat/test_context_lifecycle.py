@@ -312,5 +312,6 @@ def test_conversation_timeline_restores_tool_lines_system_lines_and_decided_card
     ]
     assert timeline[1]["id"] == executed.pk
     assert "Подтверждено и выполнено" in timeline[1]["html"]
+    assert '<b title="create_branch">создание git-ветки</b>' in timeline[1]["html"]  # the title, not the code
     assert (timeline[2]["title"], timeline[2]["ok"]) == ("создание git-ветки", True)
     assert "Операция отменена" in timeline[3]["html"]

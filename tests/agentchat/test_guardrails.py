@@ -358,3 +358,21 @@ async def test_repeated_call_ids_across_replies_are_made_unique(users):
     assert ids[0] == "call_0"
     assert ids[1] != "call_0"
     assert not history_errors(await database_sync_to_async(_history)(conversation_id))
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("feature/", "Недопустимое имя ветки"),  # git refuses it: found by the impact look-up
+        ("x" * 300, "name: не длиннее 200 символов"),  # the schema refuses it, told in Russian
+    ],
+)
+async def test_a_call_the_tool_would_refuse_gets_no_card_but_a_reason(users, name, expected):
+    model = scripted(_branch_call(name), "Имя ветки не подходит.")
+    conversation_id, frames = await _turn(users["engineer"], model)
+
+    assert frames.of("confirm_required") == []
+    [error] = frames.of("error")
+    assert error["message"].startswith("Неверные аргументы инструмента: ")
+    assert expected in error["message"]
+    assert not await PendingConfirmation.objects.filter(conversation_id=conversation_id).aexists()

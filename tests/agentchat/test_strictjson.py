@@ -90,6 +90,7 @@ def test_frame_fields_that_cannot_be_stored_are_refused(raw):
         ('{"type": "user_message", "text": "hi", "role": "admin"}', "role: неизвестное поле"),
         ('{"type": "confirm", "confirmation_id": 0, "decision": "approve"}', "confirmation_id: не меньше 1"),
         ("[1]", "сообщение должно быть объектом JSON"),
+        ('{"type": "user_message", "text": "   "}', "text: пустой текст"),
     ],
 )
 def test_frame_errors_are_told_in_russian(text, russian):
