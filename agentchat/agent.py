@@ -500,7 +500,14 @@ class AgentTurn:
             language=language,
         )
         return await self._finish(
-            conversation, spec.name, spec.category, call_id, args, outcome, confirmation_id=confirmation_id
+            conversation,
+            spec.name,
+            spec.category,
+            call_id,
+            args,
+            outcome,
+            confirmation_id=confirmation_id,
+            language=language,
         )
 
     async def _reject_args(self, conversation, spec: ToolSpec, call_id: str, args: dict, detail: str, language):
@@ -520,6 +527,7 @@ class AgentTurn:
         outcome: ToolOutcome,
         confirmation_id: int | None = None,
         announce: bool = True,
+        language: str = "ru",
     ) -> ToolMessage:
         """Summarise the result for the LLM, store the ToolMessage + audit, and send ``tool_finished``."""
         payload = tool_message_payload(outcome, max_chars=settings.TOOL_RESPONSE_MAX_CHARS)
@@ -538,6 +546,7 @@ class AgentTurn:
             "event": "tool_finished",
             "call_id": call_id,
             "tool": tool,
+            "title": tool_title(tool, language),
             "ok": outcome.ok,
             "duration_ms": outcome.duration_ms,
             "summarised": payload.summarised,

@@ -27,8 +27,10 @@ from .sessions import session_is_valid
 log = logging.getLogger(__name__)
 CLOSE_UNAUTHENTICATED = 4401
 # Frames of a turn whose socket has closed that still reach the conversation's other tabs (a reloaded page):
-# what the user must not lose. Streamed tokens and progress lines are not handed over.
-HANDED_OVER = frozenset({"message", "confirm_required", "permission_denied", "cancelled", "card_state"})
+# what the user must not lose, and the finished tool's line. Streamed tokens and «⏳ …» lines are not handed over.
+HANDED_OVER = frozenset(
+    {"message", "confirm_required", "permission_denied", "cancelled", "card_state", "tool_finished"}
+)
 
 
 class AgentConsumer(AsyncJsonWebsocketConsumer):

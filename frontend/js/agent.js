@@ -135,7 +135,8 @@
     },
     tool_finished(f) {
       const el = messages.querySelector(`[data-call-id="${f.call_id}"]`) || appendText("", "tool-status");
-      const name = el.dataset.title || f.tool;
+      const name = el.dataset.title || f.title || f.tool;
+      el.title = f.tool;
       el.firstChild.textContent = `${f.ok ? "✓" : "✗"} ${name} · ${f.duration_ms} мс` + (f.summarised ? " · сокращено для модели" : "");
       if (f.task_id && window.AgentTasks) window.AgentTasks.track(f.task_id, el); // background task progress
     },
