@@ -28,7 +28,7 @@ from policies.models import AuditEvent
 from . import cards
 from . import confirmations as confirm
 from . import conversations as conv
-from .context import UIContext, context_prompt_block, message_ru
+from .context import UIContext, context_prompt_block, validation_text
 from .errors import LLMUnavailable, error_text
 from .executor import ToolOutcome, tool_execute, tool_message_payload
 from .guardrails import args_sha256, guardrail_decide
@@ -172,11 +172,10 @@ class AgentTurn:
     async def _card_state(self, row: PendingConfirmation, *, to_all: bool = True) -> None:
         """Send the card's current state (``card_state`` frame; ``cancelled`` for a denied card) to every tab of
         the conversation, or only to this one."""
+        html = cards.card_decided(row)
         if row.status == PendingConfirmation.Status.DENIED:
-            html = cards.card_cancelled(confirmation_id=row.pk, tool=row.tool, language=row.language)
             frame = {"event": "cancelled", "confirmation_id": row.pk, "reason": "denied", "html": html}
         else:
-            html = cards.card_state(confirmation_id=row.pk, tool=row.tool, status=row.status, language=row.language)
             frame = {"event": "card_state", "confirmation_id": row.pk, "status": row.status, "html": html}
         if to_all and self.broadcast is not None:
             await self.broadcast(row.conversation_id, frame)
@@ -597,10 +596,9 @@ class AgentTurn:
 
 
 def _validation_summary(exc: ValidationError, language: str = "en") -> str:
-    """``field: message; …`` of the first five errors; in Russian where the message is known (``message_ru``)."""
-    translate = message_ru if language == "ru" else str
+    """``field: message; …`` of the first five errors (``validation_text``)."""
     return "; ".join(
-        f"{'.'.join(str(p) for p in e['loc']) or 'args'}: {translate(e['msg'].removeprefix('Value error, '))}"
+        f"{'.'.join(str(p) for p in e['loc']) or 'args'}: {validation_text(e['msg'], language)}"
         for e in exc.errors()[:5]
     )
 

@@ -16,6 +16,7 @@ from policies import services as policy
 
 from . import cards
 from . import conversations as conv
+from .confirmations import NOT_RUN_ERRORS
 from .context import ContextInvalid, validate_ui_context
 from .context_intake import context_accept, context_rejection_record
 from .language import detect_language
@@ -196,7 +197,7 @@ def _declined(content: str) -> bool:
         payload = json.loads(content)
     except ValueError:
         return False
-    return isinstance(payload, dict) and payload.get("error") in ("denied", "expired", "cancelled", "permission_denied")
+    return isinstance(payload, dict) and payload.get("error") in NOT_RUN_ERRORS
 
 
 TOOLSET_QUERY_PARAMS = ("objectType", "envId", "q")

@@ -20,6 +20,8 @@ from .models import Conversation, Message, PendingConfirmation
 Status = PendingConfirmation.Status
 Event = AuditEvent.EventType
 CANCELLED_TEXT = {"ru": "Операция отменена", "en": "Operation cancelled"}
+# The ``error`` values of the ToolMessage of a call that never ran (``declined_payload``, planner ``DECLINED``).
+NOT_RUN_ERRORS = frozenset({"denied", "expired", "cancelled", "permission_denied"})
 
 
 def cancelled_line(row: PendingConfirmation) -> str:

@@ -33,6 +33,11 @@ HANDED_OVER = frozenset(
 )
 
 
+def _group(conversation_id: int) -> str:
+    """The channel-layer group of a conversation's open tabs."""
+    return f"agentchat.conversation.{int(conversation_id)}"
+
+
 class AgentConsumer(AsyncJsonWebsocketConsumer):
     """``/ws/agent/``: authenticated by the Django session; anonymous sockets are closed with 4401."""
 
@@ -66,25 +71,24 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
                 log.info("socket closed during a turn: %s", type(exc).__name__)
                 self.closed = True
         if frame.get("event") in HANDED_OVER and self.conversation_id is not None:
-            await self.channel_layer.group_send(
-                f"agentchat.conversation.{int(self.conversation_id)}", {"type": "card.state", "frame": frame}
-            )
+            await self._group_send(self.conversation_id, frame)
 
     # --- tabs of one conversation: card state changes reach all of them (channel-layer group per conversation)
 
     async def _join(self, conversation_id: int) -> None:
-        group = f"agentchat.conversation.{int(conversation_id)}"
+        group = _group(conversation_id)
         if group not in self.conversation_groups and not self.closed:
             await self.channel_layer.group_add(group, self.channel_name)
             self.conversation_groups.add(group)
 
     async def _broadcast(self, conversation_id: int, frame: dict) -> None:
         await self._join(conversation_id)
-        await self.channel_layer.group_send(
-            f"agentchat.conversation.{int(conversation_id)}", {"type": "card.state", "frame": frame}
-        )
+        await self._group_send(conversation_id, frame)
 
-    async def card_state(self, event: dict) -> None:
+    async def _group_send(self, conversation_id: int, frame: dict) -> None:
+        await self.channel_layer.group_send(_group(conversation_id), {"type": "conversation.frame", "frame": frame})
+
+    async def conversation_frame(self, event: dict) -> None:
         """Channel-layer handler: a frame for every tab of the conversation (a card decided in some tab, or the
         final frames of a turn whose own socket has closed)."""
         await self.send_json(event["frame"])

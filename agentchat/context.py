@@ -40,11 +40,10 @@ class ContextInvalid(Exception):
 
     def summary(self, language: str = "en") -> str:
         """Return the errors as one line, ``field: message, message; field: …``; in Russian (``language="ru"``)
-        the known messages are translated (``message_ru``), the rest stay as they are."""
-        translate = message_ru if language == "ru" else str
+        the known messages are translated (``validation_text``), the rest stay as they are."""
         return "; ".join(
             f"{'контекст' if language == 'ru' and field == '__all__' else field}: "
-            f"{', '.join(translate(m) for m in messages)}"
+            f"{', '.join(validation_text(m, language) for m in messages)}"
             for field, messages in self.errors.items()
         )
 
@@ -91,11 +90,14 @@ _MESSAGES_RU: list[tuple[re.Pattern, str]] = [
 ]
 
 
-def message_ru(message: str) -> str:
-    """Translate one validation message into Russian (``_MESSAGES_RU``); an unknown one is returned as is."""
-    for pattern, template in _MESSAGES_RU:
-        if pattern.fullmatch(message):
-            return pattern.sub(template, message)
+def validation_text(message: str, language: str = "en") -> str:
+    """One validation message for the user: pydantic's «Value error, » prefix dropped and, for ``language="ru"``,
+    translated where it is known (``_MESSAGES_RU``; an unknown one stays English)."""
+    message = message.removeprefix("Value error, ")
+    if language == "ru":
+        for pattern, template in _MESSAGES_RU:
+            if pattern.fullmatch(message):
+                return pattern.sub(template, message)
     return message
 
 
@@ -179,8 +181,7 @@ def _label(path: tuple) -> str:
 def _pydantic_errors(exc: ValidationError) -> dict[str, list[str]]:
     errors: dict[str, list[str]] = {}
     for err in exc.errors(include_input=False, include_url=False):
-        message = err["msg"].removeprefix("Value error, ")
-        errors.setdefault(_label(tuple(err["loc"])), []).append(message)
+        errors.setdefault(_label(tuple(err["loc"])), []).append(validation_text(err["msg"]))
     return errors
 
 

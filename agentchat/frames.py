@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
-from .context import message_ru, printable
+from .context import printable, validation_text
 from .strictjson import DuplicateKeys, JSONUnparseable, strict_loads
 
 MAX_FRAME_CHARS = 64 * 1024
@@ -32,8 +32,8 @@ class FrameInvalid(Exception):
         self.field = field
 
     def text(self, language: str = "ru") -> str:
-        """The detail for the user: translated into Russian where the message is known (``message_ru``)."""
-        message = message_ru(self.message) if language == "ru" else self.message
+        """The detail for the user: translated into Russian where the message is known (``validation_text``)."""
+        message = validation_text(self.message, language)
         return f"{self.field}: {message}" if self.field else message
 
 
@@ -122,5 +122,4 @@ def parse_frame(value: dict[str, Any]) -> UserMessageFrame | ConfirmFrame | Dism
         if path and path[0] == value.get("type"):
             path = path[1:]  # the union's tag, not a member of the frame
         loc = ".".join(str(p) for p in path)
-        message = first["msg"].removeprefix("Value error, ")
-        raise FrameInvalid(printable(message, 240), printable(loc, 60)) from None
+        raise FrameInvalid(printable(validation_text(first["msg"]), 240), printable(loc, 60)) from None

@@ -104,60 +104,10 @@ def _roles_text(roles: list[str], language: str) -> str:
     return joiner.join(roles) if roles else ("—" if language == "ru" else "none")
 
 
-def why_not_offered(tool: str, page: Page, language: str) -> str:
-    """Say truthfully why ``tool`` is not offered on ``page``: not built, disabled, needs an environment, not
-    offered for this page type, or the role lacks it (checked in that order against the policy tables).
-
-    Args:
-        tool: a registered tool name.
-        page: the page context.
-        language: ``ru`` or ``en``.
-
-    Returns:
-        One or two sentences for the user, without internal tool names.
-    """
-    from policies import services as policy
-
-    from ..tools.registry import registry
-    from .answers.titles import tool_title
-
-    title = tool_title(tool, language)
-    ru = language != "en"
-    row = policy.tool_get(name=tool)
-    if tool not in registry() or row is None:
-        return f"Этого я пока не умею ({title})." if ru else f"I cannot do that yet ({title})."
-    if not row.enabled:
-        return (
-            f"Это сейчас выключено администратором ({title})."
-            if ru
-            else f"That is switched off by the administrator ({title})."
-        )
-    if row.env_specific and not page.env_id:
-        return (
-            f"Для этого ({title}) нужно окружение: выберите его в переключателе вверху страницы."
-            if ru
-            else f"That ({title}) needs an environment: pick one in the selector at the top of the page."
-        )
-    types = policy.affinity_object_types(tool_name=tool)
-    if page.object_type and page.object_type not in types:
-        here = OBJECT_NAMES[page.object_type][0 if ru else 1]
-        where = ", ".join(OBJECT_PAGES[t][0 if ru else 1] for t in types if t in OBJECT_PAGES)
-        if ru:
-            where = f"со страниц {where} или " if where else ""
-            return f"Со страницы {here} это недоступно ({title}). Откройте агента {where}из настроек (без контекста)."
-        where = f"from a {where} page or " if where else ""
-        return f"That is not available from a {here} page ({title}). Open the agent {where}from the settings page."
-    roles = _roles_text(policy.tool_required_roles(tool_name=tool), language)
-    return (
-        f"Для этого ({title}) нужна роль {roles}; у вашей учётной записи её нет. Обратитесь к администратору."
-        if ru
-        else f"That ({title}) needs the role {roles}, which your account does not have. Ask an administrator."
-    )
-
-
 def not_offered_reason(tool: str, page: Page) -> str:
-    """Why ``tool`` is not offered on ``page``, as a code: ``unbuilt``, ``disabled``, ``environment``, ``page``
-    or ``role`` (the same checks, in the same order, as ``why_not_offered``)."""
+    """Why ``tool`` is not offered on ``page``, as a code, checked in this order against the policy tables:
+    ``unbuilt``, ``disabled``, ``environment`` (needs one, the page has none), ``page`` (not for this page type)
+    or ``role`` (only the user's role lacks it)."""
     from policies import services as policy
 
     from ..tools.registry import registry
@@ -172,6 +122,55 @@ def not_offered_reason(tool: str, page: Page) -> str:
     if page.object_type and page.object_type not in policy.affinity_object_types(tool_name=tool):
         return "page"
     return "role"
+
+
+def why_not_offered(tool: str, page: Page, language: str) -> str:
+    """Say truthfully why ``tool`` is not offered on ``page`` (``not_offered_reason``), in words.
+
+    Args:
+        tool: a registered tool name.
+        page: the page context.
+        language: ``ru`` or ``en``.
+
+    Returns:
+        One or two sentences for the user, without internal tool names.
+    """
+    from policies import services as policy
+
+    from .answers.titles import tool_title
+
+    title = tool_title(tool, language)
+    ru = language != "en"
+    reason = not_offered_reason(tool, page)
+    if reason == "unbuilt":
+        return f"Этого я пока не умею ({title})." if ru else f"I cannot do that yet ({title})."
+    if reason == "disabled":
+        return (
+            f"Это сейчас выключено администратором ({title})."
+            if ru
+            else f"That is switched off by the administrator ({title})."
+        )
+    if reason == "environment":
+        return (
+            f"Для этого ({title}) нужно окружение: выберите его в переключателе вверху страницы."
+            if ru
+            else f"That ({title}) needs an environment: pick one in the selector at the top of the page."
+        )
+    if reason == "page":
+        types = policy.affinity_object_types(tool_name=tool)
+        here = OBJECT_NAMES[page.object_type][0 if ru else 1]
+        where = ", ".join(OBJECT_PAGES[t][0 if ru else 1] for t in types if t in OBJECT_PAGES)
+        if ru:
+            where = f"со страниц {where} или " if where else ""
+            return f"Со страницы {here} это недоступно ({title}). Откройте агента {where}из настроек (без контекста)."
+        where = f"from a {where} page or " if where else ""
+        return f"That is not available from a {here} page ({title}). Open the agent {where}from the settings page."
+    roles = _roles_text(policy.tool_required_roles(tool_name=tool), language)
+    return (
+        f"Для этого ({title}) нужна роль {roles}; у вашей учётной записи её нет. Обратитесь к администратору."
+        if ru
+        else f"That ({title}) needs the role {roles}, which your account does not have. Ask an administrator."
+    )
 
 
 def app_knowledge() -> Knowledge:

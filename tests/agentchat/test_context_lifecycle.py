@@ -238,65 +238,42 @@ def test_conversation_api_returns_messages_and_stored_context_only_to_its_owner(
     assert client.get(f"/api/agent/conversations/{conversation.pk}/").status_code == 404
 
 
+def _branch_step(conversation, call_id: str, status: str, tool_result: str | None) -> PendingConfirmation:
+    """An assistant message calling create_branch, its card in ``status`` and, if given, its ToolMessage."""
+    call = Message.objects.create(conversation=conversation, role="assistant", content="", tool_calls=[{"id": call_id}])
+    card = PendingConfirmation.objects.create(
+        conversation=conversation,
+        user=conversation.user,
+        assistant_message=call,
+        call_id=call_id,
+        tool="create_branch",
+        args={},
+        args_sha256=call_id,
+        decision={},
+        status=status,
+    )
+    if tool_result is not None:
+        Message.objects.create(
+            conversation=conversation,
+            role="tool",
+            content=tool_result,
+            tool_call_id=call_id,
+            tool_name="create_branch",
+            status="error" if '"error"' in tool_result else "success",
+        )
+    return card
+
+
 def test_conversation_timeline_restores_tool_lines_system_lines_and_decided_cards(users):
     """A reloaded page shows what the chat showed: tool lines by title, «Операция отменена», final card states;
     a call that never ran gets no tool line and a pending card is left to ``resume``."""
     owner = users["engineer"]
     conversation = Conversation.objects.create(user=owner, title="t", ui_context=DASHBOARD_1, context_version=1)
     Message.objects.create(conversation=conversation, role="user", content="создай ветку feature/x")
-    call = Message.objects.create(conversation=conversation, role="assistant", content="", tool_calls=[{"id": "c1"}])
-    executed = PendingConfirmation.objects.create(
-        conversation=conversation,
-        user=owner,
-        assistant_message=call,
-        call_id="c1",
-        tool="create_branch",
-        args={},
-        args_sha256="x",
-        decision={},
-        status="executed",
-    )
-    Message.objects.create(
-        conversation=conversation,
-        role="tool",
-        content='{"name": "feature/x"}',
-        tool_call_id="c1",
-        tool_name="create_branch",
-        status="success",
-    )
-    second = Message.objects.create(conversation=conversation, role="assistant", content="", tool_calls=[{"id": "c2"}])
-    PendingConfirmation.objects.create(
-        conversation=conversation,
-        user=owner,
-        assistant_message=second,
-        call_id="c2",
-        tool="create_branch",
-        args={},
-        args_sha256="y",
-        decision={},
-        status="denied",
-    )
-    Message.objects.create(
-        conversation=conversation,
-        role="tool",
-        content='{"error": "denied", "message": "declined"}',
-        tool_call_id="c2",
-        tool_name="create_branch",
-        status="error",
-    )
+    executed = _branch_step(conversation, "c1", "executed", '{"name": "feature/x"}')
+    _branch_step(conversation, "c2", "denied", '{"error": "denied", "message": "declined"}')
     Message.objects.create(conversation=conversation, role="system", content="Операция отменена: create_branch")
-    third = Message.objects.create(conversation=conversation, role="assistant", content="", tool_calls=[{"id": "c3"}])
-    PendingConfirmation.objects.create(
-        conversation=conversation,
-        user=owner,
-        assistant_message=third,
-        call_id="c3",
-        tool="create_branch",
-        args={},
-        args_sha256="z",
-        decision={},
-        status="pending",
-    )
+    _branch_step(conversation, "c3", "pending", None)
     client = Client()
     client.force_login(owner)
 
