@@ -15,10 +15,11 @@ import tempfile
 import time
 from datetime import timedelta
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from tests.daphne_process import fresh_database  # noqa: E402
 
 TOOLS = {  # name: category, as in policies.defaults
     "get_health_summary": "read",
@@ -32,18 +33,12 @@ TOOLS = {  # name: category, as in policies.defaults
 ERRORS = ["upstream_unavailable", "status_unknown", "rate_limited", "session_expired", "invalid_args", "internal"]
 
 
-def fresh_database(base_url: str) -> str:
-    """Return the URL of an empty scratch database next to ``base_url`` (dropped and created)."""
+def scratch_database(base_url: str) -> str:
+    """Return the URL of an empty scratch database next to ``base_url`` (SQLite: a new file; PostgreSQL: dropped
+    and created)."""
     if base_url.startswith("sqlite"):
         return f"sqlite:///{tempfile.mkdtemp(prefix='bench-audit-')}/audit.sqlite3"
-    import psycopg
-
-    parts = urlsplit(base_url)
-    name = f"{parts.path.lstrip('/') or 'agentchat'}_bench_audit"
-    with psycopg.connect(urlunsplit(parts._replace(path="/postgres")), autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{name}"')
-    return urlunsplit(parts._replace(path=f"/{name}"))
+    return fresh_database(base_url, "_bench_audit")
 
 
 def events(n: int, rng: random.Random, users: list, now):
@@ -101,7 +96,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
 
-    os.environ["DATABASE_URL"] = fresh_database(os.environ.get("DATABASE_URL", f"sqlite:///{ROOT}/var/x.sqlite3"))
+    os.environ["DATABASE_URL"] = scratch_database(os.environ.get("DATABASE_URL", f"sqlite:///{ROOT}/var/x.sqlite3"))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "agentchat.settings")
     import django
 

@@ -14,7 +14,6 @@ import statistics
 import sys
 import tempfile
 from pathlib import Path
-from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -23,7 +22,8 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "agentchat.settings")
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 from tests.chat_server import Call, ChatServer, Recorded, Reply  # noqa: E402
-from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, AppServer, _free_port, _fresh_database  # noqa: E402
+from tests.daphne_process import free_port, fresh_database  # noqa: E402
+from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, AppServer  # noqa: E402
 
 
 def branch_model(request: Recorded) -> Reply:
@@ -36,11 +36,10 @@ def main() -> None:
     parser.add_argument("--cards", type=int, default=40, help="number of cards to render (default 40)")
     args = parser.parse_args()
     base = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/agentchat")
-    name = urlsplit(base).path.lstrip("/") or "agentchat"
     with ChatServer(default=branch_model, model="bench-cards") as llm, tempfile.TemporaryDirectory() as git_dir:
         env = {
             **os.environ,
-            "DATABASE_URL": _fresh_database(base, f"{name}_bench_cards"),
+            "DATABASE_URL": fresh_database(base, "_bench_cards"),
             "DEBUG": "1",
             "LLM_PROVIDER": "openai",
             "LLM_BASE_URL": llm.url,
@@ -48,7 +47,7 @@ def main() -> None:
             "LLM_MODEL": llm.model,
             "GIT_REPOS_DIR": git_dir,
         }
-        server = AppServer(env, _free_port())
+        server = AppServer(env, free_port())
         server.manage("migrate", "--noinput")
         server.manage("seed_demo")
         server.start()

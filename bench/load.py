@@ -30,7 +30,6 @@ import uuid
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -38,7 +37,7 @@ sys.path.insert(0, str(ROOT))
 from websockets.asyncio.client import connect  # noqa: E402
 
 from tests.contexts import DASHBOARD_1  # noqa: E402
-from tests.daphne_process import DaphneProcess, free_port, process_env  # noqa: E402
+from tests.daphne_process import DaphneProcess, free_port, fresh_database, process_env  # noqa: E402
 
 CONTEXT = DASHBOARD_1
 CONNECT_CONCURRENCY = 50
@@ -53,17 +52,6 @@ def raise_open_files() -> tuple[int, int]:
     if soft < hard:
         resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     return resource.getrlimit(resource.RLIMIT_NOFILE)
-
-
-def fresh_database(base_url: str) -> str:
-    import psycopg
-
-    parts = urlsplit(base_url)
-    name = f"{parts.path.lstrip('/') or 'agentchat'}_bench_load"
-    with psycopg.connect(urlunsplit(parts._replace(path="/postgres")), autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{name}"')
-    return urlunsplit(parts._replace(path=f"/{name}"))
 
 
 def make_sessions(count: int) -> list[str]:
@@ -376,7 +364,7 @@ def main() -> None:
     if soft < 3 * max(counts) + 100:
         print("WARNING: the open files limit is too low for the largest count")
     base_url = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/agentchat")
-    os.environ["DATABASE_URL"] = database_url = fresh_database(base_url)
+    os.environ["DATABASE_URL"] = database_url = fresh_database(base_url, "_bench_load")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "agentchat.settings")
     redis_url = os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/0")
     import django

@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
@@ -24,6 +25,19 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def fresh_database(base_url: str, suffix: str) -> str:
+    """Drop and create the PostgreSQL database named like the one of ``base_url`` plus ``suffix`` (``agentchat`` →
+    ``agentchat_e2e``) on the same server; return its URL."""
+    import psycopg
+
+    parts = urlsplit(base_url)
+    name = f"{parts.path.lstrip('/') or 'agentchat'}{suffix}"
+    with psycopg.connect(urlunsplit(parts._replace(path="/postgres")), autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return urlunsplit(parts._replace(path=f"/{name}"))
 
 
 class DaphneProcess:

@@ -2,18 +2,17 @@
 with Debian's Chromium (no browser download). Run in their own pytest invocation (``make test-e2e``)."""
 
 import os
-import socket
 import subprocess
 import sys
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 import httpx
-import psycopg
 import pytest
 from playwright.sync_api import expect, sync_playwright
+
+from tests.daphne_process import free_port, fresh_database
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
@@ -27,22 +26,6 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _fresh_database(base_url: str, name: str) -> str:
-    """Drop and create database ``name`` on the server of ``base_url``; return its URL."""
-    parts = urlsplit(base_url)
-    admin_url = urlunsplit(parts._replace(path="/postgres"))
-    with psycopg.connect(admin_url, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{name}"')
-    return urlunsplit(parts._replace(path=f"/{name}"))
 
 
 class AppServer:
@@ -88,14 +71,13 @@ class AppServer:
 def app_server():
     """agentchat on a free port with a fresh, migrated, demo-seeded PostgreSQL database (``<name>_e2e``)."""
     base = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/agentchat")
-    name = urlsplit(base).path.lstrip("/") or "agentchat"
     env = {
         **os.environ,
-        "DATABASE_URL": _fresh_database(base, f"{name}_e2e"),
+        "DATABASE_URL": fresh_database(base, "_e2e"),
         "DEBUG": "1",
         "DJANGO_SETTINGS_MODULE": "agentchat.settings",
     }
-    server = AppServer(env, _free_port())
+    server = AppServer(env, free_port())
     server.manage("migrate", "--noinput")
     server.manage("seed_demo")
     server.start()
@@ -108,17 +90,16 @@ def openai_app_server_with(app_server: AppServer, *, db_suffix: str, llm, extra_
     """Yield another agentchat process with ``LLM_PROVIDER=openai`` pointed at the scripted server ``llm``
     (``tests.chat_server.ChatServer``, already started), on its own fresh database ``<name>_e2e_<db_suffix>``."""
     base = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/agentchat")
-    name = urlsplit(base).path.lstrip("/") or "agentchat"
     env = {
         **app_server.env,
-        "DATABASE_URL": _fresh_database(base, f"{name}_e2e_{db_suffix}"),
+        "DATABASE_URL": fresh_database(base, f"_e2e_{db_suffix}"),
         "LLM_PROVIDER": "openai",
         "LLM_BASE_URL": llm.url,
         "LLM_API_KEY": "test-key",
         "LLM_MODEL": llm.model,
         **(extra_env or {}),
     }
-    server = AppServer(env, _free_port())
+    server = AppServer(env, free_port())
     server.manage("migrate", "--noinput")
     server.manage("seed_demo")
     server.start()
