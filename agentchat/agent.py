@@ -138,9 +138,10 @@ class AgentTurn:
                 "provider": provider_label(),
             }
         )
-        for row in expired:
+        for row in expired:  # every open tab of the conversation shows the card as expired, not only this one
             html = cards.card_expired(confirmation_id=row.pk, tool=row.tool, language=language)
-            await self.emit({"event": "cancelled", "confirmation_id": row.pk, "reason": "expired", "html": html})
+            frame = {"event": "cancelled", "confirmation_id": row.pk, "reason": "expired", "html": html}
+            await self._to_tabs(conversation.pk, frame)
         await self._answer(conversation, context, language, prepared, unavailable=status == "unavailable")
         return conversation.pk
 
@@ -177,8 +178,15 @@ class AgentTurn:
             frame = {"event": "cancelled", "confirmation_id": row.pk, "reason": "denied", "html": html}
         else:
             frame = {"event": "card_state", "confirmation_id": row.pk, "status": row.status, "html": html}
-        if to_all and self.broadcast is not None:
-            await self.broadcast(row.conversation_id, frame)
+        if to_all:
+            await self._to_tabs(row.conversation_id, frame)
+        else:
+            await self.emit(frame)
+
+    async def _to_tabs(self, conversation_id: int, frame: dict) -> None:
+        """Send ``frame`` to every open tab of the conversation (``broadcast``), or to this one without it."""
+        if self.broadcast is not None:
+            await self.broadcast(conversation_id, frame)
         else:
             await self.emit(frame)
 

@@ -138,3 +138,25 @@ async def test_another_users_socket_cannot_decide_or_resume(users):
     row = await PendingConfirmation.objects.aget(pk=confirmation_id)
     assert row.status == PendingConfirmation.Status.PENDING
     assert "not-yours" not in await database_sync_to_async(_branches)()
+
+
+async def test_a_card_expired_by_a_message_from_another_tab_expires_in_every_tab(users):
+    conversation_id, confirmation_id = await _pending_card(users["engineer"], "expire-everywhere")
+    tab_a, _, _ = await ws_connect(users["engineer"])
+    tab_b, _, _ = await ws_connect(users["engineer"])
+    for tab in (tab_a, tab_b):
+        await tab.send_json_to({"type": "resume", "conversation_id": conversation_id})
+        await _drain(tab, quiet_s=0.5)
+
+    await tab_b.send_json_to(
+        {"type": "user_message", "conversation_id": conversation_id, "text": "что ты умеешь?", "context": CONTEXT}
+    )
+    frames_a, frames_b = await asyncio.gather(_drain(tab_a, quiet_s=3), _drain(tab_b, quiet_s=3))
+    await tab_a.disconnect()
+    await tab_b.disconnect()
+
+    for frames in (frames_a, frames_b):
+        expired = [f for f in frames if f["event"] == "cancelled" and f.get("reason") == "expired"]
+        assert [f["confirmation_id"] for f in expired] == [confirmation_id]
+    row = await PendingConfirmation.objects.aget(pk=confirmation_id)
+    assert row.status == PendingConfirmation.Status.EXPIRED
