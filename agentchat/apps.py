@@ -1,3 +1,8 @@
+"""The agentchat app: fills the tool registry at start-up and keeps the ``policies.Tool`` rows in step with it."""
+
+import importlib
+import pkgutil
+
 from django.apps import AppConfig
 from django.db.models.signals import post_migrate
 
@@ -7,6 +12,12 @@ class AgentchatConfig(AppConfig):
     verbose_name = "Agent chat"
 
     def ready(self) -> None:
-        from .catalogue_sync import on_post_migrate
+        """Import every module of ``agentchat.tools`` (their ``@assistant_tool`` decorators register the tools, as
+        Django's admin ``autodiscover()`` does) and sync the catalogue after each ``migrate``."""
+        # Imported here, not at module level: these modules import models, which needs the app registry ready.
+        from agentchat import tools
+        from agentchat.runtime.catalogue import on_post_migrate
 
+        for module in pkgutil.iter_modules(tools.__path__):
+            importlib.import_module(f"{tools.__name__}.{module.name}")
         post_migrate.connect(on_post_migrate, sender=self)

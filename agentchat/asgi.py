@@ -1,5 +1,5 @@
 """ASGI entry point: HTTP through Django, WebSocket through Channels with session auth and Origin checks
-(the host in ALLOWED_HOSTS and the exact origin of the socket, ``agentchat.origin``)."""
+(the host in ALLOWED_HOSTS and the exact origin of the socket, ``agentchat.chat.origin``)."""
 
 import os
 
@@ -12,8 +12,8 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
-from .origin import SameOriginValidator  # noqa: E402
-from .routing import websocket_urlpatterns  # noqa: E402
+from agentchat.chat.origin import SameOriginValidator  # noqa: E402
+from agentchat.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {

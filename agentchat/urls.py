@@ -3,7 +3,7 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from . import api, health, policy_preview, views
+from agentchat.web import api, health, policy_preview, views
 
 urlpatterns = [
     path("", views.index, name="index"),

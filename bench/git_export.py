@@ -21,9 +21,9 @@ django.setup()
 
 from django.conf import settings  # noqa: E402
 
-from agentchat import gitrepo  # noqa: E402
-from agentchat.dashboard_export import dashboard_export_files  # noqa: E402
-from agentchat.tools.superset_client import CallState, SupersetClient  # noqa: E402
+from agentchat.gitstore import repo as gitrepo  # noqa: E402
+from agentchat.superset.client import CallState, SupersetClient  # noqa: E402
+from agentchat.superset.dashboard_export import dashboard_export_files  # noqa: E402
 
 URLS = {"ss-dev": "http://127.0.0.1:8088", "prod": "http://127.0.0.1:8089"}
 

@@ -298,7 +298,7 @@ def count_turn_queries(stub_port: int) -> list[str]:
     from django.db.backends.signals import connection_created
     from django.test import override_settings
 
-    from agentchat.agent import AgentTurn
+    from agentchat.turn.agent import AgentTurn
 
     statements: list[str] = []
 

@@ -19,12 +19,12 @@ import django  # noqa: E402
 
 django.setup()
 
-from agentchat.tools.bundle import zip_merge  # noqa: E402
+from agentchat.superset.bundle import zip_merge  # noqa: E402
+from agentchat.superset.client import CallState, SupersetClient  # noqa: E402
+from agentchat.superset.migration_plan import migration_plan  # noqa: E402
+from agentchat.superset.transfer import dashboards_all, dashboards_export  # noqa: E402
 from agentchat.tools.deploy import deploy_apply  # noqa: E402
 from agentchat.tools.migration_impact import plan_impact  # noqa: E402
-from agentchat.tools.migration_plan import migration_plan  # noqa: E402
-from agentchat.tools.superset_client import CallState, SupersetClient  # noqa: E402
-from agentchat.tools.superset_transfer import dashboards_all, dashboards_export  # noqa: E402
 from tests.superset_api import URLS  # noqa: E402
 from tests.superset_scratch import SupersetScratch  # noqa: E402
 

@@ -13,8 +13,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from agentchat.summarise import to_json  # noqa: E402
-from agentchat.tools.superset_client import rison  # noqa: E402
+from agentchat.runtime.summarise import to_json  # noqa: E402
+from agentchat.superset.client import rison  # noqa: E402
 from tests.superset_api import URLS, superset  # noqa: E402
 
 OUT = ROOT / "bench" / "data" / "superset_responses.jsonl"

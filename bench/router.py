@@ -84,9 +84,9 @@ def main() -> None:
 
     from django.conf import settings
 
-    from agentchat.llm.planner import Knowledge, Turn, plan_step
-    from agentchat.llm.router import rank_with_rules, tool_router
-    from agentchat.tools.registry import registry
+    from agentchat.llm.offline.planner import Knowledge, Turn, plan_step
+    from agentchat.runtime.registry import registry
+    from agentchat.toolset.router import rank_with_rules, tool_router
     from policies.defaults import ENVIRONMENTS, TOOLS
     from tests.question_set import HOLDOUT_PATH, PATH, load_questions
     from tests.stand_in_tools import stand_in_specs

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from agentchat.errors import ToolError  # noqa: E402
-from agentchat.tools.superset_client import CallState, SupersetClient  # noqa: E402
+from agentchat.superset.client import CallState, SupersetClient  # noqa: E402
 from tests.faultproxy import Fault, FaultProxy  # noqa: E402
 from tests.superset_api import URLS  # noqa: E402
 

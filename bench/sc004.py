@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from agentchat.summarise import list_totals, summarise, to_json  # noqa: E402
+from agentchat.runtime.summarise import list_totals, summarise, to_json  # noqa: E402
 
 CORPUS = ROOT / "bench" / "data" / "superset_responses.jsonl"
 

@@ -11,8 +11,8 @@ from django.contrib import admin
 from django.contrib.auth.admin import GroupAdmin as DjangoGroupAdmin
 from django.contrib.auth.models import Group
 
-from .models import AuditEvent, ContextToolAffinity, Environment, RiskRule, Tool, ToolPermission
-from .services import tools_registered
+from policies.models import AuditEvent, ContextToolAffinity, Environment, RiskRule, Tool, ToolPermission
+from policies.services import tools_registered
 
 
 @admin.register(Environment)

@@ -4,8 +4,8 @@ Every figure is aggregated in SQL (``COUNT``/``AVG`` with filters, ``GROUP BY``;
 ``percentile_cont``, or two ``ORDER BY … LIMIT 1 OFFSET k`` look-ups per percentile on other databases), so a log of
 100,000 rows reports in well under a second. Only the grouped rows (a few dozen) reach Python.
 
-What the agent writes, and so what is counted (``agentchat.agent._record_tool_result``, ``agentchat.confirmations``,
-``agentchat.consumers``):
+What the agent writes, and so what is counted (``agentchat.turn.agent._record_tool_result``,
+``agentchat.guard.confirmations``, ``agentchat.chat.consumer``):
 
 - a tool call's own row: ``tool_result`` (outcome ``ok``), ``timeout`` (outcome ``timeout`` for reads,
   ``status_unknown`` for writes), ``session_expired`` or ``tool_error`` (outcome = the error code:
@@ -25,7 +25,7 @@ from django.contrib.auth.models import Group
 from django.db import connection
 from django.db.models import Aggregate, Avg, Count, FloatField, Q, QuerySet
 
-from .models import AuditEvent
+from policies.models import AuditEvent
 
 Event = AuditEvent.EventType
 # A tool call's own row: exactly one per executed (or refused-at-argument-check) call.

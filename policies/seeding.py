@@ -4,7 +4,7 @@ Used by the data migration (historical models) and by tests whose transactional 
 Idempotent: existing rows are kept as they are.
 """
 
-from .defaults import ENVIRONMENTS, RISK_RULES, ROLES, TOOLS
+from policies.defaults import ENVIRONMENTS, RISK_RULES, ROLES, TOOLS
 
 
 def seed_default_policies(apps) -> None:

@@ -16,7 +16,7 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.utils.module_loading import import_string
 
-from .models import AuditEvent, ContextToolAffinity, Environment, RiskRule, Tool, ToolPermission
+from policies.models import AuditEvent, ContextToolAffinity, Environment, RiskRule, Tool, ToolPermission
 
 AUDIT_PAYLOAD_MAX_CHARS = 4096
 

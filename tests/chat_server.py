@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from agentchat.context import parse_prompt_block
+from agentchat.context.uicontext import parse_prompt_block
 
 
 @dataclass

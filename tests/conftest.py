@@ -50,7 +50,7 @@ def _ensure_defaults():
     # Transactional tests flush the tables the data migration filled; put the defaults back.
     from django.apps import apps
 
-    from agentchat.catalogue_sync import sync_tool_catalogue
+    from agentchat.runtime.catalogue import sync_tool_catalogue
     from policies.seeding import seed_default_policies, seed_risk_rules
 
     seed_default_policies(apps)

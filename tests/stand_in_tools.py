@@ -61,7 +61,7 @@ def stand_in_specs(missing: set[str]) -> dict:
     """Text-only ToolSpecs for the tools not registered yet (they are never executed)."""
     from pydantic import create_model
 
-    from agentchat.tools.registry import ToolSpec
+    from agentchat.runtime.registry import ToolSpec
 
     out = {}
     for name in sorted(missing & set(STAND_INS)):
@@ -75,7 +75,7 @@ def stand_in_specs(missing: set[str]) -> dict:
 
 def specs_with_stand_ins() -> dict:
     """The registry, plus a stand-in for every DESIGN §8 tool not registered yet."""
-    from agentchat.tools.registry import registry
+    from agentchat.runtime.registry import registry
     from policies.defaults import TOOLS
 
     specs = registry()

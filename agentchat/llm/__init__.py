@@ -28,7 +28,7 @@ def chat_model() -> BaseChatModel:
     """
     provider = settings.LLM_PROVIDER
     if provider == "offline":
-        from .offline import OfflinePlanner
+        from agentchat.llm.offline.model import OfflinePlanner
 
         return OfflinePlanner()
     if provider == "openai":

@@ -16,16 +16,15 @@ from django.conf import settings
 from django_tasks import task
 from pydantic import BaseModel, Field
 
+from agentchat.errors import InvalidArguments
+from agentchat.models import Backup, TaskRecord
+from agentchat.runtime.background import task_start, tracked
+from agentchat.runtime.jobs import job_context
+from agentchat.runtime.registry import assistant_tool
+from agentchat.superset.bundle import zip_merge
+from agentchat.superset.transfer import dashboards_all, dashboards_export_present
+from agentchat.tools.superset import ENV_ID_FIELD
 from policies import services as policy
-
-from ..background import task_start, tracked
-from ..errors import InvalidArguments
-from ..models import Backup, TaskRecord
-from .bundle import zip_merge
-from .jobs import job_context
-from .registry import assistant_tool
-from .superset import ENV_ID_FIELD
-from .superset_transfer import dashboards_all, dashboards_export_present
 
 EXPORT_CHUNK = 20  # dashboards per export request
 IMPACT_NAMES_MAX = 50

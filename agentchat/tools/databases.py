@@ -6,11 +6,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..errors import InvalidArguments
-from .datasets import dataset_dependents, dataset_source, dataset_url
-from .registry import assistant_tool
-from .superset import ENV_ID_FIELD
-from .superset_client import gather_requests
+from agentchat.errors import InvalidArguments
+from agentchat.runtime.registry import assistant_tool
+from agentchat.superset.client import gather_requests
+from agentchat.tools.datasets import dataset_dependents, dataset_source, dataset_url
+from agentchat.tools.superset import ENV_ID_FIELD
 
 MAX_DATABASES_WITH_SCHEMAS = 20  # the overview lists schemas of at most this many databases
 

@@ -6,12 +6,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ..errors import InvalidArguments
-from .databases import database_resolve, database_schemas
-from .datasets import dataset_url
-from .registry import assistant_tool
-from .sql_safety import dialect_for, sql_precheck, sql_read_only
-from .superset import ENV_ID_FIELD
+from agentchat.errors import InvalidArguments
+from agentchat.runtime.registry import assistant_tool
+from agentchat.superset.sql_safety import dialect_for, sql_precheck, sql_read_only
+from agentchat.tools.databases import database_resolve, database_schemas
+from agentchat.tools.datasets import dataset_url
+from agentchat.tools.superset import ENV_ID_FIELD
 
 
 class CreateDatasetArgs(BaseModel):

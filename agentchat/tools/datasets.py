@@ -11,13 +11,12 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from pydantic import BaseModel, ConfigDict, Field
 
+from agentchat.errors import ToolError
+from agentchat.runtime.registry import assistant_tool
+from agentchat.superset.client import gather_requests
+from agentchat.tools.superset import ENV_ID_FIELD, _person
 from policies import services as policy
 from policies.services import CredentialsMissing
-
-from ..errors import ToolError
-from .registry import assistant_tool
-from .superset import ENV_ID_FIELD, _person
-from .superset_client import gather_requests
 
 MAPPING_TIMEOUT_SHARE = 3  # a peer environment's look-up gets at most 1/3 of the call's deadline
 

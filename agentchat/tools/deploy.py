@@ -11,12 +11,12 @@ from typing import Any
 
 from pydantic import BaseModel, Field, model_validator
 
-from .bundle import Bundle, bundle_remap, bundle_zip, dashboard_chart_uuids
-from .migration_impact import SOURCE_ENV_FIELD, TARGET_ENV_FIELD, plan_impact, transfer_impact
-from .migration_plan import migration_plan
-from .registry import assistant_tool
-from .superset_client import SupersetClient
-from .superset_transfer import TransferError, bundle_import, objects_where
+from agentchat.runtime.registry import assistant_tool
+from agentchat.superset.bundle import Bundle, bundle_remap, bundle_zip, dashboard_chart_uuids
+from agentchat.superset.client import SupersetClient
+from agentchat.superset.migration_plan import migration_plan
+from agentchat.superset.transfer import TransferError, bundle_import, objects_where
+from agentchat.tools.migration_impact import SOURCE_ENV_FIELD, TARGET_ENV_FIELD, plan_impact, transfer_impact
 
 
 class DeployArgs(BaseModel):

@@ -1,8 +1,8 @@
 """Git tools: a repository of unpacked dashboard exports per environment (dulwich; DESIGN §8, issue 5).
 
 get_git_status compares a dashboard's export, fetched now, with a branch; create_branch makes a branch;
-commit_changes writes the export into the branch and commits it as the user. Repository logic: ``agentchat.gitrepo``;
-export fetch and normalisation: ``agentchat.dashboard_export``.
+commit_changes writes the export into the branch and commits it as the user. Repository logic:
+``agentchat.gitstore.repo``; export fetch and normalisation: ``agentchat.superset.dashboard_export``.
 """
 
 import asyncio
@@ -10,10 +10,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from .. import gitrepo
-from ..dashboard_export import dashboard_export_files, dashboard_export_status, export_title
-from .registry import assistant_tool
-from .superset import ENV_ID_FIELD
+from agentchat.gitstore import repo as gitrepo
+from agentchat.runtime.registry import assistant_tool
+from agentchat.superset.dashboard_export import dashboard_export_files, dashboard_export_status, export_title
+from agentchat.tools.superset import ENV_ID_FIELD
 
 BRANCH_FIELD = Field(
     gitrepo.MAIN, max_length=200, description="Branch of the environment's export repository (default main)."

@@ -1,6 +1,6 @@
 """LLM review tools: validation and documentation of a dashboard's metadata, as background jobs (DESIGN §8).
 
-Both tools check that the dashboard exists, store a ``ValidationRun`` and enqueue its job (``agentchat.review``);
+Both tools check that the dashboard exists, store a ``ValidationRun`` and enqueue its job (``agentchat.review.runs``);
 they answer at once with the run and task ids. get_task_status follows the job; get_health_summary shows the
 latest validation.
 """
@@ -11,10 +11,10 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from pydantic import BaseModel, Field
 
-from ..models import ValidationRun
-from ..review import charts_to_describe, dashboard_metadata, description_language, review_start
-from .registry import assistant_tool
-from .superset import ENV_ID_FIELD
+from agentchat.models import ValidationRun
+from agentchat.review.runs import charts_to_describe, dashboard_metadata, description_language, review_start
+from agentchat.runtime.registry import assistant_tool
+from agentchat.tools.superset import ENV_ID_FIELD
 
 
 class ReviewArgs(BaseModel):

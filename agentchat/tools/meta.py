@@ -5,9 +5,8 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from pydantic import BaseModel
 
+from agentchat.runtime.registry import assistant_tool
 from policies import services as policy
-
-from .registry import assistant_tool
 
 CATEGORY_TITLES = {
     "read": ("Чтение", "Read"),
@@ -37,7 +36,7 @@ async def show_capabilities(ctx, args: NoArgs) -> dict[str, Any]:
         ``{"language", "object_type", "env_id", "categories": {category: {"title", "tools": [{"name",
         "description"}]}}}``.
     """
-    from ..toolset import toolset_for
+    from agentchat.toolset.selection import toolset_for
 
     specs = await sync_to_async(toolset_for)(user=ctx.user, context=ctx.ui_context)
     index = 0 if ctx.language == "ru" else 1

@@ -11,14 +11,14 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from django_tasks import task
 
-from ..background import task_start, tracked
-from ..errors import ToolError
-from ..models import TaskRecord
-from .deploy import deploy_apply
-from .jobs import job_context
-from .migration_impact import MigrationArgs, migration_impact
-from .registry import assistant_tool
-from .superset_transfer import dashboards_require
+from agentchat.errors import ToolError
+from agentchat.models import TaskRecord
+from agentchat.runtime.background import task_start, tracked
+from agentchat.runtime.jobs import job_context
+from agentchat.runtime.registry import assistant_tool
+from agentchat.superset.transfer import dashboards_require
+from agentchat.tools.deploy import deploy_apply
+from agentchat.tools.migration_impact import MigrationArgs, migration_impact
 
 
 class MigrationFailed(RuntimeError):

@@ -10,8 +10,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, model_validator
 
-from .migration_plan import MigrationPlan, migration_plan
-from .registry import assistant_tool
+from agentchat.runtime.registry import assistant_tool
+from agentchat.superset.migration_plan import MigrationPlan, migration_plan
 
 ACTIONS_RU = {
     "create": "создать",

@@ -12,9 +12,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from .registry import assistant_tool
-from .superset import ENV_ID_FIELD, _person
-from .superset_client import gather_requests
+from agentchat.runtime.registry import assistant_tool
+from agentchat.superset.client import gather_requests
+from agentchat.tools.superset import ENV_ID_FIELD, _person
 
 DATA_PERMISSIONS = {
     "datasource_access",

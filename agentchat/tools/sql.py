@@ -4,10 +4,17 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from .databases import database_resolve
-from .registry import assistant_tool
-from .sql_safety import DIALECT_CHOICES, DIALECTS, dialect_for, sql_format, sql_precheck, sql_read_only
-from .superset import ENV_ID_FIELD
+from agentchat.runtime.registry import assistant_tool
+from agentchat.superset.sql_safety import (
+    DIALECT_CHOICES,
+    DIALECTS,
+    dialect_for,
+    sql_format,
+    sql_precheck,
+    sql_read_only,
+)
+from agentchat.tools.databases import database_resolve
+from agentchat.tools.superset import ENV_ID_FIELD
 
 SQL_MAX_CHARS = 20_000
 DEFAULT_ROW_LIMIT = 100

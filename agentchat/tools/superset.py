@@ -5,11 +5,11 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from pydantic import BaseModel, Field
 
-from ..dashboard_export import dashboard_export_status
-from ..errors import ToolError
-from ..review import review_latest
-from .registry import assistant_tool
-from .superset_client import gather_requests
+from agentchat.errors import ToolError
+from agentchat.review.runs import review_latest
+from agentchat.runtime.registry import assistant_tool
+from agentchat.superset.client import gather_requests
+from agentchat.superset.dashboard_export import dashboard_export_status
 
 ENV_ID_FIELD = Field(description="Environment id (e.g. ss-dev, staging, prod); from the page context if omitted.")
 

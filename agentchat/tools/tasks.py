@@ -9,11 +9,10 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from pydantic import BaseModel, Field
 
+from agentchat.models import TaskRecord
+from agentchat.runtime.background import task_status
+from agentchat.runtime.registry import assistant_tool
 from policies import services as policy
-
-from ..background import task_status
-from ..models import TaskRecord
-from .registry import assistant_tool
 
 
 def task_status_visible(*, user, record_id: int) -> dict[str, Any] | None:

@@ -2,7 +2,7 @@
 
 from django_tasks import task
 
-from agentchat.background import tracked
+from agentchat.runtime.background import tracked
 
 
 @task()

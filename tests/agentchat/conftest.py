@@ -46,7 +46,7 @@ aset_tool_timeout = database_sync_to_async(set_tool_timeout)
 
 def chart_ids_named(name: str, env_id: str = "ss-dev") -> list[int]:
     """Return the ids of the charts called exactly ``name`` in Superset (independent httpx view)."""
-    from agentchat.tools.superset_client import rison
+    from agentchat.superset.client import rison
 
     with superset_api.superset(env_id) as client:
         q = rison({"filters": [{"col": "slice_name", "opr": "eq", "value": name}], "columns": ["id"]})

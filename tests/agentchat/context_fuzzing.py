@@ -20,10 +20,10 @@ from collections import Counter
 
 from django.test import Client
 
-from agentchat.agent import _system_prompt
-from agentchat.context import BLOCK_BEGIN, BLOCK_END, ContextInvalid, has_unsafe_chars, printable
-from agentchat.context_intake import AUDIT_PAYLOAD_MAX_CHARS, context_accept
-from agentchat.frames import decode_frame, parse_frame
+from agentchat.chat.frames import decode_frame, parse_frame
+from agentchat.context.intake import AUDIT_PAYLOAD_MAX_CHARS, context_accept
+from agentchat.context.uicontext import BLOCK_BEGIN, BLOCK_END, ContextInvalid, has_unsafe_chars, printable
+from agentchat.turn.agent import _system_prompt
 from policies.models import AuditEvent, Environment
 from tests.agentchat.context_payloads import INACTIVE_ENV, Case
 from tests.agentchat.entry_points import API_URL, frame_text

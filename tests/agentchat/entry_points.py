@@ -19,7 +19,7 @@ from django.urls import path
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 
-from agentchat.consumers import AgentConsumer
+from agentchat.chat.consumer import AgentConsumer
 from agentchat.models import Conversation
 from policies.models import AuditEvent
 from tests.conftest import ORIGIN

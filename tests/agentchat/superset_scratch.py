@@ -9,10 +9,10 @@ from contextlib import contextmanager
 
 from asgiref.sync import async_to_sync
 
-from agentchat.background import task_status
-from agentchat.executor import ToolContext, tool_execute
-from agentchat.tools.registry import tool_spec
-from agentchat.tools.superset_client import CallState
+from agentchat.runtime.background import task_status
+from agentchat.runtime.executor import ToolContext, tool_execute
+from agentchat.runtime.registry import tool_spec
+from agentchat.superset.client import CallState
 from tests.superset_api import superset
 
 ENERGY_DATASET = 1  # seeded energy_consumption

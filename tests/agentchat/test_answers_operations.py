@@ -1,7 +1,7 @@
 """The offline planner's answers for the operations tools, in Russian and English (DESIGN §11)."""
 
-from agentchat.llm.answers import answer_from_result
-from agentchat.summarise import summarise
+from agentchat.llm.offline.answers import answer_from_result
+from agentchat.runtime.summarise import summarise
 
 PREVIEW = {
     "summary_ru": "1 дашборд будет изменён в prod. Дашборды: заменить (тот же slug) — 1.",

@@ -7,7 +7,7 @@ import pytest
 from channels.db import database_sync_to_async
 from langchain_core.messages import AIMessage
 
-from agentchat.agent import AgentTurn
+from agentchat.turn.agent import AgentTurn
 from policies.models import AuditEvent
 from policies.reports import ReportFilter, audit_report
 from tests.contexts import DASHBOARD_1

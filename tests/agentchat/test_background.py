@@ -5,7 +5,7 @@ import time
 import pytest
 from django.contrib.auth import get_user_model
 
-from agentchat.background import task_start, task_status
+from agentchat.runtime.background import task_start, task_status
 from tests.agentchat.background_jobs import count_to
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -7,8 +7,8 @@ import zipfile
 import pytest
 import yaml
 
-from agentchat.tools.bundle import bundle_read, bundle_remap, bundle_zip, dashboard_chart_uuids, zip_merge
-from agentchat.tools.registry import registry
+from agentchat.runtime.registry import registry
+from agentchat.superset.bundle import bundle_read, bundle_remap, bundle_zip, dashboard_chart_uuids, zip_merge
 from policies.defaults import TOOLS
 from tests import superset_api
 
@@ -75,7 +75,7 @@ def test_merge_keeps_one_copy_per_path(energy_export):
 
 
 def test_bundle_read_refuses_what_is_not_a_zip():
-    from agentchat.tools.bundle import BundleError
+    from agentchat.superset.bundle import BundleError
 
     with pytest.raises(BundleError):
         bundle_read(b"<html>login</html>")

@@ -12,7 +12,8 @@ import pytest
 from channels.db import database_sync_to_async
 from django.test import AsyncClient
 
-from agentchat.context import (
+from agentchat.context.intake import AUDIT_PAYLOAD_MAX_CHARS
+from agentchat.context.uicontext import (
     BLOCK_BEGIN,
     BLOCK_END,
     MAX_PAYLOAD_BYTES,
@@ -22,7 +23,6 @@ from agentchat.context import (
     printable,
     validate_ui_context,
 )
-from agentchat.context_intake import AUDIT_PAYLOAD_MAX_CHARS
 from policies.models import AuditEvent, Environment
 from tests.agentchat.entry_points import scripted_connect, submit, via_api, ws_send
 

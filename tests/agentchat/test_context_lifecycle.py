@@ -6,9 +6,9 @@ from channels.db import database_sync_to_async
 from django.test import Client
 from django.utils.timezone import localtime
 
-from agentchat.conversations import conversation_predates_context, conversation_turn_context
+from agentchat.conversations.services import conversation_predates_context, conversation_turn_context
 from agentchat.models import Conversation, Message, PendingConfirmation
-from agentchat.tools.registry import registry
+from agentchat.runtime.registry import registry
 from policies.models import AuditEvent, Tool
 from tests.conftest import frames_until, ws_connect
 from tests.contexts import DASHBOARD_1, dashboard_context

@@ -8,7 +8,7 @@ import zipfile
 import pytest
 import yaml
 
-from agentchat.dashboard_export import ExportError, export_normalise, export_title, export_unpack
+from agentchat.superset.dashboard_export import ExportError, export_normalise, export_title, export_unpack
 
 
 def make_zip(files: dict[str, bytes]) -> bytes:

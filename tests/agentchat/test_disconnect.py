@@ -13,7 +13,7 @@ from django.urls import path
 from langchain_core.messages import AIMessageChunk
 from langchain_core.outputs import ChatGenerationChunk
 
-from agentchat.consumers import AgentConsumer
+from agentchat.chat.consumer import AgentConsumer
 from agentchat.models import Message
 from tests.conftest import HOST, ORIGIN, frames_until
 from tests.contexts import DASHBOARD_1

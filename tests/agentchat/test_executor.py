@@ -12,9 +12,9 @@ from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
 from pydantic import BaseModel
 
-from agentchat.executor import tool_execute
-from agentchat.tools.registry import ToolSpec, tool_spec
-from agentchat.tools.superset_client import retry_after_seconds
+from agentchat.runtime.executor import tool_execute
+from agentchat.runtime.registry import ToolSpec, tool_spec
+from agentchat.superset.client import retry_after_seconds
 from tests.agentchat.conftest import FAULTY_ENV, aset_tool_timeout, chart_ids_named, charts_delete
 from tests.faultproxy import Fault
 

@@ -5,7 +5,7 @@ import asyncio
 import pytest
 
 from agentchat.errors import UpstreamError
-from agentchat.tools.superset_client import gather_requests
+from agentchat.superset.client import gather_requests
 
 
 async def test_first_failure_cancels_the_others_before_it_is_raised():

@@ -3,9 +3,9 @@
 import pytest
 from dulwich.repo import Repo
 
-from agentchat import gitrepo
-from agentchat.llm.answers import answer_from_result
-from agentchat.tools.registry import tool_spec
+from agentchat.gitstore import repo as gitrepo
+from agentchat.llm.offline.answers import answer_from_result
+from agentchat.runtime.registry import tool_spec
 from tests.agentchat.superset_scratch import call_tool, raw_export, scratch, tool_impact, unique
 from tests.superset_api import superset
 

@@ -5,7 +5,7 @@ from dulwich.refs import check_ref_format
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from agentchat.gitrefs import MAX_BRANCH_BYTES, PROBLEMS, branch_name_message, branch_name_problem
+from agentchat.gitstore.refs import MAX_BRANCH_BYTES, PROBLEMS, branch_name_message, branch_name_problem
 
 # Cases after git's own t/t1402-check-ref-format.sh, as branch names (refs/heads/<name>).
 VALID = [

@@ -6,8 +6,8 @@ from concurrent.futures import ProcessPoolExecutor
 import pytest
 from dulwich.repo import Repo
 
-from agentchat import gitrepo
-from agentchat.gitrepo import GitRefError
+from agentchat.gitstore import repo as gitrepo
+from agentchat.gitstore.repo import GitRefError
 
 AUTHOR = b"engineer <engineer@agentchat.local>"
 

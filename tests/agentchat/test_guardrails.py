@@ -12,9 +12,9 @@ from channels.db import database_sync_to_async
 from django.contrib.auth import get_user_model
 from langchain_core.messages import AIMessage
 
-from agentchat import conversations as conv
-from agentchat.agent import AgentTurn
+from agentchat.conversations import services as conv
 from agentchat.models import Message, PendingConfirmation
+from agentchat.turn.agent import AgentTurn
 from policies.models import AuditEvent
 from tests import superset_api
 from tests.conftest import make_user

@@ -9,9 +9,9 @@ import asyncio
 import pytest
 from channels.db import database_sync_to_async
 
-from agentchat import gitrepo
-from agentchat.agent import AgentTurn
+from agentchat.gitstore import repo as gitrepo
 from agentchat.models import Message, PendingConfirmation
+from agentchat.turn.agent import AgentTurn
 from tests.conftest import make_user, ws_connect
 from tests.contexts import DASHBOARD_1
 from tests.scripted_llm import scripted, tool_calls_message

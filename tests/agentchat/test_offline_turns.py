@@ -6,9 +6,9 @@ import re
 import pytest
 from channels.db import database_sync_to_async
 
-from agentchat.agent import AgentTurn
 from agentchat.models import PendingConfirmation
-from agentchat.tools.registry import registry
+from agentchat.runtime.registry import registry
+from agentchat.turn.agent import AgentTurn
 from policies.models import AuditEvent
 from tests.agentchat.tools.conftest import datasets_named
 from tests.contexts import ui_context

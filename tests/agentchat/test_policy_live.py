@@ -11,8 +11,8 @@ from django.contrib.auth.models import Group
 from django.test import Client
 from django.urls import reverse
 
-from agentchat.agent import AgentTurn
-from agentchat.tools.registry import registry
+from agentchat.runtime.registry import registry
+from agentchat.turn.agent import AgentTurn
 from policies.models import AuditEvent
 from tests.admin_forms import change_form_data, first_extra_index, inline_rows
 from tests.contexts import ui_context

@@ -13,10 +13,10 @@ import pytest
 from channels.db import database_sync_to_async
 from dulwich.repo import Repo
 
-from agentchat import gitrepo
-from agentchat.agent import AgentTurn
+from agentchat.gitstore import repo as gitrepo
 from agentchat.models import Message, PendingConfirmation
-from agentchat.toolset import toolset_for
+from agentchat.toolset.selection import toolset_for
+from agentchat.turn.agent import AgentTurn
 from tests.chat_server import Call, ChatServer, Reply, history_problems
 from tests.contexts import ui_context
 

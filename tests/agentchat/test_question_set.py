@@ -7,8 +7,8 @@ from collections import Counter
 
 import pytest
 
-from agentchat.llm.intents import ROUTER_EXAMPLES
-from agentchat.tools.registry import registry
+from agentchat.runtime.registry import registry
+from agentchat.toolset.intents import ROUTER_EXAMPLES
 from policies.defaults import ENVIRONMENTS, TOOLS
 from tests.question_set import HOLDOUT_PATH, PATH, load_questions
 

@@ -2,8 +2,8 @@
 
 import pytest
 
-from agentchat.review_docs import MAX_DESCRIPTION_CHARS, chart_description, dashboard_description
-from agentchat.review_rules import findings_summary, name_language, names_language, review_findings
+from agentchat.review.docs import MAX_DESCRIPTION_CHARS, chart_description, dashboard_description
+from agentchat.review.rules import findings_summary, name_language, names_language, review_findings
 
 
 def chart(chart_id: int, name: str, *, dataset_id: int = 1, description: str | None = "ok", **extra) -> dict:

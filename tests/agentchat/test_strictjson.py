@@ -1,11 +1,12 @@
-"""Strict JSON decoding of hostile input (``agentchat.strictjson``): what ``json.loads`` would hide or crash on."""
+"""Strict JSON decoding of hostile input (``agentchat.context.strictjson``): what ``json.loads`` would hide or
+crash on."""
 
 import json
 
 import pytest
 
-from agentchat.frames import FrameInvalid, decode_frame, parse_frame
-from agentchat.strictjson import DuplicateKeys, JSONUnparseable, Skipped, json_flaws, strict_loads
+from agentchat.chat.frames import FrameInvalid, decode_frame, parse_frame
+from agentchat.context.strictjson import DuplicateKeys, JSONUnparseable, Skipped, json_flaws, strict_loads
 
 
 def test_duplicate_keys_stay_visible_with_the_last_value():

@@ -6,7 +6,7 @@ import regex
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentchat.summarise import ELLIPSIS, OMITTED_KEYS, cut_text, list_totals, summarise, to_json
+from agentchat.runtime.summarise import ELLIPSIS, OMITTED_KEYS, cut_text, list_totals, summarise, to_json
 
 BUDGET = 4000
 GRAPHEME = regex.compile(r"\X")

@@ -11,9 +11,9 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk
 from langchain_core.outputs import ChatGenerationChunk
 
-from agentchat.agent import AgentTurn
-from agentchat.background import task_progress
 from agentchat.models import TaskRecord
+from agentchat.runtime.background import task_progress
+from agentchat.turn.agent import AgentTurn
 from tests.db_threads import close_thread_connections  # noqa: F401 - autouse fixture
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -3,7 +3,7 @@ characters), so a busy process sends a handful of frames per answer instead of o
 
 import asyncio
 
-from agentchat.agent import TOKEN_FLUSH_CHARS, TOKEN_FLUSH_S, _TokenStream
+from agentchat.turn.agent import TOKEN_FLUSH_CHARS, TOKEN_FLUSH_S, _TokenStream
 
 
 class Frames(list):

@@ -9,12 +9,12 @@ import pytest
 from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
 
-from agentchat import conversations as conv
-from agentchat.agent import AgentTurn
-from agentchat.executor import tool_execute
+from agentchat.conversations import services as conv
 from agentchat.models import Message
-from agentchat.summarise import list_totals, to_json
-from agentchat.tools.registry import tool_spec
+from agentchat.runtime.executor import tool_execute
+from agentchat.runtime.registry import tool_spec
+from agentchat.runtime.summarise import list_totals, to_json
+from agentchat.turn.agent import AgentTurn
 from policies.models import AuditEvent
 from tests.agentchat.conftest import FAULTY_ENV, aset_tool_timeout, charts_delete
 from tests.agentchat.test_executor import CREATE_CHART, wait_for_charts

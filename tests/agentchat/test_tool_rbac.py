@@ -12,10 +12,10 @@ import pytest
 from channels.db import database_sync_to_async
 from langchain_core.messages import ToolMessage
 
-from agentchat.agent import AgentTurn
 from agentchat.models import Message
-from agentchat.tools.registry import registry
-from agentchat.toolset import ALWAYS_OFFERED, toolset_for
+from agentchat.runtime.registry import registry
+from agentchat.toolset.selection import ALWAYS_OFFERED, toolset_for
+from agentchat.turn.agent import AgentTurn
 from policies.defaults import ROLES, TOOLS
 from policies.models import AuditEvent, Environment, ToolPermission
 from tests.contexts import ui_context

@@ -6,8 +6,8 @@ from channels.db import database_sync_to_async
 from django.test import Client
 from django.urls import reverse
 
-from agentchat.tools.registry import registry
-from agentchat.toolset import toolset_for
+from agentchat.runtime.registry import registry
+from agentchat.toolset.selection import toolset_for
 from policies.defaults import ROLES, TOOLS
 from policies.models import AuditEvent, Environment
 from tests.conftest import frames_until, ws_connect

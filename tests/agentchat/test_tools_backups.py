@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from agentchat.executor import ToolContext, tool_execute
 from agentchat.models import Backup
-from agentchat.tools.registry import tool_spec
-from agentchat.tools.superset_client import CallState
+from agentchat.runtime.executor import ToolContext, tool_execute
+from agentchat.runtime.registry import tool_spec
+from agentchat.superset.client import CallState
 from tests.db_threads import close_thread_connections  # noqa: F401 - autouse fixture
 from tests.superset_scratch import SupersetScratch, dashboards_all
 

@@ -7,9 +7,9 @@ import time
 import pytest
 from asgiref.sync import sync_to_async
 
-from agentchat.background import task_start
-from agentchat.executor import tool_execute
-from agentchat.tools.registry import tool_spec
+from agentchat.runtime.background import task_start
+from agentchat.runtime.executor import tool_execute
+from agentchat.runtime.registry import tool_spec
 from tests import superset_api
 from tests.agentchat.background_jobs import count_to
 from tests.db_threads import close_thread_connections  # noqa: F401 - autouse fixture

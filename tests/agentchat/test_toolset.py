@@ -7,8 +7,8 @@ tables alone must give exactly the DESIGN §8 sets, and the offered set must be 
 import pytest
 from django.test import override_settings
 
-from agentchat.tools.registry import registry
-from agentchat.toolset import ALWAYS_OFFERED, tool_call_refusal, toolset_explain, toolset_for
+from agentchat.runtime.registry import registry
+from agentchat.toolset.selection import ALWAYS_OFFERED, tool_call_refusal, toolset_explain, toolset_for
 from policies.defaults import ROLES, TOOLS
 from policies.models import ContextToolAffinity, Tool, ToolPermission
 from policies.services import Refusal

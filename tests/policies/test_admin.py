@@ -10,9 +10,9 @@ from django.db import transaction
 from django.test import Client
 from django.urls import reverse
 
-from agentchat.tools import registry as registry_module
-from agentchat.tools.registry import registry
-from agentchat.toolset import toolset_for_roles
+from agentchat.runtime import registry as registry_module
+from agentchat.runtime.registry import registry
+from agentchat.toolset.selection import toolset_for_roles
 from policies.defaults import TOOLS
 from policies.models import AuditAppendOnly, AuditEvent, Tool, ToolPermission
 from policies.services import audit_record

@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand
 
-from agentchat.catalogue_sync import sync_tool_catalogue
+from agentchat.runtime.catalogue import sync_tool_catalogue
 
 
 class Command(BaseCommand):

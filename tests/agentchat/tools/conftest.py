@@ -10,10 +10,10 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.db import connections
 
-from agentchat.executor import ToolOutcome, tool_execute
-from agentchat.llm.answers import answer_from_result
-from agentchat.summarise import summarise
-from agentchat.tools.registry import tool_spec
+from agentchat.llm.offline.answers import answer_from_result
+from agentchat.runtime.executor import ToolOutcome, tool_execute
+from agentchat.runtime.registry import tool_spec
+from agentchat.runtime.summarise import summarise
 from tests import superset_api
 
 

@@ -5,8 +5,8 @@ import re
 
 import pytest
 
-from agentchat.llm.answers.base import writer_for
-from agentchat.tools.registry import registry
+from agentchat.llm.offline.answers.base import writer_for
+from agentchat.runtime.registry import registry
 from policies.defaults import TOOLS
 
 MY_TOOLS = (

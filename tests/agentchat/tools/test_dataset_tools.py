@@ -146,9 +146,9 @@ async def test_explore_dataset_shows_its_table_and_dependencies(engineer, supers
 async def test_create_physical_dataset_exists_in_superset_and_impact_says_so(
     engineer, superset_stack, scratch_database
 ):
-    from agentchat.executor import ToolContext
+    from agentchat.runtime.executor import ToolContext
+    from agentchat.superset.client import CallState
     from agentchat.tools.dataset_create import CreateDatasetArgs, create_dataset_impact
-    from agentchat.tools.superset_client import CallState
 
     args = {"env_id": "ss-dev", "database_name": scratch_database["name"], "table_name": scratch_database["table"]}
     ctx = ToolContext(

@@ -5,7 +5,7 @@ import sqlglot
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agentchat.tools.sql_safety import SqlNotAllowed, sql_precheck, sql_read_only
+from agentchat.superset.sql_safety import SqlNotAllowed, sql_precheck, sql_read_only
 
 DIALECTS = [None, "sqlite", "postgres", "mysql"]
 

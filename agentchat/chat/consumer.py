@@ -1,0 +1,192 @@
+"""The chat WebSocket consumer (DESIGN §6): parse a frame, call a service, send what it returns.
+
+Each turn runs as an ``asyncio.Task`` owned by the connection, so confirm/deny frames are received while a turn
+runs. A turn outlives its socket: when the tab closes or reloads mid-answer the turn still finishes and is stored
+(it is bounded by the LLM and tool timeouts), and its final frames go to the conversation's other tabs — a reloaded
+page joins them with ``resume``. Malformed frames get an ``error`` frame and the socket stays open.
+"""
+
+import asyncio
+import logging
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+
+from agentchat.chat.frames import (
+    ConfirmFrame,
+    DismissFrame,
+    FrameInvalid,
+    ResumeFrame,
+    UserMessageFrame,
+    decode_frame,
+    parse_frame,
+)
+from agentchat.chat.sessions import session_is_valid
+from agentchat.context.intake import context_accept
+from agentchat.context.uicontext import ContextInvalid
+from agentchat.conversations.services import ConversationNotFound
+from agentchat.errors import error_text
+from agentchat.language import detect_language
+from agentchat.turn.agent import AgentTurn
+from policies import services as policy
+from policies.models import AuditEvent
+
+log = logging.getLogger(__name__)
+CLOSE_UNAUTHENTICATED = 4401
+# Frames of a turn whose socket has closed that still reach the conversation's other tabs (a reloaded page):
+# what the user must not lose, and the finished tool's line. Streamed tokens and «⏳ …» lines are not handed over.
+HANDED_OVER = frozenset(
+    {"message", "confirm_required", "permission_denied", "cancelled", "card_state", "tool_finished"}
+)
+
+
+def _group(conversation_id: int) -> str:
+    """The channel-layer group of a conversation's open tabs."""
+    return f"agentchat.conversation.{int(conversation_id)}"
+
+
+class AgentConsumer(AsyncJsonWebsocketConsumer):
+    """``/ws/agent/``: authenticated by the Django session; anonymous sockets are closed with 4401."""
+
+    async def connect(self):
+        self.user = self.scope.get("user")
+        self.tasks: set[asyncio.Task] = set()
+        self.turn_lock = asyncio.Lock()
+        self.conversation_groups: set[str] = set()
+        self.closed = False
+        self.conversation_id: int | None = None  # of the turn running on this socket (from its first frame)
+        await self.accept()
+        if self.user is None or not self.user.is_authenticated:
+            await self.close(code=CLOSE_UNAUTHENTICATED)
+
+    async def disconnect(self, code):
+        # Running turns are not cancelled: they finish and are stored (see the module docstring).
+        self.closed = True
+        for group in getattr(self, "conversation_groups", ()):
+            await self.channel_layer.group_discard(group, self.channel_name)
+
+    async def emit(self, frame: dict) -> None:
+        """Send a frame to this socket; once it has closed, hand the frames in ``HANDED_OVER`` to the other tabs
+        of the conversation instead (channel-layer group) and drop the rest."""
+        if frame.get("event") == "conversation":
+            self.conversation_id = frame.get("conversation_id")
+        if not self.closed:
+            try:
+                await self.send_json(frame)
+                return
+            except Exception as exc:  # the peer went away between the check and the send (daphne: Disconnected)
+                log.info("socket closed during a turn: %s", type(exc).__name__)
+                self.closed = True
+        if frame.get("event") in HANDED_OVER and self.conversation_id is not None:
+            await self._group_send(self.conversation_id, frame)
+
+    # --- tabs of one conversation: card state changes reach all of them (channel-layer group per conversation)
+
+    async def _join(self, conversation_id: int) -> None:
+        group = _group(conversation_id)
+        if group not in self.conversation_groups and not self.closed:
+            await self.channel_layer.group_add(group, self.channel_name)
+            self.conversation_groups.add(group)
+
+    async def _broadcast(self, conversation_id: int, frame: dict) -> None:
+        await self._join(conversation_id)
+        await self._group_send(conversation_id, frame)
+
+    async def _group_send(self, conversation_id: int, frame: dict) -> None:
+        await self.channel_layer.group_send(_group(conversation_id), {"type": "conversation.frame", "frame": frame})
+
+    async def conversation_frame(self, event: dict) -> None:
+        """Channel-layer handler: a frame for every tab of the conversation (a card decided in some tab, or the
+        final frames of a turn whose own socket has closed)."""
+        await self.send_json(event["frame"])
+
+    async def receive(self, text_data=None, bytes_data=None, **kwargs):
+        try:
+            frame = parse_frame(decode_frame(text_data))
+        except FrameInvalid as exc:
+            await self.send_error("bad_frame", error_text("bad_frame", "ru", detail=exc.text("ru")))
+            return
+        if isinstance(frame, UserMessageFrame):
+            await self.on_user_message(frame)
+        elif isinstance(frame, ConfirmFrame):
+            self._spawn(
+                self._locked(
+                    self._agent().decide(
+                        confirmation_id=frame.confirmation_id,
+                        approve=frame.decision == "approve",
+                        typed_env=frame.typed_env,
+                    )
+                )
+            )
+        elif isinstance(frame, DismissFrame):
+            self._spawn(self._locked(self._agent().dismiss(confirmation_id=frame.confirmation_id)))
+        elif isinstance(frame, ResumeFrame):
+            self._spawn(self._locked(self._resume(frame.conversation_id)))
+
+    def _agent(self) -> AgentTurn:
+        return AgentTurn(user=self.user, emit=self.emit, model=self.turn_model(), broadcast=self._broadcast)
+
+    async def _resume(self, conversation_id: int) -> None:
+        await self._agent().resume(conversation_id=conversation_id)  # raises for another user's conversation
+        await self._join(conversation_id)
+
+    async def _run(self, frame: UserMessageFrame, context: dict | None) -> None:
+        conversation_id = await self._agent().run(
+            conversation_id=frame.conversation_id, text=frame.text, context=context
+        )
+        await self._join(conversation_id)
+
+    async def _locked(self, coro) -> None:
+        """Run a service call after the connection's previous one, mapping failures to ``error`` frames."""
+        async with self.turn_lock:
+            try:
+                await coro
+            except ConversationNotFound:
+                await self.send_error("bad_frame", error_text("bad_frame", "ru", detail="разговор не найден"))
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("agent request failed")
+                await self.send_error("internal", error_text("internal", "ru"))
+
+    async def send_error(self, code: str, message: str, **extra) -> None:
+        await self.emit({"event": "error", "code": code, "message": message, **extra})
+
+    async def on_user_message(self, frame: UserMessageFrame) -> None:
+        language = detect_language(frame.text)
+        if not await database_sync_to_async(session_is_valid)(self.scope):
+            # Nothing runs for a dead session: no turn, no LLM call, no tool (DESIGN §10).
+            await database_sync_to_async(policy.audit_record)(
+                event_type=AuditEvent.EventType.SESSION_EXPIRED,
+                actor=self.user,
+                outcome="session_expired",
+                extra={"source": "websocket", "claimed_conversation_id": frame.conversation_id},
+            )
+            await self.send_error("session_expired", error_text("session_expired", language))
+            return
+        context = None
+        if frame.context is not None:
+            # DESIGN §5 step 2: an invalid context is audited (in context_accept) and the turn is not run.
+            try:
+                context = await database_sync_to_async(context_accept)(
+                    payload=frame.context, actor=self.user, source="websocket", conversation_id=frame.conversation_id
+                )
+            except ContextInvalid as exc:
+                detail = exc.summary(language)
+                await self.send_error(
+                    "invalid_context", error_text("invalid_context", language, detail=detail), errors=exc.errors
+                )
+                return
+        self._spawn(self._locked(self._run(frame, context)))
+
+    def turn_model(self):
+        """Return the LangChain chat model for a turn; None means the configured provider (``LLM_PROVIDER``).
+
+        Tests override it with a scripted model (STYLE: a ``GenericFakeChatModel`` subclass).
+        """
+        return None
+
+    def _spawn(self, coro) -> None:
+        task = asyncio.create_task(coro)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)

@@ -1,0 +1,254 @@
+"""Pending confirmations: create, decide exactly once, expire, re-emit (DESIGN §4, §9; seed AGGRD-FR-003/004).
+
+Each service is one unit of work: the status change and its audit row (and, where the call ends, its
+ToolMessage) are written in one transaction. A decision is one conditional UPDATE from ``pending``.
+"""
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from agentchat.conversations import services as conv
+from agentchat.models import Conversation, Message, PendingConfirmation
+from agentchat.runtime.titles import tool_title
+from policies import services as policy
+from policies.models import AuditEvent
+
+Status = PendingConfirmation.Status
+Event = AuditEvent.EventType
+CANCELLED_TEXT = {"ru": "Операция отменена", "en": "Operation cancelled"}
+# The ``error`` values of the ToolMessage of a call that never ran (``declined_payload``, planner ``DECLINED``).
+NOT_RUN_ERRORS = frozenset({"denied", "expired", "cancelled", "permission_denied"})
+
+
+def cancelled_line(row: PendingConfirmation) -> str:
+    """The chat line of a denied or dismissed card: «Операция отменена: создание git-ветки»."""
+    return f"{CANCELLED_TEXT.get(row.language, CANCELLED_TEXT['ru'])}: {tool_title(row.tool, row.language)}"
+
+
+def declined_payload(tool: str, reason: str, refusal: str = "") -> str:
+    """The ToolMessage JSON for a call that did not run: ``reason`` is ``denied``, ``expired`` or ``refused``
+    (then ``refusal`` says why: ``unknown_tool``, ``disabled``, ``role``, ``not_offered``)."""
+    texts = {
+        "denied": f"The user declined the call of {tool}. It was not run. Do not retry it; ask the user instead.",
+        "expired": f"The confirmation of {tool} expired because the user sent a new message. It was not run. "
+        "Do not retry it unless the user asks again.",
+        "refused": f"Tool call refused ({refusal}): {tool} is not available to this user here. "
+        "Do not retry it; tell the user it was refused.",
+    }
+    payload = {"error": "permission_denied" if reason == "refused" else reason, "message": texts[reason]}
+    if refusal:
+        payload["reason"] = refusal
+    return conv.tool_payload(payload)
+
+
+def _audit(confirmation: PendingConfirmation, event_type: str, outcome: str, **extra) -> None:
+    policy.audit_record(
+        event_type=event_type,
+        actor=confirmation.user,
+        conversation_id=confirmation.conversation_id,
+        tool=confirmation.tool,
+        env_id=confirmation.decision.get("env_id"),
+        args=confirmation.args,
+        outcome=outcome,
+        extra={
+            "confirmation_id": confirmation.pk,
+            "call_id": confirmation.call_id,
+            "decision": confirmation.decision,
+            **extra,
+        },
+    )
+
+
+def confirmation_create(
+    *,
+    conversation: Conversation,
+    user,
+    assistant_message_id: int | None,
+    call_id: str,
+    tool: str,
+    args: dict[str, Any],
+    args_sha256: str,
+    decision: dict[str, Any],
+    language: str,
+) -> PendingConfirmation:
+    """Persist a pending confirmation and audit ``confirm_required`` (before the card is sent)."""
+    with transaction.atomic():
+        confirmation = PendingConfirmation.objects.create(
+            conversation=conversation,
+            user=user,
+            assistant_message_id=assistant_message_id,
+            call_id=call_id,
+            tool=tool,
+            args=args,
+            args_sha256=args_sha256,
+            decision=decision,
+            language=language,
+        )
+        _audit(confirmation, Event.CONFIRM_REQUIRED, "pending")
+    return confirmation
+
+
+def confirmation_refuse(
+    *,
+    conversation: Conversation,
+    user,
+    call_id: str,
+    tool: str,
+    args: dict[str, Any],
+    roles: list[str],
+    language: str,
+    refusal: str,
+) -> PendingConfirmation:
+    """Record a call refused by the invocation-level permission check (AGTL-FR-005).
+
+    Stores the refusal row (status ``refused``, so the denied card can be dismissed by id), the ToolMessage
+    telling the LLM not to retry, and the ``permission_denied`` audit row, in one transaction.
+    """
+    with transaction.atomic():
+        confirmation = PendingConfirmation.objects.create(
+            conversation=conversation,
+            user=user,
+            call_id=call_id,
+            tool=tool,
+            args=args if isinstance(args, dict) else {},
+            args_sha256="",
+            decision={"permitted": False, "required_roles": roles, "reason": refusal},
+            language=language,
+            status=Status.REFUSED,
+            decided_at=timezone.now(),
+        )
+        conv.message_add(
+            conversation=conversation,
+            role=Message.Role.TOOL,
+            content=declined_payload(tool, "refused", refusal),
+            tool_call_id=call_id,
+            tool_name=tool,
+            status="error",
+        )
+        # The actor's roles at the time of the refusal, for the audit report (they may change later).
+        actor_roles = policy.user_roles(user=user)
+        _audit(
+            confirmation,
+            Event.PERMISSION_DENIED,
+            "denied",
+            required_roles=roles,
+            reason=refusal,
+            actor_roles=actor_roles,
+        )
+    return confirmation
+
+
+@dataclass
+class Decided:
+    """Result of ``confirmation_decide``: ``outcome`` is ``approved``, ``denied``, ``not_found`` (missing or another
+    user's: audited), ``already`` (decided before: nothing happens) or ``typed_mismatch`` (prod card without the
+    typed environment id)."""
+
+    outcome: str
+    confirmation: PendingConfirmation | None = None
+
+
+def confirmation_decide(*, user, confirmation_id: int, approve: bool, typed_env: str | None = None) -> Decided:
+    """Decide a pending confirmation once: a single conditional UPDATE ``pending`` → ``approved|denied``.
+
+    A denial also stores the ToolMessage «declined, do not retry» and a system chat line «Операция отменена».
+    Another user's id is refused and audited without touching the row.
+    """
+    row = PendingConfirmation.objects.filter(pk=confirmation_id).select_related("user").first()
+    if row is None or row.user_id != user.pk:
+        policy.audit_record(
+            event_type=Event.PERMISSION_DENIED,
+            actor=user,
+            conversation_id=row.conversation_id if row else None,
+            tool=row.tool if row else "",
+            outcome="foreign_confirmation",
+            extra={"confirmation_id": confirmation_id, "owner_id": row.user_id if row else None},
+        )
+        return Decided("not_found")
+    if row.status != Status.PENDING:
+        return Decided("already", row)
+    if approve and row.decision.get("typed_confirmation") and (typed_env or "").strip() != row.decision.get("env_id"):
+        return Decided("typed_mismatch", row)
+    new_status = Status.APPROVED if approve else Status.DENIED
+    with transaction.atomic():
+        won = PendingConfirmation.objects.filter(pk=row.pk, user=user, status=Status.PENDING).update(
+            status=new_status, decided_at=timezone.now()
+        )
+        if not won:
+            return Decided("already", row)
+        row.status = new_status
+        if approve:
+            _audit(row, Event.CONFIRMED, "approved")
+        else:
+            conv.message_add(
+                conversation=row.conversation,
+                role=Message.Role.TOOL,
+                content=declined_payload(row.tool, "denied"),
+                tool_call_id=row.call_id,
+                tool_name=row.tool,
+                status="error",
+            )
+            conv.message_add(
+                conversation=row.conversation,
+                role=Message.Role.SYSTEM,
+                content=cancelled_line(row),
+            )
+            _audit(row, Event.DENIED, "denied")
+            _audit(row, Event.CANCELLED, "cancelled")
+    return Decided("approved" if approve else "denied", row)
+
+
+def confirmation_finish(*, confirmation_id: int, status: str) -> None:
+    """Set the final status of an approved confirmation: ``executed``, ``failed`` or ``unknown``."""
+    PendingConfirmation.objects.filter(pk=confirmation_id, status=Status.APPROVED).update(status=status)
+
+
+def confirmation_dismiss(*, user, confirmation_id: int) -> PendingConfirmation | None:
+    """Dismiss a denied card («Недостаточно прав»): audit ``cancelled``; None if it is not the user's refusal."""
+    row = PendingConfirmation.objects.filter(pk=confirmation_id, user=user, status=Status.REFUSED).first()
+    if row is not None:
+        _audit(row, Event.CANCELLED, "dismissed")
+    return row
+
+
+def confirmations_expire(*, conversation: Conversation) -> list[PendingConfirmation]:
+    """Expire every pending confirmation of ``conversation`` (a new user message arrived).
+
+    Each expired call gets its ToolMessage and an ``expired`` audit row; returns the expired rows.
+    """
+    expired = []
+    with transaction.atomic(savepoint=False):  # part of the turn's opening transaction (agent.AgentTurn._open)
+        for row in PendingConfirmation.objects.select_for_update().filter(
+            conversation=conversation, status=Status.PENDING
+        ):
+            if not PendingConfirmation.objects.filter(pk=row.pk, status=Status.PENDING).update(
+                status=Status.EXPIRED, decided_at=timezone.now()
+            ):
+                continue
+            row.status = Status.EXPIRED
+            conv.message_add(
+                conversation=conversation,
+                role=Message.Role.TOOL,
+                content=declined_payload(row.tool, "expired"),
+                tool_call_id=row.call_id,
+                tool_name=row.tool,
+                status="error",
+            )
+            _audit(row, Event.EXPIRED, "expired")
+            expired.append(row)
+    return expired
+
+
+def confirmations_pending(*, conversation: Conversation) -> list[PendingConfirmation]:
+    """Return the still-pending confirmations of ``conversation``, oldest first."""
+    return list(PendingConfirmation.objects.filter(conversation=conversation, status=Status.PENDING))
+
+
+def awaiting_decisions(*, conversation: Conversation) -> bool:
+    """True while any confirmation of ``conversation`` is pending or approved but not yet finished."""
+    return PendingConfirmation.objects.filter(
+        conversation=conversation, status__in=[Status.PENDING, Status.APPROVED]
+    ).exists()

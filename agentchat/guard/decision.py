@@ -1,0 +1,142 @@
+"""The guardrail decision for one tool call (DESIGN §9; seed AGGRD-FR-001…003).
+
+``GuardrailDecision`` = f(tool category, target environment tier, ``RiskRule`` row, user permissions, impact).
+``policies`` answers the table look-ups; the impact look-up in Superset happens here, before the card is shown.
+"""
+
+import asyncio
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+
+from agentchat.errors import ApplicationError
+from agentchat.runtime.executor import ToolContext, tool_timeout_s
+from agentchat.runtime.registry import ToolSpec
+from agentchat.superset.client import CallState
+from policies import services as policy
+
+IMPACT_TIMEOUT_S = 15.0
+
+
+@dataclass
+class GuardrailDecision:
+    """What the card shows and whether the call waits for the user.
+
+    Attributes:
+        risk_level: ``safe|guarded|dangerous``; tone: ``success|info|warning|destructive``.
+        env_id / env_name / tier: the environment the call acts on (``tier`` ``none`` without one).
+        operation: ``read`` or ``write`` (write and dangerous tools).
+        requires_confirmation: the call waits for an approval; typed_confirmation: the approval needs the env id
+            typed in (prod + dangerous by default).
+        prompt: the rule's card text in the user's language («Изменения в dev-окружении»).
+        impact: what the call would change, looked up before the card (``summary``, ``objects``…), or None.
+        category: the tool's category.
+    """
+
+    risk_level: str
+    tone: str
+    env_id: str | None
+    env_name: str | None
+    tier: str
+    operation: str
+    category: str
+    requires_confirmation: bool
+    typed_confirmation: bool
+    prompt: str
+    impact: dict[str, Any] | None = field(default=None)
+
+    def as_dict(self) -> dict[str, Any]:
+        """Return the decision as the JSON object stored and sent in ``confirm_required``."""
+        return asdict(self)
+
+
+def args_sha256(args: dict[str, Any]) -> str:
+    """Return the sha256 (hex) of ``args`` serialised canonically (sorted keys, compact)."""
+    canonical = json.dumps(args, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def target_env_id(spec: ToolSpec, args: dict[str, Any], context: dict | None) -> str | None:
+    """The environment a call acts on: its ``target_env_id``/``env_id`` argument, else the context's envId."""
+    name = spec.target_env_arg
+    if name and args.get(name):
+        return str(args[name])
+    return (context or {}).get("envId")
+
+
+def _rule_inputs(spec: ToolSpec, env_id: str | None) -> tuple[Any, Any]:
+    environment = policy.environment_get(env_id=env_id) if env_id else None
+    tier = environment.tier if environment else "none"
+    return environment, policy.risk_rule_for(category=spec.category, tier=tier)
+
+
+async def _impact(spec: ToolSpec, parsed, *, user, conversation_id, context, language) -> dict[str, Any] | None:
+    if spec.impact is None:
+        return None
+    ctx = ToolContext(
+        user=user,
+        conversation_id=conversation_id,
+        ui_context=context,
+        language=language,
+        call=CallState(retry_transient=True),
+        timeout_s=min(IMPACT_TIMEOUT_S, await sync_to_async(tool_timeout_s)(spec)),
+    )
+    try:
+        async with asyncio.timeout(ctx.timeout_s):
+            impact = await spec.impact(ctx, parsed)
+    except ApplicationError as exc:
+        impact = {"error": exc.text(language)}
+        if exc.code == "invalid_args":  # e.g. a branch name git refuses: the call cannot succeed, no card
+            impact["invalid"] = True
+    except TimeoutError:
+        impact = {"error": "не удалось оценить влияние вовремя" if language == "ru" else "impact look-up timed out"}
+    finally:
+        await ctx.aclose()
+    impact = dict(impact or {})
+    impact.setdefault("summary", impact.get(f"summary_{language}") or impact.get("summary_ru") or "")
+    return impact
+
+
+async def guardrail_decide(
+    *,
+    spec: ToolSpec,
+    args: dict[str, Any],
+    parsed,
+    user,
+    conversation_id: int | None,
+    context: dict | None,
+    language: str,
+) -> GuardrailDecision:
+    """Decide how a permitted, schema-valid call proceeds (DESIGN §9).
+
+    Args:
+        spec: the tool; args: its validated arguments as a dict; parsed: the same as the pydantic model.
+        user / conversation_id / context / language: the turn.
+
+    Returns:
+        The decision; its ``impact`` is looked up (read-only, ≤ 15 s) only when a confirmation is required.
+    """
+    env_id = target_env_id(spec, args, context)
+    environment, rule = await sync_to_async(_rule_inputs)(spec, env_id)
+    requires = rule.requires_confirmation or (spec.category == "read" and settings.HITL_CONFIRM_READS)
+    decision = GuardrailDecision(
+        risk_level=rule.risk_level,
+        tone=rule.tone,
+        env_id=env_id,
+        env_name=environment.name if environment else None,
+        tier=environment.tier if environment else "none",
+        operation="read" if spec.category == "read" else "write",
+        category=spec.category,
+        requires_confirmation=requires,
+        typed_confirmation=rule.typed_confirmation and requires,
+        prompt=rule.prompt_en if language == "en" else rule.prompt_ru,
+    )
+    if requires:
+        decision.impact = await _impact(
+            spec, parsed, user=user, conversation_id=conversation_id, context=context, language=language
+        )
+    return decision

@@ -1,0 +1,25 @@
+"""Answer templates of the offline planner: tool result (as the LLM sees it) → text in ru or en (DESIGN §11).
+
+One module per tool domain registers its writers with ``@answer_writer("<tool>")``.
+"""
+
+from typing import Any
+
+from agentchat.llm.offline.answers import datasets, git, llm_review, operations, sql, superset  # noqa: F401 - registers writers
+from agentchat.llm.offline.answers.base import generic, t, writer_for
+from agentchat.runtime.titles import tool_title
+
+
+def answer_from_result(tool: str, result: Any, language: str) -> str:
+    """Return the answer text for ``tool``'s ``result`` in ``language``; a generic listing for other tools."""
+    writer = writer_for(tool)
+    if writer is not None and isinstance(result, dict):
+        return writer(result, language)
+    return generic(tool, result, language)
+
+
+def answer_from_error(tool: str, error: dict[str, Any], language: str) -> str:
+    """Return the answer for a failed or refused call of ``tool`` (``error`` is the ToolMessage payload)."""
+    message = error.get("message") or error.get("error")
+    title = tool_title(tool, language)
+    return t(language, f"Не получилось ({title}): {message}", f"That did not work ({title}): {message}")

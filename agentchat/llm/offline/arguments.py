@@ -1,0 +1,170 @@
+"""Arguments of a tool call, filled from the page context and the question (offline planner, DESIGN §11).
+
+Filling is driven by the tool's JSON schema (what the LLM is sent), parameter by parameter, so a tool added
+later with the usual parameter names (``env_id``, ``dashboard_id``, ``target_env_id``, ``sql``…) is filled too.
+A required parameter that neither the page nor the question gives is reported as missing; the planner then
+asks for it instead of guessing.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from agentchat.llm.offline.mentions import Mentions
+
+
+@dataclass(frozen=True)
+class Page:
+    """The page context as the planner reads it from the system prompt."""
+
+    object_type: str | None = None
+    object_id: int | None = None
+    env_id: str | None = None
+
+    @classmethod
+    def from_context(cls, context: dict[str, Any] | None) -> "Page":
+        context = context or {}
+        raw_id = context.get("objectId")
+        return cls(
+            object_type=context.get("objectType"),
+            object_id=int(raw_id) if isinstance(raw_id, str) and raw_id.isdigit() else None,
+            env_id=context.get("envId"),
+        )
+
+
+def _page_object(page: Page, kind: str) -> int | None:
+    return page.object_id if page.object_type == kind else None
+
+
+def _object_id(kind: str) -> Callable[[Mentions, Page], Any]:
+    """An id named in the question next to its object word, else the page's object of that kind."""
+
+    def fill(m: Mentions, page: Page) -> Any:
+        named = m.first_id(kind)
+        if named is not None:
+            return named
+        page_id = _page_object(page, kind)
+        if page_id is not None:
+            return page_id
+        others = [k for k in m.ids if k not in ("any", kind)]
+        if m.ids.get("any") and not others and not page.object_type:
+            return m.ids["any"][0]  # «Summarise dashboard 2» without a word next to the number is rare
+        return None
+
+    return fill
+
+
+def _dashboard_ids(m: Mentions, page: Page) -> list[int] | None:
+    ids = list(m.ids.get("dashboard") or [])
+    ids += [n for n in m.ids.get("any") or [] if n not in ids and n not in (m.ids.get("task") or [])]
+    page_id = _page_object(page, "dashboard")
+    if page_id is not None and (m.refers_to_page or not ids) and page_id not in ids:
+        ids.insert(0, page_id)
+    return ids or None
+
+
+def _env(m: Mentions, page: Page) -> str | None:
+    if len(m.envs) == 1:
+        return m.envs[0]
+    return m.target_env or page.env_id or (m.envs[0] if m.envs else None)
+
+
+def _source_env(m: Mentions, page: Page) -> str | None:
+    return m.source_env or page.env_id
+
+
+def _target_env(m: Mentions, page: Page) -> str | None:
+    source = _source_env(m, page)
+    if m.target_env and m.target_env != source:
+        return m.target_env
+    others = [e for e in m.envs if e != source]
+    return others[0] if others else None
+
+
+def _audit_object(m: Mentions, page: Page) -> tuple[str, int] | None:
+    for kind in ("dashboard", "dataset", "database"):
+        if m.first_id(kind) is not None:
+            return kind, m.first_id(kind)
+    if page.object_type in ("dashboard", "dataset") and page.object_id is not None:
+        return page.object_type, page.object_id
+    return None
+
+
+def _task_id(m: Mentions, page: Page) -> Any:
+    if m.uuid:
+        return m.uuid
+    return m.first_id("task") or (m.ids.get("any") or [None])[0]
+
+
+FILLERS: dict[str, Callable[[Mentions, Page], Any]] = {
+    "env_id": _env,
+    "source_env_id": _source_env,
+    "target_env_id": _target_env,
+    "dashboard_id": _object_id("dashboard"),
+    "dataset_id": _object_id("dataset"),
+    "database_id": lambda m, page: m.first_id("database"),
+    "dashboard_ids": _dashboard_ids,
+    "task_id": _task_id,
+    "sql": lambda m, page: m.sql,
+    "dialect": lambda m, page: m.dialect,
+    "query": lambda m, page: m.search_text,
+    "owner": lambda m, page: m.owner,
+    "published": lambda m, page: m.published,
+    "certified": lambda m, page: m.certified,
+    "database": lambda m, page: m.database,
+    "database_name": lambda m, page: m.database,
+    "schema": lambda m, page: m.schema,
+    "table_name": lambda m, page: m.table,
+    "base": lambda m, page: m.base_branch,
+    "branch": lambda m, page: m.branch,
+    "message": lambda m, page: next((q for q in m.quoted if q != m.branch), None),
+    "language": lambda m, page: m.language,
+    "row_limit": lambda m, page: m.row_limit,
+}
+
+
+def args_fill(
+    *, tool: str, parameters: dict[str, Any], mentions: Mentions, page: Page
+) -> tuple[dict[str, Any], list[str]]:
+    """Fill the arguments of ``tool`` from the question's ``mentions`` and the ``page``.
+
+    Args:
+        tool: the tool name (a few tools read a parameter differently: a branch to *create* is ``name``).
+        parameters: the tool's JSON schema (``{"properties", "required"}``), as sent to an LLM.
+        mentions: what the question names.
+        page: the page context.
+
+    Returns:
+        ``(args, missing)``: the arguments found (absent ones left out, so the tool's defaults apply) and the
+        required parameters nobody gave.
+    """
+    properties = parameters.get("properties") or {}
+    required = list(parameters.get("required") or [])
+    args: dict[str, Any] = {}
+    for name in properties:
+        value = _special(tool, name, mentions, page)
+        if value is None and name in FILLERS:
+            value = FILLERS[name](mentions, page)
+        if value is not None:
+            args[name] = value
+    if "dashboard" in properties and "dashboard_id" in args:
+        required = [r for r in required if r != "dashboard"]
+    missing = [name for name in required if name not in args]
+    if tool == "deploy_dashboard" and "dashboard_id" not in args and "dashboard" not in args:
+        missing.append("dashboard_id")
+    return args, missing
+
+
+def _special(tool: str, name: str, m: Mentions, page: Page) -> Any:
+    if tool == "create_branch" and name == "name":
+        return m.branch
+    if tool == "create_branch" and name == "base":
+        return m.base_branch if m.base_branch != m.branch else None
+    if tool == "superset_audit_permissions" and name in ("object_type", "object_id"):
+        found = _audit_object(m, page)
+        return None if found is None else found[0 if name == "object_type" else 1]
+    if tool == "superset_create_dataset" and name == "table_name" and m.sql and not m.table:
+        return m.quoted[0] if m.quoted else m.dataset_name
+    if tool in ("superset_execute_sql", "superset_explore_database") and name == "dataset_id":
+        return _page_object(page, "dataset") if m.database is None else None
+    return None

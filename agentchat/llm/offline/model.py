@@ -1,0 +1,225 @@
+"""The offline planner: a LangChain chat model that needs no network (DESIGN §11).
+
+It reads exactly what an LLM would be sent (system prompt with the UIContext block, history, bound tools) and
+decides with ``planner.plan_step``: the embedding router and keyword rules pick a tool from the offered set,
+arguments come from the context and the question, a missing one is asked for, a second call follows when the
+first result calls for it, and the answer is written with templates in the user's language. It says so when it
+does not understand, and explains honestly why a tool is not available here (page, role or environment).
+
+The decision runs in a worker thread (``sync_to_async``): it embeds the question and reads the policy tables.
+"""
+
+import json
+import re
+from collections.abc import AsyncIterator, Iterator, Sequence
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+from langchain_core.runnables import Runnable
+
+from agentchat.context.uicontext import parse_prompt_block
+from agentchat.language import detect_language
+from agentchat.llm.offline.arguments import Page
+from agentchat.llm.offline.planner import Knowledge, Result, Turn, plan_step
+from agentchat.toolset.router import Ranked, rank_with_rules, tool_router
+
+OBJECT_NAMES = {
+    "dashboard": ("дашборда", "dashboard"),
+    "dataset": ("датасета", "dataset"),
+    "migration": ("миграции", "migration"),
+}
+OBJECT_PAGES = {
+    "dashboard": ("дашбордов", "dashboard"),
+    "dataset": ("датасетов", "dataset"),
+    "migration": ("миграций", "migration"),
+}
+
+
+def _tools_by_name(tools: list[dict[str, Any]] | None) -> dict[str, dict[str, Any]]:
+    out = {}
+    for tool in tools or []:
+        fn = tool.get("function", tool)
+        out[fn["name"]] = fn
+    return out
+
+
+def _payload(message: ToolMessage) -> Any:
+    try:
+        return json.loads(str(message.content))
+    except ValueError:
+        return {"message": str(message.content)}
+
+
+def turn_read(messages: list[BaseMessage], tools: list[dict[str, Any]] | None) -> Turn:
+    """Read the current turn from the messages an LLM would get.
+
+    Returns:
+        A ``planner.Turn``: the last user question, its language, the page context, the offered tools, the
+        results since the question, and the previous question when the assistant last asked something back.
+    """
+    system = next((m for m in messages if isinstance(m, SystemMessage)), None)
+    context = (parse_prompt_block(str(system.content)) if system else None) or {}
+    humans = [i for i, m in enumerate(messages) if isinstance(m, HumanMessage)]
+    last = humans[-1] if humans else -1
+    question = str(messages[last].content) if last >= 0 else ""
+    calls: dict[str, dict[str, Any]] = {}
+    results = []
+    for message in messages[last + 1 :]:
+        if isinstance(message, AIMessage):
+            calls.update({c["id"]: c for c in message.tool_calls})
+        elif isinstance(message, ToolMessage):
+            call = calls.get(message.tool_call_id, {"name": "?", "args": {}})
+            results.append(
+                Result(call["name"], dict(call.get("args") or {}), _payload(message), message.status != "error")
+            )
+    previous = ""
+    if len(humans) >= 2:
+        before = messages[last - 1]
+        if isinstance(before, AIMessage) and not before.tool_calls and str(before.content).rstrip().endswith("?"):
+            previous = str(messages[humans[-2]].content)
+    return Turn(question, detect_language(question), context, _tools_by_name(tools), results, previous)
+
+
+# --- look-ups of the running application --------------------------------------------------------------------
+
+
+def _rank(question: str, names: Sequence[str], object_type: str | None) -> list[Ranked]:
+    from agentchat.runtime.registry import registry
+
+    specs = [spec for name, spec in registry().items() if name in set(names)]
+    router = tool_router()
+    if router is not None:
+        try:
+            return router.rank(question=question, specs=specs, object_type=object_type)
+        except Exception:  # noqa: BLE001 - the embeddings endpoint failed: the rules alone still work
+            pass
+    return rank_with_rules(question=question, similarities={s.name: 0.0 for s in specs}, object_type=object_type)
+
+
+def _roles_text(roles: list[str], language: str) -> str:
+    joiner = " или " if language == "ru" else " or "
+    return joiner.join(roles) if roles else ("—" if language == "ru" else "none")
+
+
+def not_offered_reason(tool: str, page: Page) -> str:
+    """Why ``tool`` is not offered on ``page``, as a code, checked in this order against the policy tables:
+    ``unbuilt``, ``disabled``, ``environment`` (needs one, the page has none), ``page`` (not for this page type)
+    or ``role`` (only the user's role lacks it)."""
+    from agentchat.runtime.registry import registry
+    from policies import services as policy
+
+    row = policy.tool_get(name=tool)
+    if tool not in registry() or row is None:
+        return "unbuilt"
+    if not row.enabled:
+        return "disabled"
+    if row.env_specific and not page.env_id:
+        return "environment"
+    if page.object_type and page.object_type not in policy.affinity_object_types(tool_name=tool):
+        return "page"
+    return "role"
+
+
+def why_not_offered(tool: str, page: Page, language: str) -> str:
+    """Say truthfully why ``tool`` is not offered on ``page`` (``not_offered_reason``), in words.
+
+    Args:
+        tool: a registered tool name.
+        page: the page context.
+        language: ``ru`` or ``en``.
+
+    Returns:
+        One or two sentences for the user, without internal tool names.
+    """
+    from agentchat.runtime.titles import tool_title
+    from policies import services as policy
+
+    title = tool_title(tool, language)
+    ru = language != "en"
+    reason = not_offered_reason(tool, page)
+    if reason == "unbuilt":
+        return f"Этого я пока не умею ({title})." if ru else f"I cannot do that yet ({title})."
+    if reason == "disabled":
+        return (
+            f"Это сейчас выключено администратором ({title})."
+            if ru
+            else f"That is switched off by the administrator ({title})."
+        )
+    if reason == "environment":
+        return (
+            f"Для этого ({title}) нужно окружение: выберите его в переключателе вверху страницы."
+            if ru
+            else f"That ({title}) needs an environment: pick one in the selector at the top of the page."
+        )
+    if reason == "page":
+        types = policy.affinity_object_types(tool_name=tool)
+        here = OBJECT_NAMES[page.object_type][0 if ru else 1]
+        where = ", ".join(OBJECT_PAGES[t][0 if ru else 1] for t in types if t in OBJECT_PAGES)
+        if ru:
+            where = f"со страниц {where} или " if where else ""
+            return f"Со страницы {here} это недоступно ({title}). Откройте агента {where}из настроек (без контекста)."
+        where = f"from a {where} page or " if where else ""
+        return f"That is not available from a {here} page ({title}). Open the agent {where}from the settings page."
+    roles = _roles_text(policy.tool_required_roles(tool_name=tool), language)
+    return (
+        f"Для этого ({title}) нужна роль {roles}; у вашей учётной записи её нет. Обратитесь к администратору."
+        if ru
+        else f"That ({title}) needs the role {roles}, which your account does not have. Ask an administrator."
+    )
+
+
+def app_knowledge() -> Knowledge:
+    """The planner's look-ups in the running application (registry, router, environments, policy tables)."""
+    from agentchat.runtime.registry import registry
+    from policies import services as policy
+
+    environments = [(e.env_id, e.tier) for e in policy.environments_active()]
+    return Knowledge(
+        rank=_rank,
+        catalogue=list(registry()),
+        environments=environments,
+        why_not=why_not_offered,
+        not_offered_reason=not_offered_reason,
+    )
+
+
+def plan(messages: list[BaseMessage], tools: list[dict[str, Any]] | None) -> AIMessage:
+    """Decide the next assistant message for ``messages`` with the offered ``tools`` (OpenAI tool dicts)."""
+    return plan_step(turn_read(messages, tools), app_knowledge())
+
+
+class OfflinePlanner(BaseChatModel):
+    """Offline, rule-based chat model; streams text word by word and tool calls as one chunk."""
+
+    @property
+    def _llm_type(self) -> str:
+        return "agentchat-offline-planner"
+
+    def bind_tools(self, tools: list[dict[str, Any]], **kwargs: Any) -> Runnable:
+        """Bind OpenAI-form tool dicts; they reach ``_generate``/``_astream`` as the ``tools`` kwarg."""
+        return self.bind(tools=tools, **kwargs)
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs) -> ChatResult:
+        return ChatResult(generations=[ChatGeneration(message=plan(messages, kwargs.get("tools")))])
+
+    def _chunks(self, message: AIMessage) -> Iterator[ChatGenerationChunk]:
+        if message.tool_calls:
+            chunks = [
+                {"name": c["name"], "args": json.dumps(c["args"]), "id": c["id"], "index": i}
+                for i, c in enumerate(message.tool_calls)
+            ]
+            yield ChatGenerationChunk(message=AIMessageChunk(content="", tool_call_chunks=chunks))
+            return
+        for word in re.findall(r"\S+\s*|\s+", str(message.content)):
+            yield ChatGenerationChunk(message=AIMessageChunk(content=word))
+
+    def _stream(self, messages, stop=None, run_manager=None, **kwargs) -> Iterator[ChatGenerationChunk]:
+        yield from self._chunks(plan(messages, kwargs.get("tools")))
+
+    async def _astream(self, messages, stop=None, run_manager=None, **kwargs) -> AsyncIterator[ChatGenerationChunk]:
+        message = await sync_to_async(plan)(messages, kwargs.get("tools"))
+        for chunk in self._chunks(message):
+            yield chunk

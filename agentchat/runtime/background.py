@@ -1,0 +1,95 @@
+"""Background jobs of tools (DESIGN §3, §8): a ``TaskRecord`` per job, run by a django-tasks ``db_worker``.
+
+A tool creates the record and enqueues a django-tasks task with the record id (``task_start``); the task body
+runs inside ``tracked`` which marks the record running, lets the job report progress and stores the result or
+the error. Records live in the database, so any web process and ``get_task_status`` can read them.
+"""
+
+import logging
+import traceback
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.db.models import F
+
+from agentchat.models import TaskRecord
+
+log = logging.getLogger(__name__)
+State = TaskRecord.State
+Progress = Callable[[int, str], Awaitable[None]]
+
+
+def task_start(
+    *, task, kind: str, user, env_id: str = "", conversation_id: int | None = None, params: dict[str, Any] | None = None
+) -> TaskRecord:
+    """Create a ``TaskRecord`` and enqueue ``task(record_id)`` on the default django-tasks backend.
+
+    Args:
+        task: a django-tasks ``Task`` taking the record id as its only argument.
+        kind: short job name (``backup``, ``migration``, ``validation``…).
+        user / env_id / conversation_id / params: who started it, where, and its JSON-able parameters.
+
+    Returns:
+        The queued record (``task_result_id`` set).
+    """
+    record = TaskRecord.objects.create(
+        kind=kind, user=user, env_id=env_id or "", conversation_id=conversation_id, params=params or {}
+    )
+    result = task.enqueue(record.pk)
+    TaskRecord.objects.filter(pk=record.pk).update(task_result_id=str(result.id))
+    record.task_result_id = str(result.id)
+    return record
+
+
+def task_progress(*, record_id: int, progress: int, message: str = "") -> None:
+    """Store the progress (0–100 %, clamped) and the latest message of a running job."""
+    TaskRecord.objects.filter(pk=record_id).update(
+        progress=max(0, min(100, int(progress))), message=message[:500], state=State.RUNNING
+    )
+
+
+def task_status(*, record_id: int) -> dict[str, Any] | None:
+    """Return ``{"task_id", "kind", "state", "progress", "message", "result", "error", "env_id", "created_at",
+    "updated_at"}`` of a job, or None if there is no such record."""
+    record = TaskRecord.objects.filter(pk=record_id).first()
+    if record is None:
+        return None
+    return {
+        "task_id": record.pk,
+        "kind": record.kind,
+        "state": record.state,
+        "progress": record.progress,
+        "message": record.message,
+        "result": record.result,
+        "error": record.error,
+        "env_id": record.env_id,
+        "created_at": record.created_at.isoformat(),
+        "updated_at": record.updated_at.isoformat(),
+    }
+
+
+async def tracked(record_id: int, job: Callable[[TaskRecord, Progress], Awaitable[Any]]) -> Any:
+    """Run ``job(record, progress)`` for a task body: record running → succeeded with its result, or failed.
+
+    ``progress(percent, message)`` stores progress. An exception marks the record failed (its text stored) and is
+    re-raised so django-tasks records the failure too.
+    """
+    record = await TaskRecord.objects.aget(pk=record_id)
+    await TaskRecord.objects.filter(pk=record_id).aupdate(state=State.RUNNING)
+
+    async def progress(percent: int, message: str = "") -> None:
+        await sync_to_async(task_progress)(record_id=record_id, progress=percent, message=message)
+
+    try:
+        result = await job(record, progress)
+    except Exception as exc:
+        log.exception("background job %s failed", record_id)
+        await TaskRecord.objects.filter(pk=record_id).aupdate(
+            state=State.FAILED, error=f"{type(exc).__name__}: {exc}"[:2000], message=traceback.format_exc()[-500:]
+        )
+        raise
+    await TaskRecord.objects.filter(pk=record_id).aupdate(
+        state=State.SUCCEEDED, progress=100, result=result, message=F("message")
+    )
+    return result

@@ -1,0 +1,265 @@
+"""Tool execution (DESIGN §10): one path through which every tool call runs.
+
+``tool_execute`` validates the arguments against the tool's schema, runs the tool under a whole-call deadline
+(``Tool.timeout_s`` or ``TOOL_TIMEOUT_S``; the deadline covers logins, every request and the retry pause), lets
+the Superset client retry one transient failure of a read tool once, and turns every failure into a
+``ToolOutcome`` with an error code instead of raising. ``tool_message_payload`` turns an outcome into what the
+LLM receives: the summarised result, or the error with an instruction not to repeat the call (the LLM must not
+become a second retry layer).
+"""
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from pydantic import ValidationError
+
+from agentchat.errors import (
+    ApplicationError,
+    InvalidArguments,
+    StatusUnknown,
+    ToolCrashed,
+    ToolError,
+    ToolTimeout,
+    UpstreamUnavailable,
+)
+from agentchat.runtime.registry import ToolSpec
+from agentchat.runtime.summarise import summarise, to_json
+from agentchat.superset.client import CallState, SupersetClient
+from policies import services as policy
+
+log = logging.getLogger(__name__)
+
+# What the LLM is told after a failure, so that it explains instead of calling again (DESIGN §10: one retry layer).
+LLM_ERROR_INSTRUCTIONS = {
+    "timeout": "The tool did not answer in time. Do not call it again in this turn; tell the user.",
+    "status_unknown": (
+        "The change may or may not have been applied. Never repeat it; ask the user to check its status."
+    ),
+    "upstream_unavailable": "Superset is unavailable (already retried). Do not call tools again in this turn.",
+    "session_expired": "The session expired. Tell the user to reload the page; do not call tools again.",
+    "rate_limited": "Superset is rate limiting. Do not call tools again now; tell the user when to retry.",
+}
+LLM_ERROR_DEFAULT = "The tool call failed. Do not repeat the same call; explain the error to the user."
+
+
+@dataclass
+class ToolContext:
+    """What a running tool may use: who asks, from where, and clients for Superset environments.
+
+    Attributes:
+        user: the Django user the call runs for.
+        conversation_id: the chat (None outside a chat, e.g. the page views).
+        ui_context: the validated UIContext dict of the turn, or None.
+        language: ``ru`` or ``en``, the language of the user's last message.
+        call: upstream bookkeeping of this call (retry policy, requests, mutation flag).
+        timeout_s: the call's deadline in seconds (per-operation httpx timeout too).
+    """
+
+    user: Any
+    conversation_id: int | None
+    ui_context: dict | None
+    language: str
+    call: CallState
+    timeout_s: float
+    _clients: list[SupersetClient] = field(default_factory=list)
+
+    async def superset(self, env_id: str) -> SupersetClient:
+        """Return a client for the active environment ``env_id``.
+
+        Raises:
+            InvalidArguments: no active environment has that id (never treated as a URL).
+        """
+        found = await sync_to_async(_environment_login)(env_id)
+        if found is None:
+            raise InvalidArguments(f"unknown environment {env_id!r}")
+        environment, credentials = found
+        client = SupersetClient(
+            env_id=environment.env_id,
+            base_url=environment.superset_url,
+            username=credentials.username,
+            password=credentials.password,
+            call=self.call,
+            timeout_s=self.timeout_s,
+        )
+        self._clients.append(client)
+        return client
+
+    async def aclose(self) -> None:
+        """Close every client this call opened."""
+        for client in self._clients:
+            await client.aclose()
+        self._clients.clear()
+
+
+def _environment_login(env_id: str):
+    """Return ``(Environment, SupersetCredentials)`` of the active environment ``env_id``, or None."""
+    environment = policy.environment_get(env_id=env_id)
+    if environment is None:
+        return None
+    return environment, policy.environment_credentials(environment=environment)
+
+
+@dataclass
+class ToolOutcome:
+    """Result of one tool call.
+
+    Attributes:
+        ok: the tool returned a result.
+        result: the tool's full JSON-able result (None on failure).
+        error_code: a DESIGN §6 error code on failure (``timeout``, ``status_unknown``, …).
+        error_message: user-facing text of the failure in the call's language.
+        duration_ms: wall time of the call in milliseconds.
+        requests: upstream HTTP requests made (logins included); logins: of which logins; retries: retries.
+        retry_events: ``{"path", "method", "error", "attempt", "after_ms", "delay_s", "trace_id"}`` per retry.
+        trace_id: the ``X-Agentchat-Call`` header value sent with every request of the call.
+        timed_out: the whole-call deadline ended the call (``timeout`` for reads, ``status_unknown`` otherwise).
+        upstream_status: the HTTP status of a Superset answer that failed the call (e.g. 404), else None.
+    """
+
+    ok: bool
+    result: Any = None
+    error_code: str | None = None
+    error_message: str | None = None
+    duration_ms: int = 0
+    requests: int = 0
+    logins: int = 0
+    retries: int = 0
+    retry_events: list[dict] = field(default_factory=list)
+    trace_id: str = ""
+    timed_out: bool = False
+    upstream_status: int | None = None
+
+
+@dataclass(frozen=True)
+class ToolMessagePayload:
+    """What enters the LLM context for one outcome (DESIGN §10, seed AGTL-FR-003).
+
+    Attributes:
+        content: compact JSON text of the ToolMessage, at most ``max_chars`` characters for results.
+        status: ``success`` or ``error`` (the ToolMessage status).
+        raw_chars: characters of the full result as compact JSON (None for failures).
+        sent_chars: ``len(content)``.
+        summarised: the result was over the budget and was summarised.
+    """
+
+    content: str
+    status: str
+    raw_chars: int | None
+    sent_chars: int
+    summarised: bool
+
+
+def tool_message_payload(outcome: ToolOutcome, *, max_chars: int) -> ToolMessagePayload:
+    """Return the ToolMessage content for ``outcome``: the (summarised) result, or the error and an instruction.
+
+    Args:
+        outcome: the call's outcome.
+        max_chars: ``TOOL_RESPONSE_MAX_CHARS``; results above it are summarised, never cut (``summarise``).
+    """
+    if outcome.ok:
+        raw = to_json(outcome.result)
+        value, was_summarised = summarise(outcome.result, max_chars, size=len(raw))
+        content = to_json(value) if was_summarised else raw
+        return ToolMessagePayload(content, "success", len(raw), len(content), was_summarised)
+    error = {
+        "error": outcome.error_code,
+        "message": outcome.error_message,
+        "instruction": LLM_ERROR_INSTRUCTIONS.get(outcome.error_code or "", LLM_ERROR_DEFAULT),
+    }
+    if outcome.upstream_status is not None:
+        error["status"] = outcome.upstream_status  # e.g. 404: the object asked for does not exist there
+    content = to_json(error)
+    return ToolMessagePayload(content, "error", None, len(content), False)
+
+
+def tool_timeout_s(spec: ToolSpec) -> float:
+    """Return the deadline of ``spec`` in seconds: the admin's ``Tool.timeout_s`` or ``TOOL_TIMEOUT_S``."""
+    row = policy.tool_get(name=spec.name)
+    if row is not None and row.timeout_s:
+        return float(row.timeout_s)
+    return float(settings.TOOL_TIMEOUT_S)
+
+
+async def tool_execute(
+    *,
+    spec: ToolSpec,
+    args: dict[str, Any],
+    user: Any,
+    conversation_id: int | None,
+    ui_context: dict | None,
+    language: str,
+) -> ToolOutcome:
+    """Run ``spec`` with ``args`` under DESIGN §10 and return its outcome (never raises for tool failures).
+
+    Args:
+        spec: the registered tool.
+        args: raw arguments (validated here against ``spec.args_schema``).
+        user / conversation_id / ui_context / language: the turn the call belongs to.
+
+    Returns:
+        ``ToolOutcome``; a timeout of a read is ``timeout``, of a write or dangerous tool ``status_unknown``;
+        a 5xx/reset of a write after its change was sent is ``status_unknown``; an unexpected exception of the
+        tool is ``internal`` (logged). Cancellation of the turn propagates.
+    """
+    started = time.monotonic()
+    timeout_s = await sync_to_async(tool_timeout_s)(spec)
+    call = CallState(retry_transient=spec.category == "read")
+    ctx = ToolContext(
+        user=user,
+        conversation_id=conversation_id,
+        ui_context=ui_context,
+        language=language,
+        call=call,
+        timeout_s=timeout_s,
+    )
+    outcome = ToolOutcome(ok=False)
+    try:
+        try:
+            parsed = spec.args_schema.model_validate(args)
+        except ValidationError as exc:
+            raise InvalidArguments(_validation_summary(exc)) from None
+        async with asyncio.timeout(timeout_s):
+            outcome.result = await spec.func(ctx, parsed)
+        outcome.ok = True
+    except Exception as exc:  # every failure becomes an outcome; cancellation (BaseException) propagates
+        outcome.timed_out = isinstance(exc, TimeoutError)
+        error = _failure(exc, spec=spec, call=call, timeout_s=timeout_s)
+        outcome.error_code, outcome.error_message = error.code, error.text(language)
+        outcome.upstream_status = error.params.get("status")
+    finally:
+        await ctx.aclose()
+        outcome.duration_ms = int((time.monotonic() - started) * 1000)
+        outcome.requests, outcome.logins, outcome.retries = call.requests, call.logins, call.retries
+        outcome.retry_events, outcome.trace_id = call.events, call.trace_id
+    return outcome
+
+
+def _failure(exc: Exception, *, spec: ToolSpec, call: CallState, timeout_s: float) -> ApplicationError:
+    """Map what a tool raised to the user-facing error (DESIGN §10).
+
+    A deadline is ``timeout`` for reads and ``status_unknown`` for writes (never retried); a write whose change
+    may have reached Superset (``call.mutation_sent``) and then failed in any way is ``status_unknown``.
+    """
+    writes = spec.category != "read"
+    if isinstance(exc, TimeoutError):
+        return StatusUnknown(tool=spec.name) if writes else ToolTimeout(tool=spec.name, timeout_s=timeout_s)
+    if isinstance(exc, ToolError):
+        exc.params.setdefault("tool", spec.name)
+        if writes and call.mutation_sent and isinstance(exc, UpstreamUnavailable):
+            return StatusUnknown(exc.detail, tool=spec.name)
+        return exc
+    log.error("tool %s crashed", spec.name, exc_info=exc)
+    return StatusUnknown(tool=spec.name) if writes and call.mutation_sent else ToolCrashed(tool=spec.name)
+
+
+def _validation_summary(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors()[:5]:
+        loc = ".".join(str(p) for p in err["loc"]) or "args"
+        parts.append(f"{loc}: {err['msg']}")
+    return "; ".join(parts)

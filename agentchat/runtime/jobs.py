@@ -1,0 +1,35 @@
+"""What background jobs of tools (backups, migrations) run with: a ``ToolContext`` outside a chat turn.
+
+The worker has no request: the job's ``TaskRecord`` says who started it and in which language. Superset GETs
+are retried once on 5xx/connection errors (the client never retries POST/PUT/DELETE); httpx's per-operation
+timeout is ``JOB_HTTP_TIMEOUT_S`` (exports of many dashboards take longer than a chat tool's 30 s).
+"""
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from django.contrib.auth import get_user_model
+
+from agentchat.models import TaskRecord
+from agentchat.runtime.executor import ToolContext
+from agentchat.superset.client import CallState
+
+JOB_HTTP_TIMEOUT_S = 120.0
+
+
+@asynccontextmanager
+async def job_context(record: TaskRecord) -> AsyncIterator[ToolContext]:
+    """Yield a ``ToolContext`` for ``record``'s job (its user, ``params["language"]`` or ``ru``); closes clients."""
+    user = await get_user_model().objects.filter(pk=record.user_id).afirst() if record.user_id else None
+    ctx = ToolContext(
+        user=user,
+        conversation_id=record.conversation_id,
+        ui_context=None,
+        language=str(record.params.get("language") or "ru"),
+        call=CallState(retry_transient=True),
+        timeout_s=JOB_HTTP_TIMEOUT_S,
+    )
+    try:
+        yield ctx
+    finally:
+        await ctx.aclose()

@@ -1,0 +1,400 @@
+"""Superset REST client of one environment: the single owner of outbound HTTP to Superset (DESIGN §10).
+
+Policy per request:
+
+- no redirects, no proxies from the process environment, httpx transport retries off (``retries=0``): the only
+  retry layer is the tenacity loop in ``SupersetClient.request``;
+- JWT login (``POST /api/v1/security/login``) cached per instance and user; a 401 refreshes the token once, a
+  second 401 is ``SessionExpired`` (at most two logins per request, no further request);
+- 429 is ``RateLimited`` with the ``Retry-After`` seconds, never retried;
+- 5xx and connection errors are ``UpstreamUnavailable``; a read tool's call (``CallState.retry_transient``) may
+  retry ONE of them, once, after 1 s — the budget is per tool call, not per request, so a call makes at most
+  one retry however many requests it sends;
+- a 5xx whose body is a Superset SIP-40 error of a deterministic type (e.g. ``DML_NOT_ALLOWED_ERROR``: the
+  database refuses DML, sent with HTTP 500) is ``UpstreamError`` and is not retried: the same request would fail
+  the same way. ``GENERIC_DB_ENGINE_ERROR`` counts as deterministic: it is what a query that fails in the
+  database (no such table, bad column) reports, and its message tells the user why; a lost database connection
+  has its own ``CONNECTION_*`` types, which stay transient;
+- in a write/dangerous tool's call, a POST/PUT/PATCH/DELETE that may have reached Superset and then failed (5xx,
+  reset, read timeout) is ``StatusUnknown``: the change may or may not have happened.
+
+The whole-call deadline is the executor's (``asyncio.timeout``); the httpx timeout per operation is the same
+number so a stuck socket cannot outlive the call.
+"""
+
+import asyncio
+import email.utils
+import json
+import math
+import time
+import uuid
+import weakref
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import httpx
+import prison
+from tenacity import AsyncRetrying, RetryCallState, stop_after_attempt, wait_fixed
+
+from agentchat.errors import RateLimited, SessionExpired, StatusUnknown, UpstreamError, UpstreamUnavailable
+
+RETRY_DELAY_S = 1.0
+CALL_HEADER = "X-Agentchat-Call"
+_MUTATING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+_ERROR_BODY_MAX_BYTES = 64 * 1024
+# SIP-40 error types that a repeated request reproduces (superset/errors.py, SupersetErrorType).
+DETERMINISTIC_ERROR_TYPES = frozenset(
+    {
+        "DML_NOT_ALLOWED_ERROR",
+        "GENERIC_DB_ENGINE_ERROR",
+        "SYNTAX_ERROR",
+        "INVALID_SQL_ERROR",
+        "COLUMN_DOES_NOT_EXIST_ERROR",
+        "TABLE_DOES_NOT_EXIST_ERROR",
+        "SCHEMA_DOES_NOT_EXIST_ERROR",
+        "OBJECT_DOES_NOT_EXIST_ERROR",
+        "DATABASE_NOT_FOUND_ERROR",
+        "TABLE_NOT_FOUND_ERROR",
+        "MISSING_TEMPLATE_PARAMS_ERROR",
+        "INVALID_TEMPLATE_PARAMS_ERROR",
+        "INVALID_CTAS_QUERY_ERROR",
+        "INVALID_CVAS_QUERY_ERROR",
+        "ADHOC_SUBQUERY_NOT_ALLOWED_ERROR",
+        "RESULT_TOO_LARGE_ERROR",
+        "INVALID_PAYLOAD_FORMAT_ERROR",
+        "INVALID_PAYLOAD_SCHEMA_ERROR",
+        "MARSHMALLOW_ERROR",
+        "TABLE_SECURITY_ACCESS_ERROR",
+        "DATASOURCE_SECURITY_ACCESS_ERROR",
+        "DATABASE_SECURITY_ACCESS_ERROR",
+        "QUERY_SECURITY_ACCESS_ERROR",
+        "MISSING_OWNERSHIP_ERROR",
+        "USER_ACTIVITY_SECURITY_ACCESS_ERROR",
+        "DASHBOARD_SECURITY_ACCESS_ERROR",
+        "CHART_SECURITY_ACCESS_ERROR",
+        "CONNECTION_INVALID_USERNAME_ERROR",
+        "CONNECTION_INVALID_PASSWORD_ERROR",
+        "CONNECTION_ACCESS_DENIED_ERROR",
+        "CONNECTION_UNKNOWN_DATABASE_ERROR",
+        "CONNECTION_DATABASE_PERMISSIONS_ERROR",
+        "CONNECTION_MISSING_PARAMETERS_ERROR",
+    }
+)
+
+# Access tokens per (instance URL, username), shared by every call of the process.
+_TOKENS: dict[tuple[str, str], str] = {}
+# One login lock per event loop and token key: an asyncio.Lock is bound to the loop that first waits on it.
+_LOGIN_LOCKS: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[str, str], asyncio.Lock]]" = (
+    weakref.WeakKeyDictionary()
+)
+
+
+@dataclass
+class CallState:
+    """What one tool call did upstream, shared by every client the call uses.
+
+    Attributes:
+        retry_transient: the call belongs to a read tool: one transient failure may be retried after 1 s and
+            no request of the call counts as a change (DESIGN §10). False for write and dangerous tools.
+        retry_budget: retries the call may still make (1 for a read call; 0 disables the retry).
+        trace_id: sent as ``X-Agentchat-Call`` on every request of the call (logs, fault-proxy grouping).
+        requests: upstream requests sent (logins included).
+        logins: of which logins.
+        retries: retries made.
+        mutation_sent: a write call's POST/PUT/PATCH/DELETE (other than login) may have reached Superset; a
+            failure after that means the operation's status is unknown.
+        events: one ``{"path", "error", "attempt", "delay_s"}`` per retry, for the audit log.
+    """
+
+    retry_transient: bool
+    retry_budget: int = 1
+    trace_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    requests: int = 0
+    logins: int = 0
+    retries: int = 0
+    mutation_sent: bool = False
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+    def take_retry(self) -> bool:
+        """Spend the call's retry if it is a read call and one is left; return whether it was granted."""
+        if not self.retry_transient or self.retry_budget <= 0:
+            return False
+        self.retry_budget -= 1
+        return True
+
+
+async def gather_requests(*aws: Any) -> list[Any]:
+    """Await ``aws`` concurrently, like ``asyncio.gather``, but the first failure cancels the others and waits for
+    them before it is raised: no request of a failed tool call is left running to fail later (and be logged as a
+    retry) after the call has ended.
+
+    Returns:
+        The results in argument order.
+
+    Raises:
+        The first exception raised by any of ``aws`` (e.g. ``UpstreamError`` for a 404), unchanged.
+    """
+    tasks = [asyncio.ensure_future(aw) for aw in aws]
+    try:
+        return list(await asyncio.gather(*tasks))
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+
+
+def rison(value: Any) -> str:
+    """Encode ``value`` as Rison, the query format of Superset list endpoints (``?q=``)."""
+    return prison.dumps(value)
+
+
+def retry_after_seconds(value: str | None, *, now: datetime | None = None) -> int | None:
+    """Parse an HTTP ``Retry-After`` (delta seconds or an HTTP date) into whole seconds ≥ 0, or None."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return int(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    now = now or datetime.now(UTC)
+    return max(0, math.ceil((when - now).total_seconds()))
+
+
+def _login_lock(key: tuple[str, str]) -> asyncio.Lock:
+    locks = _LOGIN_LOCKS.setdefault(asyncio.get_running_loop(), {})
+    return locks.setdefault(key, asyncio.Lock())
+
+
+def _transport_detail(exc: httpx.TransportError) -> str:
+    if isinstance(exc, httpx.ConnectError):
+        return "connection refused"
+    if isinstance(exc, httpx.TimeoutException):
+        return "no answer in time"
+    if isinstance(exc, httpx.ReadError | httpx.RemoteProtocolError | httpx.WriteError):
+        return "connection reset"
+    return type(exc).__name__
+
+
+class SupersetClient:
+    """Async REST client of one Superset environment.
+
+    Args:
+        env_id: environment id (for messages).
+        base_url: instance root, e.g. ``http://127.0.0.1:8088``.
+        username / password: login of the service account.
+        call: the tool call's shared state (retry policy and counters).
+        timeout_s: per-operation httpx timeout in seconds (the executor bounds the whole call).
+    """
+
+    def __init__(self, *, env_id: str, base_url: str, username: str, password: str, call: CallState, timeout_s: float):
+        self.env_id = env_id
+        self.base_url = base_url.rstrip("/")
+        self._username = username
+        self._password = password
+        self.call = call
+        self._http = httpx.AsyncClient(
+            base_url=self.base_url,
+            timeout=timeout_s,
+            follow_redirects=False,
+            trust_env=False,
+            transport=httpx.AsyncHTTPTransport(retries=0),
+            headers={CALL_HEADER: call.trace_id},
+        )
+
+    async def aclose(self) -> None:
+        """Close the connection pool."""
+        await self._http.aclose()
+
+    async def __aenter__(self) -> "SupersetClient":
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self.aclose()
+
+    @property
+    def _token_key(self) -> tuple[str, str]:
+        return (self.base_url, self._username)
+
+    async def _login(self, stale: str | None) -> str:
+        """Return a valid access token, logging in unless another task already replaced ``stale``.
+
+        Raises:
+            SessionExpired: the login itself is refused (401).
+            UpstreamUnavailable / RateLimited / UpstreamError: as for any request.
+        """
+        key = self._token_key
+        async with _login_lock(key):
+            current = _TOKENS.get(key)
+            if current and current != stale:
+                return current
+            self.call.requests += 1
+            self.call.logins += 1
+            try:
+                response = await self._http.post(
+                    "/api/v1/security/login",
+                    json={"username": self._username, "password": self._password, "provider": "db", "refresh": True},
+                )
+            except httpx.TransportError as exc:
+                raise UpstreamUnavailable(f"{self.env_id}: {_transport_detail(exc)}", env=self.env_id) from exc
+            if response.status_code == 401:
+                _TOKENS.pop(key, None)
+                raise SessionExpired(f"{self.env_id}: login refused")
+            self._raise_for_status(response, mutating=False)
+            token = response.json()["access_token"]
+            _TOKENS[key] = token
+            return token
+
+    def _raise_for_status(self, response: httpx.Response, *, mutating: bool) -> None:
+        status = response.status_code
+        if status < 400:
+            return
+        if status == 429:
+            seconds = retry_after_seconds(response.headers.get("Retry-After"))
+            raise RateLimited(f"{self.env_id}: HTTP 429", retry_after="?" if seconds is None else seconds)
+        detail = f"{self.env_id}: HTTP {status}"
+        if status >= 500:
+            error_type = _deterministic_error_type(response)
+            if error_type:
+                # Superset refused the request itself (e.g. DML on a read-only database): nothing changed and a
+                # repeat would fail the same way.
+                raise UpstreamError(f"{detail} {error_type}: {_error_detail(response)}", status=status)
+            if mutating:
+                raise StatusUnknown(detail)
+            raise UpstreamUnavailable(detail, env=self.env_id)
+        raise UpstreamError(f"{detail} {_error_detail(response)}", status=status)
+
+    async def _send_once(self, method: str, path: str, *, read: bool = False, **kwargs) -> httpx.Response:
+        """One request (plus at most one token refresh after a 401); no retry here."""
+        # A read tool's POST (SQL Lab's execute, format) changes nothing; only a write tool's requests mutate.
+        mutating = method in _MUTATING and not (read or self.call.retry_transient)
+        token = _TOKENS.get(self._token_key) or await self._login(None)
+        for attempt in range(2):
+            self.call.requests += 1
+            try:
+                response = await self._http.request(
+                    method, path, headers={"Authorization": f"Bearer {token}"}, **kwargs
+                )
+            except httpx.TransportError as exc:
+                # A write that may have reached Superset before the failure has an unknown outcome; a refused
+                # connection never carried it.
+                if mutating and not isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout):
+                    self.call.mutation_sent = True
+                    raise StatusUnknown(f"{self.env_id}: {_transport_detail(exc)}") from exc
+                raise UpstreamUnavailable(f"{self.env_id}: {_transport_detail(exc)}", env=self.env_id) from exc
+            if mutating:
+                self.call.mutation_sent = True
+            if response.status_code != 401:
+                self._raise_for_status(response, mutating=mutating)
+                return response
+            if attempt == 0:
+                token = await self._login(token)
+        raise SessionExpired(f"{self.env_id}: 401 after token refresh")
+
+    async def request(self, method: str, path: str, *, read: bool = False, **kwargs) -> httpx.Response:
+        """Send one request under the call's retry policy and return the response (status < 400).
+
+        Args:
+            method / path: HTTP method and path under the instance root.
+            read: the request changes nothing although its method is POST (SQL Lab's ``execute`` of a SELECT
+                already proven read-only, ``format_sql``): it is treated as a read (retried under the read
+                policy, no ``mutation_sent``, a 5xx is ``UpstreamUnavailable`` rather than ``StatusUnknown``).
+            kwargs: passed to ``httpx.AsyncClient.request``.
+
+        Raises:
+            UpstreamUnavailable: 5xx or connection error (after the call's one retry where allowed).
+            StatusUnknown: a write call's mutating request failed after it may have reached Superset.
+            SessionExpired: 401 after one token refresh.
+            RateLimited: 429 (its ``Retry-After`` seconds in the params).
+            UpstreamError: any other 4xx, or a 5xx that Superset reports as a deterministic error.
+        """
+        if not self.call.retry_transient:
+            return await self._send_once(method, path, read=read, **kwargs)
+        started = time.monotonic()
+
+        def _should_retry(state: RetryCallState) -> bool:
+            exc = state.outcome.exception() if state.outcome else None
+            return isinstance(exc, UpstreamUnavailable) and self.call.take_retry()
+
+        def _note_retry(state: RetryCallState) -> None:
+            self.call.retries += 1
+            self.call.events.append(
+                {
+                    "path": path,
+                    "method": method,
+                    "error": str(state.outcome.exception()),
+                    "attempt": state.attempt_number,
+                    "after_ms": int((time.monotonic() - started) * 1000),
+                    "delay_s": RETRY_DELAY_S,
+                    "trace_id": self.call.trace_id,
+                }
+            )
+
+        async for attempt in AsyncRetrying(
+            retry=_should_retry,
+            stop=stop_after_attempt(2),
+            wait=wait_fixed(RETRY_DELAY_S),
+            before_sleep=_note_retry,
+            reraise=True,
+        ):
+            with attempt:
+                return await self._send_once(method, path, read=read, **kwargs)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def get_json(self, path: str, *, q: Any = None, params: dict | None = None) -> Any:
+        """GET ``path`` (``q`` is Rison-encoded) and return the decoded JSON body.
+
+        Raises:
+            UpstreamError: the body is not JSON; otherwise as ``request``.
+        """
+        params = dict(params or {})
+        if q is not None:
+            params["q"] = rison(q)
+        response = await self.request("GET", path, params=params)
+        return _json_body(response, self.env_id)
+
+    async def send_json(self, method: str, path: str, payload: Any, *, read: bool = False) -> Any:
+        """Send a JSON body with ``method`` and return the decoded JSON answer (may be ``{}``).
+
+        ``read=True`` marks a POST that changes nothing (see ``request``).
+        """
+        response = await self.request(method, path, json=payload, read=read)
+        return _json_body(response, self.env_id) if response.content else {}
+
+
+def _json_body(response: httpx.Response, env_id: str) -> Any:
+    try:
+        return response.json()
+    except ValueError:
+        raise UpstreamError(f"{env_id}: HTTP {response.status_code} answer is not JSON", status=502) from None
+
+
+def _deterministic_error_type(response: httpx.Response) -> str | None:
+    """Return the SIP-40 ``error_type`` of a 5xx body when it is one a repeat reproduces, else None."""
+    if len(response.content) > _ERROR_BODY_MAX_BYTES or "json" not in response.headers.get("content-type", ""):
+        return None
+    try:
+        errors = response.json().get("errors")
+    except (ValueError, AttributeError):
+        return None
+    for error in errors if isinstance(errors, list) else []:
+        if isinstance(error, dict) and error.get("error_type") in DETERMINISTIC_ERROR_TYPES:
+            return error["error_type"]
+    return None
+
+
+def _error_detail(response: httpx.Response) -> str:
+    try:
+        body = response.json()
+    except (ValueError, json.JSONDecodeError):
+        return response.text[:200]
+    if isinstance(body, dict):
+        errors = body.get("errors")
+        if isinstance(errors, list) and errors and isinstance(errors[0], dict) and errors[0].get("message"):
+            return str(errors[0]["message"])[:300]
+        return str(body.get("message") or body.get("msg") or errors or body)[:300]
+    return str(body)[:300]

@@ -1,0 +1,158 @@
+"""Superset object transfer over the REST API: list look-ups by uuid/name, dashboard export and bundle import.
+
+Every request goes through the environment's ``SupersetClient`` (DESIGN §10). Look-ups use the list endpoints'
+Rison filters (``opr: "in"``) in chunks, so a set of 40 dashboards costs a handful of requests.
+"""
+
+from typing import Any
+
+from agentchat.errors import ToolError, UpstreamError
+from agentchat.superset.client import SupersetClient, rison
+
+LOOKUP_CHUNK = 50
+PAGE_SIZE = 100
+LIST_COLUMNS: dict[str, list[str]] = {
+    "dashboard": ["id", "uuid", "slug", "dashboard_title", "url"],
+    "chart": ["id", "uuid", "slice_name"],
+    "dataset": ["id", "uuid", "table_name", "schema", "database.database_name"],
+    "database": ["id", "uuid", "database_name"],
+}
+
+
+class TransferError(ToolError):
+    """A deploy, migration or backup step that cannot go on; carries its own Russian and English text.
+
+    ``code`` is ``upstream_error`` (the wire code of failures Superset-side work explains to the user).
+    """
+
+    code = "upstream_error"
+
+    def __init__(self, ru: str, en: str):
+        super().__init__(en)
+        self.ru, self.en = ru, en
+
+    def text(self, language: str = "ru") -> str:
+        """Return the message in ``language``."""
+        return self.en if language == "en" else self.ru
+
+
+async def objects_where(client: SupersetClient, kind: str, column: str, values: list[Any]) -> list[dict[str, Any]]:
+    """Return the ``kind`` objects (``dashboard|chart|dataset|database``) whose ``column`` is one of ``values``.
+
+    Rows carry ``LIST_COLUMNS[kind]``; uuids are strings. Values are sent in chunks of ``LOOKUP_CHUNK``.
+    """
+    rows: list[dict[str, Any]] = []
+    unique = list(dict.fromkeys(v for v in values if v is not None))
+    for start in range(0, len(unique), LOOKUP_CHUNK):
+        chunk = unique[start : start + LOOKUP_CHUNK]
+        q = {
+            "columns": LIST_COLUMNS[kind],
+            "filters": [{"col": column, "opr": "in", "value": chunk}],
+            "page_size": PAGE_SIZE,
+        }
+        body = await client.get_json(f"/api/v1/{kind}/", q=q)
+        rows.extend(_flat(row) for row in body.get("result", []))
+    return rows
+
+
+async def dashboards_all(client: SupersetClient) -> list[dict[str, Any]]:
+    """Return every dashboard the service account sees (all pages of the list endpoint, deduplicated by id).
+
+    Ordered by title: the list endpoint cannot order by id, and its default order (last change) moves rows
+    between pages while people edit.
+    """
+    rows: dict[int, dict[str, Any]] = {}
+    page = 0
+    while True:
+        q = {
+            "columns": LIST_COLUMNS["dashboard"],
+            "page": page,
+            "page_size": PAGE_SIZE,
+            "order_column": "dashboard_title",
+            "order_direction": "asc",
+        }
+        body = await client.get_json("/api/v1/dashboard/", q=q)
+        batch = body.get("result", [])
+        rows.update((row["id"], _flat(row)) for row in batch)
+        if len(batch) < PAGE_SIZE:
+            return list(rows.values())
+        page += 1
+
+
+async def objects_count(client: SupersetClient, kind: str) -> int:
+    """Return how many ``kind`` objects the service account sees (the list endpoint's ``count``)."""
+    body = await client.get_json(f"/api/v1/{kind}/", q={"columns": ["id"], "page_size": 1})
+    return int(body.get("count", 0))
+
+
+def _flat(row: dict[str, Any]) -> dict[str, Any]:
+    out = dict(row)
+    if out.get("uuid") is not None:
+        out["uuid"] = str(out["uuid"])
+    database = out.pop("database", None)
+    if isinstance(database, dict):
+        out["database_name"] = database.get("database_name")
+    return out
+
+
+async def dashboards_require(client: SupersetClient, dashboard_ids: list[int]) -> list[dict[str, Any]]:
+    """Return the dashboards ``dashboard_ids`` of the environment, in the given order.
+
+    Raises:
+        TransferError: some ids do not exist there (named in the message).
+    """
+    rows = {row["id"]: row for row in await objects_where(client, "dashboard", "id", list(dashboard_ids))}
+    missing = [i for i in dashboard_ids if i not in rows]
+    if missing:
+        ids = ", ".join(str(i) for i in missing)
+        raise TransferError(
+            f"В окружении {client.env_id} нет дашбордов с id {ids}.",
+            f"Environment {client.env_id} has no dashboards with id {ids}.",
+        )
+    return [rows[i] for i in dict.fromkeys(dashboard_ids)]
+
+
+async def dashboards_export(client: SupersetClient, dashboard_ids: list[int]) -> bytes:
+    """Export dashboards with their charts, datasets and databases (``GET /api/v1/dashboard/export/``).
+
+    Returns:
+        The zip bytes.
+    """
+    response = await client.request("GET", "/api/v1/dashboard/export/", params={"q": rison(list(dashboard_ids))})
+    return response.content
+
+
+async def dashboards_export_present(client: SupersetClient, dashboard_ids: list[int]) -> tuple[bytes | None, list]:
+    """Export those of ``dashboard_ids`` that still exist (a dashboard deleted meanwhile is skipped).
+
+    Returns:
+        ``(zip bytes or None when none exist, ids exported)``.
+    """
+    try:
+        return await dashboards_export(client, dashboard_ids), list(dashboard_ids)
+    except UpstreamError as exc:
+        if exc.params.get("status") != 404:
+            raise
+    present = [row["id"] for row in await objects_where(client, "dashboard", "id", list(dashboard_ids))]
+    if not present:
+        return None, []
+    return await dashboards_export(client, present), present
+
+
+async def bundle_import(client: SupersetClient, kind: str, data: bytes, *, overwrite: bool = True) -> None:
+    """Import a bundle zip (``POST /api/v1/<kind>/import/``, multipart ``formData``).
+
+    Args:
+        kind: ``dashboard`` or ``chart`` (the bundle's ``metadata.yaml`` type must match).
+        data: the zip bytes (see ``bundle.bundle_zip``).
+        overwrite: replace objects of the same uuid of this kind (related objects are never overwritten).
+
+    Raises:
+        UpstreamError / StatusUnknown: Superset refused or failed the import.
+    """
+    await client.request(
+        "POST",
+        f"/api/v1/{kind}/import/",
+        files={"formData": (f"{kind}_import.zip", data, "application/zip")},
+        data={"overwrite": "true" if overwrite else "false"},
+    )

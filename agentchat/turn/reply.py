@@ -1,0 +1,125 @@
+"""What the agent loop makes of a streamed LLM reply (DESIGN §5 steps 5–6, §11): the tool calls it may run, and
+the user's message when the model cannot be reached.
+
+Tool-call arguments are parsed strictly from the streamed text. LangChain repairs partial JSON while it merges
+chunks (``parse_partial_json``), so a call cut off by ``max_tokens`` — ``{"name": "feat`` — would otherwise look
+valid (``{"name": "feat"}``) and run with a truncated value. Here such a call is marked invalid instead: it gets
+an error ToolMessage, no card and no execution, and the model can correct itself.
+"""
+
+import json
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+import openai
+from django.conf import settings
+from langchain_core.messages import AIMessageChunk
+
+from agentchat.errors import error_text
+
+TRUNCATED = "the reply was cut off by the token limit (finish_reason=length); the arguments are incomplete"
+
+
+class StreamIncomplete(Exception):
+    """An OpenAI-compatible stream ended without a ``finish_reason`` (the connection closed mid-reply)."""
+
+
+def stream_incomplete(reply: AIMessageChunk | None) -> bool:
+    """True when an OpenAI-compatible reply stopped without ``finish_reason``: the SDK ends the stream quietly
+    when the server closes the connection, so only the missing finish tells a cut-off reply from a whole one."""
+    meta = reply.response_metadata if reply is not None else {}
+    return meta.get("model_provider") == "openai" and not meta.get("finish_reason")
+
+
+def stream_tool_calls(reply: AIMessageChunk | None) -> list[dict[str, Any]]:
+    """Return the tool calls of a merged streamed reply, each ``{"id", "name", "args"}`` plus ``"invalid"``
+    (the reason) for a call that must not run.
+
+    A call is invalid when the reply ended with ``finish_reason`` ``length``, when its arguments are not strict
+    JSON, or when they are not a JSON object. Schema validation happens later, per tool (``agent``).
+    """
+    if reply is None:
+        return []
+    truncated = (reply.response_metadata or {}).get("finish_reason") == "length"
+    chunks = [c for c in reply.tool_call_chunks if c.get("name") or c.get("args") or c.get("id")]
+    if not chunks:  # a model that reports whole calls (no chunks): trust LangChain's parse
+        calls = [{"id": c["id"], "name": c["name"], "args": c["args"]} for c in reply.tool_calls]
+        return calls + [
+            _invalid(c, i, c.get("error") or "arguments are not valid JSON")
+            for i, c in enumerate(reply.invalid_tool_calls)
+        ]
+    out = []
+    for i, chunk in enumerate(chunks):
+        if truncated:
+            out.append(_invalid(chunk, i, TRUNCATED))
+            continue
+        raw = chunk.get("args") or ""
+        try:
+            args = json.loads(raw) if raw.strip() else {}
+        except ValueError as exc:
+            out.append(_invalid(chunk, i, f"arguments are not valid JSON ({exc.msg} at character {exc.pos})"))
+            continue
+        if not isinstance(args, dict):
+            out.append(_invalid(chunk, i, "arguments must be a JSON object"))
+            continue
+        out.append({"id": chunk.get("id") or f"call_invalid_{i}", "name": chunk.get("name") or "?", "args": args})
+    return out
+
+
+def _invalid(chunk: dict[str, Any], index: int, reason: str) -> dict[str, Any]:
+    return {
+        "id": chunk.get("id") or f"call_invalid_{index}",
+        "name": chunk.get("name") or "?",
+        "args": {},
+        "invalid": reason,
+    }
+
+
+def _host() -> str:
+    url = settings.LLM_BASE_URL or "https://api.openai.com/v1"
+    return urlsplit(url).netloc or url
+
+
+def llm_failure_text(exc: BaseException, language: str) -> str:
+    """The ``llm_unavailable`` message for a failed model call, in ``language`` (``ru``/``en``).
+
+    Args:
+        exc: an ``openai.APIError`` (connection, timeout, HTTP status), an ``httpx.TransportError`` or
+            ``StreamIncomplete`` (the stream broke off).
+
+    Returns:
+        «Языковая модель недоступна: …» with the cause a user or an operator can act on.
+    """
+    ru = language != "en"
+    host = _host()
+    if isinstance(exc, openai.APITimeoutError):
+        timeout = f"{settings.LLM_TIMEOUT_S:g}"
+        detail = f"{host} не ответил за {timeout} с" if ru else f"{host} did not answer within {timeout} s"
+    elif isinstance(exc, openai.APIConnectionError):
+        detail = f"нет соединения с {host}" if ru else f"cannot connect to {host}"
+    elif isinstance(exc, openai.APIStatusError):
+        detail = _status_detail(exc.status_code, ru, host)
+    elif isinstance(exc, httpx.TransportError | StreamIncomplete):
+        detail = f"соединение с {host} прервалось" if ru else f"the connection to {host} broke off"
+    else:
+        detail = f"ошибка {type(exc).__name__}" if ru else f"error {type(exc).__name__}"
+    retry = " Повторите вопрос позже." if ru else " Please ask again later."
+    return error_text("llm_unavailable", "ru" if ru else "en", detail=detail) + retry
+
+
+def _status_detail(status: int, ru: bool, host: str) -> str:
+    if status in (401, 403):
+        return f"{host} отклонил ключ доступа ({status})" if ru else f"{host} rejected the API key ({status})"
+    if status == 404:
+        model = settings.LLM_MODEL or "?"
+        return (
+            f"модель {model} или адрес не найдены ({status})"
+            if ru
+            else f"model {model} or the URL not found ({status})"
+        )
+    if status == 429:
+        return f"{host} ограничил частоту запросов (429)" if ru else f"{host} is rate limiting requests (429)"
+    if status >= 500:
+        return f"{host} ответил ошибкой {status}" if ru else f"{host} answered with error {status}"
+    return f"{host} отклонил запрос ({status})" if ru else f"{host} refused the request ({status})"

@@ -1,0 +1,67 @@
+"""Data of the object pages (dashboards, datasets), read from Superset through the tool executor."""
+
+from typing import Any
+from urllib.parse import urlencode
+
+from agentchat.errors import ApplicationError
+from agentchat.runtime.executor import tool_execute
+from agentchat.runtime.registry import tool_spec
+
+
+class PageDataUnavailable(ApplicationError):
+    """Superset could not provide the page's data; ``text()`` is the tool's own explanation (Russian).
+
+    ``not_found`` is True when Superset answered 404 (the object does not exist in that environment).
+    """
+
+    code = "upstream_unavailable"
+
+    def __init__(self, message: str, *, not_found: bool = False):
+        super().__init__(message)
+        self.not_found = not_found
+
+    def text(self, language: str = "ru") -> str:
+        return self.detail
+
+
+async def page_tool(user, tool: str, **args) -> Any:
+    """Run the read tool ``tool`` for a page and return its result.
+
+    Raises:
+        PageDataUnavailable: the call failed (message in Russian, the UI's first language).
+    """
+    outcome = await tool_execute(
+        spec=tool_spec(tool), args=args, user=user, conversation_id=None, ui_context=None, language="ru"
+    )
+    if not outcome.ok:
+        raise PageDataUnavailable(
+            outcome.error_message or outcome.error_code or "", not_found=outcome.upstream_status == 404
+        )
+    return outcome.result
+
+
+async def dataset_detail(user, *, env_id: str, dataset_id: int) -> dict[str, Any]:
+    """Return the dataset page's data: the result of ``get_dataset_details`` (DESIGN §8).
+
+    That is source table or SQL, columns, metrics, dependent charts and dashboards, the same dataset in the
+    other environments and the review status (Superset certification); see the tool for the shape.
+
+    Raises:
+        PageDataUnavailable: Superset failed or the dataset does not exist.
+    """
+    return await page_tool(user, "get_dataset_details", env_id=env_id, dataset_id=dataset_id)
+
+
+def agent_link(
+    *, object_type: str | None, object_id: int | None, object_name: str | None, env_id: str | None, route: str
+) -> str:
+    """Return the «Спросить агента» URL: ``/agent?objectType=…&objectId=…&objectName=…&envId=…&route=…``."""
+    params = {
+        "objectType": object_type,
+        "objectId": object_id,
+        "objectName": object_name,
+        "envId": env_id,
+        "route": route,
+    }
+    query = urlencode({k: v for k, v in params.items() if v not in (None, "")})
+    return "/agent" + (f"?{query}" if query else "")

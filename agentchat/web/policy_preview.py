@@ -1,0 +1,111 @@
+"""The admin's "policy preview" page: the tool set any role would be offered for an object type and environment.
+
+It lives in ``agentchat`` because the tool set needs the code registry (``policies`` never imports ``agentchat``);
+it uses the same assembly as the chat turn and ``GET /api/agent/tools/`` (``toolset.toolset_explain``).
+Served under ``/admin/policy-preview/`` through ``admin.site.admin_view`` (staff only) and linked from the tool
+list of the admin.
+"""
+
+from django import forms
+from django.conf import settings
+from django.contrib import admin
+from django.contrib.auth.models import Group
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from django.template.response import TemplateResponse
+
+from agentchat.toolset.selection import toolset_explain
+from policies import services as policy
+from policies.models import ObjectType
+from policies.services import Refusal
+
+REFUSAL_TEXTS = {
+    Refusal.UNKNOWN: "not registered in code",
+    Refusal.DISABLED: "disabled",
+    Refusal.ROLE: "role has no permission",
+    Refusal.OBJECT_TYPE: "no affinity for this object type",
+    Refusal.NEEDS_ENV: "needs an environment",
+    Refusal.NOT_OFFERED: "not offered",
+}
+
+
+class PreviewForm(forms.Form):
+    """Role, object type and environment to preview; empty = none."""
+
+    role = forms.ModelChoiceField(
+        queryset=Group.objects.order_by("name"), to_field_name="name", required=False, empty_label="— no role —"
+    )
+    object_type = forms.ChoiceField(choices=[("", "— none —"), *ObjectType.choices], required=False)
+    env_id = forms.ChoiceField(choices=[], required=False, label="Environment")
+    question = forms.CharField(
+        required=False,
+        max_length=4000,
+        label="Question",
+        help_text="Optional: the user's message; the embedding router then keeps only its top-K tools.",
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["env_id"].choices = [("", "— none —")] + [
+            (e.env_id, f"{e.env_id} ({e.tier})") for e in policy.environments_active()
+        ]
+
+
+def policy_preview_rows(
+    *, role: str | None, object_type: str | None, env_id: str | None, question: str | None = None
+) -> list[dict]:
+    """Return one row per tool for the preview table.
+
+    Args:
+        question: optional user message; with the router on, tools outside its top-K are not offered and say so.
+
+    Returns:
+        ``[{"name", "category", "env_specific", "registered", "roles", "object_types", "offered",
+        "reasons": [text]}]`` ordered by name.
+    """
+    context = {"objectType": object_type or None, "envId": env_id or None}
+    choices = toolset_explain(roles=[role] if role else [], context=context, question=question or None)
+    return [
+        {
+            "name": c.name,
+            "category": c.category,
+            "env_specific": c.env_specific,
+            "registered": c.registered,
+            "roles": ", ".join(c.roles) or "—",
+            "object_types": ", ".join(c.object_types) or "—",
+            "offered": c.offered,
+            "reasons": [REFUSAL_TEXTS[r] for r in c.refusals] + (_routed_text(c) if c.routed_out else []),
+        }
+        for c in choices
+    ]
+
+
+def _routed_text(choice) -> list[str]:
+    return [f"not in the router's top-{settings.ROUTER_TOP_K} for this question (score {choice.route_score:.3f})"]
+
+
+def policy_preview(request: HttpRequest) -> HttpResponse:
+    """``GET /admin/policy-preview/?role=&object_type=&env_id=``: staff with ``policies.view_tool`` only."""
+    if not request.user.has_perm("policies.view_tool"):
+        raise PermissionDenied
+    form = PreviewForm(request.GET or None)
+    rows = None
+    if form.is_bound and form.is_valid():
+        role = form.cleaned_data["role"]
+        rows = policy_preview_rows(
+            role=role.name if role else None,
+            object_type=form.cleaned_data["object_type"],
+            env_id=form.cleaned_data["env_id"],
+            question=form.cleaned_data["question"],
+        )
+    context = {
+        **admin.site.each_context(request),
+        "title": "Policy preview",
+        "form": form,
+        "rows": rows,
+        "offered": [r for r in rows if r["offered"]] if rows is not None else None,
+    }
+    return TemplateResponse(request, "admin/policy_preview.html", context)
+
+
+policy_preview_view = admin.site.admin_view(policy_preview)

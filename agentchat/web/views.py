@@ -1,0 +1,119 @@
+"""HTML pages: object pages read from Superset with the «Спросить агента» button, and the /agent chat page."""
+
+from asgiref.sync import sync_to_async
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+
+from agentchat.conversations import services as conv
+from agentchat.errors import not_found_text
+from agentchat.llm import provider_label
+from agentchat.web.pages import PageDataUnavailable, agent_link, dataset_detail, page_tool
+from policies import services as policy
+
+DEFAULT_ENV = "ss-dev"
+
+
+async def _environment(request: HttpRequest):
+    """The active environment named by ``?env_id=`` (default ss-dev), or None when there is no such one."""
+    env_id = request.GET.get("env_id") or DEFAULT_ENV
+    return await sync_to_async(policy.environment_get)(env_id=env_id)
+
+
+async def _page(request, template: str, context: dict, status: int = 200) -> HttpResponse:
+    context["environments"] = await sync_to_async(policy.environments_active)()
+    return await sync_to_async(render)(request, template, context, status=status)
+
+
+async def _unknown_environment(request: HttpRequest) -> HttpResponse:
+    env_id = request.GET.get("env_id", "")
+    message = f"Окружение «{env_id}» не найдено или отключено. / Unknown environment «{env_id}»."
+    return await _page(request, "pages/error.html", {"error": message}, status=404)
+
+
+async def _failed(
+    request, template: str, context: dict, exc: PageDataUnavailable, obj: tuple[str, int] | None = None
+) -> HttpResponse:
+    """Render the page with Superset's reason: 404 «Дашборд #7 не найден в ss-dev.» when the object ``obj``
+    (``(object type, id)``) does not exist there, else 502 with the error."""
+    if exc.not_found and obj is not None:
+        context["error"] = not_found_text(obj[0], obj[1], context["environment"].env_id, "ru")
+    else:
+        context["error"] = exc.text("ru")
+    return await _page(request, template, context, status=404 if exc.not_found else 502)
+
+
+def index(request: HttpRequest) -> HttpResponse:
+    return redirect("dashboards")
+
+
+@login_required
+async def dashboards(request: HttpRequest) -> HttpResponse:
+    environment = await _environment(request)
+    if environment is None:
+        return await _unknown_environment(request)
+    context = {"environment": environment, "route": "/dashboards/"}
+    try:
+        result = await page_tool(request.user, "search_dashboards", env_id=environment.env_id, limit=100)
+        context["dashboards"] = result["dashboards"]
+    except PageDataUnavailable as exc:
+        return await _failed(request, "pages/dashboards.html", context, exc)
+    return await _page(request, "pages/dashboards.html", context)
+
+
+@login_required
+async def dashboard(request: HttpRequest, dashboard_id: int) -> HttpResponse:
+    environment = await _environment(request)
+    if environment is None:
+        return await _unknown_environment(request)
+    route = f"/dashboards/{dashboard_id}"
+    context = {"environment": environment, "route": route}
+    try:
+        result = await page_tool(
+            request.user, "get_health_summary", env_id=environment.env_id, dashboard_id=dashboard_id
+        )
+    except PageDataUnavailable as exc:
+        return await _failed(request, "pages/dashboard.html", context, exc, obj=("dashboard", dashboard_id))
+    context["summary"] = result
+    context["agent_url"] = agent_link(
+        object_type="dashboard",
+        object_id=dashboard_id,
+        object_name=result["dashboard"]["title"],
+        env_id=environment.env_id,
+        route=route,
+    )
+    return await _page(request, "pages/dashboard.html", context)
+
+
+@login_required
+async def dataset(request: HttpRequest, dataset_id: int) -> HttpResponse:
+    environment = await _environment(request)
+    if environment is None:
+        return await _unknown_environment(request)
+    route = f"/datasets/{dataset_id}"
+    context = {"environment": environment, "route": route}
+    try:
+        detail = await dataset_detail(request.user, env_id=environment.env_id, dataset_id=dataset_id)
+    except PageDataUnavailable as exc:
+        return await _failed(request, "pages/dataset.html", context, exc, obj=("dataset", dataset_id))
+    context["details"] = detail
+    context["agent_url"] = agent_link(
+        object_type="dataset",
+        object_id=dataset_id,
+        object_name=detail["dataset"]["name"],
+        env_id=environment.env_id,
+        route=route,
+    )
+    return await _page(request, "pages/dataset.html", context)
+
+
+@login_required
+async def settings_page(request: HttpRequest) -> HttpResponse:
+    roles = await sync_to_async(policy.user_roles)(user=request.user)
+    return await _page(request, "pages/settings.html", {"roles": roles, "agent_url": "/agent", "route": "/settings/"})
+
+
+@login_required
+async def agent(request: HttpRequest) -> HttpResponse:
+    history = await sync_to_async(conv.conversations_of)(user=request.user)
+    return await _page(request, "pages/agent.html", {"provider": provider_label(), "history": history})
