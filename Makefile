@@ -51,6 +51,7 @@ run: prepare superset
 lint: setup
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
+	$(VENV)/bin/lint-imports
 
 format: setup
 	$(PY) -m ruff format .

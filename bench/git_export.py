@@ -22,7 +22,8 @@ django.setup()
 from django.conf import settings  # noqa: E402
 
 from agentchat.gitstore import repo as gitrepo  # noqa: E402
-from agentchat.superset.client import CallState, SupersetClient  # noqa: E402
+from agentchat.superset.call import CallState  # noqa: E402
+from agentchat.superset.client import SupersetClient  # noqa: E402
 from agentchat.superset.dashboard_export import dashboard_export_files  # noqa: E402
 
 URLS = {"ss-dev": "http://127.0.0.1:8088", "prod": "http://127.0.0.1:8089"}

@@ -20,7 +20,8 @@ import django  # noqa: E402
 django.setup()
 
 from agentchat.superset.bundle import zip_merge  # noqa: E402
-from agentchat.superset.client import CallState, SupersetClient  # noqa: E402
+from agentchat.superset.call import CallState  # noqa: E402
+from agentchat.superset.client import SupersetClient  # noqa: E402
 from agentchat.superset.migration_plan import migration_plan  # noqa: E402
 from agentchat.superset.transfer import dashboards_all, dashboards_export  # noqa: E402
 from agentchat.tools.deploy import deploy_apply  # noqa: E402

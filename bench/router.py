@@ -84,7 +84,8 @@ def main() -> None:
 
     from django.conf import settings
 
-    from agentchat.llm.offline.planner import Knowledge, Turn, plan_step
+    from agentchat.llm.offline.planner import plan_step
+    from agentchat.llm.offline.state import Knowledge, Turn
     from agentchat.runtime.registry import registry
     from agentchat.toolset.router import rank_with_rules, tool_router
     from policies.defaults import ENVIRONMENTS, TOOLS

@@ -21,7 +21,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from agentchat.errors import ToolError  # noqa: E402
-from agentchat.superset.client import CallState, SupersetClient  # noqa: E402
+from agentchat.superset.call import CallState  # noqa: E402
+from agentchat.superset.client import SupersetClient  # noqa: E402
 from tests.faultproxy import Fault, FaultProxy  # noqa: E402
 from tests.superset_api import URLS  # noqa: E402
 

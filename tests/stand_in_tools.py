@@ -61,7 +61,7 @@ def stand_in_specs(missing: set[str]) -> dict:
     """Text-only ToolSpecs for the tools not registered yet (they are never executed)."""
     from pydantic import create_model
 
-    from agentchat.runtime.registry import ToolSpec
+    from agentchat.runtime.spec import ToolSpec
 
     out = {}
     for name in sorted(missing & set(STAND_INS)):

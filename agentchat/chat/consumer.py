@@ -24,7 +24,7 @@ from agentchat.chat.frames import (
 from agentchat.chat.sessions import session_is_valid
 from agentchat.context.intake import context_accept
 from agentchat.context.uicontext import ContextInvalid
-from agentchat.conversations.services import ConversationNotFound
+from agentchat.conversations.selectors import ConversationNotFound
 from agentchat.errors import error_text
 from agentchat.language import detect_language
 from agentchat.turn.agent import AgentTurn

@@ -14,9 +14,10 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 
 from agentchat.errors import ApplicationError
-from agentchat.runtime.executor import ToolContext, tool_timeout_s
-from agentchat.runtime.registry import ToolSpec
-from agentchat.superset.client import CallState
+from agentchat.runtime.context import ToolContext
+from agentchat.runtime.executor import tool_timeout_s
+from agentchat.runtime.spec import ToolSpec
+from agentchat.superset.call import CallState
 from policies import services as policy
 
 IMPACT_TIMEOUT_S = 15.0

@@ -1,9 +1,13 @@
 """LLM providers (DESIGN §11): the offline planner (default) and any OpenAI-compatible endpoint."""
 
 import functools
+from collections.abc import Sequence
 
 from django.conf import settings
 from langchain_core.language_models import BaseChatModel
+
+from agentchat.llm.offline.model import OfflinePlanner, knowledge_for
+from agentchat.toolset.selection import ToolChoice
 
 PROVIDER_LABELS = {"offline": "Офлайн-планировщик (без сети) / offline planner", "openai": "OpenAI-compatible"}
 
@@ -28,8 +32,6 @@ def chat_model() -> BaseChatModel:
     """
     provider = settings.LLM_PROVIDER
     if provider == "offline":
-        from agentchat.llm.offline.model import OfflinePlanner
-
         return OfflinePlanner()
     if provider == "openai":
         return _openai_model(
@@ -42,10 +44,21 @@ def chat_model() -> BaseChatModel:
     raise ValueError(f"unknown LLM_PROVIDER {provider!r}")
 
 
+def model_for_turn(
+    model: BaseChatModel, *, choices: Sequence[ToolChoice], environments: list[tuple[str, str]]
+) -> BaseChatModel:
+    """Return ``model`` prepared for one turn: the offline planner gets the turn's policy facts (``choices``: every
+    tool's verdict, ``environments``: ``[(env_id, tier)]`` active); any other model is returned as it is."""
+    if isinstance(model, OfflinePlanner):
+        return model.model_copy(update={"knowledge": knowledge_for(choices=choices, environments=environments)})
+    return model
+
+
 @functools.lru_cache(maxsize=8)
 def _openai_model(base_url: str, api_key: str, model: str, timeout_s: float, max_tokens: int) -> BaseChatModel:
     """One ``ChatOpenAI`` per configuration, shared by every turn of the process: building it (and its SDK
     clients) for each turn cost milliseconds of CPU (bench/load.py); it keeps no per-call state."""
+    # Imported on first use: importing langchain_openai takes about 2 s, which the offline default should not pay.
     from langchain_openai import ChatOpenAI
 
     extra = {"max_tokens": max_tokens} if max_tokens > 0 else {}

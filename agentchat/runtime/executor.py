@@ -11,6 +11,7 @@ become a second retry layer).
 import asyncio
 import logging
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,9 +28,10 @@ from agentchat.errors import (
     ToolTimeout,
     UpstreamUnavailable,
 )
-from agentchat.runtime.registry import ToolSpec
+from agentchat.runtime.context import ToolContext
+from agentchat.runtime.spec import ToolSpec
 from agentchat.runtime.summarise import summarise, to_json
-from agentchat.superset.client import CallState, SupersetClient
+from agentchat.superset.call import CallState
 from policies import services as policy
 
 log = logging.getLogger(__name__)
@@ -45,63 +47,6 @@ LLM_ERROR_INSTRUCTIONS = {
     "rate_limited": "Superset is rate limiting. Do not call tools again now; tell the user when to retry.",
 }
 LLM_ERROR_DEFAULT = "The tool call failed. Do not repeat the same call; explain the error to the user."
-
-
-@dataclass
-class ToolContext:
-    """What a running tool may use: who asks, from where, and clients for Superset environments.
-
-    Attributes:
-        user: the Django user the call runs for.
-        conversation_id: the chat (None outside a chat, e.g. the page views).
-        ui_context: the validated UIContext dict of the turn, or None.
-        language: ``ru`` or ``en``, the language of the user's last message.
-        call: upstream bookkeeping of this call (retry policy, requests, mutation flag).
-        timeout_s: the call's deadline in seconds (per-operation httpx timeout too).
-    """
-
-    user: Any
-    conversation_id: int | None
-    ui_context: dict | None
-    language: str
-    call: CallState
-    timeout_s: float
-    _clients: list[SupersetClient] = field(default_factory=list)
-
-    async def superset(self, env_id: str) -> SupersetClient:
-        """Return a client for the active environment ``env_id``.
-
-        Raises:
-            InvalidArguments: no active environment has that id (never treated as a URL).
-        """
-        found = await sync_to_async(_environment_login)(env_id)
-        if found is None:
-            raise InvalidArguments(f"unknown environment {env_id!r}")
-        environment, credentials = found
-        client = SupersetClient(
-            env_id=environment.env_id,
-            base_url=environment.superset_url,
-            username=credentials.username,
-            password=credentials.password,
-            call=self.call,
-            timeout_s=self.timeout_s,
-        )
-        self._clients.append(client)
-        return client
-
-    async def aclose(self) -> None:
-        """Close every client this call opened."""
-        for client in self._clients:
-            await client.aclose()
-        self._clients.clear()
-
-
-def _environment_login(env_id: str):
-    """Return ``(Environment, SupersetCredentials)`` of the active environment ``env_id``, or None."""
-    environment = policy.environment_get(env_id=env_id)
-    if environment is None:
-        return None
-    return environment, policy.environment_credentials(environment=environment)
 
 
 @dataclass
@@ -193,6 +138,7 @@ async def tool_execute(
     conversation_id: int | None,
     ui_context: dict | None,
     language: str,
+    toolset: Sequence[ToolSpec] = (),
 ) -> ToolOutcome:
     """Run ``spec`` with ``args`` under DESIGN §10 and return its outcome (never raises for tool failures).
 
@@ -200,6 +146,7 @@ async def tool_execute(
         spec: the registered tool.
         args: raw arguments (validated here against ``spec.args_schema``).
         user / conversation_id / ui_context / language: the turn the call belongs to.
+        toolset: the policy set of the turn (``ToolContext.toolset``).
 
     Returns:
         ``ToolOutcome``; a timeout of a read is ``timeout``, of a write or dangerous tool ``status_unknown``;
@@ -216,6 +163,7 @@ async def tool_execute(
         language=language,
         call=call,
         timeout_s=timeout_s,
+        toolset=tuple(toolset),
     )
     outcome = ToolOutcome(ok=False)
     try:

@@ -11,8 +11,8 @@ from contextlib import asynccontextmanager
 from django.contrib.auth import get_user_model
 
 from agentchat.models import TaskRecord
-from agentchat.runtime.executor import ToolContext
-from agentchat.superset.client import CallState
+from agentchat.runtime.context import ToolContext
+from agentchat.superset.call import CallState
 
 JOB_HTTP_TIMEOUT_S = 120.0
 

@@ -1,84 +1,14 @@
 """The ``@assistant_tool`` registry: what each tool is and does (behaviour is code; policy is in ``policies``).
 
-A tool is an ``async def fn(ctx: ToolContext, args: ArgsModel) -> dict | list`` registered with its category,
-whether it needs an environment, a pydantic argument schema and ru/en texts. DESIGN §8.
+The tool modules of ``agentchat.tools`` register themselves with the decorator when the app is ready
+(``AgentchatConfig.ready``, Django's autodiscover pattern); nothing here imports a tool. DESIGN §8.
 """
 
-import copy
-import functools
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from collections.abc import Callable
 
 from pydantic import BaseModel
 
-Category = Literal["read", "write", "dangerous"]
-ToolFunc = Callable[[Any, BaseModel], Awaitable[Any]]
-# impact(ctx, args) -> {"summary_ru": str, "summary_en": str, "objects": [{"type", "name", "action"}], ...}
-ImpactFunc = Callable[[Any, BaseModel], Awaitable[dict[str, Any]]]
-
-
-@dataclass(frozen=True)
-class ToolSpec:
-    """One registered tool.
-
-    Attributes:
-        name: unique snake_case name, as the LLM calls it.
-        category: ``read`` (no state change), ``write`` or ``dangerous`` (DESIGN §8).
-        env_specific: needs an ``env_id`` argument naming an environment.
-        args_schema: pydantic model of the arguments; field descriptions go to the LLM.
-        description_ru / description_en: one-paragraph descriptions.
-        examples_ru / examples_en: questions users ask that this tool answers (≥ 3 each).
-        func: the coroutine doing the work.
-        impact: for write/dangerous tools, a read-only coroutine that looks up what the call would change
-            (shown on the confirmation card before anything runs, DESIGN §9); None when not applicable.
-    """
-
-    name: str
-    category: Category
-    env_specific: bool
-    args_schema: type[BaseModel]
-    description_ru: str
-    description_en: str
-    examples_ru: tuple[str, ...]
-    examples_en: tuple[str, ...]
-    func: ToolFunc = field(compare=False)
-    impact: ImpactFunc | None = field(default=None, compare=False)
-
-    @property
-    def target_env_arg(self) -> str | None:
-        """Name of the argument naming the environment the call acts on (``target_env_id`` or ``env_id``)."""
-        fields = self.args_schema.model_fields
-        for name in ("target_env_id", "env_id"):
-            if name in fields:
-                return name
-        return None
-
-    def description(self, language: str = "en") -> str:
-        """Return the description in ``language`` (``ru``/``en``)."""
-        return self.description_ru if language == "ru" else self.description_en
-
-    def openai_schema(self) -> dict[str, Any]:
-        """Return the tool in OpenAI function-calling form (``{"type": "function", "function": {...}}``)."""
-        parameters = copy.deepcopy(_parameters_schema(self.args_schema))
-        return {
-            "type": "function",
-            "function": {
-                "name": self.name,
-                "description": f"{self.description_en} / {self.description_ru}",
-                "parameters": parameters,
-            },
-        }
-
-
-@functools.cache
-def _parameters_schema(args_schema: type[BaseModel]) -> dict[str, Any]:
-    """The JSON schema of an argument model, built once per model (pydantic builds it anew on every call and every
-    turn offers several tools)."""
-    parameters = args_schema.model_json_schema()
-    parameters.pop("title", None)
-    return parameters
-
+from agentchat.runtime.spec import Category, ImpactFunc, ToolFunc, ToolSpec
 
 _REGISTRY: dict[str, ToolSpec] = {}
 

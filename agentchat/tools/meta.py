@@ -5,6 +5,7 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from pydantic import BaseModel
 
+from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
 from policies import services as policy
 
@@ -29,16 +30,15 @@ class NoArgs(BaseModel):
     examples_ru=["Что ты умеешь?", "Чем ты можешь помочь?", "Какие у тебя есть инструменты?"],
     examples_en=["What can you do?", "How can you help me?", "Which tools do you have?"],
 )
-async def show_capabilities(ctx, args: NoArgs) -> dict[str, Any]:
-    """List the tools offered to this user in this context, by category, in the user's language.
+async def show_capabilities(ctx: ToolContext, args: NoArgs) -> dict[str, Any]:
+    """List the tools the policies allow this user on this page (``ctx.toolset``, given by the turn), by category,
+    in the user's language.
 
     Returns:
         ``{"language", "object_type", "env_id", "categories": {category: {"title", "tools": [{"name",
         "description"}]}}}``.
     """
-    from agentchat.toolset.selection import toolset_for
-
-    specs = await sync_to_async(toolset_for)(user=ctx.user, context=ctx.ui_context)
+    specs = ctx.toolset
     index = 0 if ctx.language == "ru" else 1
     categories: dict[str, Any] = {}
     for spec in specs:
@@ -63,7 +63,7 @@ async def show_capabilities(ctx, args: NoArgs) -> dict[str, Any]:
     examples_ru=["Какие окружения есть?", "Где у нас прод?", "Перечисли окружения Superset"],
     examples_en=["Which environments are there?", "Which one is production?", "List the Superset environments"],
 )
-async def list_environments(ctx, args: NoArgs) -> dict[str, Any]:
+async def list_environments(ctx: ToolContext, args: NoArgs) -> dict[str, Any]:
     """Return ``{"environments": [{"env_id", "name", "tier", "superset_url"}]}`` of active environments."""
     rows = await sync_to_async(policy.environments_active)()
     return {

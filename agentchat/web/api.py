@@ -15,7 +15,12 @@ from rest_framework.views import exception_handler as drf_exception_handler
 from agentchat.context.intake import context_accept, context_rejection_record
 from agentchat.context.strictjson import JSONUnparseable, Skipped, strict_loads
 from agentchat.context.uicontext import ContextInvalid, validate_ui_context
-from agentchat.conversations import services as conv
+from agentchat.conversations.selectors import (
+    ConversationNotFound,
+    context_label,
+    conversation_get,
+    conversation_predates_context,
+)
 from agentchat.guard import cards
 from agentchat.guard.confirmations import NOT_RUN_ERRORS
 from agentchat.language import detect_language
@@ -127,8 +132,8 @@ class ConversationView(APIView):
 
     def get(self, request: Request, conversation_id: int) -> Response:
         try:
-            conversation = conv.conversation_get(user=request.user, conversation_id=conversation_id)
-        except conv.ConversationNotFound:
+            conversation = conversation_get(user=request.user, conversation_id=conversation_id)
+        except ConversationNotFound:
             raise Http404 from None
         rows = list(conversation.messages.all())
         messages = [
@@ -141,8 +146,8 @@ class ConversationView(APIView):
                 "id": conversation.pk,
                 "title": conversation.title,
                 "ui_context": conversation.ui_context,
-                "object": conv.context_label(conversation.ui_context),
-                "context_available": not conv.conversation_predates_context(conversation=conversation),
+                "object": context_label(conversation.ui_context),
+                "context_available": not conversation_predates_context(conversation=conversation),
                 "messages": messages,
                 "timeline": conversation_timeline(conversation, rows),
             }

@@ -5,7 +5,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
-from agentchat.conversations import services as conv
+from agentchat.conversations.selectors import conversations_of
 from agentchat.errors import not_found_text
 from agentchat.llm import provider_label
 from agentchat.web.pages import PageDataUnavailable, agent_link, dataset_detail, page_tool
@@ -115,5 +115,5 @@ async def settings_page(request: HttpRequest) -> HttpResponse:
 
 @login_required
 async def agent(request: HttpRequest) -> HttpResponse:
-    history = await sync_to_async(conv.conversations_of)(user=request.user)
+    history = await sync_to_async(conversations_of)(user=request.user)
     return await _page(request, "pages/agent.html", {"provider": provider_label(), "history": history})

@@ -10,9 +10,10 @@ from contextlib import contextmanager
 from asgiref.sync import async_to_sync
 
 from agentchat.runtime.background import task_status
-from agentchat.runtime.executor import ToolContext, tool_execute
+from agentchat.runtime.context import ToolContext
+from agentchat.runtime.executor import tool_execute
 from agentchat.runtime.registry import tool_spec
-from agentchat.superset.client import CallState
+from agentchat.superset.call import CallState
 from tests.superset_api import superset
 
 ENERGY_DATASET = 1  # seeded energy_consumption

@@ -6,7 +6,7 @@ from channels.db import database_sync_to_async
 from django.test import Client
 from django.utils.timezone import localtime
 
-from agentchat.conversations.services import conversation_predates_context, conversation_turn_context
+from agentchat.conversations.selectors import conversation_predates_context, conversation_turn_context
 from agentchat.models import Conversation, Message, PendingConfirmation
 from agentchat.runtime.registry import registry
 from policies.models import AuditEvent, Tool

@@ -13,7 +13,8 @@ from channels.db import database_sync_to_async
 from pydantic import BaseModel
 
 from agentchat.runtime.executor import tool_execute
-from agentchat.runtime.registry import ToolSpec, tool_spec
+from agentchat.runtime.registry import tool_spec
+from agentchat.runtime.spec import ToolSpec
 from agentchat.superset.client import retry_after_seconds
 from tests.agentchat.conftest import FAULTY_ENV, aset_tool_timeout, chart_ids_named, charts_delete
 from tests.faultproxy import Fault

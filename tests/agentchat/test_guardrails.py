@@ -12,7 +12,7 @@ from channels.db import database_sync_to_async
 from django.contrib.auth import get_user_model
 from langchain_core.messages import AIMessage
 
-from agentchat.conversations import services as conv
+from agentchat.conversations.selectors import ConversationNotFound, history_messages
 from agentchat.models import Message, PendingConfirmation
 from agentchat.turn.agent import AgentTurn
 from policies.models import AuditEvent
@@ -69,7 +69,7 @@ def _audit(conversation_id: int, event_type: str) -> list[AuditEvent]:
 def _history(conversation_id: int):
     from agentchat.models import Conversation
 
-    return conv.history_messages(conversation=Conversation.objects.get(pk=conversation_id))
+    return history_messages(conversation=Conversation.objects.get(pk=conversation_id))
 
 
 async def test_dev_write_waits_on_an_info_card_and_runs_once_approved(users):
@@ -345,7 +345,7 @@ async def test_resume_re_emits_each_pending_card_once_with_the_same_id(users):
     assert again[0]["html"] == card["html"]
     # Another user cannot resume it.
     other = await database_sync_to_async(get_user_model().objects.create)(username="stranger")
-    with pytest.raises(conv.ConversationNotFound):
+    with pytest.raises(ConversationNotFound):
         await AgentTurn(user=other, emit=Frames()).resume(conversation_id=conversation_id)
 
 

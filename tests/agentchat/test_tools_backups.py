@@ -11,9 +11,10 @@ import pytest
 import yaml
 
 from agentchat.models import Backup
-from agentchat.runtime.executor import ToolContext, tool_execute
+from agentchat.runtime.context import ToolContext
+from agentchat.runtime.executor import tool_execute
 from agentchat.runtime.registry import tool_spec
-from agentchat.superset.client import CallState
+from agentchat.superset.call import CallState
 from tests.db_threads import close_thread_connections  # noqa: F401 - autouse fixture
 from tests.superset_scratch import SupersetScratch, dashboards_all
 

@@ -7,9 +7,10 @@ make uniquely named dashboards and charts in ss-dev, deploy them and check prod 
 
 import pytest
 
-from agentchat.runtime.executor import ToolContext, tool_execute
+from agentchat.runtime.context import ToolContext
+from agentchat.runtime.executor import tool_execute
 from agentchat.runtime.registry import tool_spec
-from agentchat.superset.client import CallState
+from agentchat.superset.call import CallState
 from tests import superset_api
 from tests.db_threads import close_thread_connections  # noqa: F401 - autouse fixture
 from tests.superset_scratch import SupersetScratch, dashboard_uuid

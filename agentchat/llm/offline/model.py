@@ -6,7 +6,8 @@ arguments come from the context and the question, a missing one is asked for, a 
 first result calls for it, and the answer is written with templates in the user's language. It says so when it
 does not understand, and explains honestly why a tool is not available here (page, role or environment).
 
-The decision runs in a worker thread (``sync_to_async``): it embeds the question and reads the policy tables.
+The decision runs in a worker thread (``sync_to_async``): it embeds the question. What the policies say (why a
+tool is not offered here, the active environments) comes from the turn (``knowledge_for``), never from the tables.
 """
 
 import json
@@ -23,8 +24,13 @@ from langchain_core.runnables import Runnable
 from agentchat.context.uicontext import parse_prompt_block
 from agentchat.language import detect_language
 from agentchat.llm.offline.arguments import Page
-from agentchat.llm.offline.planner import Knowledge, Result, Turn, plan_step
+from agentchat.llm.offline.planner import plan_step
+from agentchat.llm.offline.state import Knowledge, Result, Turn
+from agentchat.runtime.registry import registry
+from agentchat.runtime.titles import tool_title
 from agentchat.toolset.router import Ranked, rank_with_rules, tool_router
+from agentchat.toolset.selection import ToolChoice
+from policies.services import Refusal
 
 OBJECT_NAMES = {
     "dashboard": ("дашборда", "dashboard"),
@@ -83,12 +89,10 @@ def turn_read(messages: list[BaseMessage], tools: list[dict[str, Any]] | None) -
     return Turn(question, detect_language(question), context, _tools_by_name(tools), results, previous)
 
 
-# --- look-ups of the running application --------------------------------------------------------------------
+# --- what the planner knows beyond the prompt: the router, and the turn's policy facts --------------------------
 
 
 def _rank(question: str, names: Sequence[str], object_type: str | None) -> list[Ranked]:
-    from agentchat.runtime.registry import registry
-
     specs = [spec for name, spec in registry().items() if name in set(names)]
     router = tool_router()
     if router is not None:
@@ -99,100 +103,110 @@ def _rank(question: str, names: Sequence[str], object_type: str | None) -> list[
     return rank_with_rules(question=question, similarities={s.name: 0.0 for s in specs}, object_type=object_type)
 
 
-def _roles_text(roles: list[str], language: str) -> str:
+def _roles_text(roles: Sequence[str], language: str) -> str:
     joiner = " или " if language == "ru" else " or "
     return joiner.join(roles) if roles else ("—" if language == "ru" else "none")
 
 
-def not_offered_reason(tool: str, page: Page) -> str:
-    """Why ``tool`` is not offered on ``page``, as a code, checked in this order against the policy tables:
-    ``unbuilt``, ``disabled``, ``environment`` (needs one, the page has none), ``page`` (not for this page type)
-    or ``role`` (only the user's role lacks it)."""
-    from agentchat.runtime.registry import registry
-    from policies import services as policy
+class PolicyFacts:
+    """The turn's verdict on every tool (``toolset.selection.ToolChoice``), read by the planner to say why a tool
+    is not offered here; the turn judged them against the policy tables, the planner never reads those tables."""
 
-    row = policy.tool_get(name=tool)
-    if tool not in registry() or row is None:
-        return "unbuilt"
-    if not row.enabled:
-        return "disabled"
-    if row.env_specific and not page.env_id:
-        return "environment"
-    if page.object_type and page.object_type not in policy.affinity_object_types(tool_name=tool):
-        return "page"
-    return "role"
+    def __init__(self, choices: Sequence[ToolChoice]):
+        self._choices = {c.name: c for c in choices}
 
+    def not_offered_reason(self, tool: str, page: Page) -> str:
+        """Why ``tool`` is not offered on ``page``, as a code, in this order: ``unbuilt`` (not registered, or no
+        catalogue row), ``disabled``, ``environment`` (needs one, the page has none), ``page`` (not for this page
+        type) or ``role`` (only the user's role lacks it)."""
+        choice = self._choices.get(tool)
+        if choice is None or not choice.registered or not choice.catalogued:
+            return "unbuilt"
+        if Refusal.DISABLED in choice.refusals:
+            return "disabled"
+        if choice.env_specific and not page.env_id:
+            return "environment"
+        if page.object_type and page.object_type not in choice.object_types:
+            return "page"
+        return "role"
 
-def why_not_offered(tool: str, page: Page, language: str) -> str:
-    """Say truthfully why ``tool`` is not offered on ``page`` (``not_offered_reason``), in words.
+    def why_not_offered(self, tool: str, page: Page, language: str) -> str:
+        """Say truthfully why ``tool`` is not offered on ``page`` (``not_offered_reason``), in words.
 
-    Args:
-        tool: a registered tool name.
-        page: the page context.
-        language: ``ru`` or ``en``.
+        Args:
+            tool: a registered tool name.
+            page: the page context.
+            language: ``ru`` or ``en``.
 
-    Returns:
-        One or two sentences for the user, without internal tool names.
-    """
-    from agentchat.runtime.titles import tool_title
-    from policies import services as policy
-
-    title = tool_title(tool, language)
-    ru = language != "en"
-    reason = not_offered_reason(tool, page)
-    if reason == "unbuilt":
-        return f"Этого я пока не умею ({title})." if ru else f"I cannot do that yet ({title})."
-    if reason == "disabled":
+        Returns:
+            One or two sentences for the user, without internal tool names.
+        """
+        title = tool_title(tool, language)
+        ru = language != "en"
+        reason = self.not_offered_reason(tool, page)
+        if reason == "unbuilt":
+            return f"Этого я пока не умею ({title})." if ru else f"I cannot do that yet ({title})."
+        if reason == "disabled":
+            return (
+                f"Это сейчас выключено администратором ({title})."
+                if ru
+                else f"That is switched off by the administrator ({title})."
+            )
+        if reason == "environment":
+            return (
+                f"Для этого ({title}) нужно окружение: выберите его в переключателе вверху страницы."
+                if ru
+                else f"That ({title}) needs an environment: pick one in the selector at the top of the page."
+            )
+        choice = self._choices[tool]
+        if reason == "page":
+            here = OBJECT_NAMES[page.object_type][0 if ru else 1]
+            where = ", ".join(OBJECT_PAGES[t][0 if ru else 1] for t in choice.object_types if t in OBJECT_PAGES)
+            if ru:
+                where = f"со страниц {where} или " if where else ""
+                return (
+                    f"Со страницы {here} это недоступно ({title}). Откройте агента {where}из настроек (без контекста)."
+                )
+            where = f"from a {where} page or " if where else ""
+            return f"That is not available from a {here} page ({title}). Open the agent {where}from the settings page."
+        roles = _roles_text(choice.roles, language)
         return (
-            f"Это сейчас выключено администратором ({title})."
+            f"Для этого ({title}) нужна роль {roles}; у вашей учётной записи её нет. Обратитесь к администратору."
             if ru
-            else f"That is switched off by the administrator ({title})."
+            else f"That ({title}) needs the role {roles}, which your account does not have. Ask an administrator."
         )
-    if reason == "environment":
-        return (
-            f"Для этого ({title}) нужно окружение: выберите его в переключателе вверху страницы."
-            if ru
-            else f"That ({title}) needs an environment: pick one in the selector at the top of the page."
-        )
-    if reason == "page":
-        types = policy.affinity_object_types(tool_name=tool)
-        here = OBJECT_NAMES[page.object_type][0 if ru else 1]
-        where = ", ".join(OBJECT_PAGES[t][0 if ru else 1] for t in types if t in OBJECT_PAGES)
-        if ru:
-            where = f"со страниц {where} или " if where else ""
-            return f"Со страницы {here} это недоступно ({title}). Откройте агента {where}из настроек (без контекста)."
-        where = f"from a {where} page or " if where else ""
-        return f"That is not available from a {here} page ({title}). Open the agent {where}from the settings page."
-    roles = _roles_text(policy.tool_required_roles(tool_name=tool), language)
-    return (
-        f"Для этого ({title}) нужна роль {roles}; у вашей учётной записи её нет. Обратитесь к администратору."
-        if ru
-        else f"That ({title}) needs the role {roles}, which your account does not have. Ask an administrator."
-    )
 
 
-def app_knowledge() -> Knowledge:
-    """The planner's look-ups in the running application (registry, router, environments, policy tables)."""
-    from agentchat.runtime.registry import registry
-    from policies import services as policy
-
-    environments = [(e.env_id, e.tier) for e in policy.environments_active()]
+def knowledge_for(*, choices: Sequence[ToolChoice], environments: list[tuple[str, str]]) -> Knowledge:
+    """The planner's knowledge for one turn: the router for ranking, the registry's names, and the policy facts
+    the turn gathered (``choices``: every tool's verdict; ``environments``: ``[(env_id, tier)]`` active)."""
+    facts = PolicyFacts(choices)
     return Knowledge(
         rank=_rank,
         catalogue=list(registry()),
-        environments=environments,
-        why_not=why_not_offered,
-        not_offered_reason=not_offered_reason,
+        environments=list(environments),
+        why_not=facts.why_not_offered,
+        not_offered_reason=facts.not_offered_reason,
     )
 
 
-def plan(messages: list[BaseMessage], tools: list[dict[str, Any]] | None) -> AIMessage:
+def plan(messages: list[BaseMessage], tools: list[dict[str, Any]] | None, knowledge: Knowledge) -> AIMessage:
     """Decide the next assistant message for ``messages`` with the offered ``tools`` (OpenAI tool dicts)."""
-    return plan_step(turn_read(messages, tools), app_knowledge())
+    return plan_step(turn_read(messages, tools), knowledge)
 
 
 class OfflinePlanner(BaseChatModel):
-    """Offline, rule-based chat model; streams text word by word and tool calls as one chunk."""
+    """Offline, rule-based chat model; streams text word by word and tool calls as one chunk.
+
+    Attributes:
+        knowledge: what the turn knows beyond the prompt (``knowledge_for``; set per turn by
+            ``llm.model_for_turn``); without it the planner knows no environments and no policy reasons.
+    """
+
+    knowledge: Knowledge | None = None
+
+    def _knowledge(self) -> Knowledge:
+        return self.knowledge or knowledge_for(choices=(), environments=[])
 
     @property
     def _llm_type(self) -> str:
@@ -203,7 +217,7 @@ class OfflinePlanner(BaseChatModel):
         return self.bind(tools=tools, **kwargs)
 
     def _generate(self, messages, stop=None, run_manager=None, **kwargs) -> ChatResult:
-        return ChatResult(generations=[ChatGeneration(message=plan(messages, kwargs.get("tools")))])
+        return ChatResult(generations=[ChatGeneration(message=plan(messages, kwargs.get("tools"), self._knowledge()))])
 
     def _chunks(self, message: AIMessage) -> Iterator[ChatGenerationChunk]:
         if message.tool_calls:
@@ -217,9 +231,9 @@ class OfflinePlanner(BaseChatModel):
             yield ChatGenerationChunk(message=AIMessageChunk(content=word))
 
     def _stream(self, messages, stop=None, run_manager=None, **kwargs) -> Iterator[ChatGenerationChunk]:
-        yield from self._chunks(plan(messages, kwargs.get("tools")))
+        yield from self._chunks(plan(messages, kwargs.get("tools"), self._knowledge()))
 
     async def _astream(self, messages, stop=None, run_manager=None, **kwargs) -> AsyncIterator[ChatGenerationChunk]:
-        message = await sync_to_async(plan)(messages, kwargs.get("tools"))
+        message = await sync_to_async(plan)(messages, kwargs.get("tools"), self._knowledge())
         for chunk in self._chunks(message):
             yield chunk

@@ -17,20 +17,26 @@ One step:
 
 import re
 import uuid
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.messages import AIMessage
 
-from agentchat.errors import ID_ARGUMENTS, not_found_text
 from agentchat.language import detect_language
-from agentchat.llm.offline import answers
 from agentchat.llm.offline.answers.base import items
 from agentchat.llm.offline.arguments import Page, args_fill
 from agentchat.llm.offline.mentions import Mentions, mentions_read
+from agentchat.llm.offline.replies import (
+    ROWS_KEY,
+    answer_text,
+    clarify_text,
+    failure_text,
+    not_understood_text,
+    unsupported_text,
+)
+from agentchat.llm.offline.state import Choice, Knowledge, Result, Turn
 from agentchat.runtime.registry import tool_spec
-from agentchat.runtime.titles import TOOL_TITLES, tool_title
+from agentchat.runtime.titles import TOOL_TITLES
 from agentchat.toolset.intents import (
     MEDIUM,
     READ_COUNTERPART,
@@ -59,81 +65,6 @@ SIMILARITY_MARGIN = 0.04
 # A tool that is not offered is "clearly wanted" when a rule names it and it beats the best offered tool by this.
 UNAVAILABLE_MARGIN = 0.05
 SEARCH_FOR = {"dashboard_id": "search_dashboards", "dataset_id": "search_datasets"}
-ROWS_KEY = {"search_dashboards": "dashboards", "search_datasets": "datasets"}
-
-
-@dataclass
-class Result:
-    """One tool result of the current turn: the call and the ToolMessage payload (``ok`` False for errors)."""
-
-    tool: str
-    args: dict[str, Any]
-    payload: Any
-    ok: bool
-
-
-@dataclass
-class Turn:
-    """The current turn as the planner reads it.
-
-    Attributes:
-        question: the last user message (joined with the previous one when it answers a clarifying question).
-        language: ``ru`` or ``en``.
-        context: the page-context data of the system prompt (``{"status": ...}`` without context).
-        tools: the offered tools by name (OpenAI function dicts: ``name``, ``description``, ``parameters``).
-        results: the tool results since the last user message.
-        previous_question: the user message before the last one, when the assistant answered it with a question.
-    """
-
-    question: str
-    language: str
-    context: dict[str, Any]
-    tools: dict[str, dict[str, Any]]
-    results: list[Result] = field(default_factory=list)
-    previous_question: str = ""
-    intended: str = ""
-
-    @property
-    def page(self) -> Page:
-        return Page.from_context(self.context)
-
-    def t(self, ru: str, en: str) -> str:
-        return en if self.language == "en" else ru
-
-
-Rank = Callable[[str, Sequence[str], str | None], list[Ranked]]
-
-
-@dataclass
-class Knowledge:
-    """Look-ups the planner needs beyond the prompt.
-
-    Attributes:
-        rank: ``(question, tool names, object type) → ranking`` (router + rules), for any registered tools.
-        catalogue: every registered tool name (to notice a wanted tool that is not offered).
-        environments: ``[(env_id, tier)]`` of the active environments.
-        why_not: ``(tool, page, language) → sentence`` saying why a tool is not offered here.
-        not_offered_reason: ``(tool, page) → code`` of that reason (``role`` when only the user's role lacks
-            it; see ``offline.not_offered_reason``); by default no reason is known.
-    """
-
-    rank: Rank
-    catalogue: Sequence[str]
-    environments: list[tuple[str, str]]
-    why_not: Callable[[str, Page, str], str]
-    not_offered_reason: Callable[[str, Page], str] = lambda tool, page: ""
-
-
-@dataclass(frozen=True)
-class Choice:
-    """The planner's reading of the question: ``kind`` is ``tool``, ``unavailable``, ``unsupported`` or
-    ``unknown``; ``tool`` the tool meant; ``phrase`` the unsupported request's words; ``rules`` the keyword-rule
-    weight behind the choice (0 when only the embedding chose)."""
-
-    kind: str
-    tool: str = ""
-    phrase: str = ""
-    rules: float = 0.0
 
 
 def tool_choose(*, question: str, page: Page, offered: Sequence[str], knowledge: Knowledge) -> Choice:
@@ -218,7 +149,7 @@ def plan_step(turn: Turn, knowledge: Knowledge) -> AIMessage:
             return _text(knowledge.why_not(last.tool, page, turn.language))
         return _after_results(turn, choice, mentions)
     if choice.kind == "unsupported":
-        return _text(_unsupported(turn, choice.phrase))
+        return _text(unsupported_text(turn, choice.phrase))
     if choice.kind == "unavailable":
         if (
             choice.rules >= STRONG
@@ -233,7 +164,7 @@ def plan_step(turn: Turn, knowledge: Knowledge) -> AIMessage:
             return _call(choice.tool, args)
         return _text(knowledge.why_not(choice.tool, page, turn.language))
     if choice.kind == "unknown":
-        return _text(_not_understood(turn))
+        return _text(not_understood_text(turn))
     return _first_call(turn, choice.tool, mentions)
 
 
@@ -261,8 +192,8 @@ def _first_call(turn: Turn, tool: str, mentions: Mentions) -> AIMessage:
         return _call("superset_explore_database", {"env_id": args.get("env_id") or turn.page.env_id})
     if missing:
         if tool == "superset_create_dataset" and missing[0] == "table_name" and mentions.sql:
-            return _text(_clarify(turn, tool, "virtual_name"))
-        return _text(_clarify(turn, tool, missing[0]))
+            return _text(clarify_text(turn, tool, "virtual_name"))
+        return _text(clarify_text(turn, tool, missing[0]))
     if tool == "execute_migration" and "preview_migration" in turn.tools:
         preview = {k: v for k, v in args.items() if k in _properties(turn, "preview_migration")}
         return _call("preview_migration", preview)
@@ -317,14 +248,14 @@ def _sql_for(question: str, source: dict[str, Any], row_limit: int | None) -> st
 def _after_results(turn: Turn, choice: Choice, mentions: Mentions) -> AIMessage:
     last = turn.results[-1]
     if not last.ok:
-        return _text(_failure(turn, last))
+        return _text(failure_text(turn, last))
     intended = choice.tool if choice.kind == "tool" else ""
     done = {r.tool for r in turn.results if r.ok}
     if intended and intended not in done and intended in turn.tools:
         step = _continue_chain(turn, intended, last, mentions)
         if step is not None:
             return step
-    return _text(_answer(turn))
+    return _text(answer_text(turn))
 
 
 def _continue_chain(turn: Turn, intended: str, last: Result, mentions: Mentions) -> AIMessage | None:
@@ -338,7 +269,7 @@ def _continue_chain(turn: Turn, intended: str, last: Result, mentions: Mentions)
         )
         args = {**args, key: rows[0]["id"], **({"env_id": last.args["env_id"]} if "env_id" in last.args else {})}
         missing = [m for m in missing if m not in args]
-        return _text(_clarify(turn, intended, missing[0])) if missing else _call(intended, args)
+        return _text(clarify_text(turn, intended, missing[0])) if missing else _call(intended, args)
     if last.tool == "preview_migration" and intended == "execute_migration":
         args = {k: v for k, v in last.args.items() if k in _properties(turn, intended)}
         return _call(intended, args)
@@ -354,148 +285,3 @@ def _continue_chain(turn: Turn, intended: str, last: Result, mentions: Mentions)
             env = {"env_id": last.args["env_id"]} if last.args.get("env_id") else {}
             return _call(intended, {**env, "object_type": "database", "object_id": match[0]["id"]})
     return None
-
-
-def tool_intended(turn: Turn) -> str:
-    """The tool the question asks for (set by ``plan_step``; empty when it asks for none)."""
-    return turn.intended
-
-
-def _answer(turn: Turn) -> str:
-    """The answer from the results that matter: the last one, after a search only the search itself."""
-    last = turn.results[-1]
-    texts = [answers.answer_from_result(last.tool, last.payload, turn.language)]
-    intended = tool_intended(turn)
-    if last.tool in ROWS_KEY and intended and intended != last.tool:
-        rows, total = items((last.payload or {}).get(ROWS_KEY[last.tool]))
-        if total > 1:
-            texts.append(turn.t("Какой из них вы имеете в виду? Укажите номер.", "Which one do you mean? Give its id."))
-    if last.tool == "show_capabilities":
-        texts.append(
-            turn.t(
-                "Я работаю в офлайн-режиме, без языковой модели: понимаю запросы к этим инструментам и отвечаю "
-                "по шаблонам.",
-                "I am running offline, without a language model: I understand requests for these tools and answer "
-                "from templates.",
-            )
-        )
-    if turn.context.get("status") == "unavailable":
-        texts.insert(0, turn.t("Контекст недоступен: отвечаю в общем режиме.", "Context unavailable: general mode."))
-    return "\n\n".join(texts)
-
-
-DECLINED = {"denied", "expired", "cancelled"}
-
-
-def _failure(turn: Turn, result: Result) -> str:
-    payload = result.payload if isinstance(result.payload, dict) else {"message": str(result.payload)}
-    title = tool_title(result.tool, turn.language)
-    if payload.get("error") == "denied":
-        # the card and the chat line already say «Операция отменена»; the answer only confirms
-        return turn.t(f"Хорошо, ничего не меняю ({title}).", f"OK, I changed nothing ({title}).")
-    if payload.get("error") in DECLINED:
-        return turn.t(
-            f"Операция отменена ({title}): ничего не изменено.",
-            f"Operation cancelled ({title}): nothing was changed.",
-        )
-    if payload.get("error") == "permission_denied":
-        return turn.t(
-            f"Это недоступно ({title}): для вашей роли здесь такой инструмент не предлагается.",
-            f"That is not available ({title}): it is not offered to your role here.",
-        )
-    if payload.get("status") == 404:
-        named = [(ID_ARGUMENTS[k], v) for k, v in (result.args or {}).items() if k in ID_ARGUMENTS]
-        if len(named) == 1:
-            object_type, object_id = named[0]
-            return not_found_text(object_type, object_id, (result.args or {}).get("env_id"), turn.language)
-    return answers.answer_from_error(result.tool, payload, turn.language)
-
-
-# --- texts ------------------------------------------------------------------------------------------------
-
-
-def _offered_list(turn: Turn) -> str:
-    titles = [tool_title(n, turn.language) for n in turn.tools if n != "show_capabilities"]
-    return "\n".join(f"- {title[:1].upper()}{title[1:]}" for title in titles)
-
-
-def _unsupported(turn: Turn, phrase: str) -> str:
-    head = turn.t(
-        f"Этого я сделать не могу («{phrase}»): у меня нет такого инструмента, и я ничего не менял. "
-        "Удалять, переименовывать объекты, менять графики и права можно в самом Superset.",
-        f"I cannot do that (“{phrase}”): I have no tool for it, and I changed nothing. Deleting or renaming "
-        "objects, editing charts and granting rights are done in Superset itself.",
-    )
-    return head + "\n\n" + turn.t("Здесь я могу:", "Here I can do:") + "\n" + _offered_list(turn)
-
-
-def _not_understood(turn: Turn) -> str:
-    return (
-        turn.t(
-            "Я работаю в офлайн-режиме, без языковой модели, и понимаю только запросы к своим инструментам — "
-            "этот вопрос я не разобрал. Здесь я могу:",
-            "I am running offline, without a language model, and only understand requests for my tools — I did "
-            "not understand this one. Here I can do:",
-        )
-        + "\n"
-        + _offered_list(turn)
-    )
-
-
-CLARIFY: dict[str, tuple[str, str]] = {
-    "env_id": (
-        "Для этого нужно окружение: выберите его в переключателе окружений вверху страницы.",
-        "This needs an environment: pick one in the environment selector at the top of the page.",
-    ),
-    "source_env_id": (
-        "Из какого окружения? Выберите его вверху страницы или напишите «из ss-dev».",
-        "From which environment? Pick it at the top of the page or write “from ss-dev”.",
-    ),
-    "target_env_id": (
-        "В какое окружение? Напишите, например, «в prod» или «в staging».",
-        "To which environment? Write, for example, “to prod” or “to staging”.",
-    ),
-    "dashboard_id": (
-        "О каком дашборде речь? Укажите его номер или название в кавычках — или откройте агента со страницы дашборда.",
-        "Which dashboard do you mean? Give its id or its name in quotes — or open the agent from the dashboard's page.",
-    ),
-    "dashboard_ids": (
-        "Какие дашборды? Перечислите их номера, например «дашборды 1 и 2».",
-        "Which dashboards? List their ids, for example “dashboards 1 and 2”.",
-    ),
-    "dataset_id": (
-        "О каком датасете речь? Укажите его номер или название в кавычках — или откройте агента со страницы датасета.",
-        "Which dataset do you mean? Give its id or its name in quotes — or open the agent from the dataset's page.",
-    ),
-    "sql": (
-        "Пришлите SQL-запрос (SELECT …), можно в обратных кавычках: в офлайн-режиме я не составляю запросы сам.",
-        "Send the SQL query (SELECT …), in backticks if you like: offline, I do not write queries myself.",
-    ),
-    "task_id": ("Укажите номер задачи, например «задача 12».", "Give the task id, for example “task 12”."),
-    "name": (
-        "Как назвать ветку? Например: «создай ветку feature/energy-report».",
-        "What should the branch be called? For example: “create branch feature/energy-report”.",
-    ),
-    "table_name": (
-        "Для какой таблицы создать датасет? Например: «для таблицы regions в базе Energy».",
-        "For which table? For example: “for table regions in database Energy”.",
-    ),
-    "virtual_name": (
-        "Как назвать новый виртуальный датасет? Например: «датасет top_regions: SELECT …».",
-        "What should the new virtual dataset be called? For example: “dataset top_regions: SELECT …”.",
-    ),
-    "object_id": (
-        "Права на какой объект проверить? Укажите, например, «дашборд 1», «датасет 2» или «база 1».",
-        "Whose permissions? Say, for example, “dashboard 1”, “dataset 2” or “database 1”.",
-    ),
-}
-
-
-def _clarify(turn: Turn, tool: str, parameter: str) -> str:
-    if parameter == "object_type":
-        parameter = "object_id"
-    ru, en = CLARIFY.get(
-        parameter,
-        (f"Чего-то не хватает: уточните «{parameter}».", f"Something is missing: please give “{parameter}”."),
-    )
-    return turn.t(ru, en)

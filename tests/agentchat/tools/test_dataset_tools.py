@@ -146,8 +146,8 @@ async def test_explore_dataset_shows_its_table_and_dependencies(engineer, supers
 async def test_create_physical_dataset_exists_in_superset_and_impact_says_so(
     engineer, superset_stack, scratch_database
 ):
-    from agentchat.runtime.executor import ToolContext
-    from agentchat.superset.client import CallState
+    from agentchat.runtime.context import ToolContext
+    from agentchat.superset.call import CallState
     from agentchat.tools.dataset_create import CreateDatasetArgs, create_dataset_impact
 
     args = {"env_id": "ss-dev", "database_name": scratch_database["name"], "table_name": scratch_database["table"]}

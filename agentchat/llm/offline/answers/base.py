@@ -8,6 +8,8 @@ from zoneinfo import ZoneInfo
 
 from django.conf import settings
 
+from agentchat.runtime.titles import tool_title
+
 Writer = Callable[[dict[str, Any], str], str]
 _WRITERS: dict[str, Writer] = {}
 
@@ -63,8 +65,6 @@ def more(shown: int, total: int, language: str) -> str:
 
 def generic(tool: str, result: Any, language: str) -> str:
     """Fallback: the result as indented JSON, headed by the tool's user-facing title."""
-    from agentchat.runtime.titles import tool_title
-
     body = json.dumps(result, ensure_ascii=False, indent=1)
     title = tool_title(tool, language)
     return t(language, f"Результат ({title}):\n{body}", f"Result ({title}):\n{body}")

@@ -1,0 +1,156 @@
+"""Reading conversations and their messages, and their LangChain form (DESIGN §4, §5 step 4).
+
+Sync selectors (called through ``database_sync_to_async``); the writes are in ``conversations.services``.
+"""
+
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+
+from agentchat.models import Conversation, Message
+
+
+class ConversationNotFound(Exception):
+    """No conversation with that id belongs to the user."""
+
+
+def conversation_get(*, user: AbstractBaseUser, conversation_id: int) -> Conversation:
+    """Return the user's conversation ``conversation_id``.
+
+    Raises:
+        ConversationNotFound: missing or owned by someone else.
+    """
+    conversation = Conversation.objects.filter(pk=conversation_id, user=user).first()
+    if conversation is None:
+        raise ConversationNotFound(conversation_id)
+    return conversation
+
+
+def conversation_predates_context(*, conversation: Conversation) -> bool:
+    """True for a conversation recorded before contexts were stored (DESIGN §4: «контекст недоступен»).
+
+    That is: no contract version, no conversation context and no user message with a context snapshot.
+    """
+    if conversation.context_version is not None or conversation.ui_context is not None:
+        return False
+    return not conversation.messages.filter(role=Message.Role.USER, ui_context__isnull=False).exists()
+
+
+def conversation_turn_context(*, conversation: Conversation, sent: dict | None) -> tuple[dict | None, str]:
+    """Decide the context of a turn in an existing conversation (DESIGN §4, §7; seed AGCTX-FR-003).
+
+    The page sends the context it was opened with (for a conversation opened from history: the stored one,
+    with the envId of the selector). Without one, the conversation's stored context applies. A conversation
+    whose messages predate stored contexts and that gets no object context now is ``unavailable``: the agent
+    says «контекст недоступен» and works in general mode (with the envId the page sends, if any).
+
+    Args:
+        conversation: the user's conversation.
+        sent: the validated context of this message, or None.
+
+    Returns:
+        ``(context, status)``: the context dict or None, and ``ok|none|unavailable``.
+    """
+    context = sent if sent is not None else conversation.ui_context
+    legacy = conversation_predates_context(conversation=conversation) and conversation.messages.exists()
+    if legacy and not (context or {}).get("objectType"):
+        return context, "unavailable"
+    return context, ("ok" if context else "none")
+
+
+def unique_call_ids(*, conversation: Conversation, calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Return ``calls`` with ids unique in the conversation, renaming the ones already used or repeated.
+
+    OpenAI issues unique ids, but some OpenAI-compatible servers number calls per reply (``call_0`` in every
+    message) or leave them empty; tool messages are matched to calls by id, so ids must not repeat. A renamed
+    call keeps its id as a prefix (``call_0-2``); the history sent back to the model uses the new ids.
+    """
+    used = {
+        call.get("id")
+        for stored in Message.objects.filter(conversation=conversation, role=Message.Role.ASSISTANT).values_list(
+            "tool_calls", flat=True
+        )
+        for call in stored or []
+    }
+    out = []
+    for call in calls:
+        call_id = str(call.get("id") or "call")
+        if call_id in used:
+            suffix = 2
+            while f"{call_id}-{suffix}" in used:
+                suffix += 1
+            call_id = f"{call_id}-{suffix}"
+        used.add(call_id)
+        out.append({**call, "id": call_id})
+    return out
+
+
+def history_messages(*, conversation: Conversation) -> list[BaseMessage]:
+    """Return the conversation as LangChain messages (without the system prompt), oldest first.
+
+    Always valid for OpenAI-compatible APIs whatever the storage order: each assistant message is followed by
+    exactly one ToolMessage per tool call, placed right after it; calls without an answer yet (a pending
+    confirmation) are left out of the assistant message; orphan or duplicate tool messages are dropped.
+    """
+    rows = list(conversation.messages.exclude(role=Message.Role.SYSTEM))
+    answers: dict[str, Message] = {}
+    for row in rows:
+        if row.role == Message.Role.TOOL:
+            answers.setdefault(row.tool_call_id, row)
+    out: list[BaseMessage] = []
+    for row in rows:
+        if row.role == Message.Role.USER:
+            out.append(HumanMessage(content=row.content))
+        elif row.role == Message.Role.ASSISTANT:
+            calls = [
+                {"id": c["id"], "name": c["name"], "args": c.get("args") or {}}
+                for c in row.tool_calls
+                if c["id"] in answers
+            ]
+            if row.content or calls:
+                out.append(AIMessage(content=row.content, tool_calls=calls))
+            for call in calls:
+                answer = answers.pop(call["id"])
+                out.append(
+                    ToolMessage(
+                        content=answer.content, tool_call_id=answer.tool_call_id, status=answer.status or "success"
+                    )
+                )
+    return out
+
+
+def latest_context(*, conversation: Conversation) -> dict | None:
+    """Return the UIContext of the conversation's latest user message, else the conversation's own (or None)."""
+    row = conversation.messages.filter(role=Message.Role.USER, ui_context__isnull=False).order_by("-id").first()
+    return row.ui_context if row else conversation.ui_context
+
+
+OBJECT_LABELS = {"dashboard": "Дашборд", "dataset": "Датасет", "migration": "Миграция"}
+
+
+def context_label(context: dict | None) -> str:
+    """Short label of a stored context for lists: ``Дашборд #1 · ss-dev``; empty without an object or env.
+
+    Built from the validated ``objectType``/``objectId``/``envId`` only: ``objectName`` is an untrusted label
+    from a URL (DESIGN §7) and is not shown as a fact.
+    """
+    ctx = context or {}
+    parts = []
+    if ctx.get("objectType") in OBJECT_LABELS:
+        parts.append(f"{OBJECT_LABELS[ctx['objectType']]} #{ctx.get('objectId') or '?'}")
+    if ctx.get("envId"):
+        parts.append(str(ctx["envId"]))
+    return " · ".join(parts)
+
+
+def conversations_of(*, user: AbstractBaseUser, limit: int = 50) -> list[dict[str, Any]]:
+    """Return the user's recent conversations, newest first (the history list of /agent).
+
+    Returns:
+        ``[{"id", "title", "object" (``context_label``), "updated_at" (aware datetime)}]``.
+    """
+    return [
+        {"id": c.pk, "title": c.title, "object": context_label(c.ui_context), "updated_at": c.updated_at}
+        for c in Conversation.objects.filter(user=user)[:limit]
+    ]

@@ -1,0 +1,85 @@
+"""What the offline planner reads (DESIGN §11): the turn as an LLM would see it, and the look-ups it is given.
+
+Leaf types shared by ``planner`` (decisions) and ``replies`` (texts).
+"""
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentchat.llm.offline.arguments import Page
+from agentchat.toolset.router import Ranked
+
+
+@dataclass
+class Result:
+    """One tool result of the current turn: the call and the ToolMessage payload (``ok`` False for errors)."""
+
+    tool: str
+    args: dict[str, Any]
+    payload: Any
+    ok: bool
+
+
+@dataclass
+class Turn:
+    """The current turn as the planner reads it.
+
+    Attributes:
+        question: the last user message (joined with the previous one when it answers a clarifying question).
+        language: ``ru`` or ``en``.
+        context: the page-context data of the system prompt (``{"status": ...}`` without context).
+        tools: the offered tools by name (OpenAI function dicts: ``name``, ``description``, ``parameters``).
+        results: the tool results since the last user message.
+        previous_question: the user message before the last one, when the assistant answered it with a question.
+    """
+
+    question: str
+    language: str
+    context: dict[str, Any]
+    tools: dict[str, dict[str, Any]]
+    results: list[Result] = field(default_factory=list)
+    previous_question: str = ""
+    intended: str = ""
+
+    @property
+    def page(self) -> Page:
+        return Page.from_context(self.context)
+
+    def t(self, ru: str, en: str) -> str:
+        return en if self.language == "en" else ru
+
+
+Rank = Callable[[str, Sequence[str], str | None], list[Ranked]]
+
+
+@dataclass
+class Knowledge:
+    """Look-ups the planner needs beyond the prompt.
+
+    Attributes:
+        rank: ``(question, tool names, object type) → ranking`` (router + rules), for any registered tools.
+        catalogue: every registered tool name (to notice a wanted tool that is not offered).
+        environments: ``[(env_id, tier)]`` of the active environments.
+        why_not: ``(tool, page, language) → sentence`` saying why a tool is not offered here.
+        not_offered_reason: ``(tool, page) → code`` of that reason (``role`` when only the user's role lacks
+            it; see ``offline.not_offered_reason``); by default no reason is known.
+    """
+
+    rank: Rank
+    catalogue: Sequence[str]
+    environments: list[tuple[str, str]]
+    why_not: Callable[[str, Page, str], str]
+    not_offered_reason: Callable[[str, Page], str] = lambda tool, page: ""
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The planner's reading of the question: ``kind`` is ``tool``, ``unavailable``, ``unsupported`` or
+    ``unknown``; ``tool`` the tool meant; ``phrase`` the unsupported request's words; ``rules`` the keyword-rule
+    weight behind the choice (0 when only the embedding chose)."""
+
+    kind: str
+    tool: str = ""
+    phrase: str = ""
+    rules: float = 0.0
