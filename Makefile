@@ -28,8 +28,9 @@ chromium:
 	@scripts/install_chromium.sh
 
 # Superset's own virtualenv needs only the standard library to install, so it is built beside the project's.
+# `python -m scripts.devstack` runs from the repository root (make's working directory).
 superset-install:
-	$(PYTHON) scripts/superset_stack.py install
+	$(PYTHON) -m scripts.devstack install
 
 prepare:
 	$(MAKE) -j2 setup superset-install
@@ -38,10 +39,10 @@ prepare-tests:
 	$(MAKE) -j3 setup superset-install chromium
 
 superset: setup
-	$(PY) scripts/superset_stack.py up
+	$(PY) -m scripts.devstack up
 
 superset-stop: setup
-	$(PY) scripts/superset_stack.py stop
+	$(PY) -m scripts.devstack stop
 
 run: prepare superset
 	DEBUG=1 $(PY) manage.py migrate --noinput

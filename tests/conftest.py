@@ -33,7 +33,7 @@ def _fast_password_hasher(settings):
 
 @pytest.fixture(scope="session")
 def superset_stack():
-    """The local Superset pair must be up (``make test`` runs ``scripts/superset_stack.py up`` first)."""
+    """The local Superset pair must be up (``make test`` runs ``python -m scripts.devstack up`` first)."""
     down = [env for env in ("ss-dev", "prod") if not superset_api.is_up(env)]
     if down:
         pytest.fail(f"local Superset not running for {down}: run `make superset`", pytrace=False)

@@ -1,4 +1,4 @@
-"""Tests of the local Superset stack (``scripts/superset_stack.py``) against the two running instances.
+"""Tests of the local Superset stack (``scripts/devstack``) against the two running instances.
 
 The module fixture calls ``up()``: a few seconds when the stack is already installed, running and seeded (as
 ``make test`` leaves it), a few minutes on a fresh machine. Everything is checked through the REST API.
@@ -6,40 +6,25 @@ The module fixture calls ``up()``: a few seconds when the stack is already insta
 
 from __future__ import annotations
 
-import importlib.util
 import io
-import sys
 import zipfile
 from collections.abc import Iterator
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import httpx
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "superset_stack.py"
+from scripts import devstack
+
 INSTANCE_NAMES = ("ss-dev", "prod")
 ENERGY_CHARTS = {"Потребление по месяцам", "Потребление по регионам", "Структура по источникам"}
 
 
-def _load_stack_module() -> ModuleType:
-    """Import scripts/superset_stack.py (not a package) under the name ``superset_stack``."""
-    if "superset_stack" in sys.modules:
-        return sys.modules["superset_stack"]
-    spec = importlib.util.spec_from_file_location("superset_stack", SCRIPT)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["superset_stack"] = module  # dataclasses look the module up while the class is built
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def stack() -> ModuleType:
-    """The stack script as a module."""
-    return _load_stack_module()
+    """The stack package (``scripts.devstack``): its public operations and demo definitions."""
+    return devstack
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,7 @@
 """Superset configuration for the local demo/test instances (``ss-dev`` and ``prod``).
 
-Loaded by Superset through ``SUPERSET_CONFIG_PATH``; ``scripts/superset_stack.py`` sets the environment
-variables below for every ``superset`` command it runs:
+Loaded by Superset through ``SUPERSET_CONFIG_PATH`` (by file path: it is not imported as part of the package);
+``scripts/devstack`` sets the environment variables below for every ``superset`` command it runs:
 
 - ``SUPERSET_SECRET_KEY``: the instance's secret key (generated once per instance, stored outside git);
 - ``SUPERSET_METADATA_DB``: absolute path of the instance's SQLite metadata database file;
@@ -18,7 +18,7 @@ try:
     _METADATA_DB = os.environ["SUPERSET_METADATA_DB"]
 except KeyError as exc:  # pragma: no cover - only when run by hand without the stack script
     raise RuntimeError(
-        f"{exc.args[0]} is not set: run Superset through scripts/superset_stack.py, which sets it"
+        f"{exc.args[0]} is not set: run Superset through `python -m scripts.devstack`, which sets it"
     ) from None
 
 # Metadata database: one SQLite file per instance. check_same_thread=false because the dev server
