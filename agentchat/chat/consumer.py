@@ -8,10 +8,12 @@ page joins them with ``resume``. Malformed frames get an ``error`` frame and the
 
 import asyncio
 import logging
+from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
+from agentchat.chat.events import ConversationEvent, ErrorEvent, OutboundEvent
 from agentchat.chat.frames import (
     ConfirmFrame,
     DismissFrame,
@@ -33,11 +35,6 @@ from policies.models import AuditEvent
 
 log = logging.getLogger(__name__)
 CLOSE_UNAUTHENTICATED = 4401
-# Frames of a turn whose socket has closed that still reach the conversation's other tabs (a reloaded page):
-# what the user must not lose, and the finished tool's line. Streamed tokens and «⏳ …» lines are not handed over.
-HANDED_OVER = frozenset(
-    {"message", "confirm_required", "permission_denied", "cancelled", "card_state", "tool_finished"}
-)
 
 
 def _group(conversation_id: int) -> str:
@@ -65,11 +62,12 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
         for group in getattr(self, "conversation_groups", ()):
             await self.channel_layer.group_discard(group, self.channel_name)
 
-    async def emit(self, frame: dict) -> None:
-        """Send a frame to this socket; once it has closed, hand the frames in ``HANDED_OVER`` to the other tabs
-        of the conversation instead (channel-layer group) and drop the rest."""
-        if frame.get("event") == "conversation":
-            self.conversation_id = frame.get("conversation_id")
+    async def emit(self, event: OutboundEvent) -> None:
+        """Send an event to this socket; once it has closed, hand the events of a ``handed_over`` type to the other
+        tabs of the conversation instead (channel-layer group) and drop the rest (``chat.events``)."""
+        if isinstance(event, ConversationEvent):
+            self.conversation_id = event.conversation_id
+        frame = event.wire()
         if not self.closed:
             try:
                 await self.send_json(frame)
@@ -77,7 +75,7 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
             except Exception as exc:  # the peer went away between the check and the send (daphne: Disconnected)
                 log.info("socket closed during a turn: %s", type(exc).__name__)
                 self.closed = True
-        if frame.get("event") in HANDED_OVER and self.conversation_id is not None:
+        if event.handed_over and self.conversation_id is not None:
             await self._group_send(self.conversation_id, frame)
 
     # --- tabs of one conversation: card state changes reach all of them (channel-layer group per conversation)
@@ -88,11 +86,11 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
             await self.channel_layer.group_add(group, self.channel_name)
             self.conversation_groups.add(group)
 
-    async def _broadcast(self, conversation_id: int, frame: dict) -> None:
+    async def _broadcast(self, conversation_id: int, event: OutboundEvent) -> None:
         await self._join(conversation_id)
-        await self._group_send(conversation_id, frame)
+        await self._group_send(conversation_id, event.wire())
 
-    async def _group_send(self, conversation_id: int, frame: dict) -> None:
+    async def _group_send(self, conversation_id: int, frame: dict[str, Any]) -> None:
         await self.channel_layer.group_send(_group(conversation_id), {"type": "conversation.frame", "frame": frame})
 
     async def conversation_frame(self, event: dict) -> None:
@@ -149,8 +147,9 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
                 log.exception("agent request failed")
                 await self.send_error("internal", error_text("internal", "ru"))
 
-    async def send_error(self, code: str, message: str, **extra) -> None:
-        await self.emit({"event": "error", "code": code, "message": message, **extra})
+    async def send_error(self, code: str, message: str, errors: dict[str, list[str]] | None = None) -> None:
+        """Send an ``error`` event (DESIGN §6); ``errors``: the UIContext field errors of ``invalid_context``."""
+        await self.emit(ErrorEvent(code=code, message=message, errors=errors))
 
     async def on_user_message(self, frame: UserMessageFrame) -> None:
         language = detect_language(frame.text)
