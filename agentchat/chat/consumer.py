@@ -8,10 +8,12 @@ page joins them with ``resume``. Malformed frames get an ``error`` frame and the
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Coroutine
 from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from langchain_core.language_models import BaseChatModel
 
 from agentchat.chat.events import ConversationEvent, ErrorEvent, OutboundEvent
 from agentchat.chat.frames import (
@@ -45,9 +47,10 @@ def _group(conversation_id: int) -> str:
 class AgentConsumer(AsyncJsonWebsocketConsumer):
     """``/ws/agent/``: authenticated by the Django session; anonymous sockets are closed with 4401."""
 
-    async def connect(self):
+    async def connect(self) -> None:
+        """Accept the socket, then close it with 4401 unless the session's user is authenticated (DESIGN §6)."""
         self.user = self.scope.get("user")
-        self.tasks: set[asyncio.Task] = set()
+        self.tasks: set[asyncio.Task[None]] = set()
         self.turn_lock = asyncio.Lock()
         self.conversation_groups: set[str] = set()
         self.closed = False
@@ -56,7 +59,8 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
         if self.user is None or not self.user.is_authenticated:
             await self.close(code=CLOSE_UNAUTHENTICATED)
 
-    async def disconnect(self, code):
+    async def disconnect(self, code: int) -> None:
+        """Leave the conversations' groups; the socket's running turns go on (they hand their frames over)."""
         # Running turns are not cancelled: they finish and are stored (see the module docstring).
         self.closed = True
         for group in getattr(self, "conversation_groups", ()):
@@ -98,7 +102,9 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
         final frames of a turn whose own socket has closed)."""
         await self.send_json(event["frame"])
 
-    async def receive(self, text_data=None, bytes_data=None, **kwargs):
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None, **kwargs: Any) -> None:
+        """Parse one client frame (DESIGN §6) and start the service call it asks for; a malformed or binary frame
+        gets ``error`` ``bad_frame`` and the socket stays open (decoded here, not by Channels: channels #2219)."""
         try:
             frame = parse_frame(decode_frame(text_data))
         except FrameInvalid as exc:
@@ -134,7 +140,7 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
         )
         await self._join(conversation_id)
 
-    async def _locked(self, coro) -> None:
+    async def _locked(self, coro: Awaitable[None]) -> None:
         """Run a service call after the connection's previous one, mapping failures to ``error`` frames."""
         async with self.turn_lock:
             try:
@@ -152,6 +158,7 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
         await self.emit(ErrorEvent(code=code, message=message, errors=errors))
 
     async def on_user_message(self, frame: UserMessageFrame) -> None:
+        """Check the session and the frame's UIContext (DESIGN §5 steps 1–2, §10), then run the turn as a task."""
         language = detect_language(frame.text)
         if not await database_sync_to_async(session_is_valid)(self.scope):
             # Nothing runs for a dead session: no turn, no LLM call, no tool (DESIGN §10).
@@ -178,14 +185,14 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
                 return
         self._spawn(self._locked(self._run(frame, context)))
 
-    def turn_model(self):
+    def turn_model(self) -> BaseChatModel | None:
         """Return the LangChain chat model for a turn; None means the configured provider (``LLM_PROVIDER``).
 
         Tests override it with a scripted model (STYLE: a ``GenericFakeChatModel`` subclass).
         """
         return None
 
-    def _spawn(self, coro) -> None:
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
         task = asyncio.create_task(coro)
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)

@@ -98,10 +98,10 @@ class AgentTurn:
         decided = await database_sync_to_async(confirm.confirmation_decide)(
             user=self.user, confirmation_id=confirmation_id, approve=approve, typed_env=typed_env
         )
-        if decided.outcome == "not_found":
+        row = decided.confirmation
+        if decided.outcome == "not_found" or row is None:  # ``not_found`` is the only outcome without a row
             await self._error("card_not_found", "ru", card_id=confirmation_id)
             return
-        row = decided.confirmation
         if decided.outcome == "typed_mismatch":
             await self._error("typed_mismatch", row.language, env=row.decision.get("env_id"))
             return

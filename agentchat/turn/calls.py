@@ -69,14 +69,15 @@ class CallRunner:
         refusal = await database_sync_to_async(tool_call_refusal)(
             user=self.user, name=name, offered=[s.name for s in offer.offered]
         )
-        if refusal is not None:
-            return await self._deny(conversation, call, language, str(refusal))
         spec = tool_spec(name)
+        if refusal is not None or spec is None:  # a name the registry lacks is refused (``unknown_tool``) above
+            return await self._deny(conversation, call, language, str(refusal or "unknown_tool"))
         if call.get("invalid"):
             return await self._reject_args(conversation, spec, call_id, {}, str(call["invalid"]), language)
         args = dict(call.get("args") or {})
-        if "env_id" in spec.args_schema.model_fields and not args.get("env_id") and (context or {}).get("envId"):
-            args["env_id"] = context["envId"]
+        page_env = (context or {}).get("envId")
+        if "env_id" in spec.args_schema.model_fields and not args.get("env_id") and page_env:
+            args["env_id"] = page_env
         try:
             parsed = spec.args_schema.model_validate(args)
         except ValidationError as exc:

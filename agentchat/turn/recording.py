@@ -87,7 +87,7 @@ def tool_result_record(
         if confirmation_id is not None:
             confirm.confirmation_finish(confirmation_id=confirmation_id, status=_final_status(outcome))
         env_id = args.get("env_id") or args.get("target_env_id")
-        common = {"actor": user, "conversation_id": conversation.pk, "tool": tool, "env_id": env_id}
+        common: dict[str, Any] = {"actor": user, "conversation_id": conversation.pk, "tool": tool, "env_id": env_id}
         for event in outcome.retry_events:
             policy.audit_record(event_type=Event.RETRY, outcome="retry", extra={"call_id": call_id, **event}, **common)
         if payload.summarised:
