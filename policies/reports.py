@@ -4,7 +4,7 @@ Every figure is aggregated in SQL (``COUNT``/``AVG`` with filters, ``GROUP BY``;
 ``percentile_cont``, or two ``ORDER BY … LIMIT 1 OFFSET k`` look-ups per percentile on other databases), so a log of
 100,000 rows reports in well under a second. Only the grouped rows (a few dozen) reach Python.
 
-What the agent writes, and so what is counted (``agentchat.turn.agent._record_tool_result``,
+What the agent writes, and so what is counted (``agentchat.turn.recording.tool_result_record``,
 ``agentchat.guard.confirmations``, ``agentchat.chat.consumer``):
 
 - a tool call's own row: ``tool_result`` (outcome ``ok``), ``timeout`` (outcome ``timeout`` for reads,

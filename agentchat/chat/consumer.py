@@ -8,10 +8,14 @@ page joins them with ``resume``. Malformed frames get an ``error`` frame and the
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Coroutine
+from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from langchain_core.language_models import BaseChatModel
 
+from agentchat.chat.events import ConversationEvent, ErrorEvent, OutboundEvent
 from agentchat.chat.frames import (
     ConfirmFrame,
     DismissFrame,
@@ -33,11 +37,6 @@ from policies.models import AuditEvent
 
 log = logging.getLogger(__name__)
 CLOSE_UNAUTHENTICATED = 4401
-# Frames of a turn whose socket has closed that still reach the conversation's other tabs (a reloaded page):
-# what the user must not lose, and the finished tool's line. Streamed tokens and «⏳ …» lines are not handed over.
-HANDED_OVER = frozenset(
-    {"message", "confirm_required", "permission_denied", "cancelled", "card_state", "tool_finished"}
-)
 
 
 def _group(conversation_id: int) -> str:
@@ -48,9 +47,10 @@ def _group(conversation_id: int) -> str:
 class AgentConsumer(AsyncJsonWebsocketConsumer):
     """``/ws/agent/``: authenticated by the Django session; anonymous sockets are closed with 4401."""
 
-    async def connect(self):
+    async def connect(self) -> None:
+        """Accept the socket, then close it with 4401 unless the session's user is authenticated (DESIGN §6)."""
         self.user = self.scope.get("user")
-        self.tasks: set[asyncio.Task] = set()
+        self.tasks: set[asyncio.Task[None]] = set()
         self.turn_lock = asyncio.Lock()
         self.conversation_groups: set[str] = set()
         self.closed = False
@@ -59,17 +59,19 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
         if self.user is None or not self.user.is_authenticated:
             await self.close(code=CLOSE_UNAUTHENTICATED)
 
-    async def disconnect(self, code):
+    async def disconnect(self, code: int) -> None:
+        """Leave the conversations' groups; the socket's running turns go on (they hand their frames over)."""
         # Running turns are not cancelled: they finish and are stored (see the module docstring).
         self.closed = True
         for group in getattr(self, "conversation_groups", ()):
             await self.channel_layer.group_discard(group, self.channel_name)
 
-    async def emit(self, frame: dict) -> None:
-        """Send a frame to this socket; once it has closed, hand the frames in ``HANDED_OVER`` to the other tabs
-        of the conversation instead (channel-layer group) and drop the rest."""
-        if frame.get("event") == "conversation":
-            self.conversation_id = frame.get("conversation_id")
+    async def emit(self, event: OutboundEvent) -> None:
+        """Send an event to this socket; once it has closed, hand the events of a ``handed_over`` type to the other
+        tabs of the conversation instead (channel-layer group) and drop the rest (``chat.events``)."""
+        if isinstance(event, ConversationEvent):
+            self.conversation_id = event.conversation_id
+        frame = event.wire()
         if not self.closed:
             try:
                 await self.send_json(frame)
@@ -77,7 +79,7 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
             except Exception as exc:  # the peer went away between the check and the send (daphne: Disconnected)
                 log.info("socket closed during a turn: %s", type(exc).__name__)
                 self.closed = True
-        if frame.get("event") in HANDED_OVER and self.conversation_id is not None:
+        if event.handed_over and self.conversation_id is not None:
             await self._group_send(self.conversation_id, frame)
 
     # --- tabs of one conversation: card state changes reach all of them (channel-layer group per conversation)
@@ -88,11 +90,11 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
             await self.channel_layer.group_add(group, self.channel_name)
             self.conversation_groups.add(group)
 
-    async def _broadcast(self, conversation_id: int, frame: dict) -> None:
+    async def _broadcast(self, conversation_id: int, event: OutboundEvent) -> None:
         await self._join(conversation_id)
-        await self._group_send(conversation_id, frame)
+        await self._group_send(conversation_id, event.wire())
 
-    async def _group_send(self, conversation_id: int, frame: dict) -> None:
+    async def _group_send(self, conversation_id: int, frame: dict[str, Any]) -> None:
         await self.channel_layer.group_send(_group(conversation_id), {"type": "conversation.frame", "frame": frame})
 
     async def conversation_frame(self, event: dict) -> None:
@@ -100,7 +102,9 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
         final frames of a turn whose own socket has closed)."""
         await self.send_json(event["frame"])
 
-    async def receive(self, text_data=None, bytes_data=None, **kwargs):
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None, **kwargs: Any) -> None:
+        """Parse one client frame (DESIGN §6) and start the service call it asks for; a malformed or binary frame
+        gets ``error`` ``bad_frame`` and the socket stays open (decoded here, not by Channels: channels #2219)."""
         try:
             frame = parse_frame(decode_frame(text_data))
         except FrameInvalid as exc:
@@ -136,7 +140,7 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
         )
         await self._join(conversation_id)
 
-    async def _locked(self, coro) -> None:
+    async def _locked(self, coro: Awaitable[None]) -> None:
         """Run a service call after the connection's previous one, mapping failures to ``error`` frames."""
         async with self.turn_lock:
             try:
@@ -149,10 +153,12 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
                 log.exception("agent request failed")
                 await self.send_error("internal", error_text("internal", "ru"))
 
-    async def send_error(self, code: str, message: str, **extra) -> None:
-        await self.emit({"event": "error", "code": code, "message": message, **extra})
+    async def send_error(self, code: str, message: str, errors: dict[str, list[str]] | None = None) -> None:
+        """Send an ``error`` event (DESIGN §6); ``errors``: the UIContext field errors of ``invalid_context``."""
+        await self.emit(ErrorEvent(code=code, message=message, errors=errors))
 
     async def on_user_message(self, frame: UserMessageFrame) -> None:
+        """Check the session and the frame's UIContext (DESIGN §5 steps 1–2, §10), then run the turn as a task."""
         language = detect_language(frame.text)
         if not await database_sync_to_async(session_is_valid)(self.scope):
             # Nothing runs for a dead session: no turn, no LLM call, no tool (DESIGN §10).
@@ -179,14 +185,14 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
                 return
         self._spawn(self._locked(self._run(frame, context)))
 
-    def turn_model(self):
+    def turn_model(self) -> BaseChatModel | None:
         """Return the LangChain chat model for a turn; None means the configured provider (``LLM_PROVIDER``).
 
         Tests override it with a scripted model (STYLE: a ``GenericFakeChatModel`` subclass).
         """
         return None
 
-    def _spawn(self, coro) -> None:
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
         task = asyncio.create_task(coro)
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)

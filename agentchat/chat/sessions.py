@@ -1,13 +1,15 @@
 """Is the Django session behind a WebSocket still alive? (DESIGN §10: expired session → ``session_expired``)."""
 
+from collections.abc import Mapping
 from importlib import import_module
 from types import SimpleNamespace
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user
 
 
-def session_is_valid(scope: dict) -> bool:
+def session_is_valid(scope: Mapping[str, Any]) -> bool:
     """Return True while the socket's session exists, has not expired and still authenticates its user.
 
     The session is read again from the store on every call (the socket's own copy was loaded at connect), so a

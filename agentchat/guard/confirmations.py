@@ -220,7 +220,7 @@ def confirmations_expire(*, conversation: Conversation) -> list[PendingConfirmat
     Each expired call gets its ToolMessage and an ``expired`` audit row; returns the expired rows.
     """
     expired = []
-    with transaction.atomic(savepoint=False):  # part of the turn's opening transaction (agent.AgentTurn._open)
+    with transaction.atomic(savepoint=False):  # part of the turn's opening transaction (turn.preparation.turn_open)
         for row in PendingConfirmation.objects.select_for_update().filter(
             conversation=conversation, status=Status.PENDING
         ):

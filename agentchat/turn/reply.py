@@ -8,6 +8,7 @@ an error ToolMessage, no card and no execution, and the model can correct itself
 """
 
 import json
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -57,7 +58,7 @@ def stream_tool_calls(reply: AIMessageChunk | None) -> list[dict[str, Any]]:
         raw = chunk.get("args") or ""
         try:
             args = json.loads(raw) if raw.strip() else {}
-        except ValueError as exc:
+        except json.JSONDecodeError as exc:  # what json.loads raises for text that is not JSON
             out.append(_invalid(chunk, i, f"arguments are not valid JSON ({exc.msg} at character {exc.pos})"))
             continue
         if not isinstance(args, dict):
@@ -67,7 +68,7 @@ def stream_tool_calls(reply: AIMessageChunk | None) -> list[dict[str, Any]]:
     return out
 
 
-def _invalid(chunk: dict[str, Any], index: int, reason: str) -> dict[str, Any]:
+def _invalid(chunk: Mapping[str, Any], index: int, reason: str) -> dict[str, Any]:
     return {
         "id": chunk.get("id") or f"call_invalid_{index}",
         "name": chunk.get("name") or "?",

@@ -9,7 +9,7 @@
 
 Invalid payloads must leave one ``context_rejected`` row per entry point holding the raw payload, valid ones
 none (``verify_audit_trail`` compares the rows with the refusals, in order, once at the end: one query instead of
-two per payload); the system prompt a turn would be given (``agent._system_prompt``) must hold exactly the valid
+two per payload); the system prompt a turn would be given (``turn.prompt.system_prompt``) must hold exactly the valid
 context in its data block. Counts and CPU seconds per phase are kept in ``counts``/``seconds``.
 """
 
@@ -23,7 +23,7 @@ from django.test import Client
 from agentchat.chat.frames import decode_frame, parse_frame
 from agentchat.context.intake import AUDIT_PAYLOAD_MAX_CHARS, context_accept
 from agentchat.context.uicontext import BLOCK_BEGIN, BLOCK_END, ContextInvalid, has_unsafe_chars, printable
-from agentchat.turn.agent import _system_prompt
+from agentchat.turn.prompt import system_prompt
 from policies.models import AuditEvent, Environment
 from tests.agentchat.context_payloads import INACTIVE_ENV, Case
 from tests.agentchat.entry_points import API_URL, frame_text
@@ -38,7 +38,7 @@ def assert_prompt_holds_only(prompt: str, expected: dict) -> None:
     body, sep, tail = rest.partition("\n" + BLOCK_END)
     assert sep
     assert tail == ""
-    assert head == _system_prompt(None, unavailable=False).partition(BLOCK_BEGIN + "\n")[0]
+    assert head == system_prompt(None, unavailable=False).partition(BLOCK_BEGIN + "\n")[0]
     assert _PRINTABLE_ASCII_LINE.fullmatch(body)
     assert "<" not in body
     assert ">" not in body
@@ -132,5 +132,5 @@ class FuzzRun:
             return
         assert case.valid, (case.why, case.text[:300])
         assert context == case.expected
-        assert_prompt_holds_only(_system_prompt(context, unavailable=False), case.expected)
+        assert_prompt_holds_only(system_prompt(context, unavailable=False), case.expected)
         self.counts["consumer_accepted"] += 1

@@ -18,8 +18,8 @@ CONTEXT = DASHBOARD_1
 
 
 class Frames(list):
-    async def __call__(self, frame):
-        self.append(frame)
+    async def __call__(self, event):
+        self.append(event.wire())
 
 
 def branch_call(name: str) -> AIMessage:

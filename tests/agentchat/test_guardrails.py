@@ -36,8 +36,8 @@ DATASET_CONTEXT = {
 class Frames(list):
     """Collects emitted frames."""
 
-    async def __call__(self, frame):
-        self.append(frame)
+    async def __call__(self, event):
+        self.append(event.wire())
 
     def of(self, event: str) -> list[dict]:
         return [f for f in self if f.get("event") == event]

@@ -29,8 +29,8 @@ async def _pending_card(user, branch: str) -> tuple[int, int]:
     """Make a create_branch card in a new conversation; return (conversation id, confirmation id)."""
     frames = []
 
-    async def emit(frame):
-        frames.append(frame)
+    async def emit(event):
+        frames.append(event.wire())
 
     model = scripted(tool_calls_message([("create_branch", {"env_id": "ss-dev", "name": branch})], prefix="ws"))
     conversation_id = await AgentTurn(user=user, emit=emit, model=model).run(

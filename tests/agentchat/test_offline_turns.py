@@ -31,8 +31,8 @@ class Frames:
     def __init__(self):
         self.frames: list[dict] = []
 
-    async def __call__(self, frame: dict) -> None:
-        self.frames.append(frame)
+    async def __call__(self, event) -> None:
+        self.frames.append(event.wire())
 
     def of(self, event: str) -> list[dict]:
         return [f for f in self.frames if f["event"] == event]

@@ -47,8 +47,8 @@ async def test_tool_finished_frame_carries_the_task_id_of_a_background_tool(user
     )
     frames: list[dict] = []
 
-    async def emit(frame: dict) -> None:
-        frames.append(frame)
+    async def emit(event) -> None:
+        frames.append(event.wire())
 
     context = {
         "contextVersion": 1,

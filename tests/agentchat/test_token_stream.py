@@ -1,19 +1,19 @@
-"""Streamed tokens are coalesced into few ``token`` frames (agent ``_TokenStream``: at most one per 50 ms or 400
+"""Streamed tokens are coalesced into few ``token`` frames (``turn.streaming.TokenStream``: at most one per 50 ms or 400
 characters), so a busy process sends a handful of frames per answer instead of one per token (bench/load.py)."""
 
 import asyncio
 
-from agentchat.turn.agent import TOKEN_FLUSH_CHARS, TOKEN_FLUSH_S, _TokenStream
+from agentchat.turn.streaming import TOKEN_FLUSH_CHARS, TOKEN_FLUSH_S, TokenStream
 
 
 class Frames(list):
-    async def __call__(self, frame):
-        self.append(frame)
+    async def __call__(self, event):
+        self.append(event.wire())
 
 
 async def test_an_instant_50_token_answer_is_one_frame():
     frames = Frames()
-    stream = _TokenStream(frames, message_id=7)
+    stream = TokenStream(frames, message_id=7)
     tokens = [f"слово{i} " for i in range(50)]
 
     for token in tokens:
@@ -26,7 +26,7 @@ async def test_an_instant_50_token_answer_is_one_frame():
 
 async def test_a_long_burst_is_cut_every_400_characters_and_keeps_every_character():
     frames = Frames()
-    stream = _TokenStream(frames, message_id=1)
+    stream = TokenStream(frames, message_id=1)
     tokens = [f"{i:04d}:abcdef " for i in range(100)]  # 12 characters each, 1,200 in all
 
     for token in tokens:
@@ -40,7 +40,7 @@ async def test_a_long_burst_is_cut_every_400_characters_and_keeps_every_characte
 
 async def test_a_slow_stream_sends_a_frame_once_50_ms_have_passed():
     frames = Frames()
-    stream = _TokenStream(frames, message_id=1)
+    stream = TokenStream(frames, message_id=1)
 
     await stream.add("a")
     assert frames == []

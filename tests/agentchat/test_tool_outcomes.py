@@ -15,6 +15,7 @@ from agentchat.runtime.executor import tool_execute
 from agentchat.runtime.registry import tool_spec
 from agentchat.runtime.summarise import list_totals, to_json
 from agentchat.turn.agent import AgentTurn
+from agentchat.turn.calls import CallRunner
 from policies.models import AuditEvent
 from tests.agentchat.conftest import FAULTY_ENV, aset_tool_timeout, charts_delete
 from tests.agentchat.test_executor import CREATE_CHART, wait_for_charts
@@ -119,8 +120,8 @@ async def test_large_result_is_summarised_for_the_llm_and_sizes_are_audited(
     settings.TOOL_RESPONSE_MAX_CHARS = 400
     frames: list[dict] = []
 
-    async def emit(frame):
-        frames.append(frame)
+    async def emit(event):
+        frames.append(event.wire())
 
     conversation_id = await AgentTurn(user=users["analyst"], emit=emit).run(
         conversation_id=None, text="расскажи про этот дашборд", context=faulty_context(energy_dashboard)
@@ -174,14 +175,14 @@ async def test_failed_outcome_becomes_error_frame_tool_message_and_audit_row(
     conversation = await database_sync_to_async(conv.conversation_start)(user=user, text="test", context=None)
     frames: list[dict] = []
 
-    async def emit(frame):
-        frames.append(frame)
+    async def emit(event):
+        frames.append(event.wire())
 
     try:
         outcome = await tool_execute(
             spec=spec, args=args, user=user, conversation_id=conversation.pk, ui_context=None, language="ru"
         )
-        tool_message = await AgentTurn(user=user, emit=emit)._finish(
+        tool_message = await CallRunner(user=user, emit=emit).finish(
             conversation, spec.name, spec.category, "call_1", args, outcome
         )
     finally:

@@ -67,8 +67,8 @@ class Recorder:
         self.frames: list[dict] = []
         self.requests_at: list[int] = []
 
-    async def __call__(self, frame: dict) -> None:
-        self.frames.append(frame)
+    async def __call__(self, event) -> None:
+        self.frames.append(event.wire())
         self.requests_at.append(upstream_requests(self.proxies))
 
     def events(self, name: str) -> list[dict]:

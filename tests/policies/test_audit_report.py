@@ -22,7 +22,7 @@ Event = AuditEvent.EventType
 
 
 def call(user, tool, event, outcome, *, ms, category="read", retries=0, raw=None, sent=None, env="ss-dev"):
-    """A tool call's own row, as ``agentchat.turn.agent._record_tool_result`` writes it."""
+    """A tool call's own row, as ``agentchat.turn.recording.tool_result_record`` writes it."""
     return audit_record(
         event_type=event,
         actor=user,

@@ -1,0 +1,285 @@
+"""One tool call of a turn (DESIGN §5 steps 6–7, §9, §10): the invocation check, argument validation, the
+guardrail decision → a card or a run, and the finish (ToolMessage stored and audited, ``tool_finished`` sent).
+
+Every call id gets exactly one ToolMessage: run, refused, invalid, failed or, later, decided on its card.
+"""
+
+from typing import Any
+
+from channels.db import database_sync_to_async
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from langchain_core.messages import ToolMessage
+from pydantic import ValidationError
+
+from agentchat.chat.events import Emit, ErrorEvent, ToolFinishedEvent, ToolStartedEvent
+from agentchat.context.uicontext import validation_text
+from agentchat.conversations.selectors import conversation_get, latest_context
+from agentchat.errors import error_text
+from agentchat.guard import confirmations as confirm
+from agentchat.guard.decision import args_sha256, guardrail_decide
+from agentchat.models import Conversation, PendingConfirmation
+from agentchat.runtime.executor import ToolOutcome, tool_execute, tool_message_payload
+from agentchat.runtime.registry import tool_spec
+from agentchat.runtime.spec import ToolSpec
+from agentchat.runtime.titles import tool_title
+from agentchat.toolset.selection import Offer, tool_call_refusal, toolset_offer
+from agentchat.turn.recording import call_started_record, tool_result_record
+from agentchat.turn.rendering import card_refused_event, card_required_event
+from agentchat.turn.steps import AwaitingDecision
+from policies import services as policy
+
+TOOL_NAME_MAX_CHARS = 64  # Message.tool_name / AuditEvent.tool
+
+
+class CallRunner:
+    """Handles the tool calls of one user's turns; ``emit`` sends their events to the client.
+
+    Args:
+        user: the authenticated Django user (roles come only from here).
+        emit: sends one ``OutboundEvent``.
+    """
+
+    def __init__(self, *, user: AbstractBaseUser, emit: Emit):
+        self.user = user
+        self.emit = emit
+
+    async def handle(
+        self,
+        conversation: Conversation,
+        row_id: int,
+        call: dict[str, Any],
+        offer: Offer,
+        context: dict[str, Any] | None,
+        language: str,
+    ) -> ToolMessage | AwaitingDecision:
+        """Check one tool call and run it, refuse it, or put it on a card.
+
+        The invocation-level check (``toolset.tool_call_refusal``) runs first, against the database and this
+        turn's offered set, before anything else touches the call: a refused call makes no upstream request.
+
+        Args:
+            row_id: the assistant message that made the call; call: ``{"id", "name", "args"}`` (+ ``"invalid"``).
+
+        Returns:
+            The call's ToolMessage, or ``AwaitingDecision`` with the card's id when it waits for the user's
+            confirmation (DESIGN §5 steps 6–7).
+        """
+        name, call_id = call["name"], call["id"]
+        refusal = await database_sync_to_async(tool_call_refusal)(
+            user=self.user, name=name, offered=[s.name for s in offer.offered]
+        )
+        spec = tool_spec(name)
+        if refusal is not None or spec is None:  # a name the registry lacks is refused (``unknown_tool``) above
+            return await self._deny(conversation, call, language, str(refusal or "unknown_tool"))
+        if call.get("invalid"):
+            return await self._reject_args(conversation, spec, call_id, {}, str(call["invalid"]), language)
+        args = dict(call.get("args") or {})
+        page_env = (context or {}).get("envId")
+        if "env_id" in spec.args_schema.model_fields and not args.get("env_id") and page_env:
+            args["env_id"] = page_env
+        try:
+            parsed = spec.args_schema.model_validate(args)
+        except ValidationError as exc:
+            detail = _validation_summary(exc, language)
+            return await self._reject_args(conversation, spec, call_id, args, detail, language)
+        decision = await guardrail_decide(
+            spec=spec,
+            args=args,
+            parsed=parsed,
+            user=self.user,
+            conversation_id=conversation.pk,
+            context=context,
+            language=language,
+        )
+        if decision.impact and decision.impact.get("invalid"):
+            # The impact look-up found arguments the tool would refuse: explain instead of offering a card.
+            return await self._reject_args(conversation, spec, call_id, args, decision.impact["error"], language)
+        if decision.requires_confirmation:
+            row = await database_sync_to_async(confirm.confirmation_create)(
+                conversation=conversation,
+                user=self.user,
+                assistant_message_id=row_id,
+                call_id=call_id,
+                tool=name,
+                args=args,
+                args_sha256=args_sha256(args),
+                decision=decision.as_dict(),
+                language=language,
+            )
+            await self.emit(card_required_event(row))
+            return AwaitingDecision(confirmation_ids=(row.pk,))
+        return await self._execute(conversation, spec, call_id, args, context, language, toolset=offer.allowed)
+
+    async def run_approved(self, row: PendingConfirmation) -> None:
+        """Execute an approved card's stored call once, for its user and conversation (hash checked)."""
+        spec = tool_spec(row.tool)
+        permitted = await database_sync_to_async(policy.tool_permitted)(user=self.user, tool_name=row.tool)
+        intact = args_sha256(row.args) == row.args_sha256
+        conversation = await database_sync_to_async(conversation_get)(
+            user=self.user, conversation_id=row.conversation_id
+        )
+        if spec is None or not permitted or not intact:
+            # Rights changed (or the stored call was tampered with) between the card and the approval.
+            outcome = ToolOutcome(
+                ok=False,
+                error_code="permission_denied" if intact else "internal",
+                error_message=error_text("permission_denied", row.language, tool=row.tool),
+            )
+            category = spec.category if spec else "write"
+            await self.finish(
+                conversation, row.tool, category, row.call_id, row.args, outcome, confirmation_id=row.pk, announce=False
+            )
+            return
+        context = await database_sync_to_async(latest_context)(conversation=conversation)
+        offer = await database_sync_to_async(toolset_offer)(user=self.user, context=context)
+        await self._execute(
+            conversation,
+            spec,
+            row.call_id,
+            row.args,
+            context,
+            row.language,
+            confirmation_id=row.pk,
+            toolset=offer.allowed,
+        )
+
+    async def finish(
+        self,
+        conversation: Conversation,
+        tool: str,
+        category: str,
+        call_id: str,
+        args: dict[str, Any],
+        outcome: ToolOutcome,
+        confirmation_id: int | None = None,
+        announce: bool = True,
+        language: str = "ru",
+    ) -> ToolMessage:
+        """Summarise the result for the LLM, store the ToolMessage + audit, and send ``tool_finished``.
+
+        Args:
+            category: the tool's category (``read``/``write``/``dangerous``), audited with the result.
+            confirmation_id: the approved card the call ran from; its final status is stored too.
+            announce: send ``tool_finished`` (False for a call that never started: no ``tool_started`` either).
+
+        Returns:
+            The ToolMessage (at most ``TOOL_RESPONSE_MAX_CHARS`` characters of result JSON, DESIGN §10). A failed
+            call also sends ``error`` with the outcome's code and the call id.
+        """
+        payload = tool_message_payload(outcome, max_chars=settings.TOOL_RESPONSE_MAX_CHARS)
+        await database_sync_to_async(tool_result_record)(
+            user=self.user,
+            conversation=conversation,
+            tool=tool,
+            category=category,
+            call_id=call_id,
+            args=args,
+            outcome=outcome,
+            payload=payload,
+            confirmation_id=confirmation_id,
+        )
+        # Background tools (backups, migrations) return a task id: the page polls it to draw progress.
+        task_id = outcome.result.get("task_id") if outcome.ok and isinstance(outcome.result, dict) else None
+        if announce:
+            await self.emit(
+                ToolFinishedEvent(
+                    call_id=call_id,
+                    tool=tool,
+                    title=tool_title(tool, language),
+                    ok=outcome.ok,
+                    duration_ms=outcome.duration_ms,
+                    summarised=payload.summarised,
+                    task_id=task_id or None,
+                )
+            )
+        if not outcome.ok:
+            # A failed outcome always carries its code and text (``tool_execute``); the fallbacks only type it.
+            code, message = outcome.error_code or "internal", outcome.error_message or ""
+            await self.emit(ErrorEvent(code=code, message=message, call_id=call_id))
+        return ToolMessage(content=payload.content, tool_call_id=call_id, status=payload.status)
+
+    async def _execute(
+        self,
+        conversation: Conversation,
+        spec: ToolSpec,
+        call_id: str,
+        args: dict[str, Any],
+        context: dict[str, Any] | None,
+        language: str,
+        confirmation_id: int | None = None,
+        toolset: tuple[ToolSpec, ...] = (),
+    ) -> ToolMessage:
+        await database_sync_to_async(call_started_record)(
+            user=self.user,
+            conversation_id=conversation.pk,
+            spec=spec,
+            call_id=call_id,
+            args=args,
+            confirmation_id=confirmation_id,
+        )
+        title = tool_title(spec.name, language)  # «сводка о состоянии дашборда», not get_health_summary
+        await self.emit(ToolStartedEvent(call_id=call_id, tool=spec.name, title=title))
+        outcome = await tool_execute(
+            spec=spec,
+            args=args,
+            user=self.user,
+            conversation_id=conversation.pk,
+            ui_context=context,
+            language=language,
+            toolset=toolset,
+        )
+        return await self.finish(
+            conversation,
+            spec.name,
+            spec.category,
+            call_id,
+            args,
+            outcome,
+            confirmation_id=confirmation_id,
+            language=language,
+        )
+
+    async def _reject_args(
+        self, conversation: Conversation, spec: ToolSpec, call_id: str, args: dict[str, Any], detail: str, language: str
+    ) -> ToolMessage:
+        """Arguments not valid JSON or not matching the schema: no card, no execution, an error ToolMessage."""
+        outcome = ToolOutcome(
+            ok=False, error_code="invalid_args", error_message=error_text("invalid_args", language, detail=detail)
+        )
+        return await self.finish(conversation, spec.name, spec.category, call_id, args, outcome, announce=False)
+
+    async def _deny(self, conversation: Conversation, call: dict[str, Any], language: str, refusal: str) -> ToolMessage:
+        """Refuse ``call``: audit it, store and return its ToolMessage, send the ``permission_denied`` card.
+
+        DESIGN §6/§9: the event is ``{call_id, tool, required_roles, html}``; the card has a dismiss button only.
+        The ToolMessage tells the LLM the call was refused and must not be retried.
+        """
+        # A hallucinated name may be any string: bound it to the column size before storing or showing it.
+        name = str(call["name"])[:TOOL_NAME_MAX_CHARS]
+        roles = await database_sync_to_async(policy.tool_required_roles)(tool_name=name)
+        row = await database_sync_to_async(confirm.confirmation_refuse)(
+            conversation=conversation,
+            user=self.user,
+            call_id=call["id"],
+            tool=name,
+            args=call.get("args") or {},
+            roles=roles,
+            language=language,
+            refusal=refusal,
+        )
+        await self.emit(
+            card_refused_event(
+                call_id=call["id"], tool=name, roles=roles, language=language, refusal=refusal, card_id=row.pk
+            )
+        )
+        content = confirm.declined_payload(name, "refused", refusal)
+        return ToolMessage(content=content, tool_call_id=call["id"], status="error")
+
+
+def _validation_summary(exc: ValidationError, language: str = "en") -> str:
+    """``field: message; …`` of the first five errors (``validation_text``)."""
+    return "; ".join(
+        f"{'.'.join(str(p) for p in e['loc']) or 'args'}: {validation_text(e['msg'], language)}"
+        for e in exc.errors()[:5]
+    )

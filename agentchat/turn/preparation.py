@@ -1,0 +1,107 @@
+"""The database work before a step of the loop (DESIGN §5 steps 1–4): open the turn, offer the tools, load the
+history. Each function is one unit of work called once through ``database_sync_to_async`` (each hop to the
+database thread costs more than its queries)."""
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from langchain_core.messages import BaseMessage
+
+from agentchat.conversations import services as conv
+from agentchat.conversations.selectors import conversation_get, conversation_turn_context, history_messages
+from agentchat.guard import confirmations as confirm
+from agentchat.models import Conversation, Message, PendingConfirmation
+from agentchat.toolset.selection import Offer, toolset_offer
+from agentchat.turn.recording import offer_record
+from policies import services as policy
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """What a step needs from the database.
+
+    Attributes:
+        offer: the tools of the step (DESIGN §5 step 3), audited as ``tool_offered``.
+        environments: the active environments, ``[(env_id, tier)]`` (for the offline planner).
+        history: the stored conversation as LangChain messages, oldest first (no system prompt).
+        row_id: the id of the (empty) assistant message the step's answer streams into.
+    """
+
+    offer: Offer
+    environments: list[tuple[str, str]]
+    history: list[BaseMessage]
+    row_id: int
+
+
+@dataclass(frozen=True)
+class Opened:
+    """A turn opened by a ``user_message``.
+
+    Attributes:
+        conversation: the user's conversation (new, or the one named by the frame).
+        context: the UIContext the turn uses (sent, or stored with the conversation; DESIGN §7), or None.
+        status: the ``context_status`` of the ``conversation`` event: ``ok``, ``none`` or ``unavailable``.
+        expired: the cards that were pending and expired now (each call got its ToolMessage).
+        prepared: the first step's tools, history and answer row.
+    """
+
+    conversation: Conversation
+    context: dict[str, Any] | None
+    status: str
+    expired: list[PendingConfirmation]
+    prepared: Prepared
+
+
+@transaction.atomic
+def turn_open(
+    *, user: AbstractBaseUser, conversation_id: int | None, text: str, context: dict[str, Any] | None
+) -> Opened:
+    """Open a turn in one transaction (one commit, one WAL flush, instead of one per row written).
+
+    Starts or loads the conversation, expires its pending cards, stores the user message, then ``step_prepare``.
+
+    Raises:
+        conversations.ConversationNotFound: ``conversation_id`` is not the user's.
+    """
+    expired: list[PendingConfirmation] = []
+    if conversation_id is None:
+        conversation = conv.conversation_start(user=user, text=text, context=context)
+        status = "ok" if context else "none"
+    else:
+        conversation = conversation_get(user=user, conversation_id=conversation_id)
+        context, status = conversation_turn_context(conversation=conversation, sent=context)
+        expired = confirm.confirmations_expire(conversation=conversation)
+    conv.message_add(conversation=conversation, role=Message.Role.USER, content=text, ui_context=context)
+    prepared = step_prepare(user=user, conversation=conversation, context=context, question=text)
+    return Opened(conversation, context, status, expired, prepared)
+
+
+@transaction.atomic(savepoint=False)
+def step_prepare(
+    *,
+    user: AbstractBaseUser,
+    conversation: Conversation,
+    context: dict[str, Any] | None,
+    question: str | None = None,
+) -> Prepared:
+    """The offered tools (audited), the history and the answer row of a step, in one unit of work.
+
+    Args:
+        question: the turn's user message; None for a turn resumed after a card: the last stored one is routed
+            again, so the offered set of the turn stays the same (DESIGN §12).
+    """
+    if question is None:
+        question = (
+            conversation.messages.filter(role=Message.Role.USER)
+            .order_by("-id")
+            .values_list("content", flat=True)
+            .first()
+        )
+    offer = toolset_offer(user=user, context=context, question=question)
+    offer_record(user=user, conversation_id=conversation.pk, context=context, offer=offer)
+    environments = [(e.env_id, e.tier) for e in policy.environments_active()]
+    history = history_messages(conversation=conversation)
+    row = conv.message_add(conversation=conversation, role=Message.Role.ASSISTANT)
+    return Prepared(offer, environments, history, row.pk)

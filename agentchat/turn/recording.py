@@ -1,0 +1,135 @@
+"""Every audit write of a turn (DESIGN §4) and the stored result of each tool call.
+
+Each function is one sync unit of database work, called once through ``database_sync_to_async`` (STYLE: change
++ audit in one transaction). Audit rows written by the guard (confirmations: created, refused, decided, expired)
+stay with the confirmation they record, in ``guard.confirmations``.
+"""
+
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+
+from agentchat.conversations import services as conv
+from agentchat.guard import confirmations as confirm
+from agentchat.models import Conversation, Message, PendingConfirmation
+from agentchat.runtime.executor import ToolMessagePayload, ToolOutcome
+from agentchat.runtime.spec import ToolSpec
+from agentchat.toolset.selection import Offer
+from policies import services as policy
+from policies.models import AuditEvent
+
+Event = AuditEvent.EventType
+
+
+def offer_record(*, user: AbstractBaseUser, conversation_id: int, context: dict[str, Any] | None, offer: Offer) -> None:
+    """Audit ``tool_offered``: the names the LLM is offered this step and the page's object type (DESIGN §5 step 3)."""
+    policy.audit_record(
+        event_type=Event.TOOL_OFFERED,
+        actor=user,
+        conversation_id=conversation_id,
+        env_id=(context or {}).get("envId"),
+        extra={"tools": [s.name for s in offer.offered], "object_type": (context or {}).get("objectType")},
+    )
+
+
+def call_started_record(
+    *,
+    user: AbstractBaseUser,
+    conversation_id: int,
+    spec: ToolSpec,
+    call_id: str,
+    args: dict[str, Any],
+    confirmation_id: int | None,
+) -> None:
+    """Audit ``tool_call`` (outcome ``started``) before the call runs, so a call that never finishes (crash, kill)
+    still shows (DESIGN §4)."""
+    policy.audit_record(
+        event_type=Event.TOOL_CALL,
+        actor=user,
+        conversation_id=conversation_id,
+        tool=spec.name,
+        env_id=args.get("env_id") or args.get("target_env_id"),
+        args=args,
+        outcome="started",
+        extra={"call_id": call_id, "category": spec.category, "confirmation_id": confirmation_id},
+    )
+
+
+def tool_result_record(
+    *,
+    user: AbstractBaseUser,
+    conversation: Conversation,
+    tool: str,
+    category: str,
+    call_id: str,
+    args: dict[str, Any],
+    outcome: ToolOutcome,
+    payload: ToolMessagePayload,
+    confirmation_id: int | None = None,
+) -> None:
+    """Store the ToolMessage, the confirmation's final status and the audit rows in one transaction.
+
+    Rows (DESIGN §4 audit, §10 sizes): one ``retry`` per retry; ``summarised`` (raw/sent characters) when the
+    result was summarised; then the call's own row: ``tool_result`` (ok), ``timeout`` (deadline),
+    ``session_expired`` or ``tool_error`` (``outcome`` = the error code, e.g. ``status_unknown``, ``rate_limited``).
+    """
+    with transaction.atomic():
+        conv.message_add(
+            conversation=conversation,
+            role=Message.Role.TOOL,
+            content=payload.content,
+            tool_call_id=call_id,
+            tool_name=tool,
+            status=payload.status,
+        )
+        if confirmation_id is not None:
+            confirm.confirmation_finish(confirmation_id=confirmation_id, status=_final_status(outcome))
+        env_id = args.get("env_id") or args.get("target_env_id")
+        common: dict[str, Any] = {"actor": user, "conversation_id": conversation.pk, "tool": tool, "env_id": env_id}
+        for event in outcome.retry_events:
+            policy.audit_record(event_type=Event.RETRY, outcome="retry", extra={"call_id": call_id, **event}, **common)
+        if payload.summarised:
+            policy.audit_record(
+                event_type=Event.SUMMARISED,
+                raw_chars=payload.raw_chars,
+                sent_chars=payload.sent_chars,
+                outcome="summarised",
+                extra={"call_id": call_id, "max_chars": settings.TOOL_RESPONSE_MAX_CHARS},
+                **common,
+            )
+        policy.audit_record(
+            event_type=Event.TOOL_RESULT if outcome.ok else _error_event(outcome),
+            args=args,
+            raw_chars=payload.raw_chars,
+            sent_chars=payload.sent_chars,
+            duration_ms=outcome.duration_ms,
+            outcome="ok" if outcome.ok else outcome.error_code or "error",
+            extra={
+                "call_id": call_id,
+                "trace_id": outcome.trace_id,
+                "requests": outcome.requests,
+                "logins": outcome.logins,
+                "retries": outcome.retries,
+                "category": category,
+                "summarised": payload.summarised,
+                "message": outcome.error_message,
+                "confirmation_id": confirmation_id,
+            },
+            **common,
+        )
+
+
+def _final_status(outcome: ToolOutcome) -> str:
+    if outcome.ok:
+        return PendingConfirmation.Status.EXECUTED
+    if outcome.error_code == "status_unknown":
+        return PendingConfirmation.Status.UNKNOWN
+    return PendingConfirmation.Status.FAILED
+
+
+def _error_event(outcome: ToolOutcome) -> str:
+    if outcome.timed_out:
+        return Event.TIMEOUT
+    return Event.SESSION_EXPIRED if outcome.error_code == "session_expired" else Event.TOOL_ERROR

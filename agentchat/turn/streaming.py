@@ -1,0 +1,148 @@
+"""One streamed LLM step (DESIGN §5 step 5, §11): stream the reply as coalesced ``token`` events, store it, and
+hand its tool calls to the loop; a model that cannot be reached ends the turn cleanly.
+
+``turn.reply`` parses what was streamed (strict tool-call arguments, the failure text).
+"""
+
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import openai
+from channels.db import database_sync_to_async
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.messages.ai import add_ai_message_chunks
+from langchain_core.runnables import Runnable
+
+from agentchat.chat.events import Emit, ErrorEvent, TokenEvent
+from agentchat.conversations import services as conv
+from agentchat.conversations.selectors import unique_call_ids
+from agentchat.errors import LLMUnavailable
+from agentchat.models import Conversation, Message
+from agentchat.turn.rendering import message_event
+from agentchat.turn.reply import StreamIncomplete, llm_failure_text, stream_incomplete, stream_tool_calls
+from agentchat.turn.steps import Final
+
+log = logging.getLogger(__name__)
+TOKEN_FLUSH_S = 0.05
+TOKEN_FLUSH_CHARS = 400
+
+
+class TokenStream:
+    """Coalesces streamed text into few ``token`` events: at most one per ``TOKEN_FLUSH_S`` (50 ms) or
+    ``TOKEN_FLUSH_CHARS`` (400 characters), so a busy process sends a handful of frames per answer.
+
+    Args:
+        emit: sends each ``TokenEvent``.
+        message_id: the assistant message the text belongs to.
+    """
+
+    def __init__(self, emit: Emit, message_id: int):
+        self._emit = emit
+        self._message_id = message_id
+        self._buffer: list[str] = []
+        self._size = 0
+        self._last = time.monotonic()
+
+    async def add(self, text: str) -> None:
+        """Buffer ``text``; send the buffer once it is 400 characters or 50 ms old."""
+        self._buffer.append(text)
+        self._size += len(text)
+        if self._size >= TOKEN_FLUSH_CHARS or time.monotonic() - self._last >= TOKEN_FLUSH_S:
+            await self.flush()
+
+    async def flush(self) -> None:
+        """Send what is buffered (nothing when empty)."""
+        if self._buffer:
+            text = "".join(self._buffer)
+            self._buffer, self._size, self._last = [], 0, time.monotonic()
+            await self._emit(TokenEvent(message_id=self._message_id, text=text))
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A streamed reply that asks for tool calls.
+
+    Attributes:
+        ai: the reply for the history (text and the calls' ``id``/``name``/``args``).
+        row_id: its stored assistant message.
+        calls: ``{"id", "name", "args"}`` per call, ids unique in the conversation, plus ``"invalid"`` (the
+            reason) for a call that must not run (``reply.stream_tool_calls``).
+    """
+
+    ai: AIMessage
+    row_id: int
+    calls: list[dict[str, Any]]
+
+
+async def reply_stream(
+    *,
+    model: BaseChatModel | Runnable,
+    messages: list[BaseMessage],
+    conversation: Conversation,
+    emit: Emit,
+    language: str,
+    row_id: int | None = None,
+) -> Reply | Final:
+    """Stream one LLM reply and store it.
+
+    Args:
+        model: the chat model, tools bound.
+        messages: the system prompt and the history so far.
+        row_id: the assistant message to stream into; a new one when None.
+
+    Returns:
+        ``Reply`` when the model asks for tool calls; ``Final`` when it answered with text (its ``message`` event
+        sent) or could not be reached (``error`` event ``llm_unavailable`` sent; see ``_llm_failed``).
+    """
+    if row_id is None:
+        row = await database_sync_to_async(conv.message_add)(conversation=conversation, role=Message.Role.ASSISTANT)
+        row_id = row.pk
+    tokens = TokenStream(emit, row_id)
+    chunks: list[AIMessageChunk] = []
+    try:
+        async for chunk in model.astream(messages):
+            chunks.append(chunk)
+            if chunk.content:
+                await tokens.add(str(chunk.content))
+    except (openai.APIError, httpx.TransportError) as exc:
+        await tokens.flush()
+        return await _llm_failed(emit, row_id, "".join(str(c.content) for c in chunks), exc, language)
+    await tokens.flush()
+    # One merge at the end: adding chunks one by one re-merges the growing message each time (O(n²)).
+    acc = add_ai_message_chunks(chunks[0], *chunks[1:]) if chunks else None
+    text = str(acc.content) if acc is not None else ""
+    if stream_incomplete(acc):
+        return await _llm_failed(emit, row_id, text, StreamIncomplete(), language)
+    # Strict parse: a call cut off by the token limit or with broken JSON runs nowhere (turn.reply).
+    calls = stream_tool_calls(acc)
+    if calls:
+        calls = await database_sync_to_async(unique_call_ids)(conversation=conversation, calls=calls)
+    await database_sync_to_async(conv.message_update)(message_id=row_id, content=text, tool_calls=calls)
+    if not calls:
+        await emit(message_event(message_id=row_id, text=text))
+        return Final(message_id=row_id)
+    ai = AIMessage(content=text, tool_calls=[{k: c[k] for k in ("id", "name", "args")} for c in calls])
+    return Reply(ai=ai, row_id=row_id, calls=calls)
+
+
+async def _llm_failed(emit: Emit, row_id: int, partial: str, exc: BaseException, language: str) -> Final:
+    """The model could not be reached or its stream broke off: end the turn cleanly (DESIGN §6, §11).
+
+    A partly streamed answer is kept as a finished text message (marked as cut off) so the page and the
+    history show what the user saw; an empty one is removed. Calls of a broken reply are never run.
+    """
+    log.warning("LLM call failed: %s: %s", type(exc).__name__, exc)
+    kept: int | None = None
+    if partial.strip():
+        text = partial.rstrip() + " …"
+        await database_sync_to_async(conv.message_update)(message_id=row_id, content=text, tool_calls=[])
+        await emit(message_event(message_id=row_id, text=text))
+        kept = row_id
+    else:
+        await database_sync_to_async(Message.objects.filter(pk=row_id).delete)()
+    await emit(ErrorEvent(code=LLMUnavailable.code, message=llm_failure_text(exc, language)))
+    return Final(message_id=kept)
