@@ -49,9 +49,11 @@ run: prepare superset
 	DEBUG=1 $(PY) manage.py seed_demo
 	DEBUG=1 PY=$(PY) HOST=$(HOST) PORT=$(PORT) scripts/run_local.sh
 
+# .pre-commit-config.yaml runs the same four commands.
 lint: setup
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
+	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
 
 format: setup
@@ -68,4 +70,4 @@ test: prepare-tests
 	$(MAKE) lint test-unit test-e2e
 
 clean:
-	rm -rf $(VENV) var/static .pytest_cache .ruff_cache
+	rm -rf $(VENV) var/static .pytest_cache .ruff_cache .mypy_cache

@@ -4,6 +4,8 @@ Each edge translates these: the DRF handler to HTTP responses, the consumer to `
 to ToolMessages. Texts are Russian first, English second.
 """
 
+from typing import Any
+
 ERROR_TEXTS: dict[str, tuple[str, str]] = {
     # code: (ru, en)
     "invalid_context": ("Контекст страницы отклонён: {detail}", "The page context was rejected: {detail}"),
@@ -56,7 +58,7 @@ NOT_FOUND_TEXTS: dict[str, tuple[str, str]] = {
 ID_ARGUMENTS = {"dashboard_id": "dashboard", "dataset_id": "dataset", "database_id": "database", "chart_id": "chart"}
 
 
-def not_found_text(object_type: str, object_id, env_id: str | None, language: str = "ru") -> str:
+def not_found_text(object_type: str, object_id: object, env_id: str | None, language: str = "ru") -> str:
     """Return «Дашборд #7 не найден в ss-dev.» (or English) for an object Superset answered 404 for.
 
     Args:
@@ -73,7 +75,7 @@ def not_found_text(object_type: str, object_id, env_id: str | None, language: st
     return (en if language == "en" else ru).format(id=object_id, env=env_id or "?")
 
 
-def error_text(code: str, language: str = "ru", **params) -> str:
+def error_text(code: str, language: str = "ru", **params: Any) -> str:
     """Return the user-facing text of ``code`` in ``language`` (``ru``/``en``) with ``params`` filled in.
 
     Unknown codes fall back to ``internal``; missing parameters are left as ``?``.
@@ -81,8 +83,8 @@ def error_text(code: str, language: str = "ru", **params) -> str:
     ru, en = ERROR_TEXTS.get(code, ERROR_TEXTS["internal"])
     template = en if language == "en" else ru
 
-    class _Default(dict):
-        def __missing__(self, key):
+    class _Default(dict[str, Any]):
+        def __missing__(self, key: str) -> str:
             return "?"
 
     return template.format_map(_Default(params))
@@ -93,7 +95,7 @@ class ApplicationError(Exception):
 
     code = "internal"
 
-    def __init__(self, detail: str = "", **params):
+    def __init__(self, detail: str = "", **params: Any):
         super().__init__(detail or self.code)
         self.detail = detail
         self.params = {"detail": detail, **params}

@@ -10,6 +10,8 @@ inlines of its page. A role's tools are also editable on the role (group) page. 
 from django.contrib import admin
 from django.contrib.auth.admin import GroupAdmin as DjangoGroupAdmin
 from django.contrib.auth.models import Group
+from django.db.models import QuerySet
+from django.http import HttpRequest
 
 from policies.models import AuditEvent, ContextToolAffinity, Environment, RiskRule, Tool, ToolPermission
 from policies.services import tools_registered
@@ -46,10 +48,10 @@ class RegisteredFilter(admin.SimpleListFilter):
     title = "registered in code"
     parameter_name = "registered"
 
-    def lookups(self, request, model_admin):
+    def lookups(self, request: HttpRequest, model_admin: "admin.ModelAdmin[Tool]") -> list[tuple[str, str]]:
         return [("yes", "Yes"), ("no", "No")]
 
-    def queryset(self, request, queryset):
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Tool]) -> QuerySet[Tool]:
         names = tools_registered()
         if names is None or self.value() not in ("yes", "no"):
             return queryset
@@ -79,13 +81,13 @@ class ToolAdmin(admin.ModelAdmin):
     ]
     inlines = [ToolPermissionInline, ContextToolAffinityInline]
 
-    def get_queryset(self, request):
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Tool]:
         return super().get_queryset(request).prefetch_related("permissions__group", "affinities")
 
-    def has_add_permission(self, request):
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # rows come from the code registry (sync_tools)
 
-    def has_delete_permission(self, request, obj=None):
+    def has_delete_permission(self, request: HttpRequest, obj: Tool | None = None) -> bool:
         return False  # switch a tool off with "enabled" instead; the row mirrors code
 
     @admin.display(boolean=True, description="registered in code")
@@ -146,7 +148,7 @@ class GroupAdmin(DjangoGroupAdmin):
     list_display = ["name", "tools"]
     inlines = [RoleToolInline]
 
-    def get_queryset(self, request):
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Group]:
         return super().get_queryset(request).prefetch_related("tool_permissions")
 
     @admin.display(description="tools")
@@ -164,13 +166,13 @@ class AuditEventAdmin(admin.ModelAdmin):
     list_select_related = ["actor"]
     date_hierarchy = "created_at"
 
-    def has_add_permission(self, request):
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
-    def has_change_permission(self, request, obj=None):
+    def has_change_permission(self, request: HttpRequest, obj: AuditEvent | None = None) -> bool:
         return False
 
-    def has_delete_permission(self, request, obj=None):
+    def has_delete_permission(self, request: HttpRequest, obj: AuditEvent | None = None) -> bool:
         return False
 
 

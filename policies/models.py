@@ -4,6 +4,8 @@ Policy is data, behaviour is code: tool behaviour lives in ``agentchat.tools``; 
 tool is offered and to whom. ``policies`` never imports ``agentchat``.
 """
 
+from typing import Any, NoReturn
+
 from django.conf import settings
 from django.contrib.auth.models import Group
 from django.core.serializers.json import DjangoJSONEncoder
@@ -187,7 +189,7 @@ class AuditEventQuerySet(models.QuerySet):
     a user still sets ``actor`` to NULL, which keeps the row.
     """
 
-    def update(self, **kwargs):
+    def update(self, **kwargs: Any) -> NoReturn:
         """Refused.
 
         Raises:
@@ -195,7 +197,7 @@ class AuditEventQuerySet(models.QuerySet):
         """
         raise AuditAppendOnly("AuditEvent is append-only: rows cannot be updated")
 
-    def delete(self):
+    def delete(self) -> NoReturn:
         """Refused.
 
         Raises:
@@ -260,7 +262,7 @@ class AuditEvent(models.Model):
     def __str__(self) -> str:
         return f"{self.created_at:%Y-%m-%d %H:%M:%S} {self.event_type} {self.tool}"
 
-    def save(self, *args, **kwargs):
+    def save(self, *args: Any, **kwargs: Any) -> None:
         """Insert only: an existing audit row is never rewritten.
 
         Raises:
@@ -270,7 +272,7 @@ class AuditEvent(models.Model):
             raise AuditAppendOnly("AuditEvent is append-only")
         super().save(*args, **kwargs)
 
-    def delete(self, *args, **kwargs):
+    def delete(self, *args: Any, **kwargs: Any) -> NoReturn:
         """Refused: the audit log is append-only.
 
         Raises:

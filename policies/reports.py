@@ -24,6 +24,7 @@ from typing import Any
 from django.contrib.auth.models import Group
 from django.db import connection
 from django.db.models import Aggregate, Avg, Count, FloatField, Q, QuerySet
+from django.db.models.expressions import Combinable
 
 from policies.models import AuditEvent
 
@@ -55,7 +56,7 @@ class PercentileCont(Aggregate):
     template = "%(function)s(%(fraction)s) WITHIN GROUP (ORDER BY %(expressions)s)"
     output_field = FloatField()
 
-    def __init__(self, expression, fraction: float, **extra):
+    def __init__(self, expression: str | Combinable, fraction: float, **extra: Any):
         if not 0 <= fraction <= 1:
             raise ValueError(f"fraction must be within [0, 1], got {fraction}")
         super().__init__(expression, fraction=repr(float(fraction)), **extra)
@@ -278,11 +279,11 @@ def _percentiles_by_offset(timed: QuerySet) -> dict[str, Any]:
     return figures
 
 
-def _ratio(part, whole) -> float | None:
+def _ratio(part: float, whole: float | None) -> float | None:
     return round(part / whole, 4) if whole else None
 
 
-def _round(value):
+def _round(value: Any) -> Any:
     return round(value, 1) if isinstance(value, float) else value
 
 

@@ -4,10 +4,12 @@ Used by the data migration (historical models) and by tests whose transactional 
 Idempotent: existing rows are kept as they are.
 """
 
+from django.apps.registry import Apps
+
 from policies.defaults import ENVIRONMENTS, RISK_RULES, ROLES, TOOLS
 
 
-def seed_default_policies(apps) -> None:
+def seed_default_policies(apps: Apps) -> None:
     """Create missing roles, tool rows, role permissions, affinities and environments.
 
     Args:
@@ -35,7 +37,7 @@ def seed_default_policies(apps) -> None:
         )
 
 
-def seed_risk_rules(apps) -> None:
+def seed_risk_rules(apps: Apps) -> None:
     """Create the missing ``RiskRule`` rows of DESIGN §9 (existing rows are kept)."""
     rule_model = apps.get_model("policies", "RiskRule")
     for (category, tier), (risk, tone, confirm, typed, prompt_ru, prompt_en) in RISK_RULES.items():

@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
 from django.utils.module_loading import import_string
 
 from policies.models import AuditEvent, ContextToolAffinity, Environment, RiskRule, Tool, ToolPermission
@@ -33,7 +33,7 @@ class SupersetCredentials:
     password: str
 
 
-def user_roles(*, user: AbstractBaseUser | AnonymousUser) -> list[str]:
+def user_roles(*, user: User | AnonymousUser) -> list[str]:
     """Return the role names (Django group names) of ``user``; empty for anonymous users."""
     if not user.is_authenticated:
         return []
@@ -130,7 +130,7 @@ def tool_verdicts(*, roles: Collection[str], object_type: str | None, env_presen
     return verdicts
 
 
-def tools_allowed(*, user: AbstractBaseUser, object_type: str | None, env_present: bool) -> list[Tool]:
+def tools_allowed(*, user: User, object_type: str | None, env_present: bool) -> list[Tool]:
     """Return the enabled tools that ``user`` may use on a page of ``object_type`` (DESIGN §5 step 3).
 
     Args:
@@ -146,7 +146,7 @@ def tools_allowed(*, user: AbstractBaseUser, object_type: str | None, env_presen
     return list(Tool.objects.filter(name__in=names).order_by("name"))
 
 
-def tool_refusal(*, user: AbstractBaseUser, tool_name: str) -> Refusal | None:
+def tool_refusal(*, user: User, tool_name: str) -> Refusal | None:
     """Return why ``user`` may not call ``tool_name`` now, or None when the tables permit it (AGTL-FR-005 b).
 
     Reads the user's current roles and the tool row from the database (never the prompt or the client).
@@ -164,7 +164,7 @@ def tool_refusal(*, user: AbstractBaseUser, tool_name: str) -> Refusal | None:
     return None
 
 
-def tool_permitted(*, user: AbstractBaseUser, tool_name: str) -> bool:
+def tool_permitted(*, user: User, tool_name: str) -> bool:
     """Return True if ``tool_name`` exists, is enabled and one of ``user``'s roles may use it (AGTL-FR-005)."""
     return ToolPermission.objects.filter(tool__name=tool_name, tool__enabled=True, group__user=user).exists()
 
@@ -251,7 +251,7 @@ def _capped(value: Any) -> Any:
 def audit_record(
     *,
     event_type: str,
-    actor: AbstractBaseUser | None = None,
+    actor: AbstractBaseUser | AnonymousUser | None = None,
     conversation_id: int | None = None,
     tool: str = "",
     env_id: str | None = "",
@@ -267,10 +267,9 @@ def audit_record(
     Returns:
         The saved event.
     """
-    actor = actor if actor is not None and actor.is_authenticated else None
     return AuditEvent.objects.create(
         event_type=event_type,
-        actor=actor,
+        actor=actor if isinstance(actor, User) and actor.is_authenticated else None,
         conversation_id=conversation_id,
         tool=tool or "",
         env_id=env_id or "",

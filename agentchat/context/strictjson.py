@@ -16,20 +16,25 @@ Text that is not JSON (syntax errors, ``NaN``/``Infinity``, unbalanced skipped t
 
 import json
 import re
-from json.scanner import py_make_scanner
+from collections.abc import Callable
+from json.scanner import py_make_scanner  # type: ignore[attr-defined]  # CPython has it; typeshed lists only make_scanner
 from typing import Any
 
 MAX_DEPTH = 32
 MAX_INT_DIGITS = 1000
 _SKIP_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.S)
 _CLOSING = {"[": "]", "{": "}"}
+# A container parser of the pure-Python scanner: ``parse((text, index), ...) -> (value, end index)``.
+_Parser = Callable[..., tuple[Any, int]]
+# Where a flaw is: the keys and list indexes from the document's root.
+Path = tuple[str | int, ...]
 
 
 class JSONUnparseable(ValueError):
     """The text is not a JSON document (the message says where, never echoes the input)."""
 
 
-class DuplicateKeys(dict):
+class DuplicateKeys(dict[str, Any]):
     """A decoded JSON object that repeated keys; ``duplicates`` lists each repeated key once (last value kept)."""
 
     duplicates: tuple[str, ...] = ()
@@ -89,6 +94,10 @@ def _skip_container(text: str, start: int, opener: str) -> int:
 class _StrictDecoder(json.JSONDecoder):
     """``json.JSONDecoder`` on the pure-Python scanner, with depth accounting in the container parsers."""
 
+    # Set by ``JSONDecoder.__init__`` and called by the pure-Python scanner; typeshed does not declare them.
+    parse_object: _Parser
+    parse_array: _Parser
+
     def __init__(self, max_depth: int):
         super().__init__(object_pairs_hook=_pairs, parse_constant=_refuse_constant, parse_int=_parse_int)
         self.max_depth = max_depth
@@ -96,11 +105,11 @@ class _StrictDecoder(json.JSONDecoder):
         base_object, base_array = self.parse_object, self.parse_array
         self.parse_object = self._nested(base_object, "{")
         self.parse_array = self._nested(base_array, "[")
-        self.memo: dict = {}
+        self.memo: dict[str, str] = {}
         self.scan_once = py_make_scanner(self)
 
-    def _nested(self, parse, opener: str):
-        def parse_nested(state, *args):
+    def _nested(self, parse: _Parser, opener: str) -> _Parser:
+        def parse_nested(state: tuple[str, int], *args: Any) -> tuple[Any, int]:
             text, start = state
             if self.depth >= self.max_depth:
                 return Skipped(f"nested deeper than {self.max_depth} levels"), _skip_container(text, start, opener)
@@ -134,7 +143,7 @@ def strict_loads(text: str, *, max_depth: int = MAX_DEPTH) -> Any:
         raise JSONUnparseable("nesting too deep") from None
 
 
-def json_flaws(value: Any, *, max_depth: int = MAX_DEPTH) -> list[tuple[tuple, str]]:
+def json_flaws(value: Any, *, max_depth: int = MAX_DEPTH) -> list[tuple[Path, str]]:
     """Walk a decoded value (iteratively) and list what makes it unacceptable as a strict JSON document.
 
     Reports ``DuplicateKeys`` objects, ``Skipped`` markers, nesting deeper than ``max_depth`` (for values
@@ -143,8 +152,8 @@ def json_flaws(value: Any, *, max_depth: int = MAX_DEPTH) -> list[tuple[tuple, s
     Returns:
         ``[(path, message)]`` where ``path`` is the tuple of keys/indexes from the root; empty when clean.
     """
-    flaws: list[tuple[tuple, str]] = []
-    stack: list[tuple[tuple, Any, int]] = [((), value, 0)]
+    flaws: list[tuple[Path, str]] = []
+    stack: list[tuple[Path, Any, int]] = [((), value, 0)]
     while stack:
         path, node, depth = stack.pop()
         if isinstance(node, Skipped):

@@ -49,7 +49,7 @@ class ContextInvalid(Exception):
 
 
 # The validation messages of this module, ``strictjson`` and pydantic, in Russian: (pattern, template).
-_MESSAGES_RU: list[tuple[re.Pattern, str]] = [
+_MESSAGES_RU: list[tuple[re.Pattern[str], str]] = [
     (re.compile(p), t)
     for p, t in [
         (r"contextVersion must be the integer 1", "contextVersion должен быть целым числом 1"),
@@ -173,7 +173,7 @@ class UIContext(BaseModel):
         return self.model_dump()
 
 
-def _label(path: tuple) -> str:
+def _label(path: tuple[str | int, ...]) -> str:
     """Field name for an error: the top-level key of ``path`` (made printable), or ``__all__``."""
     return printable(str(path[0]), MAX_FIELD_LABEL_CHARS) if path else "__all__"
 
@@ -281,6 +281,7 @@ def parse_prompt_block(system_prompt: str) -> dict[str, Any] | None:
     if start < 0 or end < 0:
         return None
     try:
-        return json.loads(system_prompt[start + len(BLOCK_BEGIN) + 1 : end])
+        data: dict[str, Any] = json.loads(system_prompt[start + len(BLOCK_BEGIN) + 1 : end])
     except ValueError:
         return None
+    return data

@@ -5,7 +5,7 @@ Sync selectors (called through ``database_sync_to_async``); the writes are in ``
 
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from agentchat.models import Conversation, Message
@@ -15,7 +15,7 @@ class ConversationNotFound(Exception):
     """No conversation with that id belongs to the user."""
 
 
-def conversation_get(*, user: AbstractBaseUser, conversation_id: int) -> Conversation:
+def conversation_get(*, user: User, conversation_id: int) -> Conversation:
     """Return the user's conversation ``conversation_id``.
 
     Raises:
@@ -144,7 +144,7 @@ def context_label(context: dict | None) -> str:
     return " · ".join(parts)
 
 
-def conversations_of(*, user: AbstractBaseUser, limit: int = 50) -> list[dict[str, Any]]:
+def conversations_of(*, user: User, limit: int = 50) -> list[dict[str, Any]]:
     """Return the user's recent conversations, newest first (the history list of /agent).
 
     Returns:

@@ -7,7 +7,7 @@ Sync services (called through ``database_sync_to_async``), each one unit of work
 import json
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from agentchat.models import Conversation, Message
@@ -15,7 +15,7 @@ from agentchat.models import Conversation, Message
 TITLE_CHARS = 80
 
 
-def conversation_start(*, user: AbstractBaseUser, text: str, context: dict | None) -> Conversation:
+def conversation_start(*, user: User, text: str, context: dict | None) -> Conversation:
     """Create a conversation titled after its first message, fixed to ``context`` (validated dict or None).
 
     ``context_version`` records the UIContext contract in force (1) even without a context, which tells a

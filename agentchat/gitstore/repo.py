@@ -14,15 +14,17 @@ import shutil
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, cast, overload
 
 from django.conf import settings
 from dulwich.errors import NotTreeError
 from dulwich.file import FileLocked
 from dulwich.index import commit_tree
-from dulwich.objects import Blob, Commit, Tree
+from dulwich.objects import Blob, Commit, ObjectID, Tree
+from dulwich.refs import Ref
 from dulwich.repo import Repo
 
 from agentchat.errors import InvalidArguments, ToolError
@@ -45,8 +47,8 @@ Volatile fields (the export timestamp, generated layout ids) are normalised so a
 """
 
 
-class _Localised:
-    """Mixin for errors whose message is given in Russian and English."""
+class _Localised(ToolError):
+    """Base of the errors here, whose message is given in Russian and English (a tool error: the agent explains it)."""
 
     def __init__(self, ru: str, en: str):
         super().__init__(en)
@@ -60,7 +62,7 @@ class GitRefError(_Localised, InvalidArguments):
     """A branch that is invalid, missing or already exists."""
 
 
-class GitBusy(_Localised, ToolError):
+class GitBusy(_Localised):
     """The branch kept moving or stayed locked by other writers; nothing was changed (safe to retry)."""
 
     code = "upstream_unavailable"
@@ -106,6 +108,10 @@ def repo_dir(env_id: str) -> Path:
     return Path(settings.GIT_REPOS_DIR) / env_id
 
 
+@overload
+def repo_open(*, env_id: str, create: Literal[True]) -> Repo: ...
+@overload
+def repo_open(*, env_id: str, create: bool) -> Repo | None: ...
 def repo_open(*, env_id: str, create: bool) -> Repo | None:
     """Open the repository of ``env_id``; create it with an initial commit on ``main`` when ``create`` is set.
 
@@ -126,8 +132,8 @@ def repo_open(*, env_id: str, create: bool) -> Repo | None:
     tree = commit_tree(repo.object_store, [(b"README.md", readme.id, FILE_MODE)])
     first = _commit_object(tree=tree, parents=[], author=SERVICE_IDENTITY, message=f"Repository of {env_id}")
     repo.object_store.add_object(first)
-    repo.refs[HEADS + MAIN.encode()] = first.id
-    repo.refs.set_symbolic_ref(b"HEAD", HEADS + MAIN.encode())
+    repo.refs[Ref(HEADS + MAIN.encode())] = first.id
+    repo.refs.set_symbolic_ref(Ref(b"HEAD"), Ref(HEADS + MAIN.encode()))
     repo.close()
     try:
         os.rename(staging, path)
@@ -138,7 +144,7 @@ def repo_open(*, env_id: str, create: bool) -> Repo | None:
     return Repo(str(path))
 
 
-def branch_check(name: str) -> bytes:
+def branch_check(name: str) -> Ref:
     """Return the full ref of the branch ``name`` after checking git's ref rules.
 
     Raises:
@@ -150,10 +156,10 @@ def branch_check(name: str) -> bytes:
             f"Недопустимое имя ветки {name!r}: {branch_name_message(problem, 'ru')}.",
             f"Invalid branch name {name!r}: {branch_name_message(problem, 'en')}.",
         )
-    return HEADS + name.encode()
+    return Ref(HEADS + name.encode())
 
 
-def branch_head(repo: Repo, branch: str) -> bytes:
+def branch_head(repo: Repo, branch: str) -> ObjectID:
     """Return the commit id the branch points at.
 
     Raises:
@@ -196,11 +202,11 @@ def branch_create(*, env_id: str, name: str, base: str = MAIN) -> dict[str, Any]
     return {"env_id": env_id, "branch": name, "base": base, "sha": head.decode()}
 
 
-def folder_blobs(repo: Repo, commit_id: bytes, folder: str) -> dict[str, bytes]:
+def folder_blobs(repo: Repo, commit_id: ObjectID, folder: str) -> dict[str, bytes]:
     """Return ``{repository path: blob id}`` of every file under ``folder`` in the commit's tree."""
-    tree_id = repo[commit_id].tree
+    tree_id = _commit(repo, commit_id).tree
     try:
-        _mode, folder_tree = repo[tree_id].lookup_path(repo.object_store.__getitem__, folder.encode())
+        _mode, folder_tree = cast(Tree, repo[tree_id]).lookup_path(repo.object_store.__getitem__, folder.encode())
     except (KeyError, NotTreeError):
         return {}
     if not isinstance(repo[folder_tree], Tree):
@@ -310,12 +316,12 @@ def git_identity(*, name: str, email: str) -> bytes:
     return f"{clean_name} <{clean_email}>".encode()
 
 
-def _tree_with_folder(repo: Repo, head: bytes, folder: str, new: dict[str, bytes]) -> bytes:
+def _tree_with_folder(repo: Repo, head: ObjectID, folder: str, new: dict[str, bytes]) -> ObjectID:
     """Return the id of ``head``'s tree with ``folder`` replaced by the files of ``new``."""
     prefix = folder.encode() + b"/"
     entries = [
         (entry.path, entry.sha, entry.mode)
-        for entry in repo.object_store.iter_tree_contents(repo[head].tree)
+        for entry in repo.object_store.iter_tree_contents(_commit(repo, head).tree)
         if not entry.path.startswith(prefix)
     ]
     for path, content in new.items():
@@ -325,7 +331,7 @@ def _tree_with_folder(repo: Repo, head: bytes, folder: str, new: dict[str, bytes
     return commit_tree(repo.object_store, entries)
 
 
-def _ref_update(update, *args, **kwargs) -> bool:
+def _ref_update(update: Callable[..., bool], *args: Any, **kwargs: Any) -> bool:
     """Run a ref update (``add_if_new``/``set_if_equals``), waiting out another process's lock on the ref file.
 
     Raises:
@@ -346,7 +352,7 @@ def _ref_update(update, *args, **kwargs) -> bool:
             delay = min(delay * 2, 0.2)
 
 
-def _commit_object(*, tree: bytes, parents: list[bytes], author: bytes, message: str) -> Commit:
+def _commit_object(*, tree: ObjectID, parents: list[ObjectID], author: bytes, message: str) -> Commit:
     commit = Commit()
     commit.tree = tree
     commit.parents = parents
@@ -359,7 +365,12 @@ def _commit_object(*, tree: bytes, parents: list[bytes], author: bytes, message:
     return commit
 
 
-def _last_commit(repo: Repo, head: bytes, folder: str) -> dict[str, Any] | None:
+def _commit(repo: Repo, commit_id: ObjectID) -> Commit:
+    # A branch head (or a commit's parent) is a commit object; dulwich types ``repo[id]`` as any object.
+    return cast(Commit, repo[commit_id])
+
+
+def _last_commit(repo: Repo, head: ObjectID, folder: str) -> dict[str, Any] | None:
     """Return the newest commit reachable from ``head`` that changed ``folder``."""
     for entry in repo.get_walker(include=[head], paths=[folder.encode()], max_entries=1):
         commit = entry.commit

@@ -4,6 +4,7 @@ from typing import Any
 
 from django.template.loader import render_to_string
 
+from agentchat.models import PendingConfirmation
 from agentchat.runtime.titles import tool_title
 
 # Impact lines of the card: what happens to each object, in the user's language (DESIGN §9).
@@ -29,6 +30,11 @@ IMPACT_TYPES = {
 }
 
 
+def _label(labels: dict[str, tuple[str, str]], key: Any, index: int) -> Any:
+    """The label of ``key`` in the language ``index`` (0 ru, 1 en); an unknown key is shown as it is."""
+    return labels[key][index] if key in labels else key
+
+
 def _labelled_impact(decision: dict[str, Any], language: str) -> dict[str, Any]:
     impact = decision.get("impact")
     if not isinstance(impact, dict) or not impact.get("objects"):
@@ -42,8 +48,8 @@ def _labelled_impact(decision: dict[str, Any], language: str) -> dict[str, Any]:
         objects.append(
             {
                 **obj,
-                "action_label": IMPACT_ACTIONS.get(action, (action, action))[index],
-                "type_label": IMPACT_TYPES.get(kind, (kind, kind))[index],
+                "action_label": _label(IMPACT_ACTIONS, action, index),
+                "type_label": _label(IMPACT_TYPES, kind, index),
             }
         )
     return {**decision, "impact": {**impact, "objects": objects}}
@@ -153,7 +159,7 @@ def card_state(*, confirmation_id: int, tool: str, status: str, language: str) -
     )
 
 
-def card_decided(row) -> str:
+def card_decided(row: PendingConfirmation) -> str:
     """Render a decided ``PendingConfirmation`` as the page last showed it (for the conversation history):
     ``refused`` → «Недостаточно прав», ``denied`` → «Операция отменена», others → ``card_state``; ``""`` for a
     pending card (``resume`` sends it as a live card)."""

@@ -7,6 +7,7 @@ ToolMessage) are written in one transaction. A decision is one conditional UPDAT
 from dataclasses import dataclass
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
@@ -44,7 +45,7 @@ def declined_payload(tool: str, reason: str, refusal: str = "") -> str:
     return conv.tool_payload(payload)
 
 
-def _audit(confirmation: PendingConfirmation, event_type: str, outcome: str, **extra) -> None:
+def _audit(confirmation: PendingConfirmation, event_type: str, outcome: str, **extra: Any) -> None:
     policy.audit_record(
         event_type=event_type,
         actor=confirmation.user,
@@ -65,7 +66,7 @@ def _audit(confirmation: PendingConfirmation, event_type: str, outcome: str, **e
 def confirmation_create(
     *,
     conversation: Conversation,
-    user,
+    user: User,
     assistant_message_id: int | None,
     call_id: str,
     tool: str,
@@ -94,7 +95,7 @@ def confirmation_create(
 def confirmation_refuse(
     *,
     conversation: Conversation,
-    user,
+    user: User,
     call_id: str,
     tool: str,
     args: dict[str, Any],
@@ -151,7 +152,7 @@ class Decided:
     confirmation: PendingConfirmation | None = None
 
 
-def confirmation_decide(*, user, confirmation_id: int, approve: bool, typed_env: str | None = None) -> Decided:
+def confirmation_decide(*, user: User, confirmation_id: int, approve: bool, typed_env: str | None = None) -> Decided:
     """Decide a pending confirmation once: a single conditional UPDATE ``pending`` → ``approved|denied``.
 
     A denial also stores the ToolMessage «declined, do not retry» and a system chat line «Операция отменена».
@@ -206,7 +207,7 @@ def confirmation_finish(*, confirmation_id: int, status: str) -> None:
     PendingConfirmation.objects.filter(pk=confirmation_id, status=Status.APPROVED).update(status=status)
 
 
-def confirmation_dismiss(*, user, confirmation_id: int) -> PendingConfirmation | None:
+def confirmation_dismiss(*, user: User, confirmation_id: int) -> PendingConfirmation | None:
     """Dismiss a denied card («Недостаточно прав»): audit ``cancelled``; None if it is not the user's refusal."""
     row = PendingConfirmation.objects.filter(pk=confirmation_id, user=user, status=Status.REFUSED).first()
     if row is not None:

@@ -12,6 +12,8 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
+from django.contrib.auth.models import User
+from pydantic import BaseModel
 
 from agentchat.errors import ApplicationError
 from agentchat.runtime.context import ToolContext
@@ -19,6 +21,7 @@ from agentchat.runtime.executor import tool_timeout_s
 from agentchat.runtime.spec import ToolSpec
 from agentchat.superset.call import CallState
 from policies import services as policy
+from policies.models import Environment, RiskRule
 
 IMPACT_TIMEOUT_S = 15.0
 
@@ -61,21 +64,30 @@ def args_sha256(args: dict[str, Any]) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
-def target_env_id(spec: ToolSpec, args: dict[str, Any], context: dict | None) -> str | None:
+def target_env_id(spec: ToolSpec, args: dict[str, Any], context: dict[str, Any] | None) -> str | None:
     """The environment a call acts on: its ``target_env_id``/``env_id`` argument, else the context's envId."""
     name = spec.target_env_arg
     if name and args.get(name):
         return str(args[name])
-    return (context or {}).get("envId")
+    env_id: str | None = (context or {}).get("envId")  # a validated UIContext (``context.uicontext``)
+    return env_id
 
 
-def _rule_inputs(spec: ToolSpec, env_id: str | None) -> tuple[Any, Any]:
+def _rule_inputs(spec: ToolSpec, env_id: str | None) -> tuple[Environment | None, RiskRule]:
     environment = policy.environment_get(env_id=env_id) if env_id else None
     tier = environment.tier if environment else "none"
     return environment, policy.risk_rule_for(category=spec.category, tier=tier)
 
 
-async def _impact(spec: ToolSpec, parsed, *, user, conversation_id, context, language) -> dict[str, Any] | None:
+async def _impact(
+    spec: ToolSpec,
+    parsed: BaseModel,
+    *,
+    user: User,
+    conversation_id: int | None,
+    context: dict[str, Any] | None,
+    language: str,
+) -> dict[str, Any] | None:
     if spec.impact is None:
         return None
     ctx = ToolContext(
@@ -106,10 +118,10 @@ async def guardrail_decide(
     *,
     spec: ToolSpec,
     args: dict[str, Any],
-    parsed,
-    user,
+    parsed: BaseModel,
+    user: User,
     conversation_id: int | None,
-    context: dict | None,
+    context: dict[str, Any] | None,
     language: str,
 ) -> GuardrailDecision:
     """Decide how a permitted, schema-valid call proceeds (DESIGN §9).

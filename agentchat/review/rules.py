@@ -181,7 +181,8 @@ def _names(dashboard: dict, charts: list[dict]) -> list[Finding]:
     ]
     for object_type, obj, name in named:
         label_ru, label_en = ("Дашборд", "Dashboard") if object_type == "dashboard" else ("График", "Chart")
-        if not (name or "").strip() or _DEFAULT_NAMES.search(name.strip()):
+        label = (name or "").strip()
+        if not label or _DEFAULT_NAMES.search(label):
             found.append(
                 _finding(
                     "default_name",
@@ -233,7 +234,7 @@ def _inconsistent(dashboard: dict, named: list[tuple[str, dict, str | None]]) ->
     by_lang: dict[str, list[str]] = defaultdict(list)
     for _type, _obj, name in named:
         lang = name_language(name or "")
-        if lang in ("ru", "en"):
+        if name and lang in ("ru", "en"):  # a name without words has no language
             by_lang[lang].append(name)
     if not (by_lang["ru"] and by_lang["en"]):
         return []

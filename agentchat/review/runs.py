@@ -9,17 +9,19 @@ DESIGN §4, §8, §11; issue 5.
 
 import asyncio
 import json
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.db import transaction
 from django_tasks import task
 
-from agentchat.models import ValidationRun
+from agentchat.models import TaskRecord, ValidationRun
 from agentchat.review.docs import chart_description, dashboard_description
 from agentchat.review.llm import ReviewLLMError, llm_documentation, llm_validation
 from agentchat.review.rules import findings_summary, names_language, review_findings
-from agentchat.runtime.background import task_start, tracked
+from agentchat.runtime.background import Progress, task_start, tracked
 from agentchat.runtime.jobs import job_context
 from agentchat.superset.client import SupersetClient
 
@@ -82,7 +84,7 @@ def review_start(
     env_id: str,
     dashboard_id: int,
     dashboard_title: str,
-    user,
+    user: User | None,
     conversation_id: int | None,
     language: str,
     params: dict[str, Any] | None = None,
@@ -186,18 +188,18 @@ async def documentation_texts(
 
 
 @task()
-async def validation_job(record_id: int) -> dict:
+async def validation_job(record_id: int) -> dict[str, Any]:
     """django-tasks body of run_llm_validation: review the dashboard and store the findings on the run."""
     return await tracked(record_id, _validate)
 
 
 @task()
-async def documentation_job(record_id: int) -> dict:
+async def documentation_job(record_id: int) -> dict[str, Any]:
     """django-tasks body of run_llm_documentation: write missing chart descriptions to Superset."""
     return await tracked(record_id, _document)
 
 
-async def _validate(record, progress) -> dict[str, Any]:
+async def _validate(record: TaskRecord, progress: Progress) -> dict[str, Any]:
     async def body(run: ValidationRun, client: SupersetClient) -> dict[str, Any]:
         await progress(10, "metadata")
         metadata = await dashboard_metadata(client, run.dashboard_id)
@@ -209,7 +211,7 @@ async def _validate(record, progress) -> dict[str, Any]:
     return await _run_job(record, body)
 
 
-async def _document(record, progress) -> dict[str, Any]:
+async def _document(record: TaskRecord, progress: Progress) -> dict[str, Any]:
     async def body(run: ValidationRun, client: SupersetClient) -> dict[str, Any]:
         await progress(10, "metadata")
         metadata = await dashboard_metadata(client, run.dashboard_id)
@@ -243,7 +245,9 @@ async def _document(record, progress) -> dict[str, Any]:
     return await _run_job(record, body)
 
 
-async def _run_job(record, body) -> dict[str, Any]:
+async def _run_job(
+    record: TaskRecord, body: Callable[[ValidationRun, SupersetClient], Awaitable[dict[str, Any]]]
+) -> dict[str, Any]:
     """Run ``body(run, client)`` under the job deadline, keeping the run's status in step with the job."""
     run = await ValidationRun.objects.aget(pk=record.params["run_id"])
     await ValidationRun.objects.filter(pk=run.pk).aupdate(status=Status.RUNNING)

@@ -11,7 +11,9 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from asgiref.sync import sync_to_async
+from django.contrib.auth.models import User
 from django.db.models import F
+from django_tasks.base import Task
 
 from agentchat.models import TaskRecord
 
@@ -21,7 +23,13 @@ Progress = Callable[[int, str], Awaitable[None]]
 
 
 def task_start(
-    *, task, kind: str, user, env_id: str = "", conversation_id: int | None = None, params: dict[str, Any] | None = None
+    *,
+    task: Task[[int], Any],
+    kind: str,
+    user: User | None,
+    env_id: str = "",
+    conversation_id: int | None = None,
+    params: dict[str, Any] | None = None,
 ) -> TaskRecord:
     """Create a ``TaskRecord`` and enqueue ``task(record_id)`` on the default django-tasks backend.
 

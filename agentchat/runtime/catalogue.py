@@ -6,6 +6,8 @@ simply never offered (``toolset``); a newly registered tool gets a row with no r
 
 from typing import Any
 
+from django.apps import AppConfig
+
 from agentchat.runtime.registry import registry
 from policies import services as policy
 
@@ -33,7 +35,7 @@ def sync_tool_catalogue() -> dict[str, Any]:
     return result
 
 
-def on_post_migrate(sender, **kwargs) -> None:
+def on_post_migrate(sender: AppConfig, **kwargs: Any) -> None:
     """``post_migrate`` receiver: sync once the policies tables exist."""
     if sender.name == "agentchat":
         sync_tool_catalogue()

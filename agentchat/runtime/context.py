@@ -8,12 +8,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from asgiref.sync import sync_to_async
+from django.contrib.auth.models import User
 
 from agentchat.errors import InvalidArguments
 from agentchat.runtime.spec import ToolSpec
 from agentchat.superset.call import CallState
 from agentchat.superset.client import SupersetClient
 from policies import services as policy
+from policies.models import Environment
+from policies.services import SupersetCredentials
 
 
 @dataclass
@@ -21,7 +24,7 @@ class ToolContext:
     """What a running tool may use: who asks, from where, and clients for Superset environments.
 
     Attributes:
-        user: the Django user the call runs for.
+        user: the Django user the call runs for (None for a background job whose user was deleted).
         conversation_id: the chat (None outside a chat, e.g. the page views).
         ui_context: the validated UIContext dict of the turn, or None.
         language: ``ru`` or ``en``, the language of the user's last message.
@@ -31,9 +34,9 @@ class ToolContext:
             lists); given by the caller (the chat turn), empty outside a chat.
     """
 
-    user: Any
+    user: User | None
     conversation_id: int | None
-    ui_context: dict | None
+    ui_context: dict[str, Any] | None
     language: str
     call: CallState
     timeout_s: float
@@ -68,7 +71,7 @@ class ToolContext:
         self._clients.clear()
 
 
-def _environment_login(env_id: str):
+def _environment_login(env_id: str) -> tuple[Environment, SupersetCredentials] | None:
     """Return ``(Environment, SupersetCredentials)`` of the active environment ``env_id``, or None."""
     environment = policy.environment_get(env_id=env_id)
     if environment is None:

@@ -17,6 +17,7 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
+from django.contrib.auth.models import User
 from pydantic import ValidationError
 
 from agentchat.errors import (
@@ -74,7 +75,7 @@ class ToolOutcome:
     requests: int = 0
     logins: int = 0
     retries: int = 0
-    retry_events: list[dict] = field(default_factory=list)
+    retry_events: list[dict[str, Any]] = field(default_factory=list)
     trace_id: str = ""
     timed_out: bool = False
     upstream_status: int | None = None
@@ -111,7 +112,7 @@ def tool_message_payload(outcome: ToolOutcome, *, max_chars: int) -> ToolMessage
         value, was_summarised = summarise(outcome.result, max_chars, size=len(raw))
         content = to_json(value) if was_summarised else raw
         return ToolMessagePayload(content, "success", len(raw), len(content), was_summarised)
-    error = {
+    error: dict[str, Any] = {
         "error": outcome.error_code,
         "message": outcome.error_message,
         "instruction": LLM_ERROR_INSTRUCTIONS.get(outcome.error_code or "", LLM_ERROR_DEFAULT),
@@ -134,9 +135,9 @@ async def tool_execute(
     *,
     spec: ToolSpec,
     args: dict[str, Any],
-    user: Any,
+    user: User | None,
     conversation_id: int | None,
-    ui_context: dict | None,
+    ui_context: dict[str, Any] | None,
     language: str,
     toolset: Sequence[ToolSpec] = (),
 ) -> ToolOutcome:

@@ -4,13 +4,18 @@ The tool modules of ``agentchat.tools`` register themselves with the decorator w
 (``AgentchatConfig.ready``, Django's autodiscover pattern); nothing here imports a tool. DESIGN §8.
 """
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from agentchat.runtime.spec import Category, ImpactFunc, ToolFunc, ToolSpec
+from agentchat.runtime.context import ToolContext
+from agentchat.runtime.spec import Category, ToolResult, ToolSpec
 
 _REGISTRY: dict[str, ToolSpec] = {}
+
+ArgsT = TypeVar("ArgsT", bound=BaseModel)
+ResultT = TypeVar("ResultT", bound=ToolResult)
 
 
 def assistant_tool(
@@ -18,20 +23,23 @@ def assistant_tool(
     name: str,
     category: Category,
     env_specific: bool,
-    args: type[BaseModel],
+    args: type[ArgsT],
     description_ru: str,
     description_en: str,
     examples_ru: list[str] | tuple[str, ...],
     examples_en: list[str] | tuple[str, ...],
-    impact: ImpactFunc | None = None,
-) -> Callable[[ToolFunc], ToolFunc]:
-    """Register the decorated coroutine as a tool; see ``ToolSpec`` for the arguments.
+    impact: Callable[[ToolContext, ArgsT], Awaitable[dict[str, Any]]] | None = None,
+) -> Callable[[Callable[[ToolContext, ArgsT], Awaitable[ResultT]]], Callable[[ToolContext, ArgsT], Awaitable[ResultT]]]:
+    """Register the decorated coroutine ``async def fn(ctx: ToolContext, args: <args>) -> dict | list`` as a tool;
+    see ``ToolSpec`` for the arguments. The type checker holds ``fn`` and ``impact`` to the ``args`` model.
 
     Raises:
         ValueError: a tool of that name is already registered, or the texts are missing.
     """
 
-    def register(func: ToolFunc) -> ToolFunc:
+    def register(
+        func: Callable[[ToolContext, ArgsT], Awaitable[ResultT]],
+    ) -> Callable[[ToolContext, ArgsT], Awaitable[ResultT]]:
         if name in _REGISTRY:
             raise ValueError(f"tool {name!r} registered twice")
         if not (description_ru and description_en and examples_ru and examples_en):

@@ -8,14 +8,21 @@ import copy
 import functools
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
+if TYPE_CHECKING:  # a type-only import: ``runtime.context`` imports this module (ToolContext.toolset)
+    from agentchat.runtime.context import ToolContext
+
 Category = Literal["read", "write", "dangerous"]
-ToolFunc = Callable[[Any, BaseModel], Awaitable[Any]]
+# What a tool returns: a JSON-able object or list (the executor summarises it for the LLM, DESIGN §10).
+ToolResult = dict[str, Any] | list[Any]
+# A registered tool as the executor calls it. The arguments are ``Any`` here because each tool takes its own
+# ``args_schema`` model; ``assistant_tool`` checks that the decorated function takes that model.
+ToolFunc = Callable[["ToolContext", Any], Awaitable[ToolResult]]
 # impact(ctx, args) -> {"summary_ru": str, "summary_en": str, "objects": [{"type", "name", "action"}], ...}
-ImpactFunc = Callable[[Any, BaseModel], Awaitable[dict[str, Any]]]
+ImpactFunc = Callable[["ToolContext", Any], Awaitable[dict[str, Any]]]
 
 
 @dataclass(frozen=True)

@@ -99,10 +99,10 @@ def _stub(value: Any) -> Any:
     return value
 
 
-def _kept_keys(value: dict, limit: int) -> set:
+def _kept_keys(value: dict[str, Any], limit: int) -> set[str]:
     """Pick ``limit`` keys of a too-wide object: lists (their counts matter), then scalars/strings, then objects."""
 
-    def rank(item) -> int:
+    def rank(item: tuple[str, Any]) -> int:
         inner = item[1]
         if isinstance(inner, list | tuple):
             return 0
@@ -181,7 +181,7 @@ def summarise(value: Any, max_chars: int, *, size: int | None = None) -> tuple[A
     return _last_resort(value, max_chars), True
 
 
-def list_totals(value: Any, path: tuple = ()) -> dict[tuple, int]:
+def list_totals(value: Any, path: tuple[str, ...] = ()) -> dict[tuple[str, ...], int]:
     """Return ``{path: length}`` of every list reachable through object keys only (no list indices).
 
     A summarised list (``{"items", "total", "truncated": true}``) reports its ``total``, so
@@ -194,7 +194,7 @@ def list_totals(value: Any, path: tuple = ()) -> dict[tuple, int]:
         return {}
     if value.get("truncated") is True and isinstance(value.get("items"), list) and "total" in value:
         return {path: value["total"]}
-    out: dict[tuple, int] = {}
+    out: dict[tuple[str, ...], int] = {}
     for key, inner in value.items():
         out.update(list_totals(inner, (*path, key)))
     return out

@@ -112,7 +112,8 @@ async def gather_requests(*aws: Any) -> list[Any]:
 
 def rison(value: Any) -> str:
     """Encode ``value`` as Rison, the query format of Superset list endpoints (``?q=``)."""
-    return prison.dumps(value)
+    encoded: str = prison.dumps(value)  # prison ships no type hints
+    return encoded
 
 
 def retry_after_seconds(value: str | None, *, now: datetime | None = None) -> int | None:
@@ -178,7 +179,7 @@ class SupersetClient:
     async def __aenter__(self) -> "SupersetClient":
         return self
 
-    async def __aexit__(self, *exc) -> None:
+    async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
     @property
@@ -210,7 +211,7 @@ class SupersetClient:
                 _TOKENS.pop(key, None)
                 raise SessionExpired(f"{self.env_id}: login refused")
             self._raise_for_status(response, mutating=False)
-            token = response.json()["access_token"]
+            token: str = response.json()["access_token"]
             _TOKENS[key] = token
             return token
 
@@ -233,7 +234,7 @@ class SupersetClient:
             raise UpstreamUnavailable(detail, env=self.env_id)
         raise UpstreamError(f"{detail} {_error_detail(response)}", status=status)
 
-    async def _send_once(self, method: str, path: str, *, read: bool = False, **kwargs) -> httpx.Response:
+    async def _send_once(self, method: str, path: str, *, read: bool = False, **kwargs: Any) -> httpx.Response:
         """One request (plus at most one token refresh after a 401); no retry here."""
         # A read tool's POST (SQL Lab's execute, format) changes nothing; only a write tool's requests mutate.
         mutating = method in _MUTATING and not (read or self.call.retry_transient)
@@ -260,7 +261,7 @@ class SupersetClient:
                 token = await self._login(token)
         raise SessionExpired(f"{self.env_id}: 401 after token refresh")
 
-    async def request(self, method: str, path: str, *, read: bool = False, **kwargs) -> httpx.Response:
+    async def request(self, method: str, path: str, *, read: bool = False, **kwargs: Any) -> httpx.Response:
         """Send one request under the call's retry policy and return the response (status < 400).
 
         Args:
@@ -291,7 +292,7 @@ class SupersetClient:
                 {
                     "path": path,
                     "method": method,
-                    "error": str(state.outcome.exception()),
+                    "error": str(state.outcome.exception()) if state.outcome else "",
                     "attempt": state.attempt_number,
                     "after_ms": int((time.monotonic() - started) * 1000),
                     "delay_s": RETRY_DELAY_S,
@@ -310,7 +311,7 @@ class SupersetClient:
                 return await self._send_once(method, path, read=read, **kwargs)
         raise AssertionError("unreachable")  # pragma: no cover
 
-    async def get_json(self, path: str, *, q: Any = None, params: dict | None = None) -> Any:
+    async def get_json(self, path: str, *, q: Any = None, params: dict[str, Any] | None = None) -> Any:
         """GET ``path`` (``q`` is Rison-encoded) and return the decoded JSON body.
 
         Raises:
@@ -348,7 +349,7 @@ def _deterministic_error_type(response: httpx.Response) -> str | None:
         return None
     for error in errors if isinstance(errors, list) else []:
         if isinstance(error, dict) and error.get("error_type") in DETERMINISTIC_ERROR_TYPES:
-            return error["error_type"]
+            return str(error["error_type"])
     return None
 
 

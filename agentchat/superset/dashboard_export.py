@@ -150,17 +150,19 @@ def _is_generated_row(value: Any) -> bool:
     return isinstance(value, dict) and isinstance(value.get("meta"), dict) and value["meta"].get("0") == "ROOT_ID"
 
 
-def _generated_chart_parent(value: dict, rows: set[str]) -> bool:
+def _generated_chart_parent(value: dict[str, Any], rows: set[str]) -> bool:
     parents = value.get("parents")
     if parents is None:  # appended without a grid: no parents at all
         return True
     return bool(parents) and parents[-1] in rows
 
 
-def _chart_id(value: dict) -> int:
-    meta = value.get("meta") or {}
+def _chart_id(value: dict[str, Any]) -> int:
+    chart_id = (value.get("meta") or {}).get("chartId")
+    if chart_id is None:
+        return 0
     try:
-        return int(meta.get("chartId"))
+        return int(chart_id)
     except (TypeError, ValueError):
         return 0
 

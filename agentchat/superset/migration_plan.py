@@ -22,7 +22,7 @@ from agentchat.superset.bundle import Bundle, BundleError, bundle_read
 from agentchat.superset.client import SupersetClient, gather_requests
 from agentchat.superset.transfer import TransferError, dashboards_export, dashboards_require, objects_where
 
-MASKED_PASSWORD = "XXXXXXXXXX"  # what Superset exports in place of a database password
+MASKED_PASSWORD = "XXXXXXXXXX"  # noqa: S105 - not a secret: what Superset exports in place of a database password
 TYPES = ("dashboard", "chart", "dataset", "database")
 
 

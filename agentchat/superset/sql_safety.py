@@ -47,7 +47,7 @@ DIALECT_CHOICES = tuple(sorted(set(DIALECTS.values())))
 
 _QUERY_ROOTS = (exp.Select, exp.SetOperation, exp.Subquery)
 # Node types that change data, schema, session or engine state wherever they appear in the tree.
-_FORBIDDEN_NODES: tuple[type[exp.Expression], ...] = (
+_FORBIDDEN_NODES: tuple[type[exp.Expr], ...] = (
     exp.DML,  # INSERT, UPDATE, DELETE, MERGE, COPY
     exp.DDL,  # CREATE, INSERT
     exp.Drop,
@@ -132,11 +132,11 @@ class ReadStatement:
     """A statement proven read-only.
 
     Attributes:
-        tree: the parsed statement (sqlglot expression).
+        tree: the parsed statement (a sqlglot query: SELECT, set operation or subquery).
         dialect: the sqlglot dialect it was parsed with (None = generic).
     """
 
-    tree: exp.Expression
+    tree: exp.Query
     dialect: str | None
 
     def literal_limit(self) -> int | None:
@@ -160,7 +160,7 @@ def dialect_for(backend: str | None) -> str | None:
     return DIALECTS.get((backend or "").lower())
 
 
-def _kind(node: exp.Expression) -> str:
+def _kind(node: exp.Expr) -> str:
     if isinstance(node, exp.Command):
         return str(node.this).upper()
     if isinstance(node, exp.Into):
@@ -174,7 +174,7 @@ def _function_name(node: exp.Func) -> str:
     return (node.name if isinstance(node, exp.Anonymous) else node.sql_name()).lower()
 
 
-def _parse(sql: str, dialect: str | None) -> list[exp.Expression]:
+def _parse(sql: str, dialect: str | None) -> list[exp.Expr]:
     try:
         statements = sqlglot.parse(sql, read=dialect)
     except (ParseError, TokenError) as exc:

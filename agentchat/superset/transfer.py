@@ -122,7 +122,7 @@ async def dashboards_export(client: SupersetClient, dashboard_ids: list[int]) ->
     return response.content
 
 
-async def dashboards_export_present(client: SupersetClient, dashboard_ids: list[int]) -> tuple[bytes | None, list]:
+async def dashboards_export_present(client: SupersetClient, dashboard_ids: list[int]) -> tuple[bytes | None, list[int]]:
     """Export those of ``dashboard_ids`` that still exist (a dashboard deleted meanwhile is skipped).
 
     Returns:

@@ -18,7 +18,8 @@ from pydantic import BaseModel, Field
 
 from agentchat.errors import InvalidArguments
 from agentchat.models import Backup, TaskRecord
-from agentchat.runtime.background import task_start, tracked
+from agentchat.runtime.background import Progress, task_start, tracked
+from agentchat.runtime.context import ToolContext
 from agentchat.runtime.jobs import job_context
 from agentchat.runtime.registry import assistant_tool
 from agentchat.superset.bundle import zip_merge
@@ -103,7 +104,7 @@ async def backup_task(record_id: int) -> dict[str, Any]:
     return await tracked(record_id, _backup)
 
 
-async def _backup(record: TaskRecord, progress) -> dict[str, Any]:
+async def _backup(record: TaskRecord, progress: Progress) -> dict[str, Any]:
     async with job_context(record) as ctx:
         client = await ctx.superset(record.env_id)
         rows = {row["id"]: row for row in await dashboards_all(client)}
@@ -140,7 +141,7 @@ async def _backup(record: TaskRecord, progress) -> dict[str, Any]:
     }
 
 
-async def backup_impact(ctx, args: BackupArgs) -> dict[str, Any]:
+async def backup_impact(ctx: ToolContext, args: BackupArgs) -> dict[str, Any]:
     """Impact look-up of run_backup: how many (and which) dashboards the backup covers; Superset is only read."""
     client = await ctx.superset(args.env_id)
     rows = await dashboards_all(client)
@@ -185,7 +186,7 @@ async def backup_impact(ctx, args: BackupArgs) -> dict[str, Any]:
     ],
     impact=backup_impact,
 )
-async def run_backup(ctx, args: BackupArgs) -> dict[str, Any]:
+async def run_backup(ctx: ToolContext, args: BackupArgs) -> dict[str, Any]:
     """Start the backup job of ``env_id``.
 
     Returns:
@@ -232,7 +233,7 @@ async def run_backup(ctx, args: BackupArgs) -> dict[str, Any]:
         "How many dashboards are in the latest backup?",
     ],
 )
-async def list_backups(ctx, args: ListBackupsArgs) -> dict[str, Any]:
+async def list_backups(ctx: ToolContext, args: ListBackupsArgs) -> dict[str, Any]:
     """Return ``{"env_id", "count", "backups": backups_list(...)}`` of an active environment, newest first.
 
     Raises:

@@ -7,8 +7,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from agentchat.errors import InvalidArguments
+from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
-from agentchat.superset.client import gather_requests
+from agentchat.superset.client import SupersetClient, gather_requests
 from agentchat.tools.datasets import dataset_dependents, dataset_source, dataset_url
 from agentchat.tools.superset import ENV_ID_FIELD
 
@@ -28,7 +29,9 @@ class ExploreDatabaseArgs(BaseModel):
     model_config = ConfigDict(populate_by_name=True)
 
 
-async def database_resolve(client, *, database_id: int | None, database_name: str | None) -> dict[str, Any]:
+async def database_resolve(
+    client: SupersetClient, *, database_id: int | None, database_name: str | None
+) -> dict[str, Any]:
     """Return ``{"id", "name", "backend", "expose_in_sqllab", "allow_dml"}`` of a database by id or exact name.
 
     Raises:
@@ -55,12 +58,12 @@ async def database_resolve(client, *, database_id: int | None, database_name: st
     }
 
 
-async def database_schemas(client, database_id: int) -> list[str]:
+async def database_schemas(client: SupersetClient, database_id: int) -> list[str]:
     """Return the schema names of a database (GET /api/v1/database/<id>/schemas/)."""
     return list((await client.get_json(f"/api/v1/database/{database_id}/schemas/")).get("result") or [])
 
 
-async def _tables(client, database: dict[str, Any], schema: str, limit: int) -> dict[str, Any]:
+async def _tables(client: SupersetClient, database: dict[str, Any], schema: str, limit: int) -> dict[str, Any]:
     q = {"schema_name": schema, "force": False}
     datasets_q = {
         "filters": [
@@ -88,7 +91,7 @@ async def _tables(client, database: dict[str, Any], schema: str, limit: int) -> 
     }
 
 
-async def _overview(client) -> dict[str, Any]:
+async def _overview(client: SupersetClient) -> dict[str, Any]:
     q = {"page_size": 100, "order_column": "database_name", "order_direction": "asc"}
     rows = (await client.get_json("/api/v1/database/", q=q)).get("result") or []
     shown = rows[:MAX_DATABASES_WITH_SCHEMAS]
@@ -110,7 +113,7 @@ async def _overview(client) -> dict[str, Any]:
     }
 
 
-async def _dataset(client, dataset_id: int) -> dict[str, Any]:
+async def _dataset(client: SupersetClient, dataset_id: int) -> dict[str, Any]:
     detail, dependents = await gather_requests(
         client.get_json(f"/api/v1/dataset/{dataset_id}"), dataset_dependents(client, dataset_id)
     )
@@ -150,7 +153,7 @@ async def _dataset(client, dataset_id: int) -> dict[str, Any]:
         "Show the schemas of the Energy database",
     ],
 )
-async def superset_explore_database(ctx, args: ExploreDatabaseArgs) -> dict[str, Any]:
+async def superset_explore_database(ctx: ToolContext, args: ExploreDatabaseArgs) -> dict[str, Any]:
     """Explore what the environment's databases hold, at the level the arguments name.
 
     - ``dataset_id``: ``{"mode": "dataset", "dataset", "source", "columns", "dependents"}``;

@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from agentchat.errors import InvalidArguments
+from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
 from agentchat.superset.sql_safety import dialect_for, sql_precheck, sql_read_only
 from agentchat.tools.databases import database_resolve, database_schemas
@@ -39,7 +40,7 @@ class CreateDatasetArgs(BaseModel):
         return self
 
 
-async def _plan(ctx, args: CreateDatasetArgs) -> dict[str, Any]:
+async def _plan(ctx: ToolContext, args: CreateDatasetArgs) -> dict[str, Any]:
     """Look up (read-only) what creating the dataset would meet: database, schema, existing dataset, table."""
     if args.sql:
         sql_precheck(sql=args.sql)
@@ -72,7 +73,7 @@ async def _plan(ctx, args: CreateDatasetArgs) -> dict[str, Any]:
     }
 
 
-async def create_dataset_impact(ctx, args: CreateDatasetArgs) -> dict[str, Any]:
+async def create_dataset_impact(ctx: ToolContext, args: CreateDatasetArgs) -> dict[str, Any]:
     """Say, without changing anything, what ``superset_create_dataset`` would do (for the confirmation card).
 
     Returns:
@@ -133,7 +134,7 @@ async def create_dataset_impact(ctx, args: CreateDatasetArgs) -> dict[str, Any]:
     ],
     impact=create_dataset_impact,
 )
-async def superset_create_dataset(ctx, args: CreateDatasetArgs) -> dict[str, Any]:
+async def superset_create_dataset(ctx: ToolContext, args: CreateDatasetArgs) -> dict[str, Any]:
     """Create the dataset (POST /api/v1/dataset/) unless one already exists for that database/schema/name.
 
     A virtual dataset's SQL must be one read-only statement (``sql_safety``), checked before the POST.

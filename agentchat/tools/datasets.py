@@ -12,10 +12,12 @@ from asgiref.sync import sync_to_async
 from pydantic import BaseModel, ConfigDict, Field
 
 from agentchat.errors import ToolError
+from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
-from agentchat.superset.client import gather_requests
+from agentchat.superset.client import SupersetClient, gather_requests
 from agentchat.tools.superset import ENV_ID_FIELD, _person
 from policies import services as policy
+from policies.models import Environment
 from policies.services import CredentialsMissing
 
 MAPPING_TIMEOUT_SHARE = 3  # a peer environment's look-up gets at most 1/3 of the call's deadline
@@ -100,7 +102,7 @@ def dataset_source(dataset: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-async def dataset_dependents(client, dataset_id: int) -> dict[str, Any]:
+async def dataset_dependents(client: SupersetClient, dataset_id: int) -> dict[str, Any]:
     """Return the charts and dashboards built on a dataset (GET /api/v1/dataset/<id>/related_objects).
 
     Returns:
@@ -145,7 +147,7 @@ def _dataset_row(row: dict[str, Any], base_url: str) -> dict[str, Any]:
     }
 
 
-async def _related_id(client, field: str, text: str) -> tuple[int | None, list[str]]:
+async def _related_id(client: SupersetClient, field: str, text: str) -> tuple[int | None, list[str]]:
     """Resolve a name to the id Superset's dataset filters need (GET /api/v1/dataset/related/<field>).
 
     Returns:
@@ -186,7 +188,7 @@ async def _related_id(client, field: str, text: str) -> tuple[int | None, list[s
         "Which datasets in schema main are certified?",
     ],
 )
-async def search_datasets(ctx, args: SearchDatasetsArgs) -> dict[str, Any]:
+async def search_datasets(ctx: ToolContext, args: SearchDatasetsArgs) -> dict[str, Any]:
     """Search datasets (GET /api/v1/dataset/ with Rison filters; names resolved via /related/<field>).
 
     Returns:
@@ -221,7 +223,9 @@ async def search_datasets(ctx, args: SearchDatasetsArgs) -> dict[str, Any]:
     return {"env_id": args.env_id, "count": body.get("count", len(rows)), "datasets": rows}
 
 
-async def _peer_match(ctx, environment, source: dict[str, Any], table_name: str) -> dict[str, Any]:
+async def _peer_match(
+    ctx: ToolContext, environment: Environment, source: dict[str, Any], table_name: str
+) -> dict[str, Any]:
     """Look up the dataset named ``table_name`` on the same-named database in another environment."""
     entry = {"env_id": environment.env_id, "tier": environment.tier}
     try:
@@ -246,7 +250,9 @@ async def _peer_match(ctx, environment, source: dict[str, Any], table_name: str)
     }
 
 
-async def dataset_mapping(ctx, *, env_id: str, source: dict[str, Any], table_name: str) -> list[dict[str, Any]]:
+async def dataset_mapping(
+    ctx: ToolContext, *, env_id: str, source: dict[str, Any], table_name: str
+) -> list[dict[str, Any]]:
     """Return the same dataset in every other active environment, matched by table name + database name.
 
     Returns:
@@ -286,7 +292,7 @@ async def dataset_mapping(ctx, *, env_id: str, source: dict[str, Any], table_nam
         "Is this dataset certified?",
     ],
 )
-async def get_dataset_details(ctx, args: DatasetArgs) -> dict[str, Any]:
+async def get_dataset_details(ctx: ToolContext, args: DatasetArgs) -> dict[str, Any]:
     """Describe one dataset (GET /api/v1/dataset/<id> and /related_objects, peers via /api/v1/dataset/).
 
     Review status is Superset's certification (see ``review_status``). The mapping matches the dataset's

@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, model_validator
 
+from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
 from agentchat.superset.bundle import Bundle, bundle_remap, bundle_zip, dashboard_chart_uuids
 from agentchat.superset.client import SupersetClient
@@ -126,7 +127,7 @@ async def deploy_verify(*, target: SupersetClient, bundle: Bundle) -> list[dict[
     return out
 
 
-async def deploy_impact(ctx, args: DeployArgs) -> dict[str, Any]:
+async def deploy_impact(ctx: ToolContext, args: DeployArgs) -> dict[str, Any]:
     """Impact look-up of deploy_dashboard (DESIGN §9 card): what the deploy would create, overwrite or replace."""
     source = await ctx.superset(args.source_env_id)
     dashboard_id = await dashboard_resolve(source, args)
@@ -164,7 +165,7 @@ async def deploy_impact(ctx, args: DeployArgs) -> dict[str, Any]:
     ],
     impact=deploy_impact,
 )
-async def deploy_dashboard(ctx, args: DeployArgs) -> dict[str, Any]:
+async def deploy_dashboard(ctx: ToolContext, args: DeployArgs) -> dict[str, Any]:
     """Deploy one dashboard from ``source_env_id`` to ``target_env_id`` (see ``deploy_apply``).
 
     Returns:

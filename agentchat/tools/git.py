@@ -8,9 +8,11 @@ commit_changes writes the export into the branch and commits it as the user. Rep
 import asyncio
 from typing import Any
 
+from django.contrib.auth.models import User
 from pydantic import BaseModel, Field
 
 from agentchat.gitstore import repo as gitrepo
+from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
 from agentchat.superset.dashboard_export import dashboard_export_files, dashboard_export_status, export_title
 from agentchat.tools.superset import ENV_ID_FIELD
@@ -69,7 +71,7 @@ class CommitChangesArgs(BaseModel):
         "Which files of the dashboard changed since the last commit?",
     ],
 )
-async def get_git_status(ctx, args: GitStatusArgs) -> dict[str, Any]:
+async def get_git_status(ctx: ToolContext, args: GitStatusArgs) -> dict[str, Any]:
     """Compare the dashboard's export (fetched now) with the branch; a repository not yet made reads as empty.
 
     Returns:
@@ -84,7 +86,7 @@ async def get_git_status(ctx, args: GitStatusArgs) -> dict[str, Any]:
     return await dashboard_export_status(client, env_id=args.env_id, dashboard_id=args.dashboard_id, branch=args.branch)
 
 
-async def create_branch_impact(ctx, args: CreateBranchArgs) -> dict[str, Any]:
+async def create_branch_impact(ctx: ToolContext, args: CreateBranchArgs) -> dict[str, Any]:
     """Impact of create_branch for the confirmation card (DESIGN §9): one new branch, nothing else changes."""
     gitrepo.branch_check(args.name)
     return {
@@ -120,7 +122,7 @@ async def create_branch_impact(ctx, args: CreateBranchArgs) -> dict[str, Any]:
     ],
     impact=create_branch_impact,
 )
-async def create_branch(ctx, args: CreateBranchArgs) -> dict[str, Any]:
+async def create_branch(ctx: ToolContext, args: CreateBranchArgs) -> dict[str, Any]:
     """Create ``name`` at the head of ``base`` (the repository is created on first use).
 
     Returns:
@@ -133,7 +135,7 @@ async def create_branch(ctx, args: CreateBranchArgs) -> dict[str, Any]:
     return await asyncio.to_thread(gitrepo.branch_create, env_id=args.env_id, name=args.name, base=args.base)
 
 
-async def commit_changes_impact(ctx, args: CommitChangesArgs) -> dict[str, Any]:
+async def commit_changes_impact(ctx: ToolContext, args: CommitChangesArgs) -> dict[str, Any]:
     """Impact of commit_changes for the confirmation card: the files the commit would add, modify or delete.
 
     Returns:
@@ -186,7 +188,7 @@ async def commit_changes_impact(ctx, args: CommitChangesArgs) -> dict[str, Any]:
     ],
     impact=commit_changes_impact,
 )
-async def commit_changes(ctx, args: CommitChangesArgs) -> dict[str, Any]:
+async def commit_changes(ctx: ToolContext, args: CommitChangesArgs) -> dict[str, Any]:
     """Export → write into ``dashboard-<id>/`` of the branch → commit with the Django user as author.
 
     Returns:
@@ -213,8 +215,11 @@ async def commit_changes(ctx, args: CommitChangesArgs) -> dict[str, Any]:
     return {**result, "title": title, "author": author.decode(), "message": message}
 
 
-def user_identity(user) -> bytes:
-    """Return the git identity of a Django user: full name (or username) and email (or username@agentchat.local)."""
+def user_identity(user: User | None) -> bytes:
+    """Return the git identity of a Django user: full name (or username) and email (or username@agentchat.local);
+    agentchat's own identity for a call without a user (a background job whose user was deleted)."""
+    if user is None:
+        return gitrepo.SERVICE_IDENTITY
     name = user.get_full_name() or user.get_username()
     email = user.email or f"{user.get_username()}@agentchat.local"
     return gitrepo.git_identity(name=name, email=email)

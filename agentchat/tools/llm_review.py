@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 
 from agentchat.models import ValidationRun
 from agentchat.review.runs import charts_to_describe, dashboard_metadata, description_language, review_start
+from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
 from agentchat.tools.superset import ENV_ID_FIELD
 
@@ -32,7 +33,7 @@ def _engine() -> str:
     return "llm" if settings.LLM_PROVIDER == "openai" else "rules"
 
 
-async def _start(ctx, args: ReviewArgs, kind: str, params: dict | None = None) -> dict[str, Any]:
+async def _start(ctx: ToolContext, args: ReviewArgs, kind: str, params: dict | None = None) -> dict[str, Any]:
     client = await ctx.superset(args.env_id)
     detail = await client.get_json(f"/api/v1/dashboard/{args.dashboard_id}")  # 404 → clear error before queuing
     title = detail["result"].get("dashboard_title") or ""
@@ -58,7 +59,7 @@ async def _start(ctx, args: ReviewArgs, kind: str, params: dict | None = None) -
     }
 
 
-async def validation_impact(ctx, args: ReviewArgs) -> dict[str, Any]:
+async def validation_impact(ctx: ToolContext, args: ReviewArgs) -> dict[str, Any]:
     """Impact of run_llm_validation: a report on the dashboard (named as Superset has it) is stored; nothing in
     Superset changes.
 
@@ -105,7 +106,7 @@ async def validation_impact(ctx, args: ReviewArgs) -> dict[str, Any]:
     ],
     impact=validation_impact,
 )
-async def run_llm_validation(ctx, args: ReviewArgs) -> dict[str, Any]:
+async def run_llm_validation(ctx: ToolContext, args: ReviewArgs) -> dict[str, Any]:
     """Queue a validation of the dashboard.
 
     Returns:
@@ -118,7 +119,7 @@ async def run_llm_validation(ctx, args: ReviewArgs) -> dict[str, Any]:
     return await _start(ctx, args, ValidationRun.Kind.VALIDATION)
 
 
-async def documentation_impact(ctx, args: DocumentationArgs) -> dict[str, Any]:
+async def documentation_impact(ctx: ToolContext, args: DocumentationArgs) -> dict[str, Any]:
     """Impact of run_llm_documentation: the charts (by name) whose empty description will be written.
 
     Returns:
@@ -168,7 +169,7 @@ async def documentation_impact(ctx, args: DocumentationArgs) -> dict[str, Any]:
     ],
     impact=documentation_impact,
 )
-async def run_llm_documentation(ctx, args: DocumentationArgs) -> dict[str, Any]:
+async def run_llm_documentation(ctx: ToolContext, args: DocumentationArgs) -> dict[str, Any]:
     """Queue the documentation of the dashboard (chart descriptions written with PUT /api/v1/chart/<id>).
 
     Returns:

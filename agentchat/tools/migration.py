@@ -13,7 +13,8 @@ from django_tasks import task
 
 from agentchat.errors import ToolError
 from agentchat.models import TaskRecord
-from agentchat.runtime.background import task_start, tracked
+from agentchat.runtime.background import Progress, task_start, tracked
+from agentchat.runtime.context import ToolContext
 from agentchat.runtime.jobs import job_context
 from agentchat.runtime.registry import assistant_tool
 from agentchat.superset.transfer import dashboards_require
@@ -31,7 +32,7 @@ async def migration_task(record_id: int) -> dict[str, Any]:
     return await tracked(record_id, _migrate)
 
 
-async def _migrate(record: TaskRecord, progress) -> dict[str, Any]:
+async def _migrate(record: TaskRecord, progress: Progress) -> dict[str, Any]:
     params = record.params
     async with job_context(record) as ctx:
         source = await ctx.superset(params["source_env_id"])
@@ -96,7 +97,7 @@ async def _migrate(record: TaskRecord, progress) -> dict[str, Any]:
     ],
     impact=migration_impact,
 )
-async def execute_migration(ctx, args: MigrationArgs) -> dict[str, Any]:
+async def execute_migration(ctx: ToolContext, args: MigrationArgs) -> dict[str, Any]:
     """Start the migration job of ``dashboard_ids`` from ``source_env_id`` to ``target_env_id``.
 
     Returns:

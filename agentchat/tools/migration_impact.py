@@ -10,6 +10,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, model_validator
 
+from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
 from agentchat.superset.migration_plan import MigrationPlan, migration_plan
 
@@ -91,7 +92,9 @@ def plan_impact(plan: MigrationPlan) -> dict[str, Any]:
     }
 
 
-async def transfer_impact(ctx, *, source_env_id: str, target_env_id: str, dashboard_ids: list[int]) -> dict[str, Any]:
+async def transfer_impact(
+    ctx: ToolContext, *, source_env_id: str, target_env_id: str, dashboard_ids: list[int]
+) -> dict[str, Any]:
     """Plan moving ``dashboard_ids`` and return ``plan_impact`` of it (read-only on both environments)."""
     source = await ctx.superset(source_env_id)
     target = await ctx.superset(target_env_id)
@@ -113,7 +116,7 @@ class MigrationArgs(BaseModel):
         return self
 
 
-async def migration_impact(ctx, args: MigrationArgs) -> dict[str, Any]:
+async def migration_impact(ctx: ToolContext, args: MigrationArgs) -> dict[str, Any]:
     """Impact look-up of execute_migration (DESIGN §9 card): ``plan_impact`` of the whole set."""
     return await transfer_impact(
         ctx, source_env_id=args.source_env_id, target_env_id=args.target_env_id, dashboard_ids=args.dashboard_ids
@@ -148,7 +151,7 @@ async def migration_impact(ctx, args: MigrationArgs) -> dict[str, Any]:
         "Will there be conflicts if I deploy this report to prod?",
     ],
 )
-async def preview_migration(ctx, args: MigrationArgs) -> dict[str, Any]:
+async def preview_migration(ctx: ToolContext, args: MigrationArgs) -> dict[str, Any]:
     """Preview moving ``dashboard_ids`` from ``source_env_id`` to ``target_env_id`` (reads both; changes nothing).
 
     Returns:

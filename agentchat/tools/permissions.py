@@ -12,8 +12,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
-from agentchat.superset.client import gather_requests
+from agentchat.superset.client import SupersetClient, gather_requests
 from agentchat.tools.superset import ENV_ID_FIELD, _person
 
 DATA_PERMISSIONS = {
@@ -26,6 +27,8 @@ DATA_PERMISSIONS = {
 MODEL_PERMISSIONS = {"can_read", "can_write"}
 MODEL_RESOURCES = {"dataset": "Dataset", "database": "Database", "dashboard": "Dashboard"}
 MAX_PAGES = 5  # roles and users are read 100 per page, at most this many pages
+# (permission, resource) of one permission-view; Superset may list a view without its resource name.
+Grant = tuple[str, str | None]
 
 
 class AuditPermissionsArgs(BaseModel):
@@ -34,7 +37,7 @@ class AuditPermissionsArgs(BaseModel):
     object_id: int = Field(ge=1, description="Numeric Superset id of the object.")
 
 
-async def _pages(client, path: str, q: dict[str, Any]) -> list[dict[str, Any]]:
+async def _pages(client: SupersetClient, path: str, q: dict[str, Any]) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for page in range(MAX_PAGES):
         body = await client.get_json(path, q={**q, "page": page, "page_size": 100})
@@ -45,13 +48,13 @@ async def _pages(client, path: str, q: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def _schema_perm(database: str, catalog: str | None, schema: str | None) -> str | None:
+def _schema_perm(database: str | None, catalog: str | None, schema: str | None) -> str | None:
     if not schema:
         return None
     return f"[{database}].[{catalog}].[{schema}]" if catalog else f"[{database}].[{schema}]"
 
 
-async def _object(client, object_type: str, object_id: int) -> tuple[dict[str, Any], set[str]]:
+async def _object(client: SupersetClient, object_type: str, object_id: int) -> tuple[dict[str, Any], set[str]]:
     """Return (facts about the object, names of the data resources that grant access to it)."""
     globals_ = {"all_datasource_access", "all_database_access"}
     if object_type == "dataset":
@@ -64,13 +67,14 @@ async def _object(client, object_type: str, object_id: int) -> tuple[dict[str, A
             _schema_perm(db_name, d.get("catalog"), d.get("schema")),
         }
         facts = {"name": d.get("table_name"), "database": db.get("database_name"), "schema": d.get("schema")}
-        return {**facts, "owners": [_person(o) for o in d.get("owners") or []]}, (names - {None}) | globals_
+        return {**facts, "owners": [_person(o) for o in d.get("owners") or []]}, _named(names) | globals_
     if object_type == "database":
         db = (await client.get_json(f"/api/v1/database/{object_id}"))["result"]
         name = db.get("database_name")
         schemas = (await client.get_json(f"/api/v1/database/{object_id}/schemas/")).get("result") or []
-        names = {f"[{name}].(id:{object_id})"} | {_schema_perm(name, None, s) for s in schemas}
-        return {"name": name, "schemas": schemas}, names | {"all_database_access"}
+        names = {f"[{name}].(id:{object_id})", *(_schema_perm(name, None, s) for s in schemas)}
+        # A schema Superset lists without a name has no resource name (and None would break sorting them).
+        return {"name": name, "schemas": schemas}, _named(names) | {"all_database_access"}
     detail, datasets = await gather_requests(
         client.get_json(f"/api/v1/dashboard/{object_id}"), client.get_json(f"/api/v1/dashboard/{object_id}/datasets")
     )
@@ -86,7 +90,11 @@ async def _object(client, object_type: str, object_id: int) -> tuple[dict[str, A
     return facts, perms | globals_
 
 
-async def _permission_views(client, resource_names: set[str]) -> dict[int, tuple[str, str]]:
+def _named(names: set[str | None]) -> set[str]:
+    return {name for name in names if name is not None}
+
+
+async def _permission_views(client: SupersetClient, resource_names: set[str]) -> dict[int, Grant]:
     """Return ``{permission_view_id: (permission, resource)}`` of the relevant permissions on those resources."""
     q = {"filters": [{"col": "name", "opr": "in", "value": sorted(resource_names)}], "page_size": 100}
     resources = (await client.get_json("/api/v1/security/resources/", q=q)).get("result") or []
@@ -100,16 +108,16 @@ async def _permission_views(client, resource_names: set[str]) -> dict[int, tuple
         )
     )
     wanted = DATA_PERMISSIONS | MODEL_PERMISSIONS
-    out: dict[int, tuple[str, str]] = {}
+    out: dict[int, Grant] = {}
     for body in bodies:
         for pv in body.get("result") or []:
             permission, resource = (pv.get("permission") or {}).get("name"), (pv.get("view_menu") or {}).get("name")
-            if permission in wanted:
+            if isinstance(permission, str) and permission in wanted:
                 out[pv["id"]] = (permission, resource)
     return out
 
 
-def _data_access(object_type: str, grants: list[tuple[str, str]], dataset_perms: set[str]) -> str:
+def _data_access(object_type: str, grants: list[Grant], dataset_perms: set[str]) -> str:
     """Return ``full``, ``partial`` or ``none``: how much of the object's data the grants open.
 
     Any data grant opens a whole dataset (schema/database access include its tables); a database is fully
@@ -126,7 +134,9 @@ def _data_access(object_type: str, grants: list[tuple[str, str]], dataset_perms:
     return "full" if dataset_perms <= covered else "partial"
 
 
-def _role_entry(role: dict[str, Any], grants: list[tuple[str, str]], access: str, model: str, users: dict) -> dict:
+def _role_entry(
+    role: dict[str, Any], grants: list[Grant], access: str, model: str, users: dict[int, str | None]
+) -> dict[str, Any]:
     model_perms = {p for p, r in grants if r == model and p in MODEL_PERMISSIONS}
     return {
         "role": role.get("name"),
@@ -164,7 +174,7 @@ def _role_entry(role: dict[str, Any], grants: list[tuple[str, str]], access: str
         "Who can edit this dataset?",
     ],
 )
-async def superset_audit_permissions(ctx, args: AuditPermissionsArgs) -> dict[str, Any]:
+async def superset_audit_permissions(ctx: ToolContext, args: AuditPermissionsArgs) -> dict[str, Any]:
     """List the roles whose permissions reach the object (security API: resources, permissions-resources,
     roles/search, users).
 

@@ -4,7 +4,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
+from agentchat.superset.client import SupersetClient
 from agentchat.superset.sql_safety import (
     DIALECT_CHOICES,
     DIALECTS,
@@ -80,7 +82,7 @@ class ExecuteSqlArgs(BaseModel):
         "Pretty-print this SQL for PostgreSQL",
     ],
 )
-async def superset_format_sql(ctx, args: FormatSqlArgs) -> dict[str, Any]:
+async def superset_format_sql(ctx: ToolContext, args: FormatSqlArgs) -> dict[str, Any]:
     """Format SQL locally with sqlglot (nothing is executed, no environment needed).
 
     Superset's own ``POST /api/v1/sqllab/format_sql/`` needs an environment and formats with sqlglot too;
@@ -102,7 +104,7 @@ async def superset_format_sql(ctx, args: FormatSqlArgs) -> dict[str, Any]:
     }
 
 
-async def _target(client, args: ExecuteSqlArgs) -> tuple[dict[str, Any], str | None]:
+async def _target(client: SupersetClient, args: ExecuteSqlArgs) -> tuple[dict[str, Any], str | None]:
     """Return (database, schema) the query runs on: the dataset's, or the named database and schema."""
     if args.dataset_id is not None:
         dataset = (await client.get_json(f"/api/v1/dataset/{args.dataset_id}"))["result"]
@@ -142,7 +144,7 @@ async def _target(client, args: ExecuteSqlArgs) -> tuple[dict[str, Any], str | N
         "Sum the cost by source",
     ],
 )
-async def superset_execute_sql(ctx, args: ExecuteSqlArgs) -> dict[str, Any]:
+async def superset_execute_sql(ctx: ToolContext, args: ExecuteSqlArgs) -> dict[str, Any]:
     """Run one read-only statement via SQL Lab (POST /api/v1/sqllab/execute/, synchronous).
 
     The statement is checked by parsing (``sql_safety``) before any request: refused SQL never reaches

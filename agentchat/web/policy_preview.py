@@ -6,6 +6,8 @@ Served under ``/admin/policy-preview/`` through ``admin.site.admin_view`` (staff
 list of the admin.
 """
 
+from typing import Any, cast
+
 from django import forms
 from django.conf import settings
 from django.contrib import admin
@@ -14,7 +16,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 
-from agentchat.toolset.selection import toolset_explain
+from agentchat.toolset.selection import ToolChoice, toolset_explain
 from policies import services as policy
 from policies.models import ObjectType
 from policies.services import Refusal
@@ -44,9 +46,10 @@ class PreviewForm(forms.Form):
         help_text="Optional: the user's message; the embedding router then keeps only its top-K tools.",
     )
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["env_id"].choices = [("", "— none —")] + [
+        # The active environments, read per form; ``fields`` is typed as plain fields, this one is the ChoiceField.
+        cast(forms.ChoiceField, self.fields["env_id"]).choices = [("", "— none —")] + [
             (e.env_id, f"{e.env_id} ({e.tier})") for e in policy.environments_active()
         ]
 
@@ -80,7 +83,7 @@ def policy_preview_rows(
     ]
 
 
-def _routed_text(choice) -> list[str]:
+def _routed_text(choice: ToolChoice) -> list[str]:
     return [f"not in the router's top-{settings.ROUTER_TOP_K} for this question (score {choice.route_score:.3f})"]
 
 

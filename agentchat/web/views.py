@@ -1,7 +1,10 @@
 """HTML pages: object pages read from Superset with the «Спросить агента» button, and the /agent chat page."""
 
+from typing import Any
+
 from asgiref.sync import sync_to_async
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
@@ -10,17 +13,24 @@ from agentchat.errors import not_found_text
 from agentchat.llm import provider_label
 from agentchat.web.pages import PageDataUnavailable, agent_link, dataset_detail, page_tool
 from policies import services as policy
+from policies.models import Environment
 
 DEFAULT_ENV = "ss-dev"
 
 
-async def _environment(request: HttpRequest):
+class AuthenticatedHttpRequest(HttpRequest):
+    """The request of a ``login_required`` view: its user is signed in (the django-stubs recipe for that)."""
+
+    user: User
+
+
+async def _environment(request: HttpRequest) -> Environment | None:
     """The active environment named by ``?env_id=`` (default ss-dev), or None when there is no such one."""
     env_id = request.GET.get("env_id") or DEFAULT_ENV
     return await sync_to_async(policy.environment_get)(env_id=env_id)
 
 
-async def _page(request, template: str, context: dict, status: int = 200) -> HttpResponse:
+async def _page(request: HttpRequest, template: str, context: dict[str, Any], status: int = 200) -> HttpResponse:
     context["environments"] = await sync_to_async(policy.environments_active)()
     return await sync_to_async(render)(request, template, context, status=status)
 
@@ -32,7 +42,11 @@ async def _unknown_environment(request: HttpRequest) -> HttpResponse:
 
 
 async def _failed(
-    request, template: str, context: dict, exc: PageDataUnavailable, obj: tuple[str, int] | None = None
+    request: HttpRequest,
+    template: str,
+    context: dict[str, Any],
+    exc: PageDataUnavailable,
+    obj: tuple[str, int] | None = None,
 ) -> HttpResponse:
     """Render the page with Superset's reason: 404 «Дашборд #7 не найден в ss-dev.» when the object ``obj``
     (``(object type, id)``) does not exist there, else 502 with the error."""
@@ -48,7 +62,7 @@ def index(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-async def dashboards(request: HttpRequest) -> HttpResponse:
+async def dashboards(request: AuthenticatedHttpRequest) -> HttpResponse:
     environment = await _environment(request)
     if environment is None:
         return await _unknown_environment(request)
@@ -62,7 +76,7 @@ async def dashboards(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-async def dashboard(request: HttpRequest, dashboard_id: int) -> HttpResponse:
+async def dashboard(request: AuthenticatedHttpRequest, dashboard_id: int) -> HttpResponse:
     environment = await _environment(request)
     if environment is None:
         return await _unknown_environment(request)
@@ -86,7 +100,7 @@ async def dashboard(request: HttpRequest, dashboard_id: int) -> HttpResponse:
 
 
 @login_required
-async def dataset(request: HttpRequest, dataset_id: int) -> HttpResponse:
+async def dataset(request: AuthenticatedHttpRequest, dataset_id: int) -> HttpResponse:
     environment = await _environment(request)
     if environment is None:
         return await _unknown_environment(request)
@@ -108,12 +122,12 @@ async def dataset(request: HttpRequest, dataset_id: int) -> HttpResponse:
 
 
 @login_required
-async def settings_page(request: HttpRequest) -> HttpResponse:
+async def settings_page(request: AuthenticatedHttpRequest) -> HttpResponse:
     roles = await sync_to_async(policy.user_roles)(user=request.user)
     return await _page(request, "pages/settings.html", {"roles": roles, "agent_url": "/agent", "route": "/settings/"})
 
 
 @login_required
-async def agent(request: HttpRequest) -> HttpResponse:
+async def agent(request: AuthenticatedHttpRequest) -> HttpResponse:
     history = await sync_to_async(conversations_of)(user=request.user)
     return await _page(request, "pages/agent.html", {"provider": provider_label(), "history": history})

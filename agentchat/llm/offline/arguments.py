@@ -83,8 +83,8 @@ def _target_env(m: Mentions, page: Page) -> str | None:
 
 def _audit_object(m: Mentions, page: Page) -> tuple[str, int] | None:
     for kind in ("dashboard", "dataset", "database"):
-        if m.first_id(kind) is not None:
-            return kind, m.first_id(kind)
+        if (object_id := m.first_id(kind)) is not None:
+            return kind, object_id
     if page.object_type in ("dashboard", "dataset") and page.object_id is not None:
         return page.object_type, page.object_id
     return None
@@ -93,7 +93,8 @@ def _audit_object(m: Mentions, page: Page) -> tuple[str, int] | None:
 def _task_id(m: Mentions, page: Page) -> Any:
     if m.uuid:
         return m.uuid
-    return m.first_id("task") or (m.ids.get("any") or [None])[0]
+    any_ids = m.ids.get("any")
+    return m.first_id("task") or (any_ids[0] if any_ids else None)
 
 
 FILLERS: dict[str, Callable[[Mentions, Page], Any]] = {

@@ -197,7 +197,7 @@ def mentions_read(text: str, environments: list[tuple[str, str]]) -> Mentions:
         source_env=source,
         target_env=target,
         sql=sql,
-        uuid=(UUID.search(text).group(0) if UUID.search(text) else None),
+        uuid=(found.group(0) if (found := UUID.search(text)) else None),
     )
     mentions.branch = (
         branch_tokens[0]

@@ -11,15 +11,19 @@ tool is not offered here, the active environments) comes from the turn (``knowle
 """
 
 import json
+import logging
 import re
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import Any
 
 from asgiref.sync import sync_to_async
-from langchain_core.language_models import BaseChatModel
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages.tool import ToolCall
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.runnables import Runnable
+from langchain_core.tools import BaseTool
 
 from agentchat.context.uicontext import parse_prompt_block
 from agentchat.language import detect_language
@@ -31,6 +35,8 @@ from agentchat.runtime.titles import tool_title
 from agentchat.toolset.router import Ranked, rank_with_rules, tool_router
 from agentchat.toolset.selection import ToolChoice
 from policies.services import Refusal
+
+log = logging.getLogger(__name__)
 
 OBJECT_NAMES = {
     "dashboard": ("дашборда", "dashboard"),
@@ -71,16 +77,15 @@ def turn_read(messages: list[BaseMessage], tools: list[dict[str, Any]] | None) -
     humans = [i for i, m in enumerate(messages) if isinstance(m, HumanMessage)]
     last = humans[-1] if humans else -1
     question = str(messages[last].content) if last >= 0 else ""
-    calls: dict[str, dict[str, Any]] = {}
+    calls: dict[str | None, ToolCall] = {}
     results = []
     for message in messages[last + 1 :]:
         if isinstance(message, AIMessage):
             calls.update({c["id"]: c for c in message.tool_calls})
         elif isinstance(message, ToolMessage):
-            call = calls.get(message.tool_call_id, {"name": "?", "args": {}})
-            results.append(
-                Result(call["name"], dict(call.get("args") or {}), _payload(message), message.status != "error")
-            )
+            call = calls.get(message.tool_call_id)
+            name, args = (call["name"], call["args"]) if call else ("?", {})
+            results.append(Result(name, dict(args or {}), _payload(message), message.status != "error"))
     previous = ""
     if len(humans) >= 2:
         before = messages[last - 1]
@@ -98,8 +103,8 @@ def _rank(question: str, names: Sequence[str], object_type: str | None) -> list[
     if router is not None:
         try:
             return router.rank(question=question, specs=specs, object_type=object_type)
-        except Exception:  # noqa: BLE001 - the embeddings endpoint failed: the rules alone still work
-            pass
+        except Exception as exc:  # the embeddings endpoint failed: the rules alone still work
+            log.warning("tool router unavailable, ranking with the keyword rules alone: %s", exc)
     return rank_with_rules(question=question, similarities={s.name: 0.0 for s in specs}, object_type=object_type)
 
 
@@ -159,7 +164,7 @@ class PolicyFacts:
                 else f"That ({title}) needs an environment: pick one in the selector at the top of the page."
             )
         choice = self._choices[tool]
-        if reason == "page":
+        if reason == "page" and page.object_type:  # "page" is only given for a page with an object type
             here = OBJECT_NAMES[page.object_type][0 if ru else 1]
             where = ", ".join(OBJECT_PAGES[t][0 if ru else 1] for t in choice.object_types if t in OBJECT_PAGES)
             if ru:
@@ -212,11 +217,20 @@ class OfflinePlanner(BaseChatModel):
     def _llm_type(self) -> str:
         return "agentchat-offline-planner"
 
-    def bind_tools(self, tools: list[dict[str, Any]], **kwargs: Any) -> Runnable:
-        """Bind OpenAI-form tool dicts; they reach ``_generate``/``_astream`` as the ``tools`` kwarg."""
+    def bind_tools(
+        self, tools: Sequence[dict[str, Any] | type | Callable[..., Any] | BaseTool], **kwargs: Any
+    ) -> Runnable[LanguageModelInput, AIMessage]:
+        """Bind OpenAI-form tool dicts (the only form the turn sends); they reach ``_generate``/``_astream`` as the
+        ``tools`` kwarg."""
         return self.bind(tools=tools, **kwargs)
 
-    def _generate(self, messages, stop=None, run_manager=None, **kwargs) -> ChatResult:
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
         return ChatResult(generations=[ChatGeneration(message=plan(messages, kwargs.get("tools"), self._knowledge()))])
 
     def _chunks(self, message: AIMessage) -> Iterator[ChatGenerationChunk]:
@@ -230,10 +244,22 @@ class OfflinePlanner(BaseChatModel):
         for word in re.findall(r"\S+\s*|\s+", str(message.content)):
             yield ChatGenerationChunk(message=AIMessageChunk(content=word))
 
-    def _stream(self, messages, stop=None, run_manager=None, **kwargs) -> Iterator[ChatGenerationChunk]:
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
         yield from self._chunks(plan(messages, kwargs.get("tools"), self._knowledge()))
 
-    async def _astream(self, messages, stop=None, run_manager=None, **kwargs) -> AsyncIterator[ChatGenerationChunk]:
+    async def _astream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[ChatGenerationChunk]:
         message = await sync_to_async(plan)(messages, kwargs.get("tools"), self._knowledge())
         for chunk in self._chunks(message):
             yield chunk

@@ -229,17 +229,24 @@ def _sql_from_dataset(turn: Turn, mentions: Mentions, args: dict[str, Any]) -> A
 
 
 def _sql_for(question: str, source: dict[str, Any], row_limit: int | None) -> str | None:
+    """A count or the first rows of a dataset's source. Names are quoted as SQL identifiers, and the statement is
+    proven read-only (``superset.sql_safety``) before it runs, like any SQL the LLM writes."""
     table = source.get("table")
     if table:
         schema = source.get("schema")
-        relation = f'"{schema}"."{table}"' if schema else f'"{table}"'
+        relation = f"{_identifier(schema)}.{_identifier(table)}" if schema else _identifier(table)
     elif source.get("sql"):
         relation = f"({str(source['sql']).rstrip(' ;')}) AS dataset"
     else:
         return None
     if COUNT.search(question):
-        return f"SELECT COUNT(*) AS row_count FROM {relation}"
-    return f"SELECT * FROM {relation} LIMIT {row_limit or 10}"
+        return f"SELECT COUNT(*) AS row_count FROM {relation}"  # noqa: S608 - see the docstring
+    return f"SELECT * FROM {relation} LIMIT {row_limit or 10}"  # noqa: S608 - see the docstring
+
+
+def _identifier(name: Any) -> str:
+    """``name`` as a double-quoted SQL identifier (an inner ``"`` doubled, so a name cannot end the quoting)."""
+    return '"' + str(name).replace('"', '""') + '"'
 
 
 # --- after results ------------------------------------------------------------------------------------------

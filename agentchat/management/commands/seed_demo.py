@@ -1,6 +1,8 @@
 """``manage.py seed_demo``: roles and demo users for the local demo (refuses to run with DEBUG off)."""
 
 import os
+from argparse import ArgumentParser
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -13,10 +15,10 @@ from policies.defaults import ROLES
 class Command(BaseCommand):
     help = "Create groups analyst/engineer/admin and demo users of the same names (password DEMO_PASSWORD or 'demo')."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: ArgumentParser) -> None:
         parser.add_argument("--force", action="store_true", help="Run even with DEBUG off.")
 
-    def handle(self, *args, force: bool = False, **options):
+    def handle(self, *args: Any, force: bool = False, **options: Any) -> None:
         if not settings.DEBUG and not force:
             raise CommandError("seed_demo creates users with a known password: run it with DEBUG on, or --force.")
         password = os.environ.get("DEMO_PASSWORD") or "demo"

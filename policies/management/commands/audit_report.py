@@ -11,6 +11,7 @@ import csv
 import json
 import re
 from datetime import date, datetime, time, timedelta
+from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -64,7 +65,7 @@ class Command(BaseCommand):
         parser.add_argument("--env", default="", help="only events of this environment id")
         parser.add_argument("--format", choices=["table", "json", "csv"], default="table")
 
-    def handle(self, *args, **options) -> None:
+    def handle(self, *args: Any, **options: Any) -> None:
         now = timezone.now()
         try:
             since = parse_moment(options["since"], now=now) if options["since"] else None
@@ -106,7 +107,7 @@ class Command(BaseCommand):
             self.stdout.write(f"  {name.ljust(width)}  {'—' if value is None else value}")
 
 
-def _known(model, field: str, audit_field: str, value: str) -> bool:
+def _known(model: type[Tool] | type[Environment], field: str, audit_field: str, value: str) -> bool:
     """True when ``value`` names a row of ``model`` (by ``field``) or appears in the audit log's ``audit_field``
     (events outlive the tools and environments they name)."""
     return model.objects.filter(**{field: value}).exists() or AuditEvent.objects.filter(**{audit_field: value}).exists()

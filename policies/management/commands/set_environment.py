@@ -7,6 +7,8 @@ The data migration creates ``ss-dev``, ``staging`` and ``prod`` on the local dem
     manage.py set_environment staging --inactive
 """
 
+from typing import Any
+
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
@@ -26,7 +28,7 @@ class Command(BaseCommand):
         state.add_argument("--active", action="store_true", help="offer it again")
         state.add_argument("--inactive", action="store_true", help="stop offering it")
 
-    def handle(self, *args, **options) -> None:
+    def handle(self, *args: Any, **options: Any) -> None:
         environment = Environment.objects.filter(env_id=options["env_id"]).first()
         if environment is None:
             missing = [flag for flag in ("url", "tier", "credentials_env") if not options[flag]]

@@ -175,7 +175,7 @@ def audit_permissions(result: dict[str, Any], language: str) -> str:
         "database": ("база данных", "database"),
         "dashboard": ("дашборд", "dashboard"),
     }
-    ru, en = kinds.get(obj.get("type"), ("объект", "object"))
+    ru, en = kinds.get(obj.get("type") or "", ("объект", "object"))
     access = {"full": ("полный доступ к данным", "full data access"), "partial": ("частичный доступ", "partial access")}
     lines = [
         t(

@@ -40,7 +40,7 @@ def _pick(pair: tuple[str, str], language: str) -> str:
     return t(language, pair[0], pair[1])
 
 
-def _counts(counts: dict[str, Any], words: dict[str, tuple[str, str]], language: str) -> list[str]:
+def _counts(counts: dict[str, Any] | None, words: dict[str, tuple[str, str]], language: str) -> list[str]:
     lines = []
     for kind, by_action in (counts or {}).items():
         shown = [f"{_pick(words[a], language)} — {n}" for a, n in (by_action or {}).items() if n and a in words]
@@ -177,7 +177,8 @@ def _task_result(kind: str, result: dict[str, Any], language: str) -> list[str]:
 def get_task_status(result: dict[str, Any], language: str) -> str:
     if not result.get("found"):
         return str(result.get("message"))
-    state = _pick(STATES.get(result.get("state"), (result.get("state"), result.get("state"))), language)
+    raw_state = result.get("state")
+    state = _pick(STATES[raw_state], language) if raw_state in STATES else raw_state
     lines = [
         t(
             language,
