@@ -135,6 +135,8 @@ LANGUAGE_CODE = "ru"
 LANGUAGES = [("ru", "Русский"), ("en", "English")]
 TIME_ZONE = env.str("TIME_ZONE", default="Europe/Moscow")
 USE_I18N = True
+# gettext catalogues (English msgids, Russian translations): locale/<lang>/LC_MESSAGES/django.po, compiled to .mo.
+LOCALE_PATHS = [BASE_DIR / "locale"]
 USE_TZ = True
 
 STATIC_URL = "/static/"

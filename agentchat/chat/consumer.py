@@ -9,10 +9,11 @@ page joins them with ``resume``. Malformed frames get an ``error`` frame and the
 import asyncio
 import logging
 from collections.abc import Awaitable, Coroutine
-from typing import Any
+from typing import Any, cast
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.contrib.auth.models import User
 from langchain_core.language_models import BaseChatModel
 
 from agentchat.chat.events import ConversationEvent, ErrorEvent, OutboundEvent
@@ -49,7 +50,8 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
 
     async def connect(self) -> None:
         """Accept the socket, then close it with 4401 unless the session's user is authenticated (DESIGN §6)."""
-        self.user = self.scope.get("user")
+        # AuthMiddlewareStack's lazy wrapper of the session's User (AnonymousUser when signed out).
+        self.user = cast("User", self.scope.get("user"))
         self.tasks: set[asyncio.Task[None]] = set()
         self.turn_lock = asyncio.Lock()
         self.conversation_groups: set[str] = set()

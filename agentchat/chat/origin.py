@@ -7,6 +7,7 @@ exactly the scheme-less ``host:port`` the socket was opened on (the ``Host`` hea
 ``CSRF_TRUSTED_ORIGINS`` (for deployments behind a proxy that rewrites ``Host``).
 """
 
+from typing import Any
 from urllib.parse import urlsplit
 
 from channels.security.websocket import WebsocketDenier
@@ -52,10 +53,12 @@ def origin_allowed(scope: dict) -> bool:
 class SameOriginValidator:
     """ASGI middleware: refuse (HTTP 403 on the handshake) WebSockets whose Origin fails ``origin_allowed``."""
 
-    def __init__(self, application):
+    def __init__(self, application: Any) -> None:
+        # ``Any``: the ASGI application, scope and callables pass through untouched; asgiref's and Channels' stubs
+        # type them differently, and this middleware only reads ``scope["type"]`` and the headers.
         self.application = application
 
-    async def __call__(self, scope, receive, send):
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "websocket" and not origin_allowed(scope):
             return await WebsocketDenier()(scope, receive, send)
         return await self.application(scope, receive, send)

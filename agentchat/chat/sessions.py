@@ -2,11 +2,11 @@
 
 from collections.abc import Mapping
 from importlib import import_module
-from types import SimpleNamespace
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user
+from django.http import HttpRequest
 
 
 def session_is_valid(scope: Mapping[str, Any]) -> bool:
@@ -28,5 +28,7 @@ def session_is_valid(scope: Mapping[str, Any]) -> bool:
     if user is None or not user.is_authenticated or not key:
         return False
     store = import_module(settings.SESSION_ENGINE).SessionStore(session_key=key)
-    current = get_user(SimpleNamespace(session=store))
+    request = HttpRequest()  # get_user reads only the session of the request
+    request.session = store
+    current = get_user(request)
     return current.is_authenticated and current.pk == user.pk

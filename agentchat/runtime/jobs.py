@@ -1,7 +1,8 @@
 """What background jobs of tools (backups, migrations) run with: a ``ToolContext`` outside a chat turn.
 
-The worker has no request: the job's ``TaskRecord`` says who started it and in which language. Superset GETs
-are retried once on 5xx/connection errors (the client never retries POST/PUT/DELETE); httpx's per-operation
+The worker has no request: the job's ``TaskRecord`` says who started it and in which language. A job's requests
+that change nothing (GETs) may be retried once on 5xx/connection errors; its POST/PUT/DELETE count as changes and
+are never retried (``CallState(read_only=False)``, DESIGN §10); httpx's per-operation
 timeout is ``JOB_HTTP_TIMEOUT_S`` (exports of many dashboards take longer than a chat tool's 30 s).
 """
 
@@ -26,7 +27,7 @@ async def job_context(record: TaskRecord) -> AsyncIterator[ToolContext]:
         conversation_id=record.conversation_id,
         ui_context=None,
         language=str(record.params.get("language") or "ru"),
-        call=CallState(retry_transient=True),
+        call=CallState(retry_transient=True, read_only=False),
         timeout_s=JOB_HTTP_TIMEOUT_S,
     )
     try:

@@ -40,7 +40,6 @@ from agentchat.superset.call import CallState
 
 RETRY_DELAY_S = 1.0
 CALL_HEADER = "X-Agentchat-Call"
-_MUTATING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 _ERROR_BODY_MAX_BYTES = 64 * 1024
 # SIP-40 error types that a repeated request reproduces (superset/errors.py, SupersetErrorType).
 DETERMINISTIC_ERROR_TYPES = frozenset(
@@ -237,7 +236,7 @@ class SupersetClient:
     async def _send_once(self, method: str, path: str, *, read: bool = False, **kwargs: Any) -> httpx.Response:
         """One request (plus at most one token refresh after a 401); no retry here."""
         # A read tool's POST (SQL Lab's execute, format) changes nothing; only a write tool's requests mutate.
-        mutating = method in _MUTATING and not (read or self.call.retry_transient)
+        mutating = self.call.mutates(method, read=read)
         token = _TOKENS.get(self._token_key) or await self._login(None)
         for attempt in range(2):
             self.call.requests += 1
@@ -278,7 +277,8 @@ class SupersetClient:
             RateLimited: 429 (its ``Retry-After`` seconds in the params).
             UpstreamError: any other 4xx, or a 5xx that Superset reports as a deterministic error.
         """
-        if not self.call.retry_transient:
+        if not self.call.retry_transient or self.call.mutates(method, read=read):
+            # A write tool's call is never retried, and neither is a request that may change Superset.
             return await self._send_once(method, path, read=read, **kwargs)
         started = time.monotonic()
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from channels.db import database_sync_to_async
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, SystemMessage
 from langchain_core.runnables import Runnable
@@ -56,7 +56,7 @@ class AgentTurn:
     def __init__(
         self,
         *,
-        user: AbstractBaseUser,
+        user: User,
         emit: Emit,
         model: BaseChatModel | None = None,
         broadcast: Broadcast | None = None,

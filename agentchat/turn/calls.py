@@ -8,7 +8,7 @@ from typing import Any
 
 from channels.db import database_sync_to_async
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from langchain_core.messages import ToolMessage
 from pydantic import ValidationError
 
@@ -40,7 +40,7 @@ class CallRunner:
         emit: sends one ``OutboundEvent``.
     """
 
-    def __init__(self, *, user: AbstractBaseUser, emit: Emit):
+    def __init__(self, *, user: User, emit: Emit):
         self.user = user
         self.emit = emit
 

@@ -5,7 +5,7 @@ database thread costs more than its queries)."""
 from dataclasses import dataclass
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from langchain_core.messages import BaseMessage
 
@@ -55,9 +55,7 @@ class Opened:
 
 
 @transaction.atomic
-def turn_open(
-    *, user: AbstractBaseUser, conversation_id: int | None, text: str, context: dict[str, Any] | None
-) -> Opened:
+def turn_open(*, user: User, conversation_id: int | None, text: str, context: dict[str, Any] | None) -> Opened:
     """Open a turn in one transaction (one commit, one WAL flush, instead of one per row written).
 
     Starts or loads the conversation, expires its pending cards, stores the user message, then ``step_prepare``.
@@ -81,7 +79,7 @@ def turn_open(
 @transaction.atomic(savepoint=False)
 def step_prepare(
     *,
-    user: AbstractBaseUser,
+    user: User,
     conversation: Conversation,
     context: dict[str, Any] | None,
     question: str | None = None,

@@ -8,7 +8,7 @@ stay with the confirmation they record, in ``guard.confirmations``.
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from agentchat.conversations import services as conv
@@ -23,7 +23,7 @@ from policies.models import AuditEvent
 Event = AuditEvent.EventType
 
 
-def offer_record(*, user: AbstractBaseUser, conversation_id: int, context: dict[str, Any] | None, offer: Offer) -> None:
+def offer_record(*, user: User, conversation_id: int, context: dict[str, Any] | None, offer: Offer) -> None:
     """Audit ``tool_offered``: the names the LLM is offered this step and the page's object type (DESIGN §5 step 3)."""
     policy.audit_record(
         event_type=Event.TOOL_OFFERED,
@@ -36,7 +36,7 @@ def offer_record(*, user: AbstractBaseUser, conversation_id: int, context: dict[
 
 def call_started_record(
     *,
-    user: AbstractBaseUser,
+    user: User,
     conversation_id: int,
     spec: ToolSpec,
     call_id: str,
@@ -59,7 +59,7 @@ def call_started_record(
 
 def tool_result_record(
     *,
-    user: AbstractBaseUser,
+    user: User,
     conversation: Conversation,
     tool: str,
     category: str,
