@@ -13,8 +13,8 @@ TEST_REDIS_URL ?= redis://127.0.0.1:6379/14
 # Parallel pytest workers: the suite mostly waits on Superset, subprocesses and deadlines, not the CPU.
 TEST_WORKERS ?= 4
 
-.PHONY: setup prepare prepare-tests chromium superset-install superset superset-stop run test test-unit test-e2e \
-	lint format clean
+.PHONY: setup prepare prepare-tests chromium superset-install superset superset-stop run test test-fast test-slow \
+	test-unit test-e2e lint format clean
 
 $(STAMP): requirements/base.txt requirements/dev.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -60,14 +60,29 @@ format: setup
 	$(PY) -m ruff format .
 	$(PY) -m ruff check --fix .
 
-test-unit: setup superset
-	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(PY) -m pytest -n $(TEST_WORKERS) tests --ignore=tests/e2e
+# The suite in three parts by marker (tests/conftest.py sets them): every test runs in exactly one.
+PYTEST := DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(PY) -m pytest
+
+# Needs neither Superset nor processes, and no test of it takes more than 10 s: PostgreSQL and Redis only.
+test-fast: setup
+	$(PYTEST) -n $(TEST_WORKERS) --dist worksteal -m "not superset and not processes and not browser and not slow" \
+		tests --ignore=tests/e2e
+
+# The rest of the unit suite: the local Superset pair, db_worker and daphne processes, the long fuzz runs.
+test-slow: setup superset
+	$(PYTEST) -n $(TEST_WORKERS) --dist worksteal -m "superset or processes or slow" tests --ignore=tests/e2e
+
+test-unit:
+	$(MAKE) test-fast test-slow
 
 test-e2e: setup chromium superset
-	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(PY) -m pytest tests/e2e
+	$(PYTEST) tests/e2e
 
-test: prepare-tests
-	$(MAKE) lint test-unit test-e2e
+# Lint and the fast tests first, so a broken unit fails within a minute, before Superset and Chromium are set up.
+test: setup
+	$(MAKE) lint test-fast
+	$(MAKE) prepare-tests
+	$(MAKE) test-slow test-e2e
 
 clean:
 	rm -rf $(VENV) var/static .pytest_cache .ruff_cache .mypy_cache

@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.daphne_process import fresh_database  # noqa: E402
+from tests.support.processes import fresh_database  # noqa: E402
 
 TOOLS = {  # name: category, as in policies.defaults
     "get_health_summary": "read",

@@ -21,9 +21,9 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "agentchat.settings")
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from tests.chat_server import Call, ChatServer, Recorded, Reply  # noqa: E402
-from tests.daphne_process import free_port, fresh_database  # noqa: E402
-from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, AppServer  # noqa: E402
+from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, AppServer  # noqa: E402
+from tests.support.chat_server import Call, ChatServer, Recorded, Reply  # noqa: E402
+from tests.support.processes import free_port, fresh_database  # noqa: E402
 
 
 def branch_model(request: Recorded) -> Reply:

@@ -1,10 +1,10 @@
 """Fuzz the UIContext contract through both entry points and print the counts (DESIGN §7; seed SC-006).
 
-Generates payloads with the test suite's strategies (``tests/agentchat/context_payloads.py``: valid and invalid
+Generates payloads with the test suite's strategies (``tests/support/context_payloads.py``: valid and invalid
 fields mixed, oversized and control-character strings, wrong types, unknown keys, duplicate keys, deep nesting,
 sizes around 4096 bytes) and sends each through ``POST /api/agent/context/`` (Django test client) and the
 consumer's validation path (frame text → ``decode_frame`` → ``parse_frame`` → ``context_accept``), as
-``tests/agentchat/context_fuzzing.FuzzRun`` does. Prints how many were accepted, rejected and audited per entry
+``tests/support/context_fuzzing.FuzzRun`` does. Prints how many were accepted, rejected and audited per entry
 point, the 500s and any contract breach (a payload the oracle and the service disagree on).
 
 Usage (PostgreSQL as in the tests; a database ``<name>_bench`` is created and dropped):
@@ -34,14 +34,14 @@ from django.test.utils import setup_test_environment, teardown_test_environment 
 from hypothesis import HealthCheck, given, seed, settings  # noqa: E402
 
 from policies.models import AuditEvent  # noqa: E402
-from tests.agentchat.context_fuzzing import FuzzRun, make_inactive_environment  # noqa: E402
-from tests.agentchat.context_payloads import Case, cases  # noqa: E402
-from tests.conftest import _ensure_defaults, make_user  # noqa: E402
+from tests.support.context_fuzzing import FuzzRun, make_inactive_environment  # noqa: E402
+from tests.support.context_payloads import Case, cases  # noqa: E402
+from tests.support.users import ensure_policy_defaults, make_user  # noqa: E402
 
 
 def fuzz(payloads: int, seed_value: int | None) -> dict:
     """Run ``payloads`` generated cases; return the counts (breaches are counted, not raised)."""
-    _ensure_defaults()
+    ensure_policy_defaults()
     make_inactive_environment()
     run = FuzzRun(make_user("analyst", "bench-analyst"))
     breaches: list[str] = []

@@ -4,7 +4,7 @@
 It records, per request, when it arrived and when its last chunk was written (``time.monotonic()``, the
 machine-wide monotonic clock, so a load client in another process can subtract its own timestamps), keyed by the
 ``[n:<nonce>]`` marker found in the last user message; ``GET /stats`` returns them as JSON. The wire format is the
-one ``tests/chat_server.py`` speaks (OpenAI chunk objects, ``data: [DONE]``).
+one ``tests/support/chat_server.py`` speaks (OpenAI chunk objects, ``data: [DONE]``).
 
 Run: ``python bench/llm_stub.py --port 0 --tokens 50`` (prints ``listening <port>`` when ready).
 """

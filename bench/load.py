@@ -36,8 +36,8 @@ sys.path.insert(0, str(ROOT))
 
 from websockets.asyncio.client import connect  # noqa: E402
 
-from tests.contexts import DASHBOARD_1  # noqa: E402
-from tests.daphne_process import DaphneProcess, free_port, fresh_database, process_env  # noqa: E402
+from tests.support.contexts import DASHBOARD_1  # noqa: E402
+from tests.support.processes import DaphneProcess, free_port, fresh_database, process_env  # noqa: E402
 
 CONTEXT = DASHBOARD_1
 CONNECT_CONCURRENCY = 50

@@ -26,8 +26,8 @@ from agentchat.superset.migration_plan import migration_plan  # noqa: E402
 from agentchat.superset.transfer import dashboards_all, dashboards_export  # noqa: E402
 from agentchat.tools.deploy import deploy_apply  # noqa: E402
 from agentchat.tools.migration_impact import plan_impact  # noqa: E402
-from tests.superset_api import URLS  # noqa: E402
-from tests.superset_scratch import SupersetScratch  # noqa: E402
+from tests.support.superset_api import URLS  # noqa: E402
+from tests.support.superset_scratch import SupersetScratch  # noqa: E402
 
 
 def _client(env_id: str, call: CallState) -> SupersetClient:

@@ -15,7 +15,7 @@ sys.path.insert(0, str(ROOT))
 
 from agentchat.runtime.summarise import to_json  # noqa: E402
 from agentchat.superset.client import rison  # noqa: E402
-from tests.superset_api import URLS, superset  # noqa: E402
+from tests.support.superset_api import URLS, superset  # noqa: E402
 
 OUT = ROOT / "bench" / "data" / "superset_responses.jsonl"
 PAGE = rison({"page_size": 100})

@@ -89,8 +89,8 @@ def main() -> None:
     from agentchat.runtime.registry import registry
     from agentchat.toolset.router import rank_with_rules, tool_router
     from policies.defaults import ENVIRONMENTS, TOOLS
-    from tests.question_set import HOLDOUT_PATH, PATH, load_questions
-    from tests.stand_in_tools import stand_in_specs
+    from tests.support.question_set import HOLDOUT_PATH, PATH, load_questions
+    from tests.support.stand_in_tools import stand_in_specs
 
     load_before = os.getloadavg()
     top_k = opts.top_k or settings.ROUTER_TOP_K

@@ -1,7 +1,7 @@
 """SC-003: failure rate of read calls under 10 % injected transient 5xx, with and without the one retry.
 
 Run: ``.venv/bin/python bench/sc003.py [--calls 300] [--rate 0.10] [--concurrency 10] [--seed 3]`` (needs the
-local Superset: ``make superset``). A fault proxy (``tests/faultproxy.py``, a real HTTP server on loopback) sits
+local Superset: ``make superset``). A fault proxy (``tests/support/faultproxy.py``, a real HTTP server on loopback) sits
 in front of ss-dev and answers 503 to a random ``rate`` of the read requests; everything else reaches the real
 Superset. Each call is one read through the real ``SupersetClient`` (the retry policy of DESIGN §10): a call
 fails when its error reaches the caller. The same workload runs twice: with the policy (read retried once after
@@ -23,8 +23,8 @@ sys.path.insert(0, str(ROOT))
 from agentchat.errors import ToolError  # noqa: E402
 from agentchat.superset.call import CallState  # noqa: E402
 from agentchat.superset.client import SupersetClient  # noqa: E402
-from tests.faultproxy import Fault, FaultProxy  # noqa: E402
-from tests.superset_api import URLS  # noqa: E402
+from tests.support.faultproxy import Fault, FaultProxy  # noqa: E402
+from tests.support.superset_api import URLS  # noqa: E402
 
 READS = [
     ("/api/v1/dashboard/", {"page_size": 25}),

@@ -1,19 +1,54 @@
-"""Shared fixtures: policy defaults, demo users, the local Superset pair, WebSocket connections."""
+"""Shared fixtures (policy defaults, demo users, the local Superset pair and scratch objects in it, a task worker),
+and the markers that split the suite.
+
+Markers (registered in pyproject.toml; ``make test-fast`` runs what carries none of them):
+
+- ``superset``: the test needs the local Superset pair — set here for every test whose fixture closure holds
+  ``superset_stack`` (the fixtures that reach Superset depend on it);
+- ``processes``: the test starts processes — set here for every test using ``task_worker`` (db_worker);
+
+tests that reach Superset or start processes (daphne, an embeddings server, lint-imports, a pool of writers)
+without those fixtures carry the marker themselves (``pytestmark`` or a decorator);
+- ``browser``: the Playwright tests of ``tests/e2e``;
+- ``slow``: set by hand on the few tests that take more than 10 s on their own (the fuzz runs).
+"""
+
+import os
+import sqlite3
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
-from asgiref.sync import sync_to_async
-from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
 from hypothesis import settings as hypothesis_settings
 
-from tests import superset_api
+from tests.support import superset_api
+from tests.support.processes import ROOT, database_url
+from tests.support.superset_scratch import scratch
+from tests.support.users import ensure_policy_defaults, make_user
 
 # Property tests check behaviour, not speed: on a loaded 2-core machine one example can take > 200 ms.
 hypothesis_settings.register_profile("agentchat", deadline=None)
 hypothesis_settings.load_profile("agentchat")
 
-ORIGIN = b"http://localhost"
-HOST = b"localhost"
+SUPERSET_FIXTURES = frozenset({"superset_stack"})
+PROCESS_FIXTURES = frozenset({"task_worker"})
+E2E = Path(__file__).resolve().parent / "e2e"
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark ``superset``, ``processes`` and ``browser`` from each test's fixture closure and place."""
+    for item in items:
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if fixtures & SUPERSET_FIXTURES:
+            item.add_marker(pytest.mark.superset)
+        if fixtures & PROCESS_FIXTURES:
+            item.add_marker(pytest.mark.processes)
+        if E2E in item.path.parents:
+            item.add_marker(pytest.mark.browser)
 
 
 @pytest.fixture(scope="session")
@@ -46,31 +81,37 @@ def energy_dashboard(superset_stack) -> dict:
     return superset_stack.dashboard_by_slug("ss-dev", "energy-report")
 
 
-def _ensure_defaults():
-    # Transactional tests flush the tables the data migration filled; put the defaults back.
-    from django.apps import apps
+@pytest.fixture
+def scratch_database(superset_stack, tmp_path: Path) -> Iterator[dict[str, Any]]:
+    """A SQLite file with one uniquely named table, registered in ss-dev as a uniquely named database.
 
-    from agentchat.runtime.catalogue import sync_tool_catalogue
-    from policies.seeding import seed_default_policies, seed_risk_rules
+    Yields ``{"id", "name", "table", "path"}``; afterwards its datasets and the database are deleted.
+    """
+    suffix = uuid.uuid4().hex[:8]
+    path = tmp_path / f"scratch_{suffix}.db"
+    table = f"meters_{suffix}"
+    with sqlite3.connect(path) as connection:
+        connection.execute(f"CREATE TABLE {table} (meter_id INTEGER, reading REAL)")
+        connection.executemany(f"INSERT INTO {table} VALUES (?, ?)", [(i, i * 1.5) for i in range(1, 8)])
+    name = f"agentchat_test_{suffix}"
+    with scratch() as made:
+        database_id = made.database("ss-dev", name, f"sqlite:///{path}")
+        yield {"id": database_id, "name": name, "table": table, "path": path}
 
-    seed_default_policies(apps)
-    seed_risk_rules(apps)
-    sync_tool_catalogue()
+
+@pytest.fixture
+def virtual_dataset(superset_stack) -> Iterator[dict[str, Any]]:
+    """A uniquely named virtual dataset on the Energy database in ss-dev only; deleted afterwards."""
+    name = f"agentchat_virtual_{uuid.uuid4().hex[:8]}"
+    with scratch() as made:
+        dataset_id = made.virtual_dataset("ss-dev", name, "SELECT region, population FROM regions", schema="main")
+        yield {"id": dataset_id, "name": name}
 
 
 @pytest.fixture
 def policy_defaults(db):
     """Default policy rows of DESIGN §8 and the environments, present for this test."""
-    _ensure_defaults()
-
-
-def make_user(role: str, username: str | None = None):
-    user_model = get_user_model()
-    user, _ = user_model.objects.get_or_create(username=username or role)
-    user.set_password("demo")
-    user.save()
-    user.groups.set([Group.objects.get(name=role)])
-    return user
+    ensure_policy_defaults()
 
 
 @pytest.fixture
@@ -79,55 +120,11 @@ def users(policy_defaults) -> dict:
     return {role: make_user(role) for role in ("analyst", "engineer", "admin")}
 
 
-async def ws_connect(user=None, *, origin: bytes = ORIGIN, host: bytes = HOST):
-    """Open a WebsocketCommunicator on the full ASGI app, logged in as ``user`` (anonymous when None)."""
-    from channels.testing import WebsocketCommunicator
-    from django.test import Client
-
-    from agentchat.asgi import application
-
-    headers = [(b"origin", origin), (b"host", host)]
-    if user is not None:
-        client = Client()
-        await sync_to_async(client.force_login)(user)
-        headers.append((b"cookie", f"sessionid={client.cookies['sessionid'].value}".encode()))
-    communicator = WebsocketCommunicator(application, "/ws/agent/", headers=headers)
-    connected, code = await communicator.connect(timeout=10)
-    return communicator, connected, code
-
-
-async def frames_until(communicator, event: str, *, wait_s: float = 60) -> list[dict]:
-    """Receive frames until one with ``event`` arrives (inclusive); fail on timeout."""
-    frames = []
-    while True:
-        frame = await communicator.receive_json_from(timeout=wait_s)
-        frames.append(frame)
-        if frame.get("event") == event:
-            return frames
-
-
-def _database_url() -> str:
-    """The URL of the database the test process is using (the pytest-django test database)."""
-    from django.db import connection
-
-    db = connection.settings_dict
-    if db["ENGINE"].endswith("sqlite3"):
-        return f"sqlite:///{db['NAME']}"
-    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
-    return f"postgres://{db['USER']}{password}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
-
-
 @pytest.fixture
 def task_worker(transactional_db, tmp_path):
     """A real ``manage.py db_worker`` process on the test database (tests using it must be transactional)."""
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parents[1]
     log = tmp_path / "db_worker.log"
-    env = {**os.environ, "DATABASE_URL": _database_url(), "DEBUG": "0"}
+    env = {**os.environ, "DATABASE_URL": database_url(), "DEBUG": "0"}
     process = subprocess.Popen(
         [
             sys.executable,
@@ -140,7 +137,7 @@ def task_worker(transactional_db, tmp_path):
             "--queue-name",
             "*",
         ],
-        cwd=root,
+        cwd=ROOT,
         env=env,
         stdout=log.open("wb"),
         stderr=subprocess.STDOUT,

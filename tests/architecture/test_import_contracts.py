@@ -10,6 +10,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 
+pytestmark = pytest.mark.processes  # every test runs lint-imports in a subprocess
+
 
 def _lint_imports(root: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(

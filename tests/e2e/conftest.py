@@ -2,69 +2,12 @@
 with Debian's Chromium (no browser download). Run in their own pytest invocation (``make test-e2e``)."""
 
 import os
-import subprocess
-import sys
-import time
-from contextlib import contextmanager
-from pathlib import Path
 
-import httpx
 import pytest
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import sync_playwright
 
-from tests.daphne_process import free_port, fresh_database
-
-ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
-class AppServer:
-    """A daphne process serving agentchat; ``url`` is its base URL."""
-
-    def __init__(self, env: dict[str, str], port: int):
-        self.env = env
-        self.port = port
-        self.url = f"http://127.0.0.1:{port}"
-        self.log = ROOT / "var" / f"e2e-daphne-{port}.log"
-        self.process: subprocess.Popen | None = None
-
-    def manage(self, *args: str) -> None:
-        subprocess.run(
-            [sys.executable, "manage.py", *args], cwd=ROOT, env=self.env, check=True, stdout=subprocess.DEVNULL
-        )
-
-    def start(self) -> None:
-        self.log.parent.mkdir(exist_ok=True)
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port), "agentchat.asgi:application"],
-            cwd=ROOT,
-            env=self.env,
-            stdout=self.log.open("wb"),
-            stderr=subprocess.STDOUT,
-        )
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(self.url + "/accounts/login/", timeout=2).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                time.sleep(0.2)
-        raise RuntimeError(f"daphne did not start: {self.log.read_text()[-2000:]}")
-
-    def stop(self) -> None:
-        if self.process:
-            self.process.terminate()
-            self.process.wait(10)
+from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, AppServer
+from tests.support.processes import free_port, fresh_database
 
 
 @pytest.fixture(scope="session")
@@ -85,42 +28,6 @@ def app_server():
     server.stop()
 
 
-@contextmanager
-def openai_app_server_with(app_server: AppServer, *, db_suffix: str, llm, extra_env: dict[str, str] | None = None):
-    """Yield another agentchat process with ``LLM_PROVIDER=openai`` pointed at the scripted server ``llm``
-    (``tests.chat_server.ChatServer``, already started), on its own fresh database ``<name>_e2e_<db_suffix>``."""
-    base = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/agentchat")
-    env = {
-        **app_server.env,
-        "DATABASE_URL": fresh_database(base, f"_e2e_{db_suffix}"),
-        "LLM_PROVIDER": "openai",
-        "LLM_BASE_URL": llm.url,
-        "LLM_API_KEY": "test-key",
-        "LLM_MODEL": llm.model,
-        **(extra_env or {}),
-    }
-    server = AppServer(env, free_port())
-    server.manage("migrate", "--noinput")
-    server.manage("seed_demo")
-    server.start()
-    server.llm = llm
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-def ask(page, text: str) -> str:
-    """Type ``text`` into the chat, send it and return the text of the next final assistant answer."""
-    page.wait_for_selector("body[data-ws=open]")
-    before = page.locator("[data-testid=assistant-message][data-final='1']").count()
-    page.fill("[data-testid=chat-input]", text)
-    page.click("[data-testid=send]")
-    answer = page.locator("[data-testid=assistant-message][data-final='1']").nth(before)
-    expect(answer).to_be_visible(timeout=60_000)
-    return answer.inner_text()
-
-
 @pytest.fixture(scope="session")
 def browser():
     with sync_playwright() as p:
@@ -136,12 +43,3 @@ def page(browser):
     pg.set_default_timeout(30_000)
     yield pg
     context.close()
-
-
-def login(page, server: AppServer, username: str, password: str = "demo") -> None:
-    """Sign in through Django's login form."""
-    page.goto(server.url + "/accounts/login/")
-    page.fill("input[name=username]", username)
-    page.fill("input[name=password]", password)
-    page.click("button[type=submit]")
-    page.wait_for_url(lambda url: "/accounts/login/" not in url)

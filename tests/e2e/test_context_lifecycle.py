@@ -6,8 +6,8 @@ import uuid
 
 from playwright.sync_api import expect
 
-from tests import superset_api
-from tests.e2e.conftest import ask, login
+from tests.support import superset_api
+from tests.support.browser import ask, login
 
 ENERGY = "Отчёт по энергопотреблению"
 REGIONS = "Обзор регионов"

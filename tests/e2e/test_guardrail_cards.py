@@ -9,8 +9,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.chat_server import Call, ChatServer, Recorded, Reply
-from tests.e2e.conftest import ask, login, openai_app_server_with
+from tests.support.browser import ask, login, openai_app_server_with
+from tests.support.chat_server import Call, ChatServer, Recorded, Reply
 
 ENERGY = "Отчёт по энергопотреблению"
 CARD = "[data-card=confirm]"

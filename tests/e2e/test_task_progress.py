@@ -3,7 +3,7 @@
 import psycopg
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import login
+from tests.support.browser import login
 
 
 def _task_create(server, username: str) -> int:

@@ -5,10 +5,10 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests import superset_api
-from tests.chat_server import ChatServer, dashboard_summary_model, history_problems
-from tests.e2e.conftest import ask as _ask
-from tests.e2e.conftest import login, openai_app_server_with
+from tests.support import superset_api
+from tests.support.browser import ask as _ask
+from tests.support.browser import login, openai_app_server_with
+from tests.support.chat_server import ChatServer, dashboard_summary_model, history_problems
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ from agentchat.toolset.selection import toolset_for_roles
 from policies.defaults import TOOLS
 from policies.models import AuditAppendOnly, AuditEvent, Tool, ToolPermission
 from policies.services import audit_record
-from tests.admin_forms import change_form_data, first_extra_index, inline_rows
+from tests.support.admin_forms import change_form_data, first_extra_index, inline_rows
 
 pytestmark = pytest.mark.django_db
 

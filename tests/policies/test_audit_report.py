@@ -15,7 +15,7 @@ from policies.management.commands.audit_report import parse_moment
 from policies.models import AuditEvent
 from policies.reports import CALL_RESULT_EVENTS, ReportFilter, _percentiles_by_offset, audit_events_filtered
 from policies.services import audit_record
-from tests.conftest import make_user
+from tests.support.users import make_user
 
 pytestmark = pytest.mark.django_db
 Event = AuditEvent.EventType

@@ -1,0 +1,100 @@
+"""An expired or ended Django session is detected at the next chat message (DESIGN §10): ``session_expired``,
+and nothing runs — no conversation, no tool offered, no LLM call."""
+
+from datetime import timedelta
+
+import pytest
+from channels.db import database_sync_to_async
+from django.contrib.sessions.models import Session
+from django.utils import timezone
+
+from agentchat.models import Conversation
+from policies.models import AuditEvent
+from tests.support.websocket import frames_until, ws_connect
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _sessions_of(user) -> list[Session]:
+    return [s for s in Session.objects.all() if s.get_decoded().get("_auth_user_id") == str(user.pk)]
+
+
+def _expire(user) -> None:
+    for session in _sessions_of(user):
+        Session.objects.filter(pk=session.pk).update(expire_date=timezone.now() - timedelta(seconds=1))
+
+
+def _log_out(user) -> None:
+    Session.objects.filter(pk__in=[s.pk for s in _sessions_of(user)]).delete()
+
+
+def _change_password(user) -> None:
+    user.set_password("a-new-password")
+    user.save()
+
+
+def _nothing_ran(user) -> dict:
+    return {
+        "conversations": Conversation.objects.filter(user=user).count(),
+        "offered": AuditEvent.objects.filter(event_type=AuditEvent.EventType.TOOL_OFFERED).count(),
+        "expired": list(
+            AuditEvent.objects.filter(event_type=AuditEvent.EventType.SESSION_EXPIRED).values_list(
+                "actor_id", "outcome"
+            )
+        ),
+    }
+
+
+@pytest.mark.parametrize("end_session", [_expire, _log_out, _change_password], ids=["expired", "logout", "password"])
+async def test_ended_session_gets_session_expired_and_nothing_runs(users, end_session):
+    """Expired, logged out or password changed elsewhere: one ``session_expired`` frame, audited, nothing else."""
+    user = users["engineer"]
+    communicator, connected, _ = await ws_connect(user)
+    assert connected
+    await database_sync_to_async(end_session)(user)
+
+    await communicator.send_json_to({"type": "user_message", "text": "что ты умеешь?", "context": None})
+    frame = await communicator.receive_json_from(timeout=10)
+    quiet = await communicator.receive_nothing(timeout=1)
+    await communicator.disconnect()
+
+    assert frame == {"event": "error", "code": "session_expired", "message": "сессия истекла, обновите страницу"}
+    assert quiet
+    state = await database_sync_to_async(_nothing_ran)(user)
+    assert state == {"conversations": 0, "offered": 0, "expired": [(user.pk, "session_expired")]}
+
+
+async def test_live_session_runs_the_turn(users):
+    """Control: the same message on a live session starts a conversation and answers."""
+    user = users["engineer"]
+    communicator, _, _ = await ws_connect(user)
+
+    await communicator.send_json_to({"type": "user_message", "text": "what can you do?", "context": None})
+    frames = await frames_until(communicator, "message")
+    await communicator.disconnect()
+
+    assert frames[0]["event"] == "conversation"
+    state = await database_sync_to_async(_nothing_ran)(user)
+    assert state["conversations"] == 1
+    assert state["expired"] == []
+
+
+async def test_expiry_is_seen_mid_conversation(users):
+    """A session that ends between two messages: the second one gets ``session_expired``, the first was answered."""
+    user = users["analyst"]
+    communicator, _, _ = await ws_connect(user)
+    await communicator.send_json_to({"type": "user_message", "text": "что ты умеешь?", "context": None})
+    first = await frames_until(communicator, "message")
+    count = database_sync_to_async(lambda: Conversation.objects.get(user=user).messages.count())
+    before = await count()
+    await database_sync_to_async(_expire)(user)
+
+    await communicator.send_json_to(
+        {"type": "user_message", "conversation_id": first[0]["conversation_id"], "text": "ещё раз", "context": None}
+    )
+    frame = await communicator.receive_json_from(timeout=10)
+    await communicator.disconnect()
+
+    assert frame["code"] == "session_expired"
+    assert before >= 2
+    assert await count() == before  # nothing of the second message was stored or run

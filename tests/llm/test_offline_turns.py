@@ -1,0 +1,190 @@
+"""Whole turns with the offline planner on the real local Superset (DESIGN §11; issue 8 item 5 and the reported
+behaviours): the same agent loop, policies and executor as with a real LLM."""
+
+import re
+
+import pytest
+from channels.db import database_sync_to_async
+
+from agentchat.models import PendingConfirmation
+from agentchat.runtime.registry import registry
+from agentchat.turn.agent import AgentTurn
+from policies.models import AuditEvent
+from tests.support.contexts import ui_context
+from tests.support.superset_api import dashboard_chart_names, datasets_named
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def tool_names_in(text: str) -> list[str]:
+    """Internal tool names a user must never be answered with."""
+    return [name for name in registry() if name in text]
+
+
+@pytest.fixture(autouse=True)
+def _offline(settings):
+    settings.LLM_PROVIDER = "offline"
+
+
+class Frames:
+    def __init__(self):
+        self.frames: list[dict] = []
+
+    async def __call__(self, event) -> None:
+        self.frames.append(event.wire())
+
+    def of(self, event: str) -> list[dict]:
+        return [f for f in self.frames if f["event"] == event]
+
+    @property
+    def answer(self) -> str:
+        return self.of("message")[-1]["text"]
+
+    @property
+    def tools(self) -> list[str]:
+        return [f["tool"] for f in self.of("tool_started")]
+
+
+def page(object_type: str | None, object_id: int | None, env_id: str | None = "ss-dev") -> dict:
+    return ui_context(object_type, object_id, env_id=env_id)
+
+
+async def ask(user, text: str, context: dict | None) -> Frames:
+    frames = Frames()
+    await AgentTurn(user=user, emit=frames).run(conversation_id=None, text=text, context=context)
+    return frames
+
+
+@pytest.fixture
+def energy_dataset(superset_stack) -> dict:
+    (dataset,) = datasets_named("ss-dev", "energy_consumption")
+    return dataset
+
+
+@pytest.mark.parametrize("question", ["расскажи про этот датасет", "какие колонки в этом датасете?"])
+async def test_dataset_page_question_reads_the_dataset_of_the_page(users, energy_dataset, question):
+    """From a dataset page the planner uses the offered dataset tool with the page's id, and the answer names the
+    dataset and its real columns — not a dashboard summary, not a tool name."""
+    frames = await ask(users["analyst"], question, page("dataset", energy_dataset["id"]))
+
+    assert frames.tools == ["superset_explore_database"]
+    assert "energy_consumption" in frames.answer
+    assert "consumption_mwh" in frames.answer
+    assert tool_names_in(frames.answer) == []
+
+
+async def test_english_dataset_question_gets_an_english_answer(users, energy_dataset):
+    frames = await ask(users["analyst"], "what's the underlying table of this dataset?", page("dataset", 1))
+    assert frames.tools == ["superset_explore_database"]
+    assert frames.answer.startswith("Dataset “energy_consumption”")
+    assert "Columns:" in frames.answer
+
+
+async def test_delete_request_is_refused_without_calling_anything(users, energy_dashboard):
+    frames = await ask(users["engineer"], "удали этот дашборд", page("dashboard", energy_dashboard["id"]))
+
+    assert frames.tools == []
+    assert "не могу" in frames.answer
+    assert "ничего не менял" in frames.answer
+    assert tool_names_in(frames.answer) == []
+
+
+async def test_deploy_request_goes_to_deploy_or_says_it_is_not_built(users, energy_dashboard):
+    """«задеплой этот дашборд в prod»: never a health summary. With deploy_dashboard registered, its card asks
+    to confirm a deploy to prod (the test declines it); before that tool exists, the answer says so honestly."""
+    frames = await ask(users["engineer"], "задеплой этот дашборд в prod", page("dashboard", energy_dashboard["id"]))
+
+    assert "get_health_summary" not in frames.tools
+    if "deploy_dashboard" in registry():
+        (card,) = frames.of("confirm_required")
+        assert card["tool"] == "deploy_dashboard"
+        row = await database_sync_to_async(PendingConfirmation.objects.get)(pk=card["confirmation_id"])
+        assert row.args["target_env_id"] == "prod"
+        assert row.args["source_env_id"] == "ss-dev"
+        await AgentTurn(user=users["engineer"], emit=Frames()).decide(
+            confirmation_id=card["confirmation_id"], approve=False
+        )
+    else:
+        assert frames.tools == []
+        assert "пока не умею" in frames.answer
+        assert "развёртывание дашборда" in frames.answer
+
+
+async def test_unavailable_on_this_page_blames_the_page_not_the_role(users, energy_dataset):
+    """An engineer may create branches, but not from a dataset page: the answer says so."""
+    frames = await ask(users["engineer"], "создай ветку feature/from-dataset", page("dataset", energy_dataset["id"]))
+
+    assert frames.tools == []
+    assert "Со страницы датасета это недоступно" in frames.answer
+    assert "роль" not in frames.answer
+
+
+async def test_action_the_role_lacks_gets_the_denied_card_then_names_the_role(users, energy_dashboard):
+    """DESIGN §9: the analyst asking for a write sees the «Недостаточно прав» card (audited), then the reason."""
+    frames = await ask(users["analyst"], "создай ветку feature/analyst", page("dashboard", energy_dashboard["id"]))
+
+    assert frames.tools == []  # nothing ran
+    [card] = frames.of("permission_denied")
+    assert card["tool"] == "create_branch"
+    assert sorted(card["required_roles"]) == ["admin", "engineer"]
+    assert 'data-action="approve"' not in card["html"]
+    assert "нужна роль" in frames.answer
+    assert "engineer" in frames.answer
+    denied = await AuditEvent.objects.filter(
+        actor=users["analyst"], event_type=AuditEvent.EventType.PERMISSION_DENIED, tool="create_branch"
+    ).acount()
+    assert denied == 1
+
+
+async def test_question_about_a_tool_the_role_lacks_is_answered_without_a_card(users, energy_dashboard):
+    frames = await ask(users["analyst"], "какие бэкапы есть в prod?", page(None, None, env_id="prod"))
+
+    assert frames.of("permission_denied") == []  # a question, not an action: explained, nothing refused
+
+
+async def test_dashboard_named_in_quotes_is_searched_then_summarised(users, superset_stack):
+    regions = superset_stack.dashboard_by_slug("ss-dev", "regions-overview")
+
+    frames = await ask(users["analyst"], "Как поживает дашборд «Обзор регионов»?", page(None, None))
+
+    assert frames.tools == ["search_dashboards", "get_health_summary"]
+    assert "Обзор регионов" in frames.answer
+    for chart in dashboard_chart_names("ss-dev", regions["id"]):
+        assert chart in frames.answer
+
+
+async def test_missing_dataset_is_asked_for(users):
+    frames = await ask(users["analyst"], "Какие колонки у датасета?", page(None, None))
+    assert frames.tools == []
+    assert "О каком датасете речь?" in frames.answer
+
+
+async def test_count_rows_of_the_page_dataset_runs_a_count_query(users, energy_dataset):
+    frames = await ask(users["analyst"], "сколько всего строк в этом датасете?", page("dataset", energy_dataset["id"]))
+
+    assert frames.tools == ["superset_explore_database", "superset_execute_sql"]
+    assert all(f["ok"] for f in frames.of("tool_finished"))
+    count = re.search(r"row_count = (\d+)\.", frames.answer)  # the value itself, not «1 row»
+    assert count, frames.answer
+    assert int(count.group(1)) > 1
+
+
+async def test_capabilities_list_tools_by_title_and_say_the_planner_is_offline(users):
+    frames = await ask(users["analyst"], "что ты умеешь?", None)
+    assert frames.tools == ["show_capabilities"]
+    assert "Список окружений Superset" in frames.answer
+    assert "офлайн-режиме" in frames.answer
+    assert tool_names_in(frames.answer) == []
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("расскажи про этот дашборд", "Дашборд #99999 не найден в ss-dev."),
+        ("tell me about this dashboard", "Dashboard #99999 was not found in ss-dev."),
+    ],
+)
+async def test_a_dashboard_missing_in_superset_is_named_not_found(users, superset_stack, question, expected):
+    frames = await ask(users["analyst"], question, page("dashboard", 99999))
+
+    assert frames.answer == expected

@@ -1,0 +1,61 @@
+"""The labelled router questions of ``tests/data/router_questions.yaml`` (issue 8 item 4), shared by the tests
+and ``bench/router.py``."""
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+PATH = Path(__file__).parents[1] / "data" / "router_questions.yaml"
+HOLDOUT_PATH = Path(__file__).parents[1] / "data" / "router_holdout.yaml"
+
+
+@dataclass(frozen=True)
+class Question:
+    """One labelled question; see the header of the YAML file for the fields."""
+
+    q: str
+    page: str
+    tools: tuple[str, ...]
+    first: tuple[str, ...]
+
+    @property
+    def object_type(self) -> str | None:
+        obj = self.page.partition("@")[0]
+        return obj.split("/")[0] if obj else None
+
+    @property
+    def object_id(self) -> str | None:
+        obj = self.page.partition("@")[0]
+        return obj.split("/")[1] if "/" in obj else None
+
+    @property
+    def env_id(self) -> str | None:
+        return self.page.partition("@")[2] or None
+
+    def context(self) -> dict | None:
+        """The UIContext the page would send (None for a page without object and environment)."""
+        if not self.object_type and not self.env_id:
+            return None
+        return {
+            "contextVersion": 1,
+            "objectType": self.object_type,
+            "objectId": self.object_id,
+            "objectName": None,
+            "envId": self.env_id,
+            "route": f"/{self.object_type}s/{self.object_id}" if self.object_type else "/settings/",
+        }
+
+
+def load_questions(path: Path = PATH) -> list[Question]:
+    """Read the question set."""
+    rows = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return [
+        Question(
+            q=row["q"],
+            page=row.get("page") or "",
+            tools=tuple(row["tools"]),
+            first=tuple(row.get("first") or row["tools"]),
+        )
+        for row in rows
+    ]

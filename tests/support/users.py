@@ -1,0 +1,26 @@
+"""Demo users and the default policy rows the tests stand on (DESIGN §8)."""
+
+from django.apps import apps
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+
+from agentchat.runtime.catalogue import sync_tool_catalogue
+from policies.seeding import seed_default_policies, seed_risk_rules
+
+
+def ensure_policy_defaults() -> None:
+    """Put the default policies, risk rules and the tool catalogue back (transactional tests flush the tables
+    the data migration filled)."""
+    seed_default_policies(apps)
+    seed_risk_rules(apps)
+    sync_tool_catalogue()
+
+
+def make_user(role: str, username: str | None = None):
+    """Return user ``username`` (default: the role's name), password ``demo``, in the group ``role`` only."""
+    user_model = get_user_model()
+    user, _ = user_model.objects.get_or_create(username=username or role)
+    user.set_password("demo")
+    user.save()
+    user.groups.set([Group.objects.get(name=role)])
+    return user

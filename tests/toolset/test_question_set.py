@@ -1,0 +1,74 @@
+"""The labelled router questions (issue 8 item 4) are a fair measuring stick: big enough, both languages, every
+DESIGN §8 tool, each expected tool really offered on its page, and no question copied from the texts the router
+embeds (that would measure memory, not routing)."""
+
+import re
+from collections import Counter
+
+import pytest
+
+from agentchat.runtime.registry import registry
+from agentchat.toolset.intents import ROUTER_EXAMPLES
+from policies.defaults import ENVIRONMENTS, TOOLS
+from tests.support.question_set import HOLDOUT_PATH, PATH, load_questions
+
+SETS = {"main": PATH, "holdout": HOLDOUT_PATH}
+
+
+def offered_by_default(question, tool: str) -> bool:
+    """DESIGN §8 defaults for the admin role on the question's page."""
+    _category, env_specific, affinities, roles = TOOLS[tool]
+    if tool == "show_capabilities":
+        return True
+    if question.object_type and question.object_type not in affinities:
+        return False
+    return "admin" in roles and (question.env_id is not None or not env_specific)
+
+
+def test_main_set_has_150_questions_in_both_languages_for_every_tool():
+    questions = load_questions(PATH)
+    labelled = [q for q in questions if q.tools]
+    russian = [q for q in labelled if re.search(r"[а-яё]", q.q, re.I)]
+    per_tool = Counter(tool for q in labelled for tool in set(q.tools))
+
+    assert len(labelled) >= 150
+    assert len(russian) >= 60
+    assert len(labelled) - len(russian) >= 60
+    assert set(per_tool) == set(TOOLS)
+    assert min(per_tool.values()) >= 5
+    assert sum(1 for q in questions if not q.tools) >= 3  # requests no tool can do
+
+
+@pytest.mark.parametrize("name", SETS)
+def test_every_expected_tool_is_offered_on_its_page(name):
+    for question in load_questions(SETS[name]):
+        assert question.env_id in (None, *ENVIRONMENTS), question
+        assert question.object_type in (None, "dashboard", "dataset", "migration"), question
+        assert set(question.first) <= set(question.tools) or not question.tools, question
+        for tool in question.tools:
+            assert tool in TOOLS, question
+            assert offered_by_default(question, tool), question
+
+
+@pytest.mark.parametrize("name", SETS)
+def test_no_question_repeats_a_text_the_router_embeds_for_its_tool(name):
+    """A question equal to an example of its own expected tool would be found by memory. (Equal to another
+    tool's example is allowed: «расскажи про этот датасет» is get_dataset_details' example, but on a dataset
+    page that tool is not offered and the question must reach superset_explore_database.)"""
+
+    def norm(text: str) -> str:
+        return re.sub(r"\W+", " ", text.casefold()).strip()
+
+    embedded: dict[str, set[str]] = {}
+    for spec in registry().values():
+        for example in (*spec.examples_ru, *spec.examples_en, *ROUTER_EXAMPLES.get(spec.name, ())):
+            embedded.setdefault(norm(example), set()).add(spec.name)
+    questions = load_questions(SETS[name])
+
+    assert [q.q for q in questions if embedded.get(norm(q.q), set()) & set(q.tools)] == []
+    assert len({norm(q.q) for q in questions}) == len(questions)
+
+
+def test_holdout_shares_no_question_with_the_main_set():
+    main = {q.q.casefold() for q in load_questions(PATH)}
+    assert [q.q for q in load_questions(HOLDOUT_PATH) if q.q.casefold() in main] == []
