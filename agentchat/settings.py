@@ -104,11 +104,8 @@ if REDIS_URL:
             # timeout, so an idle consumer's receive would fail: give the socket more time than the pop.
             "CONFIG": {
                 "hosts": [{"address": REDIS_URL, "socket_timeout": 30}],
-                # Parallel test workers share one Redis but each has its own database, so the same conversation
-                # id names different conversations: each worker (and the servers it starts) gets its own prefix.
-                "prefix": "-".join(
-                    filter(None, [env.str("CHANNELS_PREFIX", default="agentchat"), env.str("PYTEST_XDIST_WORKER", "")])
-                ),
+                # Deployments (or parallel test runs) sharing one Redis keep apart by prefix.
+                "prefix": env.str("CHANNELS_PREFIX", default="agentchat"),
             },
         }
     }

@@ -1,5 +1,5 @@
 """Shared fixtures (policy defaults, demo users, the local Superset pair and scratch objects in it, a task worker),
-and the markers that split the suite.
+the markers that split the suite, and the channel-layer prefix of each parallel worker.
 
 Markers (registered in pyproject.toml; ``make test-fast`` runs what carries none of them):
 
@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.conf import settings as django_settings
 from hypothesis import settings as hypothesis_settings
 
 from tests.support import superset_api
@@ -37,6 +38,23 @@ hypothesis_settings.load_profile("agentchat")
 SUPERSET_FIXTURES = frozenset({"superset_stack"})
 PROCESS_FIXTURES = frozenset({"task_worker"})
 E2E = Path(__file__).resolve().parent / "e2e"
+
+
+def pytest_configure(config):
+    """Give this pytest-xdist worker its own channel-layer prefix, for itself and the processes it starts.
+
+    Parallel workers share one Redis but each has its own test database, so the same conversation id names
+    different conversations: without a prefix per worker, one worker's consumer would receive another's
+    card-state events. Settings read only ``CHANNELS_PREFIX``; the worker id is test plumbing and stays here.
+    """
+    worker = getattr(config, "workerinput", {}).get("workerid")
+    if not worker:
+        return
+    prefix = f"{os.environ.get('CHANNELS_PREFIX') or 'agentchat'}-{worker}"
+    os.environ["CHANNELS_PREFIX"] = prefix  # inherited by db_worker and daphne processes (process_env)
+    layer = django_settings.CHANNEL_LAYERS["default"]
+    if "CONFIG" in layer:  # the Redis layer; no channel layer has been built yet
+        layer["CONFIG"]["prefix"] = prefix
 
 
 def pytest_collection_modifyitems(config, items):
