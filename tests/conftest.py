@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 from django.conf import settings as django_settings
+from django.db import transaction
 from hypothesis import settings as hypothesis_settings
 
 from tests.support import superset_api
@@ -135,7 +136,8 @@ def policy_defaults(db):
 @pytest.fixture
 def users(policy_defaults) -> dict:
     """Users ``analyst``, ``engineer`` and ``admin`` in their groups (password ``demo``)."""
-    return {role: make_user(role) for role in ("analyst", "engineer", "admin")}
+    with transaction.atomic():  # one commit in transactional tests
+        return {role: make_user(role) for role in ("analyst", "engineer", "admin")}
 
 
 @pytest.fixture

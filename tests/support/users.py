@@ -3,6 +3,7 @@
 from django.apps import apps
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
+from django.db import transaction
 
 from agentchat.runtime.catalogue import sync_tool_catalogue
 from policies.seeding import seed_default_policies, seed_risk_rules
@@ -10,10 +11,14 @@ from policies.seeding import seed_default_policies, seed_risk_rules
 
 def ensure_policy_defaults() -> None:
     """Put the default policies, risk rules and the tool catalogue back (transactional tests flush the tables
-    the data migration filled)."""
-    seed_default_policies(apps)
-    seed_risk_rules(apps)
-    sync_tool_catalogue()
+    the data migration filled).
+
+    One transaction: in a transactional test each of the ~150 small writes would otherwise commit on its own.
+    """
+    with transaction.atomic():
+        seed_default_policies(apps)
+        seed_risk_rules(apps)
+        sync_tool_catalogue()
 
 
 def make_user(role: str, username: str | None = None):
