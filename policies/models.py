@@ -211,7 +211,7 @@ class AuditEvent(models.Model):
 
     Fields: ``created_at`` event time (indexed); ``event_type`` what happened; ``actor`` the user (null for
     system events); ``conversation_id`` the chat it belongs to (a plain id: policies does not import the chat
-    app); ``tool``/``env_id`` targets; ``args`` tool arguments (secrets redacted); ``raw_chars``/``sent_chars``
+    app); ``tool``/``env_id`` targets; ``args`` tool arguments (no tool takes a secret); ``raw_chars``/``sent_chars``
     tool output size before/after summarisation (characters); ``duration_ms``; ``outcome`` a short code
     (``ok``, ``timeout``, …); ``extra_data`` anything else (decision, payload, error).
     """

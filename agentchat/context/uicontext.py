@@ -2,7 +2,7 @@
 
 The context comes from a URL anyone can craft and ends up in an LLM prompt, so it is hostile input: one
 validator (``validate_ui_context``) serves the HTTP API and the WebSocket consumer (both reach it through
-``context_intake.context_accept``), and the prompt block is rendered only from a validated object.
+``context.intake.context_accept``), and the prompt block is rendered only from a validated object.
 
 Size rule (both entry points measure the same thing): the UTF-8 length of the context serialised as compact
 JSON — no whitespace, non-ASCII characters as UTF-8, the escapes of RFC 8259 — i.e. exactly what the page's

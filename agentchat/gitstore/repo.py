@@ -148,7 +148,7 @@ def branch_check(name: str) -> Ref:
     """Return the full ref of the branch ``name`` after checking git's ref rules.
 
     Raises:
-        GitRefError: the name breaks a rule of ``gitrefs.branch_name_problem``.
+        GitRefError: the name breaks a rule of ``gitstore.refs.branch_name_problem``.
     """
     problem = branch_name_problem(name)
     if problem:

@@ -25,7 +25,7 @@ def chat_model() -> BaseChatModel:
     ``openai``: langchain-openai ``ChatOpenAI`` on ``LLM_BASE_URL`` with ``LLM_API_KEY`` and ``LLM_MODEL``,
     streaming (tokens and tool-call deltas), parallel tool calls as the server sends them, no SDK retries,
     a whole-call timeout of ``LLM_TIMEOUT_S``; ``LLM_MAX_TOKENS`` > 0 caps the reply. Failures are mapped to
-    ``llm_unavailable`` by the agent loop (``llm.stream``).
+    ``llm_unavailable`` by the agent loop (``turn.reply``, ``turn.streaming``).
 
     Raises:
         ValueError: an unknown provider name.

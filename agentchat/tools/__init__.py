@@ -1,1 +1,2 @@
-"""The tool catalogue (DESIGN §8): ``registry`` holds the specs, one module per domain registers them."""
+"""The 22 tools (DESIGN §8), one module per domain; each registers itself with ``@assistant_tool``
+(``agentchat.runtime.registry``) when ``AgentchatConfig.ready`` imports this package's modules."""

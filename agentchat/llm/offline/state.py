@@ -63,7 +63,7 @@ class Knowledge:
         environments: ``[(env_id, tier)]`` of the active environments.
         why_not: ``(tool, page, language) → sentence`` saying why a tool is not offered here.
         not_offered_reason: ``(tool, page) → code`` of that reason (``role`` when only the user's role lacks
-            it; see ``offline.not_offered_reason``); by default no reason is known.
+            it; see ``llm.offline.model.PolicyFacts``); by default no reason is known.
     """
 
     rank: Rank
