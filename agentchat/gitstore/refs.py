@@ -5,40 +5,34 @@ them (a leading ``-`` and the name ``HEAD``) and our own length limit. DESIGN §
 """
 
 import re
+from typing import TYPE_CHECKING
+
+from django.utils import translation
+from django.utils.translation import gettext_lazy, ngettext_lazy
+
+if TYPE_CHECKING:  # the stubs' type of a text or a lazy msgid (django-stubs-ext is a dev dependency)
+    from django_stubs_ext import StrOrPromise
 
 MAX_BRANCH_BYTES = 200  # ours, not git's: keeps every component well under the 255-byte file-name limit
 FORBIDDEN_CHARS = frozenset(" ~^:?*[\\")
 
-# rule key: (ru, en)
-PROBLEMS: dict[str, tuple[str, str]] = {
-    "empty": ("имя ветки пустое", "the branch name is empty"),
-    "too_long": (
-        f"имя ветки длиннее {MAX_BRANCH_BYTES} байт",
-        f"the branch name is longer than {MAX_BRANCH_BYTES} bytes",
+# rule key: the reason as users read it (a lazy msgid; ``too_long`` takes the limit as ``max``)
+PROBLEMS: dict[str, "StrOrPromise"] = {
+    "empty": gettext_lazy("the branch name is empty"),
+    "too_long": ngettext_lazy(
+        "the branch name is longer than %(max)d byte", "the branch name is longer than %(max)d bytes", "max"
     ),
-    "encoding": ("имя ветки не является корректным текстом UTF-8", "the branch name is not valid UTF-8 text"),
-    "leading_dash": ("имя ветки не может начинаться с «-»", "a branch name cannot start with “-”"),
-    "reserved": ("«HEAD» и «@» — зарезервированные имена", "“HEAD” and “@” are reserved names"),
-    "control_char": ("в имени ветки есть управляющие символы", "the branch name contains control characters"),
-    "forbidden_char": (
-        "в имени ветки нельзя использовать пробел и символы ~ ^ : ? * [ \\",
-        "a branch name cannot contain a space or any of ~ ^ : ? * [ \\",
-    ),
-    "double_dot": ("в имени ветки нельзя использовать «..»", "a branch name cannot contain “..”"),
-    "at_brace": ("в имени ветки нельзя использовать «@{»", "a branch name cannot contain “@{”"),
-    "slash": (
-        "имя ветки не может начинаться или заканчиваться «/» и содержать «//»",
-        "a branch name cannot start or end with “/” or contain “//”",
-    ),
-    "trailing_dot": ("имя ветки не может заканчиваться точкой", "a branch name cannot end with a dot"),
-    "component_dot": (
-        "части имени между «/» не могут начинаться с точки",
-        "the parts of a branch name between “/” cannot start with a dot",
-    ),
-    "lock_suffix": (
-        "части имени между «/» не могут заканчиваться на «.lock»",
-        "the parts of a branch name between “/” cannot end with “.lock”",
-    ),
+    "encoding": gettext_lazy("the branch name is not valid UTF-8 text"),
+    "leading_dash": gettext_lazy("a branch name cannot start with “-”"),
+    "reserved": gettext_lazy("“HEAD” and “@” are reserved names"),
+    "control_char": gettext_lazy("the branch name contains control characters"),
+    "forbidden_char": gettext_lazy("a branch name cannot contain a space or any of ~ ^ : ? * [ \\"),
+    "double_dot": gettext_lazy("a branch name cannot contain “..”"),
+    "at_brace": gettext_lazy("a branch name cannot contain “@{”"),
+    "slash": gettext_lazy("a branch name cannot start or end with “/” or contain “//”"),
+    "trailing_dot": gettext_lazy("a branch name cannot end with a dot"),
+    "component_dot": gettext_lazy("the parts of a branch name between “/” cannot start with a dot"),
+    "lock_suffix": gettext_lazy("the parts of a branch name between “/” cannot end with “.lock”"),
 }
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -82,7 +76,8 @@ def branch_name_problem(name: str) -> str | None:
     return None
 
 
-def branch_name_message(problem: str, language: str = "ru") -> str:
-    """Return the user-facing text of a ``branch_name_problem`` key in ``language`` (``ru``/``en``)."""
-    ru, en = PROBLEMS[problem]
-    return en if language == "en" else ru
+def branch_name_message(problem: str, language: str | None = "ru") -> str:
+    """Return the user-facing text of a ``branch_name_problem`` key in ``language`` (``ru``/``en``; the active
+    language when None)."""
+    with translation.override(language or translation.get_language()):
+        return str(PROBLEMS[problem] % {"max": MAX_BRANCH_BYTES})

@@ -17,9 +17,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, cast, overload
+from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
 from django.conf import settings
+from django.utils import translation
+from django.utils.functional import lazy
+from django.utils.translation import gettext_lazy
 from dulwich.errors import NotTreeError
 from dulwich.file import FileLocked
 from dulwich.index import commit_tree
@@ -29,6 +32,9 @@ from dulwich.repo import Repo
 
 from agentchat.errors import InvalidArguments, ToolError
 from agentchat.gitstore.refs import branch_name_message, branch_name_problem
+
+if TYPE_CHECKING:  # the stubs' type of a text or a lazy msgid (django-stubs-ext is a dev dependency)
+    from django_stubs_ext import StrOrPromise
 
 MAIN = "main"
 HEADS = b"refs/heads/"
@@ -48,14 +54,22 @@ Volatile fields (the export timestamp, generated layout ids) are normalised so a
 
 
 class _Localised(ToolError):
-    """Base of the errors here, whose message is given in Russian and English (a tool error: the agent explains it)."""
+    """Base of the errors here (a tool error: the agent explains it): a catalogue message, rendered in the
+    language asked for.
 
-    def __init__(self, ru: str, en: str):
-        super().__init__(en)
-        self.ru, self.en = ru, en
+    Args:
+        message: a ``gettext_lazy`` msgid with ``%(name)s`` placeholders; params: their values (a lazy value is
+            rendered in the same language).
+    """
+
+    def __init__(self, message: "StrOrPromise", /, **params: Any):
+        self.message, self.message_params = message, params
+        super().__init__(self.text("en"))  # the detail (logs, audit) in the msgids' language
 
     def text(self, language: str = "ru") -> str:
-        return self.en if language == "en" else self.ru
+        """Return the message in ``language`` (``ru``/``en``)."""
+        with translation.override(language):
+            return str(self.message % self.message_params) if self.message_params else str(self.message)
 
 
 class GitRefError(_Localised, InvalidArguments):
@@ -104,7 +118,7 @@ def repo_dir(env_id: str) -> Path:
         GitRefError: ``env_id`` is not a plain slug (it becomes a directory name).
     """
     if not _ENV_ID.match(env_id or ""):
-        raise GitRefError(f"Недопустимый id окружения {env_id!r}.", f"Invalid environment id {env_id!r}.")
+        raise GitRefError(gettext_lazy("Invalid environment id %(env)r."), env=env_id)
     return Path(settings.GIT_REPOS_DIR) / env_id
 
 
@@ -153,8 +167,9 @@ def branch_check(name: str) -> Ref:
     problem = branch_name_problem(name)
     if problem:
         raise GitRefError(
-            f"Недопустимое имя ветки {name!r}: {branch_name_message(problem, 'ru')}.",
-            f"Invalid branch name {name!r}: {branch_name_message(problem, 'en')}.",
+            gettext_lazy("Invalid branch name %(name)r: %(reason)s."),
+            name=name,
+            reason=lazy(branch_name_message, str)(problem, None),  # rendered in the error's language
         )
     return Ref(HEADS + name.encode())
 
@@ -170,8 +185,9 @@ def branch_head(repo: Repo, branch: str) -> ObjectID:
         return repo.refs[ref]
     except KeyError:
         raise GitRefError(
-            f"Ветки {branch!r} нет. Существующие ветки: {', '.join(branch_names(repo))}.",
-            f"There is no branch {branch!r}. Existing branches: {', '.join(branch_names(repo))}.",
+            gettext_lazy("There is no branch %(branch)r. Existing branches: %(branches)s."),
+            branch=branch,
+            branches=", ".join(branch_names(repo)),
         ) from None
 
 
@@ -196,8 +212,7 @@ def branch_create(*, env_id: str, name: str, base: str = MAIN) -> dict[str, Any]
         reflog = f"branch: from {base}".encode()
         if not _ref_update(repo.refs.add_if_new, ref, head, committer=SERVICE_IDENTITY, message=reflog):
             raise GitRefError(
-                f"Ветка {name!r} уже существует в репозитории {env_id}.",
-                f"Branch {name!r} already exists in the {env_id} repository.",
+                gettext_lazy("Branch %(branch)r already exists in the %(env)s repository."), branch=name, env=env_id
             )
     return {"env_id": env_id, "branch": name, "base": base, "sha": head.decode()}
 
@@ -244,7 +259,7 @@ def export_status(*, env_id: str, dashboard_id: int, branch: str, files: dict[st
     if repo is None:
         if branch != MAIN:
             branch_check(branch)
-            raise GitRefError(f"Ветки {branch!r} нет.", f"There is no branch {branch!r}.")
+            raise GitRefError(gettext_lazy("There is no branch %(branch)r."), branch=branch)
         head, old, last = None, {}, None
     else:
         with repo:
@@ -304,8 +319,11 @@ def export_commit(
             if _ref_update(repo.refs.set_if_equals, ref, head, commit.id, committer=author, message=reflog):
                 return {**result, "committed": True, "sha": commit.id.decode(), "changes": changes.as_dict()}
     raise GitBusy(
-        f"Ветка {branch} в репозитории {env_id} всё время меняется другими коммитами; коммит не сделан, повторите.",
-        f"Branch {branch} of the {env_id} repository kept moving under other commits; nothing committed, retry.",
+        gettext_lazy(
+            "Branch %(branch)s of the %(env)s repository kept moving under other commits; nothing committed, retry."
+        ),
+        branch=branch,
+        env=env_id,
     )
 
 
@@ -345,8 +363,7 @@ def _ref_update(update: Callable[..., bool], *args: Any, **kwargs: Any) -> bool:
         except FileLocked:
             if time.monotonic() > deadline:
                 raise GitBusy(
-                    "Ветка заблокирована другим процессом; ничего не изменено, повторите.",
-                    "The branch is locked by another process; nothing changed, retry.",
+                    gettext_lazy("The branch is locked by another process; nothing changed, retry.")
                 ) from None
             time.sleep(delay)
             delay = min(delay * 2, 0.2)

@@ -4,49 +4,56 @@ A description is built from what the chart's metadata says (see ``agentchat.revi
 visualisation type, metrics, dimensions, time grain and dataset. Nothing is invented beyond those facts.
 """
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from django.utils import translation
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext, pgettext, pgettext_lazy
+
+if TYPE_CHECKING:  # the stubs' type of a text or a lazy msgid (django-stubs-ext is a dev dependency)
+    from django_stubs_ext import StrOrPromise
 
 MAX_DESCRIPTION_CHARS = 500
 
-# Superset viz_type: (ru, en)
-VIZ_LABELS: dict[str, tuple[str, str]] = {
-    "echarts_timeseries_line": ("Линейный график", "Line chart"),
-    "echarts_timeseries_smooth": ("Сглаженный линейный график", "Smooth line chart"),
-    "echarts_timeseries_step": ("Ступенчатый график", "Stepped line chart"),
-    "echarts_timeseries_bar": ("Столбчатая диаграмма", "Bar chart"),
-    "echarts_timeseries_scatter": ("Точечный график", "Scatter plot"),
-    "echarts_area": ("Диаграмма с областями", "Area chart"),
-    "mixed_timeseries": ("Комбинированный график", "Mixed chart"),
-    "line": ("Линейный график", "Line chart"),
-    "bar": ("Столбчатая диаграмма", "Bar chart"),
-    "dist_bar": ("Столбчатая диаграмма", "Bar chart"),
-    "pie": ("Круговая диаграмма", "Pie chart"),
-    "table": ("Таблица", "Table"),
-    "pivot_table_v2": ("Сводная таблица", "Pivot table"),
-    "big_number_total": ("Показатель", "Big number"),
-    "big_number": ("Показатель с динамикой", "Big number with trendline"),
-    "heatmap_v2": ("Тепловая карта", "Heatmap"),
-    "histogram_v2": ("Гистограмма", "Histogram"),
-    "box_plot": ("Диаграмма размаха", "Box plot"),
-    "treemap_v2": ("Древовидная карта", "Treemap"),
-    "sunburst_v2": ("Диаграмма «солнечные лучи»", "Sunburst chart"),
-    "funnel": ("Воронка", "Funnel chart"),
-    "gauge_chart": ("Индикатор", "Gauge"),
-    "word_cloud": ("Облако слов", "Word cloud"),
-    "world_map": ("Карта мира", "World map"),
-    "country_map": ("Карта страны", "Country map"),
-    "sankey_v2": ("Диаграмма Санкея", "Sankey diagram"),
-    "radar": ("Радарная диаграмма", "Radar chart"),
-    "bubble_v2": ("Пузырьковая диаграмма", "Bubble chart"),
+# Superset viz_type: its name for people
+VIZ_LABELS: dict[str, "StrOrPromise"] = {
+    "echarts_timeseries_line": pgettext_lazy("chart type", "Line chart"),
+    "echarts_timeseries_smooth": pgettext_lazy("chart type", "Smooth line chart"),
+    "echarts_timeseries_step": pgettext_lazy("chart type", "Stepped line chart"),
+    "echarts_timeseries_bar": pgettext_lazy("chart type", "Bar chart"),
+    "echarts_timeseries_scatter": pgettext_lazy("chart type", "Scatter plot"),
+    "echarts_area": pgettext_lazy("chart type", "Area chart"),
+    "mixed_timeseries": pgettext_lazy("chart type", "Mixed chart"),
+    "line": pgettext_lazy("chart type", "Line chart"),
+    "bar": pgettext_lazy("chart type", "Bar chart"),
+    "dist_bar": pgettext_lazy("chart type", "Bar chart"),
+    "pie": pgettext_lazy("chart type", "Pie chart"),
+    "table": pgettext_lazy("chart type", "Table"),
+    "pivot_table_v2": pgettext_lazy("chart type", "Pivot table"),
+    "big_number_total": pgettext_lazy("chart type", "Big number"),
+    "big_number": pgettext_lazy("chart type", "Big number with trendline"),
+    "heatmap_v2": pgettext_lazy("chart type", "Heatmap"),
+    "histogram_v2": pgettext_lazy("chart type", "Histogram"),
+    "box_plot": pgettext_lazy("chart type", "Box plot"),
+    "treemap_v2": pgettext_lazy("chart type", "Treemap"),
+    "sunburst_v2": pgettext_lazy("chart type", "Sunburst chart"),
+    "funnel": pgettext_lazy("chart type", "Funnel chart"),
+    "gauge_chart": pgettext_lazy("chart type", "Gauge"),
+    "word_cloud": pgettext_lazy("chart type", "Word cloud"),
+    "world_map": pgettext_lazy("chart type", "World map"),
+    "country_map": pgettext_lazy("chart type", "Country map"),
+    "sankey_v2": pgettext_lazy("chart type", "Sankey diagram"),
+    "radar": pgettext_lazy("chart type", "Radar chart"),
+    "bubble_v2": pgettext_lazy("chart type", "Bubble chart"),
 }
-TIME_GRAINS: dict[str, tuple[str, str]] = {
-    "PT1M": ("по минутам", "per minute"),
-    "PT1H": ("по часам", "hourly"),
-    "P1D": ("по дням", "daily"),
-    "P1W": ("по неделям", "weekly"),
-    "P1M": ("по месяцам", "monthly"),
-    "P3M": ("по кварталам", "quarterly"),
-    "P1Y": ("по годам", "yearly"),
+TIME_GRAINS: dict[str, "StrOrPromise"] = {
+    "PT1M": pgettext_lazy("time grain", "per minute"),
+    "PT1H": pgettext_lazy("time grain", "hourly"),
+    "P1D": pgettext_lazy("time grain", "daily"),
+    "P1W": pgettext_lazy("time grain", "weekly"),
+    "P1M": pgettext_lazy("time grain", "monthly"),
+    "P3M": pgettext_lazy("time grain", "quarterly"),
+    "P1Y": pgettext_lazy("time grain", "yearly"),
 }
 
 
@@ -56,21 +63,24 @@ def chart_description(chart: dict[str, Any], dataset_name: str | None, language:
     Example (ru): «Линейный график: Потребление, МВт·ч в разрезе date, по месяцам. Источник — датасет
     «energy_consumption».»
     """
-    ru = language != "en"
-    viz = chart.get("viz_type") or ""
-    label = VIZ_LABELS.get(viz, (f"Визуализация {viz}", f"{viz} visualisation") if viz else ("График", "Chart"))
-    parts = [label[0] if ru else label[1]]
-    metrics = ", ".join(chart.get("metrics") or [])
-    dimensions = ", ".join(chart.get("dimensions") or [])
-    body = metrics
-    if dimensions:
-        body = f"{body} {'в разрезе' if ru else 'by'} {dimensions}" if body else dimensions
-    grain = TIME_GRAINS.get(chart.get("time_grain") or "")
-    if grain:
-        body = f"{body}, {grain[0] if ru else grain[1]}" if body else (grain[0] if ru else grain[1])
-    sentence = f"{parts[0]}: {body}." if body else f"{parts[0]}."
-    if dataset_name:
-        sentence += f" Источник — датасет «{dataset_name}»." if ru else f" Source: dataset “{dataset_name}”."
+    with translation.override(language):
+        viz = chart.get("viz_type") or ""
+        if viz in VIZ_LABELS:
+            label = str(VIZ_LABELS[viz])
+        else:
+            label = _("%(viz)s visualisation") % {"viz": viz} if viz else pgettext("chart description", "Chart")
+        body = ", ".join(chart.get("metrics") or [])
+        dimensions = ", ".join(chart.get("dimensions") or [])
+        if dimensions:
+            body = (
+                _("%(metrics)s by %(dimensions)s") % {"metrics": body, "dimensions": dimensions} if body else dimensions
+            )
+        grain = TIME_GRAINS.get(chart.get("time_grain") or "")
+        if grain:
+            body = f"{body}, {grain}" if body else str(grain)
+        sentence = f"{label}: {body}." if body else f"{label}."
+        if dataset_name:
+            sentence += " " + _("Source: dataset “%(dataset)s”.") % {"dataset": dataset_name}
     return _clip(sentence)
 
 
@@ -80,13 +90,26 @@ def dashboard_description(metadata: dict[str, Any], language: str) -> str:
     charts = [c.get("name") for c in metadata.get("charts") or [] if c.get("name")]
     datasets = [d.get("name") for d in metadata.get("datasets") or [] if d.get("name")]
     shown = ", ".join(f"«{c}»" for c in charts[:6]) + (" …" if len(charts) > 6 else "")
-    if language == "en":
-        text = f"Dashboard “{dashboard.get('title')}”: {len(charts)} charts ({shown or '—'})"
-        text += f" on datasets {', '.join(datasets)}." if datasets else "."
-    else:
-        text = f"Дашборд «{dashboard.get('title')}»: графиков — {len(charts)} ({shown or '—'})"
-        text += f", датасеты: {', '.join(datasets)}." if datasets else "."
-    return _clip(text)
+    params = {
+        "title": dashboard.get("title"),
+        "count": len(charts),
+        "charts": shown or "—",
+        "datasets": ", ".join(datasets),
+    }
+    with translation.override(language):
+        if datasets:
+            text = ngettext(
+                "Dashboard “%(title)s”: %(count)d chart (%(charts)s) on datasets %(datasets)s.",
+                "Dashboard “%(title)s”: %(count)d charts (%(charts)s) on datasets %(datasets)s.",
+                len(charts),
+            )
+        else:
+            text = ngettext(
+                "Dashboard “%(title)s”: %(count)d chart (%(charts)s).",
+                "Dashboard “%(title)s”: %(count)d charts (%(charts)s).",
+                len(charts),
+            )
+        return _clip(text % params)
 
 
 def _clip(text: str) -> str:

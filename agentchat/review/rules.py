@@ -9,25 +9,33 @@ Input is the metadata dict built by ``agentchat.review.runs.dashboard_metadata``
      "datasets": [{"id", "name", "owners": [str]}]}
 
 Output findings are ``{"rule", "severity": "warning"|"info", "object_type", "object_id", "object_name",
-"message_ru", "message_en"}``.
+"message", "language"}``: the message is written in the language of the dashboard's names (``language``), so it
+reads like the dashboard it is about; summaries are in the user's language.
 """
 
 import re
 from collections import Counter, defaultdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from django.utils import translation
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
+
+if TYPE_CHECKING:  # the stubs' type of a text or a lazy msgid (django-stubs-ext is a dev dependency)
+    from django_stubs_ext import StrOrPromise
 
 Finding = dict[str, Any]
 
-# rule: (severity, ru label, en label) — labels name the problem in summaries
-RULES: dict[str, tuple[str, str, str]] = {
-    "chart_without_description": ("warning", "графики без описания", "charts without a description"),
-    "dataset_without_owners": ("warning", "датасеты без владельцев", "datasets without owners"),
-    "dashboard_without_owners": ("warning", "дашборд без владельцев", "dashboard without owners"),
-    "unused_native_filter": ("warning", "неиспользуемые фильтры", "unused native filters"),
-    "default_name": ("warning", "названия по умолчанию", "default or untitled names"),
-    "duplicate_chart_name": ("warning", "повторяющиеся названия графиков", "duplicate chart names"),
-    "mixed_language_name": ("info", "названия на смеси языков", "names mixing languages"),
-    "inconsistent_language": ("info", "разные языки в названиях", "names in different languages"),
+# rule: (severity, label) — labels name the problem in summaries
+RULES: dict[str, tuple[str, "StrOrPromise"]] = {
+    "chart_without_description": ("warning", gettext_lazy("charts without a description")),
+    "dataset_without_owners": ("warning", gettext_lazy("datasets without owners")),
+    "dashboard_without_owners": ("warning", gettext_lazy("dashboard without owners")),
+    "unused_native_filter": ("warning", gettext_lazy("unused native filters")),
+    "default_name": ("warning", gettext_lazy("default or untitled names")),
+    "duplicate_chart_name": ("warning", gettext_lazy("duplicate chart names")),
+    "mixed_language_name": ("info", gettext_lazy("names mixing languages")),
+    "inconsistent_language": ("info", gettext_lazy("names in different languages")),
 }
 
 _DEFAULT_NAMES = re.compile(
@@ -41,29 +49,49 @@ _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
 _LATIN = re.compile(r"[A-Za-z]")
 
 
-def review_findings(metadata: dict[str, Any]) -> list[Finding]:
-    """Return every finding of the rules in ``RULES`` for one dashboard's metadata, in a stable order."""
+def metadata_language(metadata: dict[str, Any]) -> str | None:
+    """Return the language the dashboard's title and chart names are written in (``ru``/``en``), or None."""
+    dashboard = metadata.get("dashboard") or {}
+    return names_language([dashboard.get("title") or ""] + [c.get("name") or "" for c in metadata.get("charts") or []])
+
+
+def review_findings(metadata: dict[str, Any], language: str | None = None) -> list[Finding]:
+    """Return every finding of the rules in ``RULES`` for one dashboard's metadata, in a stable order.
+
+    Args:
+        metadata: see the module docstring.
+        language: the language of the messages (``ru``/``en``); by default that of the dashboard's names
+            (``metadata_language``), else the active language.
+    """
+    language = language or metadata_language(metadata) or translation.get_language() or "ru"
     dashboard = metadata.get("dashboard") or {}
     charts = metadata.get("charts") or []
     datasets = metadata.get("datasets") or []
     findings: list[Finding] = []
-    findings += _descriptions(charts)
-    findings += _owners(dashboard, datasets)
-    findings += _unused_filters(dashboard, charts)
-    findings += _names(dashboard, charts)
-    return findings
+    with translation.override(language):
+        findings += _descriptions(charts)
+        findings += _owners(dashboard, datasets)
+        findings += _unused_filters(dashboard, charts)
+        findings += _names(dashboard, charts)
+    return [{**finding, "language": language} for finding in findings]
 
 
 def findings_summary(findings: list[Finding], language: str, *, title: str | None = None) -> str:
-    """Return one line such as «3 замечания: графики без описания — 2, …» in ``language`` (``ru``/``en``)."""
-    if not findings:
-        return f"Замечаний нет{_of(title, 'ru')}." if language != "en" else f"No findings{_of(title, 'en')}."
-    counts = Counter(f["rule"] for f in findings)
-    index = 1 if language != "en" else 2
-    parts = ", ".join(f"{RULES.get(rule, ('', rule, rule))[index]} — {n}" for rule, n in counts.most_common())
-    if language == "en":
-        return f"{len(findings)} findings{_of(title, 'en')}: {parts}."
-    return f"Замечаний: {len(findings)}{_of(title, 'ru')}: {parts}."
+    """Return one line such as «3 замечания в «Отчёт»: графики без описания — 2, …» in ``language``
+    (``ru``/``en``)."""
+    with translation.override(language):
+        if not findings:
+            return _("No findings in “%(title)s”.") % {"title": title} if title else _("No findings.")
+        counts = Counter(f["rule"] for f in findings)
+        parts = ", ".join(f"{RULES[rule][1] if rule in RULES else rule} — {n}" for rule, n in counts.most_common())
+        n = len(findings)
+        if title:
+            text = ngettext(
+                "%(count)d finding in “%(title)s”: %(parts)s.", "%(count)d findings in “%(title)s”: %(parts)s.", n
+            )
+        else:
+            text = ngettext("%(count)d finding: %(parts)s.", "%(count)d findings: %(parts)s.", n)
+        return text % {"count": n, "title": title, "parts": parts}
 
 
 def name_language(name: str) -> str | None:
@@ -93,15 +121,14 @@ def names_language(names: list[str]) -> str | None:
     return "ru" if counts["ru"] >= counts["en"] else "en"
 
 
-def _finding(rule: str, object_type: str, obj: dict[str, Any], ru: str, en: str) -> Finding:
+def _finding(rule: str, object_type: str, obj: dict[str, Any], message: str) -> Finding:
     return {
         "rule": rule,
         "severity": RULES[rule][0],
         "object_type": object_type,
         "object_id": obj.get("id"),
         "object_name": obj.get("name") if object_type != "dashboard" else obj.get("title"),
-        "message_ru": ru,
-        "message_en": en,
+        "message": message,
     }
 
 
@@ -111,8 +138,7 @@ def _descriptions(charts: list[dict]) -> list[Finding]:
             "chart_without_description",
             "chart",
             c,
-            f"У графика «{c.get('name')}» (id {c.get('id')}) нет описания.",
-            f"Chart “{c.get('name')}” (id {c.get('id')}) has no description.",
+            _("Chart “%(name)s” (id %(id)s) has no description.") % {"name": c.get("name"), "id": c.get("id")},
         )
         for c in charts
         if not (c.get("description") or "").strip()
@@ -125,8 +151,7 @@ def _owners(dashboard: dict, datasets: list[dict]) -> list[Finding]:
             "dataset_without_owners",
             "dataset",
             ds,
-            f"У датасета «{ds.get('name')}» (id {ds.get('id')}) нет владельцев.",
-            f"Dataset “{ds.get('name')}” (id {ds.get('id')}) has no owners.",
+            _("Dataset “%(name)s” (id %(id)s) has no owners.") % {"name": ds.get("name"), "id": ds.get("id")},
         )
         for ds in datasets
         if not ds.get("owners")
@@ -138,8 +163,7 @@ def _owners(dashboard: dict, datasets: list[dict]) -> list[Finding]:
                 "dashboard_without_owners",
                 "dashboard",
                 dashboard,
-                f"У дашборда «{dashboard.get('title')}» нет владельцев.",
-                f"Dashboard “{dashboard.get('title')}” has no owners.",
+                _("Dashboard “%(title)s” has no owners.") % {"title": dashboard.get("title")},
             ),
         )
     return found
@@ -165,10 +189,8 @@ def _unused_filters(dashboard: dict, charts: list[dict]) -> list[Finding]:
                 "unused_native_filter",
                 "filter",
                 obj,
-                f"Фильтр «{flt.get('name')}» не влияет ни на один график дашборда "
-                "(его датасет не используется графиками в его области действия).",
-                f"Filter “{flt.get('name')}” affects no chart of the dashboard "
-                "(no chart in its scope uses its dataset).",
+                _("Filter “%(name)s” affects no chart of the dashboard (no chart in its scope uses its dataset).")
+                % {"name": flt.get("name")},
             )
         )
     return found
@@ -180,26 +202,21 @@ def _names(dashboard: dict, charts: list[dict]) -> list[Finding]:
         ("chart", c, c.get("name")) for c in charts
     ]
     for object_type, obj, name in named:
-        label_ru, label_en = ("Дашборд", "Dashboard") if object_type == "dashboard" else ("График", "Chart")
         label = (name or "").strip()
         if not label or _DEFAULT_NAMES.search(label):
-            found.append(
-                _finding(
-                    "default_name",
-                    object_type,
-                    obj,
-                    f"{label_ru} «{name}» (id {obj.get('id')}) назван по умолчанию — дайте осмысленное название.",
-                    f"{label_en} “{name}” (id {obj.get('id')}) has a default name — give it a meaningful one.",
-                )
-            )
+            params = {"name": name, "id": obj.get("id")}
+            if object_type == "dashboard":
+                message = _("Dashboard “%(name)s” (id %(id)s) has a default name — give it a meaningful one.")
+            else:
+                message = _("Chart “%(name)s” (id %(id)s) has a default name — give it a meaningful one.")
+            found.append(_finding("default_name", object_type, obj, message % params))
         if name_language(name or "") == "mixed":
             found.append(
                 _finding(
                     "mixed_language_name",
                     object_type,
                     obj,
-                    f"В названии «{name}» смешаны русский и английский.",
-                    f"The name “{name}” mixes Russian and English.",
+                    _("The name “%(name)s” mixes Russian and English.") % {"name": name},
                 )
             )
     found += _duplicates(charts)
@@ -223,8 +240,8 @@ def _duplicates(charts: list[dict]) -> list[Finding]:
                     "duplicate_chart_name",
                     "chart",
                     c,
-                    f"Название «{c.get('name')}» носят несколько графиков дашборда (id {ids}).",
-                    f"Several charts of the dashboard are named “{c.get('name')}” (ids {ids}).",
+                    _("Several charts of the dashboard are named “%(name)s” (ids %(ids)s).")
+                    % {"name": c.get("name"), "ids": ids},
                 )
             )
     return found
@@ -238,25 +255,18 @@ def _inconsistent(dashboard: dict, named: list[tuple[str, dict, str | None]]) ->
             by_lang[lang].append(name)
     if not (by_lang["ru"] and by_lang["en"]):
         return []
-    ru_names, en_names = ", ".join(by_lang["ru"][:3]), ", ".join(by_lang["en"][:3])
-    return [
-        _finding(
-            "inconsistent_language",
-            "dashboard",
-            dashboard,
-            f"Названия на разных языках: по-русски — {len(by_lang['ru'])} ({ru_names}), "
-            f"по-английски — {len(by_lang['en'])} ({en_names}).",
-            f"Names are in different languages: Russian — {len(by_lang['ru'])} ({ru_names}), "
-            f"English — {len(by_lang['en'])} ({en_names}).",
-        )
-    ]
+    message = _(
+        "Names are in different languages: Russian — %(russian)d (%(russian_names)s), English — %(english)d "
+        "(%(english_names)s)."
+    )
+    params = {
+        "russian": len(by_lang["ru"]),
+        "russian_names": ", ".join(by_lang["ru"][:3]),
+        "english": len(by_lang["en"]),
+        "english_names": ", ".join(by_lang["en"][:3]),
+    }
+    return [_finding("inconsistent_language", "dashboard", dashboard, message % params)]
 
 
 def _is_unit(word: str) -> bool:
     return word.casefold() in {"mwh", "kwh", "gwh", "mw", "kw", "km", "kg", "pct", "usd", "eur", "rub"}
-
-
-def _of(title: str | None, language: str) -> str:
-    if not title:
-        return ""
-    return f" в «{title}»" if language == "ru" else f" in “{title}”"

@@ -10,23 +10,32 @@ DESIGN §4, §8, §11; issue 5.
 import asyncio
 import json
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.utils import translation
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext, pgettext_lazy
 from django_tasks import task
 
 from agentchat.models import TaskRecord, ValidationRun
 from agentchat.review.docs import chart_description, dashboard_description
 from agentchat.review.llm import ReviewLLMError, llm_documentation, llm_validation
-from agentchat.review.rules import findings_summary, names_language, review_findings
+from agentchat.review.rules import findings_summary, metadata_language, review_findings
 from agentchat.runtime.background import Progress, task_start, tracked
 from agentchat.runtime.jobs import job_context
 from agentchat.superset.client import SupersetClient
 
+if TYPE_CHECKING:  # the stubs' type of a text or a lazy msgid (django-stubs-ext is a dev dependency)
+    from django_stubs_ext import StrOrPromise
+
 JOB_DEADLINE_S = 600  # whole job, seconds: metadata reads, one LLM call, one PUT per chart
 Status = ValidationRun.Status
+STEP_METADATA = pgettext_lazy("review progress", "reading the metadata")
+STEP_REVIEW = pgettext_lazy("review progress", "reviewing")
+STEP_WRITING = pgettext_lazy("review progress", "writing the descriptions")
 
 
 async def dashboard_metadata(client: SupersetClient, dashboard_id: int) -> dict[str, Any]:
@@ -74,8 +83,7 @@ def charts_to_describe(metadata: dict[str, Any]) -> list[dict[str, Any]]:
 
 def description_language(metadata: dict[str, Any], fallback: str) -> str:
     """Return the language of the dashboard's names (``ru``/``en``), else ``fallback``."""
-    names = [(metadata.get("dashboard") or {}).get("title") or ""] + [c.get("name") or "" for c in metadata["charts"]]
-    return names_language(names) or fallback
+    return metadata_language(metadata) or fallback
 
 
 def review_start(
@@ -152,17 +160,19 @@ async def validation_review(metadata: dict[str, Any], language: str) -> tuple[li
     """Review ``metadata``; return (findings, summary in ``language``, engine ``llm``|``rules``).
 
     With ``LLM_PROVIDER=openai`` the configured LLM reviews; if it gives no usable answer the rules do, and the
-    summary says so. Offline, the rules review.
+    summary says so. Offline, the rules review. Findings are written in the language of the dashboard's names
+    (``description_language``), the summary in the user's ``language``.
     """
     title = (metadata.get("dashboard") or {}).get("title")
+    findings_language = description_language(metadata, language)
     note = ""
     if settings.LLM_PROVIDER == "openai":
         try:
-            findings, summary = await llm_validation(metadata, language)
+            findings, summary = await llm_validation(metadata, language, findings_language=findings_language)
             return findings, summary or findings_summary(findings, language, title=title), "llm"
         except ReviewLLMError as exc:
             note = _fallback_note(language, exc)
-    findings = review_findings(metadata)
+    findings = review_findings(metadata, findings_language)
     return findings, note + findings_summary(findings, language, title=title), "rules"
 
 
@@ -201,9 +211,9 @@ async def documentation_job(record_id: int) -> dict[str, Any]:
 
 async def _validate(record: TaskRecord, progress: Progress) -> dict[str, Any]:
     async def body(run: ValidationRun, client: SupersetClient) -> dict[str, Any]:
-        await progress(10, "metadata")
+        await progress(10, _step(run, STEP_METADATA))
         metadata = await dashboard_metadata(client, run.dashboard_id)
-        await progress(40, "review")
+        await progress(40, _step(run, STEP_REVIEW))
         findings, summary, engine = await validation_review(metadata, run.language)
         await _finish(run, findings=findings, summary=summary, engine=engine, title=metadata["dashboard"]["title"])
         return {"run_id": run.pk, "findings": len(findings), "engine": engine, "summary": summary}
@@ -213,11 +223,11 @@ async def _validate(record: TaskRecord, progress: Progress) -> dict[str, Any]:
 
 async def _document(record: TaskRecord, progress: Progress) -> dict[str, Any]:
     async def body(run: ValidationRun, client: SupersetClient) -> dict[str, Any]:
-        await progress(10, "metadata")
+        await progress(10, _step(run, STEP_METADATA))
         metadata = await dashboard_metadata(client, run.dashboard_id)
         charts = charts_to_describe(metadata)
         language = record.params.get("description_language") or description_language(metadata, run.language)
-        await progress(30, "writing")
+        await progress(30, _step(run, STEP_WRITING))
         texts, dashboard_text, engine, note = await documentation_texts(metadata, charts, language)
         written = []
         for i, chart in enumerate(charts, start=1):
@@ -270,20 +280,26 @@ async def _finish(run: ValidationRun, *, findings: list, summary: str, engine: s
     )
 
 
+def _step(run: ValidationRun, step: "StrOrPromise") -> str:
+    """The progress line ``step`` (one of the ``STEP_*`` msgids) in the run's language."""
+    with translation.override(run.language):
+        return str(step)
+
+
 def _documentation_summary(language: str, written: int, title: str | None) -> str:
-    if language == "en":
+    with translation.override(language):
         if not written:
-            return f"Every chart of “{title}” already has a description; nothing written."
-        return f"Descriptions written to {written} charts of “{title}”."
-    if not written:
-        return f"У всех графиков «{title}» уже есть описания; ничего не записано."
-    return f"Описания записаны для графиков «{title}»: {written}."
+            return _("Every chart of “%(title)s” already has a description; nothing written.") % {"title": title}
+        return ngettext(
+            "Descriptions written to %(count)d chart of “%(title)s”.",
+            "Descriptions written to %(count)d charts of “%(title)s”.",
+            written,
+        ) % {"count": written, "title": title}
 
 
 def _fallback_note(language: str, exc: Exception) -> str:
-    if language == "en":
-        return f"The LLM gave no usable answer ({exc}); rule-based review. "
-    return f"LLM не дал пригодного ответа ({exc}); проверка по правилам. "
+    with translation.override(language):
+        return _("The LLM gave no usable answer (%(error)s); rule-based review.") % {"error": exc} + " "
 
 
 def _person(owner: dict[str, Any]) -> str:

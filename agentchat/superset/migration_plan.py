@@ -18,12 +18,30 @@ and the deploys themselves, so the card shows exactly what the deploy does.
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.utils.translation import gettext_lazy, ngettext
+
 from agentchat.superset.bundle import Bundle, BundleError, bundle_read
 from agentchat.superset.client import SupersetClient, gather_requests
 from agentchat.superset.transfer import TransferError, dashboards_export, dashboards_require, objects_where
 
 MASKED_PASSWORD = "XXXXXXXXXX"  # noqa: S105 - not a secret: what Superset exports in place of a database password
 TYPES = ("dashboard", "chart", "dataset", "database")
+
+
+def object_count(kind: str, n: int) -> str:
+    """Return «3 графика» (or "3 charts") for ``n`` objects of ``kind`` (one of ``TYPES``) in the active language;
+    another kind reads ``n kind``."""
+    if kind == "dashboard":
+        text = ngettext("%(count)d dashboard", "%(count)d dashboards", n)
+    elif kind == "chart":
+        text = ngettext("%(count)d chart", "%(count)d charts", n)
+    elif kind == "dataset":
+        text = ngettext("%(count)d dataset", "%(count)d datasets", n)
+    elif kind == "database":
+        text = ngettext("%(count)d database", "%(count)d databases", n)
+    else:
+        return f"{n} {kind}"
+    return text % {"count": n}
 
 
 @dataclass
@@ -68,7 +86,7 @@ class MigrationPlan:
         dashboards: source dashboards ``{"id", "title", "slug", "uuid"}`` in request order.
         items: every object of the bundle with its action (see module docstring).
         database_map / dataset_map: source uuid → target uuid for objects matched by name.
-        problems: ``(ru, en)`` reasons the deploy cannot run (it refuses before changing anything).
+        problems: the reasons the deploy cannot run, as the errors it raises (it refuses before changing anything).
     """
 
     source_env_id: str
@@ -77,7 +95,7 @@ class MigrationPlan:
     items: list[PlanItem] = field(default_factory=list)
     database_map: dict[str, str] = field(default_factory=dict)
     dataset_map: dict[str, str] = field(default_factory=dict)
-    problems: list[tuple[str, str]] = field(default_factory=list)
+    problems: list[TransferError] = field(default_factory=list)
 
     def counts(self) -> dict[str, dict[str, int]]:
         """Return ``{type: {action: n}}`` over the items."""
@@ -104,8 +122,7 @@ async def migration_plan(
         bundle = bundle_read(await dashboards_export(source, [row["id"] for row in rows]))
     except BundleError as exc:
         raise TransferError(
-            f"Экспорт из {source.env_id} не удалось прочитать: {exc}.",
-            f"The export from {source.env_id} could not be read: {exc}.",
+            gettext_lazy("The export from %(env)s could not be read: %(error)s."), env=source.env_id, error=exc
         ) from exc
     plan = MigrationPlan(
         source_env_id=source.env_id,
@@ -139,11 +156,13 @@ async def _plan_databases(plan: MigrationPlan, bundle: Bundle, target: SupersetC
             items.append(PlanItem("database", name, "create", uuid))
             if MASKED_PASSWORD in str(config.get("sqlalchemy_uri") or ""):
                 plan.problems.append(
-                    (
-                        f"В {plan.target_env_id} нет базы данных «{name}», а её пароль не экспортируется: "
-                        f"создайте подключение «{name}» в {plan.target_env_id} и повторите.",
-                        f"{plan.target_env_id} has no database “{name}” and its password is not exported: "
-                        f"create the connection “{name}” in {plan.target_env_id} and retry.",
+                    TransferError(
+                        gettext_lazy(
+                            "%(env)s has no database “%(name)s” and its password is not exported: create the "
+                            "connection “%(name)s” in %(env)s and retry."
+                        ),
+                        env=plan.target_env_id,
+                        name=name,
                     )
                 )
             continue
@@ -215,11 +234,15 @@ async def _plan_dashboards(plan: MigrationPlan, bundle: Bundle, target: Superset
             items.append(PlanItem("dashboard", replaced, "conflict", uuid, target_id=holder["id"], source_name=title))
             if same is not None:
                 plan.problems.append(
-                    (
-                        f"Slug «{config['slug']}» в {plan.target_env_id} занят другим дашбордом «{replaced}», "
-                        f"а «{title}» там уже есть: переименуйте slug одного из них.",
-                        f"Slug “{config['slug']}” in {plan.target_env_id} belongs to another dashboard "
-                        f"“{replaced}” while “{title}” exists there too: change one of the slugs.",
+                    TransferError(
+                        gettext_lazy(
+                            "Slug “%(slug)s” in %(env)s belongs to another dashboard “%(replaced)s” while "
+                            "“%(title)s” exists there too: change one of the slugs."
+                        ),
+                        slug=config["slug"],
+                        env=plan.target_env_id,
+                        replaced=replaced,
+                        title=title,
                     )
                 )
         elif same is None:

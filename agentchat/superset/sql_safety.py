@@ -8,12 +8,19 @@ by the parser. Anything sqlglot cannot parse is refused, never passed through.
 """
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import sqlglot
+from django.utils import translation
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
 from agentchat.errors import InvalidArguments
+
+if TYPE_CHECKING:  # the stubs' type of a text or a lazy msgid (django-stubs-ext is a dev dependency)
+    from django_stubs_ext import StrOrPromise
 
 # Superset's ``database.backend`` (SQLAlchemy dialect name) → sqlglot dialect. Unknown backends parse with
 # sqlglot's generic dialect.
@@ -113,18 +120,29 @@ _FORBIDDEN_FUNCTIONS = frozenset(
 
 
 class SqlNotAllowed(InvalidArguments):
-    """The SQL is not a single read-only statement; ``text(language)`` says why in Russian or English."""
+    """The SQL is not a single read-only statement; ``text(language)`` says why, in that language.
 
-    def __init__(self, reason_ru: str, reason_en: str, *, unparsed: bool = False):
-        super().__init__(reason_en)
-        self.reason_ru, self.reason_en = reason_ru, reason_en
-        self.unparsed = unparsed  # refused only because the parser failed, not for what it found
+    Args:
+        reason: a ``gettext_lazy`` msgid with ``%(name)s`` placeholders; params: their values.
+        unparsed: refused only because the parser failed, not for what it found.
+    """
+
+    def __init__(self, reason: "StrOrPromise", /, *, unparsed: bool = False, **params: Any):
+        self.reason, self.reason_params = reason, params
+        self.unparsed = unparsed
+        super().__init__(self.reason_text("en"))
+
+    def reason_text(self, language: str) -> str:
+        """Return why the SQL was refused, in ``language`` (``ru``/``en``)."""
+        with translation.override(language):
+            return str(self.reason % self.reason_params) if self.reason_params else str(self.reason)
 
     def text(self, language: str = "ru") -> str:
         """Return the refusal in ``language`` (``ru``/``en``)."""
-        if language == "en":
-            return f"Query refused: {self.reason_en}. Only a single read statement (SELECT) is allowed."
-        return f"Запрос отклонён: {self.reason_ru}. Разрешён только один оператор чтения (SELECT)."
+        with translation.override(language):
+            return _("Query refused: %(reason)s. Only a single read statement (SELECT) is allowed.") % {
+                "reason": self.reason_text(language)
+            }
 
 
 @dataclass(frozen=True)
@@ -180,7 +198,7 @@ def _parse(sql: str, dialect: str | None) -> list[exp.Expr]:
     except (ParseError, TokenError) as exc:
         detail = str(exc).splitlines()[0][:200]
         raise SqlNotAllowed(
-            f"не удалось разобрать SQL ({detail})", f"the SQL could not be parsed ({detail})", unparsed=True
+            gettext_lazy("the SQL could not be parsed (%(detail)s)"), unparsed=True, detail=detail
         ) from exc
     return [s for s in statements if s is not None]
 
@@ -201,26 +219,23 @@ def sql_read_only(*, sql: str, dialect: str | None) -> ReadStatement:
     """
     statements = _parse(sql, dialect)
     if not statements:
-        raise SqlNotAllowed("пустой запрос", "the query is empty")
+        raise SqlNotAllowed(gettext_lazy("the query is empty"))
     if len(statements) > 1:
         kinds = ", ".join(_kind(s) for s in statements[:5])
         raise SqlNotAllowed(
-            f"несколько операторов ({len(statements)}: {kinds})", f"several statements ({len(statements)}: {kinds})"
+            gettext_lazy("several statements (%(count)d: %(kinds)s)"), count=len(statements), kinds=kinds
         )
     tree = statements[0]
     if not isinstance(tree, _QUERY_ROOTS):
         kind = _kind(tree)
-        raise SqlNotAllowed(f"оператор {kind} не является чтением", f"a {kind} statement is not a read")
+        raise SqlNotAllowed(gettext_lazy("a %(kind)s statement is not a read"), kind=kind)
     for node in tree.walk():
         if isinstance(node, _FORBIDDEN_NODES):
             kind = _kind(node)
-            raise SqlNotAllowed(f"внутри запроса найден {kind}", f"the query contains {kind}")
+            raise SqlNotAllowed(gettext_lazy("the query contains %(kind)s"), kind=kind)
         if isinstance(node, exp.Func) and _function_name(node) in _FORBIDDEN_FUNCTIONS:
             name = _function_name(node)
-            raise SqlNotAllowed(
-                f"функция {name} действует на сервер, а не читает данные",
-                f"function {name} acts on the server instead of reading data",
-            )
+            raise SqlNotAllowed(gettext_lazy("function %(name)s acts on the server instead of reading data"), name=name)
     return ReadStatement(tree=tree, dialect=dialect)
 
 

@@ -4,10 +4,16 @@ Every request goes through the environment's ``SupersetClient`` (DESIGN §10). L
 Rison filters (``opr: "in"``) in chunks, so a set of 40 dashboards costs a handful of requests.
 """
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from django.utils import translation
+from django.utils.translation import gettext_lazy
 
 from agentchat.errors import ToolError, UpstreamError
 from agentchat.superset.client import SupersetClient, rison
+
+if TYPE_CHECKING:  # the stubs' type of a text or a lazy msgid (django-stubs-ext is a dev dependency)
+    from django_stubs_ext import StrOrPromise
 
 LOOKUP_CHUNK = 50
 PAGE_SIZE = 100
@@ -20,20 +26,36 @@ LIST_COLUMNS: dict[str, list[str]] = {
 
 
 class TransferError(ToolError):
-    """A deploy, migration or backup step that cannot go on; carries its own Russian and English text.
+    """A deploy, migration or backup step that cannot go on; its text is a catalogue message (DESIGN §10).
 
-    ``code`` is ``upstream_error`` (the wire code of failures Superset-side work explains to the user).
+    Args:
+        message: a ``gettext_lazy`` (or ``ngettext_lazy(…, "key")``) msgid with ``%(name)s`` placeholders.
+        params: the placeholders' values (rendered when the text is asked for, in that language).
+
+    ``code`` is ``upstream_error`` (the wire code of failures Superset-side work explains to the user). ``parts``
+    holds one or more ``(message, params)``; ``joined`` makes one error of several, whose text is theirs in turn.
     """
 
     code = "upstream_error"
 
-    def __init__(self, ru: str, en: str):
-        super().__init__(en)
-        self.ru, self.en = ru, en
+    def __init__(self, message: "StrOrPromise", /, **params: Any):
+        self._parts_set([(message, params)])
 
-    def text(self, language: str = "ru") -> str:
-        """Return the message in ``language``."""
-        return self.en if language == "en" else self.ru
+    def _parts_set(self, parts: "list[tuple[StrOrPromise, dict[str, Any]]]") -> None:
+        self.parts = parts
+        super().__init__(self.text("en"))  # the detail (logs, audit) in the msgids' language
+
+    @classmethod
+    def joined(cls, errors: "list[TransferError]") -> "TransferError":
+        """Return one error whose text is the texts of ``errors``, separated by spaces."""
+        error = cls.__new__(cls)
+        error._parts_set([part for e in errors for part in e.parts])
+        return error
+
+    def text(self, language: str | None = "ru") -> str:
+        """Return the message in ``language`` (``ru``/``en``; the active language when None)."""
+        with translation.override(language or translation.get_language()):
+            return " ".join(str(message % params) if params else str(message) for message, params in self.parts)
 
 
 async def objects_where(client: SupersetClient, kind: str, column: str, values: list[Any]) -> list[dict[str, Any]]:
@@ -106,8 +128,7 @@ async def dashboards_require(client: SupersetClient, dashboard_ids: list[int]) -
     if missing:
         ids = ", ".join(str(i) for i in missing)
         raise TransferError(
-            f"В окружении {client.env_id} нет дашбордов с id {ids}.",
-            f"Environment {client.env_id} has no dashboards with id {ids}.",
+            gettext_lazy("Environment %(env)s has no dashboards with id %(ids)s."), env=client.env_id, ids=ids
         )
     return [rows[i] for i in dict.fromkeys(dashboard_ids)]
 

@@ -13,6 +13,8 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
+from django.utils import translation
+from django.utils.translation import ngettext
 from django_tasks import task
 from pydantic import BaseModel, Field
 
@@ -146,10 +148,14 @@ async def backup_impact(ctx: ToolContext, args: BackupArgs) -> dict[str, Any]:
     client = await ctx.superset(args.env_id)
     rows = await dashboards_all(client)
     n = len(rows)
-    noun = "dashboard" if n == 1 else "dashboards"
+    with translation.override(ctx.language):
+        summary = ngettext(
+            "The backup of %(env)s covers %(count)d dashboard. Superset is not changed.",
+            "The backup of %(env)s covers %(count)d dashboards. Superset is not changed.",
+            n,
+        ) % {"env": args.env_id, "count": n}
     return {
-        "summary_ru": f"В резервную копию окружения {args.env_id} войдут дашборды: {n}. Superset не изменяется.",
-        "summary_en": f"The backup of {args.env_id} covers {n} {noun}. Superset is not changed.",
+        "summary": summary,
         "objects": [
             {"type": "dashboard", "name": row.get("dashboard_title"), "action": "backup"}
             for row in rows[:IMPACT_NAMES_MAX]

@@ -4,6 +4,8 @@
 
 from typing import Any
 
+from django.utils import translation
+from django.utils.translation import gettext as _
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from agentchat.errors import InvalidArguments
@@ -77,7 +79,7 @@ async def create_dataset_impact(ctx: ToolContext, args: CreateDatasetArgs) -> di
     """Say, without changing anything, what ``superset_create_dataset`` would do (for the confirmation card).
 
     Returns:
-        ``{"summary_ru", "summary_en", "objects": [{"type": "dataset", "name", "action": "create"|"exists",
+        ``{"summary", "objects": [{"type": "dataset", "name", "action": "create"|"exists",
         "id"?}], "env_id", "database", "schema", "kind", "table_found"}``; ``table_found`` is None for a
         virtual dataset and False when the physical table is missing (Superset would refuse).
     """
@@ -85,21 +87,25 @@ async def create_dataset_impact(ctx: ToolContext, args: CreateDatasetArgs) -> di
     label, env_id = plan["label"], args.env_id
     kind = "virtual" if args.sql else "physical"
     existing = plan["existing"]
-    if existing:
-        obj = {"type": "dataset", "name": label, "action": "exists", "id": existing["id"]}
-        ru = f"Датасет «{label}» уже есть в {env_id} (id {existing['id']}): ничего не изменится."
-        en = f"Dataset “{label}” already exists in {env_id} (id {existing['id']}): nothing will change."
-    else:
-        obj = {"type": "dataset", "name": label, "action": "create"}
-        kind_ru = "виртуальный" if args.sql else "физический"
-        ru = f"Будет создан {kind_ru} датасет «{label}» в {env_id}."
-        en = f"A {kind} dataset “{label}” will be created in {env_id}."
-        if plan["table_found"] is False:
-            ru += " Таблица не найдена в схеме — Superset откажет."
-            en += " The table was not found in the schema — Superset will refuse."
+    with translation.override(ctx.language):
+        if existing:
+            obj = {"type": "dataset", "name": label, "action": "exists", "id": existing["id"]}
+            summary = _("Dataset “%(label)s” already exists in %(env)s (id %(id)s): nothing will change.") % {
+                "label": label,
+                "env": env_id,
+                "id": existing["id"],
+            }
+        else:
+            obj = {"type": "dataset", "name": label, "action": "create"}
+            if args.sql:
+                summary = _("A virtual dataset “%(label)s” will be created in %(env)s.")
+            else:
+                summary = _("A physical dataset “%(label)s” will be created in %(env)s.")
+            summary %= {"label": label, "env": env_id}
+            if plan["table_found"] is False:
+                summary += " " + _("The table was not found in the schema — Superset will refuse.")
     return {
-        "summary_ru": ru,
-        "summary_en": en,
+        "summary": summary,
         "objects": [obj],
         "env_id": env_id,
         "database": plan["database"]["name"],

@@ -9,6 +9,7 @@ overwrite → verify in the target that every dashboard exists with its title an
 from datetime import UTC, datetime
 from typing import Any
 
+from django.utils.translation import gettext_lazy, ngettext_lazy
 from pydantic import BaseModel, Field, model_validator
 
 from agentchat.runtime.context import ToolContext
@@ -48,8 +49,7 @@ async def dashboard_resolve(client: SupersetClient, args: DeployArgs) -> int:
     rows = await objects_where(client, "dashboard", "slug", [args.dashboard])
     if not rows:
         raise TransferError(
-            f"В {client.env_id} нет дашборда со slug «{args.dashboard}».",
-            f"{client.env_id} has no dashboard with slug “{args.dashboard}”.",
+            gettext_lazy("%(env)s has no dashboard with slug “%(slug)s”."), env=client.env_id, slug=args.dashboard
         )
     return rows[0]["id"]
 
@@ -67,7 +67,7 @@ async def deploy_apply(*, source: SupersetClient, target: SupersetClient, dashbo
     """
     bundle, plan = await migration_plan(source=source, target=target, dashboard_ids=dashboard_ids)
     if plan.problems:
-        raise TransferError(" ".join(ru for ru, _ in plan.problems), " ".join(en for _, en in plan.problems))
+        raise TransferError.joined(plan.problems)
     remapped = bundle_remap(bundle, databases=plan.database_map, datasets=plan.dataset_map)
     root = "agentchat_deploy_" + datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
     if any(item.type == "chart" and item.action == "overwrite" for item in plan.items):
@@ -103,8 +103,11 @@ async def deploy_verify(*, target: SupersetClient, bundle: Bundle) -> list[dict[
         row = rows.get(uuid)
         if row is None or row.get("dashboard_title") != title:
             raise TransferError(
-                f"Импорт в {target.env_id} завершился, но дашборд «{title}» там не найден — проверьте его вручную.",
-                f"The import into {target.env_id} finished but dashboard “{title}” is not there — check it by hand.",
+                gettext_lazy(
+                    "The import into %(env)s finished but dashboard “%(title)s” is not there — check it by hand."
+                ),
+                env=target.env_id,
+                title=title,
             )
         body = await target.get_json(f"/api/v1/dashboard/{row['id']}/charts")
         attached = {c.get("id") for c in body.get("result", [])}
@@ -112,8 +115,14 @@ async def deploy_verify(*, target: SupersetClient, bundle: Bundle) -> list[dict[
         missing = [u for u in expected if u not in charts or charts[u]["id"] not in attached]
         if missing:
             raise TransferError(
-                f"Дашборд «{title}» импортирован в {target.env_id}, но {len(missing)} из его графиков не подключены.",
-                f"Dashboard “{title}” was imported into {target.env_id} but {len(missing)} of its charts are missing.",
+                ngettext_lazy(
+                    "Dashboard “%(title)s” was imported into %(env)s but %(count)d of its charts is missing.",
+                    "Dashboard “%(title)s” was imported into %(env)s but %(count)d of its charts are missing.",
+                    "count",
+                ),
+                title=title,
+                env=target.env_id,
+                count=len(missing),
             )
         out.append(
             {

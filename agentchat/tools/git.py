@@ -9,6 +9,9 @@ import asyncio
 from typing import Any
 
 from django.contrib.auth.models import User
+from django.utils import translation
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from pydantic import BaseModel, Field
 
 from agentchat.gitstore import repo as gitrepo
@@ -89,9 +92,14 @@ async def get_git_status(ctx: ToolContext, args: GitStatusArgs) -> dict[str, Any
 async def create_branch_impact(ctx: ToolContext, args: CreateBranchArgs) -> dict[str, Any]:
     """Impact of create_branch for the confirmation card (DESIGN §9): one new branch, nothing else changes."""
     gitrepo.branch_check(args.name)
+    with translation.override(ctx.language):
+        summary = _("Branch %(branch)s will be created from %(base)s in the %(env)s git repository.") % {
+            "branch": args.name,
+            "base": args.base,
+            "env": args.env_id,
+        }
     return {
-        "summary_ru": f"В git-репозитории {args.env_id} будет создана ветка {args.name} от {args.base}.",
-        "summary_en": f"Branch {args.name} will be created from {args.base} in the {args.env_id} git repository.",
+        "summary": summary,
         "objects": [{"type": "branch", "name": args.name, "action": "add"}],
         "counts": {"add": 1},
     }
@@ -139,7 +147,7 @@ async def commit_changes_impact(ctx: ToolContext, args: CommitChangesArgs) -> di
     """Impact of commit_changes for the confirmation card: the files the commit would add, modify or delete.
 
     Returns:
-        ``{"summary_ru", "summary_en", "objects": [{"type": "file", "name", "action"}], "counts": {"add",
+        ``{"summary", "objects": [{"type": "file", "name", "action"}], "counts": {"add",
         "modify", "delete"}}``.
     """
     status = await get_git_status(
@@ -148,19 +156,22 @@ async def commit_changes_impact(ctx: ToolContext, args: CommitChangesArgs) -> di
     changes = gitrepo.FileChanges(**status["changes"])
     counts = {"add": len(changes.added), "modify": len(changes.modified), "delete": len(changes.removed)}
     title, branch = status.get("title") or args.dashboard_id, args.branch
-    if changes.empty:
-        ru = f"Изменений нет: ветка {branch} уже содержит выгрузку дашборда «{title}», коммит не будет создан."
-        en = f"No changes: branch {branch} already holds the export of dashboard “{title}”; no commit will be made."
-    else:
-        ru = (
-            f"В ветку {branch} будет закоммичена выгрузка дашборда «{title}»: новых файлов {counts['add']}, "
-            f"изменённых {counts['modify']}, удалённых {counts['delete']}."
-        )
-        en = (
-            f"The export of dashboard “{title}” will be committed to {branch}: {counts['add']} new, "
-            f"{counts['modify']} modified, {counts['delete']} deleted files."
-        )
-    return {"summary_ru": ru, "summary_en": en, "objects": changes.objects(), "counts": counts}
+    with translation.override(ctx.language):
+        if changes.empty:
+            summary = _(
+                "No changes: branch %(branch)s already holds the export of dashboard “%(title)s”; no commit will be "
+                "made."
+            ) % {"branch": branch, "title": title}
+        else:
+            # The noun follows the last number, so it agrees with that one.
+            summary = ngettext(
+                "The export of dashboard “%(title)s” will be committed to %(branch)s: %(add)d new, %(modify)d "
+                "modified, %(delete)d deleted file.",
+                "The export of dashboard “%(title)s” will be committed to %(branch)s: %(add)d new, %(modify)d "
+                "modified, %(delete)d deleted files.",
+                counts["delete"],
+            ) % {"title": title, "branch": branch, **counts}
+    return {"summary": summary, "objects": changes.objects(), "counts": counts}
 
 
 @assistant_tool(
@@ -226,6 +237,9 @@ def user_identity(user: User | None) -> bytes:
 
 
 def _default_message(language: str, title: str, dashboard_id: int, env_id: str) -> str:
-    if language == "en":
-        return f"Export of dashboard “{title}” (id {dashboard_id}) from {env_id}"
-    return f"Выгрузка дашборда «{title}» (id {dashboard_id}) из {env_id}"
+    with translation.override(language):
+        return _("Export of dashboard “%(title)s” (id %(id)s) from %(env)s") % {
+            "title": title,
+            "id": dashboard_id,
+            "env": env_id,
+        }

@@ -9,6 +9,9 @@ from typing import Any, Literal
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
+from django.utils import translation
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from pydantic import BaseModel, Field
 
 from agentchat.models import ValidationRun
@@ -69,9 +72,12 @@ async def validation_impact(ctx: ToolContext, args: ReviewArgs) -> dict[str, Any
     client = await ctx.superset(args.env_id)
     detail = await client.get_json(f"/api/v1/dashboard/{args.dashboard_id}")
     title = detail["result"].get("dashboard_title") or f"#{args.dashboard_id}"
+    with translation.override(ctx.language):
+        summary = _("A review report of dashboard “%(title)s” will be stored; nothing in Superset changes.") % {
+            "title": title
+        }
     return {
-        "summary_ru": f"Будет сохранён отчёт проверки метаданных дашборда «{title}»; в Superset ничего не изменится.",
-        "summary_en": f"A review report of dashboard “{title}” will be stored; nothing in Superset changes.",
+        "summary": summary,
         "objects": [{"type": "validation_run", "name": title, "action": "add"}],
         "counts": {"add": 1},
     }
@@ -123,22 +129,26 @@ async def documentation_impact(ctx: ToolContext, args: DocumentationArgs) -> dic
     """Impact of run_llm_documentation: the charts (by name) whose empty description will be written.
 
     Returns:
-        ``{"summary_ru", "summary_en", "objects": [{"type": "chart", "name", "action": "modify"}], "counts"}``.
+        ``{"summary", "objects": [{"type": "chart", "name", "action": "modify"}], "counts"}``.
     """
     client = await ctx.superset(args.env_id)
     metadata = await dashboard_metadata(client, args.dashboard_id)
     charts = charts_to_describe(metadata)
     title = metadata["dashboard"]["title"]
     language = args.language or description_language(metadata, ctx.language)
-    if charts:
-        ru = f"Будут записаны описания ({language}) для графиков дашборда «{title}»: {len(charts)}."
-        en = f"Descriptions ({language}) will be written to {len(charts)} charts of dashboard “{title}”."
-    else:
-        ru = f"У всех графиков дашборда «{title}» уже есть описания — ничего не изменится."
-        en = f"Every chart of dashboard “{title}” already has a description — nothing will change."
+    with translation.override(ctx.language):
+        if charts:
+            summary = ngettext(
+                "Descriptions (%(language)s) will be written to %(count)d chart of dashboard “%(title)s”.",
+                "Descriptions (%(language)s) will be written to %(count)d charts of dashboard “%(title)s”.",
+                len(charts),
+            ) % {"language": language, "count": len(charts), "title": title}
+        else:
+            summary = _("Every chart of dashboard “%(title)s” already has a description — nothing will change.") % {
+                "title": title
+            }
     return {
-        "summary_ru": ru,
-        "summary_en": en,
+        "summary": summary,
         "objects": [{"type": "chart", "name": c.get("name"), "action": "modify"} for c in charts],
         "counts": {"modify": len(charts)},
     }

@@ -3,6 +3,8 @@
 from typing import Any
 
 from asgiref.sync import sync_to_async
+from django.utils import translation
+from django.utils.translation import pgettext_lazy
 from pydantic import BaseModel
 
 from agentchat.runtime.context import ToolContext
@@ -10,9 +12,9 @@ from agentchat.runtime.registry import assistant_tool
 from policies import services as policy
 
 CATEGORY_TITLES = {
-    "read": ("Чтение", "Read"),
-    "write": ("Изменения (с подтверждением)", "Changes (with confirmation)"),
-    "dangerous": ("Опасные операции (с подтверждением)", "Dangerous operations (with confirmation)"),
+    "read": pgettext_lazy("tool category", "Read"),
+    "write": pgettext_lazy("tool category", "Changes (with confirmation)"),
+    "dangerous": pgettext_lazy("tool category", "Dangerous operations (with confirmation)"),
 }
 
 
@@ -39,10 +41,12 @@ async def show_capabilities(ctx: ToolContext, args: NoArgs) -> dict[str, Any]:
         "description"}]}}}``.
     """
     specs = ctx.toolset
-    index = 0 if ctx.language == "ru" else 1
     categories: dict[str, Any] = {}
     for spec in specs:
-        group = categories.setdefault(spec.category, {"title": CATEGORY_TITLES[spec.category][index], "tools": []})
+        if spec.category not in categories:
+            with translation.override(ctx.language):
+                categories[spec.category] = {"title": str(CATEGORY_TITLES[spec.category]), "tools": []}
+        group = categories[spec.category]
         group["tools"].append({"name": spec.name, "description": spec.description(ctx.language)})
     context = ctx.ui_context or {}
     return {

@@ -9,6 +9,8 @@ per-dashboard outcome kept in its result.
 from typing import Any
 
 from asgiref.sync import sync_to_async
+from django.utils import translation
+from django.utils.translation import gettext as _
 from django_tasks import task
 
 from agentchat.errors import ToolError
@@ -48,7 +50,13 @@ async def _migrate(record: TaskRecord, progress: Progress) -> dict[str, Any]:
                 done = await deploy_apply(source=source, target=target, dashboard_ids=[row["id"]])
             except ToolError as exc:
                 failed.append({"id": row["id"], "title": title, "error": exc.text(ctx.language)})
-                await progress(int(index * 100 / total), f"{index}/{total}: «{title}» — ошибка / failed")
+                with translation.override(ctx.language):
+                    line = _("%(index)d/%(total)d: “%(title)s” — failed") % {
+                        "index": index,
+                        "total": total,
+                        "title": title,
+                    }
+                await progress(int(index * 100 / total), line)
                 continue
             deployed.append(
                 {"id": row["id"], "title": title, "target": done["dashboards"][0], "counts": done["counts"]}

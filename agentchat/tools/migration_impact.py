@@ -1,95 +1,86 @@
 """The impact of moving dashboards between environments, in words and numbers (DESIGN §8, §9).
 
 ``plan_impact`` turns a ``MigrationPlan`` into the impact shape of confirmation cards:
-``{"summary_ru": "3 дашборда будут изменены в prod…", "summary_en", "objects": [{"type", "name", "action"}],
-"counts": {type: {action: n}}, …}``. The same function serves the preview_migration tool and the ``impact``
-look-ups of deploy_dashboard and execute_migration, so preview, card and deploy agree.
+``{"summary": "3 дашборда будут изменены в prod. Создать: 4 графика…", "objects": [{"type", "name", "action"}],
+"counts": {type: {action: n}}, …}``, the summary in the language asked for. The same function serves the
+preview_migration tool and the ``impact`` look-ups of deploy_dashboard and execute_migration, so preview, card and
+deploy agree.
 """
 
 from typing import Annotated, Any
 
+from django.utils import translation
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext, pgettext_lazy
 from pydantic import BaseModel, Field, model_validator
 
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
-from agentchat.superset.migration_plan import MigrationPlan, migration_plan
+from agentchat.superset.migration_plan import TYPES, MigrationPlan, migration_plan, object_count
 
-ACTIONS_RU = {
-    "create": "создать",
-    "overwrite": "перезаписать",
-    "conflict": "заменить (тот же slug)",
-    "keep": "оставить",
+# What the import will do, as the heading of the objects it does it to («Создать: 3 графика, 1 датасет.»).
+ACTIONS = {
+    "create": pgettext_lazy("planned import action", "Create"),
+    "overwrite": pgettext_lazy("planned import action", "Overwrite"),
+    "conflict": pgettext_lazy("planned import action", "Replace (same slug)"),
+    "keep": pgettext_lazy("planned import action", "Keep"),
 }
-ACTIONS_EN = {"create": "create", "overwrite": "overwrite", "conflict": "replace (same slug)", "keep": "keep"}
-TYPES_RU = {"dashboard": "Дашборды", "chart": "Графики", "dataset": "Датасеты", "database": "Базы данных"}
-TYPES_EN = {"dashboard": "Dashboards", "chart": "Charts", "dataset": "Datasets", "database": "Databases"}
 CHANGING = ("create", "overwrite", "conflict")
 
 SOURCE_ENV_FIELD = Field(description="Environment the dashboards are taken from (e.g. ss-dev); the page's by default.")
 TARGET_ENV_FIELD = Field(description="Environment the dashboards are deployed into (e.g. prod).")
 
 
-def plural_ru(n: int, one: str, few: str, many: str) -> str:
-    """Return the Russian noun form for ``n`` (1 дашборд, 2 дашборда, 5 дашбордов)."""
-    if n % 10 == 1 and n % 100 != 11:
-        return one
-    if 2 <= n % 10 <= 4 and not 12 <= n % 100 <= 14:
-        return few
-    return many
-
-
-def _headline(plan: MigrationPlan) -> tuple[str, str]:
+def _headline(plan: MigrationPlan) -> str:
     counts = plan.counts()["dashboard"]
     n = sum(counts.get(a, 0) for a in CHANGING)
-    noun = plural_ru(n, "дашборд", "дашборда", "дашбордов")
-    verb = "будет изменён" if n % 10 == 1 and n % 100 != 11 else "будут изменены"
-    return (
-        f"{n} {noun} {verb} в {plan.target_env_id}.",
-        f"{n} dashboard{'' if n == 1 else 's'} will be changed in {plan.target_env_id}.",
-    )
+    return ngettext(
+        "%(count)d dashboard will be changed in %(env)s.", "%(count)d dashboards will be changed in %(env)s.", n
+    ) % {"count": n, "env": plan.target_env_id}
 
 
-def _details(plan: MigrationPlan, actions: dict[str, str], types: dict[str, str]) -> str:
+def _details(plan: MigrationPlan) -> str:
     counts = plan.counts()
-    parts = []
-    for kind, by_action in counts.items():
-        shown = [f"{actions[a]} — {n}" for a, n in by_action.items() if n]
-        if shown:
-            parts.append(f"{types[kind]}: " + ", ".join(shown))
-    return "; ".join(parts) + "."
+    sentences = []
+    for action, heading in ACTIONS.items():
+        objects = [object_count(kind, counts[kind][action]) for kind in TYPES if counts.get(kind, {}).get(action)]
+        if objects:
+            sentences.append(f"{heading}: {', '.join(objects)}.")
+    return " ".join(sentences)
 
 
-def plan_impact(plan: MigrationPlan) -> dict[str, Any]:
-    """Return the impact of ``plan`` for a confirmation card or a preview.
-
-    Returns:
-        ``{"summary_ru", "summary_en", "objects": [{"type", "name", "action", …}], "counts": {type: {action:
-        n}}, "source_env_id", "target_env_id", "dashboards": [source titles], "problems": [{"ru", "en"}]}``;
-        ``action`` is ``create|overwrite|conflict|keep``; a ``conflict`` is named after the target dashboard
-        that the import would replace.
-    """
-    head_ru, head_en = _headline(plan)
-    summary_ru = f"{head_ru} {_details(plan, ACTIONS_RU, TYPES_RU)}"
-    summary_en = f"{head_en} {_details(plan, ACTIONS_EN, TYPES_EN)}"
+def _summary(plan: MigrationPlan) -> str:
+    parts = [_headline(plan), _details(plan)]
     conflicts = [i for i in plan.items if i.action == "conflict"]
     if conflicts:
-        names_ru = ", ".join(f"«{i.name}» (заменит «{i.source_name}»)" for i in conflicts)
-        names_en = ", ".join(f"“{i.name}” (replaced by “{i.source_name}”)" for i in conflicts)
-        summary_ru += f" Тот же slug уже занят в {plan.target_env_id}: {names_ru}."
-        summary_en += f" The same slug is taken in {plan.target_env_id}: {names_en}."
-    for ru, en in plan.problems:
-        summary_ru += f" Развёртывание невозможно: {ru}"
-        summary_en += f" The deploy cannot run: {en}"
-    return {
-        "summary_ru": summary_ru,
-        "summary_en": summary_en,
-        "objects": [item.as_dict() for item in plan.items],
-        "counts": plan.counts(),
-        "source_env_id": plan.source_env_id,
-        "target_env_id": plan.target_env_id,
-        "dashboards": [d["title"] for d in plan.dashboards],
-        "problems": [{"ru": ru, "en": en} for ru, en in plan.problems],
-    }
+        names = ", ".join(
+            _("“%(name)s” (replaced by “%(source)s”)") % {"name": i.name, "source": i.source_name} for i in conflicts
+        )
+        parts.append(_("The same slug is taken in %(env)s: %(names)s.") % {"env": plan.target_env_id, "names": names})
+    parts += [_("The deploy cannot run: %(problem)s") % {"problem": p.text(None)} for p in plan.problems]
+    return " ".join(part for part in parts if part)
+
+
+def plan_impact(plan: MigrationPlan, language: str | None = None) -> dict[str, Any]:
+    """Return the impact of ``plan`` for a confirmation card or a preview, its texts in ``language`` (``ru``/``en``;
+    the active language when None).
+
+    Returns:
+        ``{"summary", "objects": [{"type", "name", "action", …}], "counts": {type: {action: n}}, "source_env_id",
+        "target_env_id", "dashboards": [source titles], "problems": [text]}``; ``action`` is
+        ``create|overwrite|conflict|keep``; a ``conflict`` is named after the target dashboard that the import
+        would replace.
+    """
+    with translation.override(language or translation.get_language()):
+        return {
+            "summary": _summary(plan),
+            "objects": [item.as_dict() for item in plan.items],
+            "counts": plan.counts(),
+            "source_env_id": plan.source_env_id,
+            "target_env_id": plan.target_env_id,
+            "dashboards": [d["title"] for d in plan.dashboards],
+            "problems": [p.text(None) for p in plan.problems],
+        }
 
 
 async def transfer_impact(
@@ -98,8 +89,8 @@ async def transfer_impact(
     """Plan moving ``dashboard_ids`` and return ``plan_impact`` of it (read-only on both environments)."""
     source = await ctx.superset(source_env_id)
     target = await ctx.superset(target_env_id)
-    _, plan = await migration_plan(source=source, target=target, dashboard_ids=dashboard_ids)
-    return plan_impact(plan)
+    _bundle, plan = await migration_plan(source=source, target=target, dashboard_ids=dashboard_ids)
+    return plan_impact(plan, ctx.language)
 
 
 class MigrationArgs(BaseModel):
@@ -155,7 +146,7 @@ async def preview_migration(ctx: ToolContext, args: MigrationArgs) -> dict[str, 
     """Preview moving ``dashboard_ids`` from ``source_env_id`` to ``target_env_id`` (reads both; changes nothing).
 
     Returns:
-        ``plan_impact``: ``{"summary_ru", "summary_en", "objects": [{"type", "name", "action"}], "counts",
+        ``plan_impact``: ``{"summary", "objects": [{"type", "name", "action"}], "counts",
         "source_env_id", "target_env_id", "dashboards", "problems"}``.
 
     Raises:

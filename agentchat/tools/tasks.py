@@ -8,6 +8,8 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.contrib.auth.models import AnonymousUser, User
+from django.utils import translation
+from django.utils.translation import gettext as _
 from pydantic import BaseModel, Field
 
 from agentchat.models import TaskRecord
@@ -72,10 +74,7 @@ async def get_task_status(ctx: ToolContext, args: TaskStatusArgs) -> dict[str, A
     """
     status = await sync_to_async(task_status_visible)(user=ctx.user, record_id=args.task_id)
     if status is None:
-        message = (
-            f"Task {args.task_id} not found (or not yours)."
-            if ctx.language == "en"
-            else f"Задача {args.task_id} не найдена (или она не ваша)."
-        )
+        with translation.override(ctx.language):
+            message = _("Task %(id)s not found (or not yours).") % {"id": args.task_id}
         return {"found": False, "task_id": args.task_id, "message": message}
     return {"found": True, **status}

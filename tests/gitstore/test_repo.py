@@ -8,6 +8,7 @@ from dulwich.repo import Repo
 
 from agentchat.gitstore import repo as gitrepo
 from agentchat.gitstore.repo import GitRefError
+from tests.support.wording import text
 
 AUTHOR = b"engineer <engineer@agentchat.local>"
 
@@ -114,8 +115,9 @@ def test_existing_missing_and_invalid_branches_are_refused(repos):
     commit()
     with pytest.raises(GitRefError) as exists:
         gitrepo.branch_create(env_id="ss-dev", name="main")
-    assert "уже существует" in exists.value.text("ru")
-    assert "already exists" in exists.value.text("en")
+    exists_text = "Branch %(branch)r already exists in the %(env)s repository."
+    assert exists.value.text("ru") == text("ru", exists_text, branch="main", env="ss-dev")
+    assert exists.value.text("en") == "Branch 'main' already exists in the ss-dev repository."
     with pytest.raises(GitRefError) as missing:
         gitrepo.branch_create(env_id="ss-dev", name="x", base="nope")
     assert "nope" in missing.value.text("en")
@@ -123,7 +125,11 @@ def test_existing_missing_and_invalid_branches_are_refused(repos):
         commit(branch="nope")
     with pytest.raises(GitRefError) as invalid:
         gitrepo.branch_create(env_id="ss-dev", name="a..b")
-    assert "..»" in invalid.value.text("ru")
+    reason = text("ru", "a branch name cannot contain “..”")
+    assert invalid.value.text("ru") == text(
+        "ru", "Invalid branch name %(name)r: %(reason)s.", name="a..b", reason=reason
+    )
+    assert invalid.value.text("en") == "Invalid branch name 'a..b': a branch name cannot contain “..”."
 
 
 def test_environment_id_cannot_escape_the_repositories_directory(repos):

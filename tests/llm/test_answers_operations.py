@@ -1,11 +1,14 @@
-"""The offline planner's answers for the operations tools, in Russian and English (DESIGN §11)."""
+"""The offline planner's answers for the operations tools, in Russian and English (DESIGN §11); expected texts
+come from the catalogue (``tests.support.wording``)."""
+
+import pytest
 
 from agentchat.llm.offline.answers import answer_from_result
 from agentchat.runtime.summarise import summarise
+from tests.support.wording import plural, plural_forms, ptext, text
 
 PREVIEW = {
-    "summary_ru": "1 дашборд будет изменён в prod. Дашборды: заменить (тот же slug) — 1.",
-    "summary_en": "1 dashboard will be changed in prod. Dashboards: replace (same slug) — 1.",
+    "summary": "1 dashboard will be changed in prod. Replace (same slug): 1 dashboard.",
     "objects": [
         {"type": "dashboard", "name": "Чужой отчёт", "action": "conflict"},
         {"type": "chart", "name": "Потребление", "action": "create"},
@@ -18,10 +21,16 @@ PREVIEW = {
 def test_preview_answer_names_each_object_with_its_action():
     ru = answer_from_result("preview_migration", PREVIEW, "ru")
     en = answer_from_result("preview_migration", PREVIEW, "en")
-    assert ru.startswith("1 дашборд будет изменён в prod.")
-    assert "- дашборд «Чужой отчёт»: заменить (тот же slug)" in ru
-    assert "- график «Потребление»: создать" in ru
+    assert ru.startswith(PREVIEW["summary"])  # the tool wrote the summary in the turn's language
+    dashboard, conflict = (
+        ptext("ru", "object type", "dashboard"),
+        ptext("ru", "planned action of an object", "replace (same slug)"),
+    )
+    chart, create = ptext("ru", "object type", "chart"), ptext("ru", "planned action of an object", "create")
+    assert f"- {dashboard} «Чужой отчёт»: {conflict}" in ru
+    assert f"- {chart} «Потребление»: {create}" in ru
     assert "- database «Energy»: keep as is" in en
+    assert ru.endswith(text("ru", "Nothing was changed: this is a preview only."))
     assert en.endswith("Nothing was changed: this is a preview only.")
 
 
@@ -32,7 +41,7 @@ def test_preview_answer_says_how_many_objects_the_summary_left_out():
     assert summarised
     shown = answer.count("- график «График")
     assert 0 < shown < 300
-    assert answer.endswith(f"… и ещё {300 - shown}")
+    assert answer.endswith(plural("ru", "… and %(count)d more", "… and %(count)d more", 300 - shown))
 
 
 def test_deploy_answer_lists_charts_and_what_was_done():
@@ -45,14 +54,25 @@ def test_deploy_answer_lists_charts_and_what_was_done():
         "verified": True,
     }
     ru = answer_from_result("deploy_dashboard", result, "ru")
-    assert "Дашборд «Отчёт» развёрнут из ss-dev в prod (id 7 в prod)" in ru
-    assert "Графики: создано — 1, перезаписано — 1" in ru
-    assert "Заменён дашборд с тем же slug: «Старый»." in ru
-    assert "Charts: created — 1, overwritten — 1" in answer_from_result("deploy_dashboard", result, "en")
+    en = answer_from_result("deploy_dashboard", result, "en")
+    deployed = (
+        "Dashboard “%(title)s” was deployed from %(src)s to %(dst)s (id %(id)s in %(dst)s) and verified: "
+        "%(count)d chart attached.",
+        "Dashboard “%(title)s” was deployed from %(src)s to %(dst)s (id %(id)s in %(dst)s) and verified: "
+        "%(count)d charts attached.",
+    )
+    params = {"title": "Отчёт", "src": "ss-dev", "dst": "prod", "id": 7}
+    assert ru.startswith(plural("ru", *deployed, 2, **params) + "\n- А\n- Б\nhttp://x/d/7/")
+    one_chart = plural("ru", "%(count)d chart", "%(count)d charts", 1)
+    assert f"{ptext('ru', 'deploy outcome', 'Created')}: {one_chart}." in ru
+    assert f"{ptext('ru', 'deploy outcome', 'Overwritten')}: {one_chart}." in ru
+    assert text("ru", "Replaced the dashboard with the same slug: “%(name)s”.", name="Старый") in ru
+    assert "verified: 2 charts attached." in en
+    assert "Created: 1 chart.\nOverwritten: 1 chart.\nReplaced (same slug): 1 dashboard." in en
 
 
 def test_task_status_answers_cover_not_found_running_and_failed():
-    missing = {"found": False, "task_id": 5, "message": "Задача 5 не найдена (или она не ваша)."}
+    missing = {"found": False, "task_id": 5, "message": text("ru", "Task %(id)s not found (or not yours).", id=5)}
     running = {"found": True, "task_id": 6, "kind": "migration", "state": "running", "progress": 50, "message": "1/2"}
     failed = {
         "found": True,
@@ -66,10 +86,10 @@ def test_task_status_answers_cover_not_found_running_and_failed():
     }
     assert answer_from_result("get_task_status", missing, "ru") == missing["message"]
     assert answer_from_result("get_task_status", running, "en") == "Task #6 (migration): running, 50 %.\n1/2"
-    text = answer_from_result("get_task_status", failed, "ru")
-    assert "Traceback" not in text
-    assert "Ошибка: MigrationFailed: 0/1 deployed" in text
-    assert "✗ «Отчёт»: нет базы" in text
+    answer = answer_from_result("get_task_status", failed, "ru")
+    assert "Traceback" not in answer
+    assert text("ru", "Error: %(error)s", error="MigrationFailed: 0/1 deployed") in answer
+    assert "✗ «Отчёт»: нет базы" in answer
 
 
 def test_list_backups_answer_shows_size_count_and_author():
@@ -88,5 +108,45 @@ def test_list_backups_answer_shows_size_count_and_author():
         ],
     }
     ru = answer_from_result("list_backups", result, "ru")
-    assert "#3 30.11.2026 00:00 MSK: дашбордов 12, 3.0 МБ, автор engineer — файл отсутствует" in ru
+    line = plural(
+        "ru",
+        "- #%(id)s %(when)s: %(count)d dashboard, %(size)s, by %(who)s",
+        "- #%(id)s %(when)s: %(count)d dashboards, %(size)s, by %(who)s",
+        12,
+        id=3,
+        when="30.11.2026 00:00 MSK",  # the Russian timestamp pattern, in TIME_ZONE (Europe/Moscow)
+        size=f"3.0 {ptext('ru', 'size unit', 'MB')}",
+        who="engineer",
+    )
+    assert f"{line}{text('ru', ' — file missing')}" in ru
     assert answer_from_result("list_backups", {"env_id": "prod", "backups": []}, "en") == "prod has no backups yet."
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 21])
+def test_counted_answers_use_the_plural_form_of_their_number(n):
+    """«1 дашборд», «2 дашборда», «5 дашбордов», «21 дашборд» — and "1 dashboard", "2 dashboards" — in a search
+    answer and in a SQL answer's row count: the catalogue's form for ``n``, in Russian and English."""
+    shown = min(n, 3)
+    search = {"env_id": "ss-dev", "count": n, "dashboards": [{"id": i, "title": f"D{i}"} for i in range(shown)]}
+    found = ("Found %(count)d dashboard in %(env)s.", "Found %(count)d dashboards in %(env)s.")
+    rows = {
+        "database": "Energy",
+        "env_id": "ss-dev",
+        "row_count": n,
+        "columns": [{"name": "a"}, {"name": "b"}],
+        "rows": [[i, i] for i in range(n)],
+    }
+    counted = ("Query on %(where)s: %(count)d row in the result.", "Query on %(where)s: %(count)d rows in the result.")
+    for language in ("ru", "en"):
+        answer = answer_from_result("search_dashboards", search, language)
+        assert answer.startswith(plural(language, *found, n, env="ss-dev") + "\n")
+        if n > shown:
+            assert answer.endswith(plural(language, "… and %(count)d more", "… and %(count)d more", n - shown))
+        sql = answer_from_result("superset_execute_sql", rows, language)
+        assert sql.startswith(plural(language, *counted, n, where="Energy (ss-dev)") + "\n")
+    for forms in (plural_forms("ru", *found), plural_forms("ru", *counted)):
+        one, few, many, twenty_one = forms
+        assert len({one, few, many}) == 3  # Russian: three forms
+        assert twenty_one == one  # 21 takes the form of 1
+    one, two, five, twenty_one = plural_forms("en", *found)
+    assert one != two == five == twenty_one

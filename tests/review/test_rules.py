@@ -4,6 +4,7 @@ import pytest
 
 from agentchat.review.docs import MAX_DESCRIPTION_CHARS, chart_description, dashboard_description
 from agentchat.review.rules import findings_summary, name_language, names_language, review_findings
+from tests.support.wording import plural, plural_forms, ptext, text
 
 
 def chart(chart_id: int, name: str, *, dataset_id: int = 1, description: str | None = "ok", **extra) -> dict:
@@ -60,7 +61,8 @@ def test_names_language_is_the_majority():
 def test_a_clean_dashboard_has_no_findings():
     meta = metadata([chart(1, "Потребление по месяцам"), chart(2, "Потребление по регионам")])
     assert review_findings(meta) == []
-    assert findings_summary([], "ru", title="Отчёт") == "Замечаний нет в «Отчёт»."
+    assert findings_summary([], "ru", title="Отчёт") == text("ru", "No findings in “%(title)s”.", title="Отчёт")
+    assert findings_summary([], "en") == "No findings."
 
 
 def test_charts_without_description_are_flagged_by_id():
@@ -119,14 +121,43 @@ def test_mixed_and_inconsistent_languages():
     summary_en = findings_summary(findings, "en", title="Energy")
     assert summary_en.startswith("2 findings in “Energy”:")
     assert "names mixing languages — 1" in summary_en
-    assert "названия на смеси языков — 1" in findings_summary(findings, "ru")
+    assert f"{text('ru', 'names mixing languages')} — 1" in findings_summary(findings, "ru")
 
 
-def test_every_finding_has_both_languages():
+@pytest.mark.parametrize("n", [1, 2, 5, 21])
+def test_findings_summary_counts_with_plural_forms(n):
+    """«1 замечание», «2 замечания», «5 замечаний», «21 замечание»: the catalogue's form for ``n``, in both
+    languages."""
+    findings = [{"rule": "chart_without_description"}] * n
+    singular, plural_ = "%(count)d finding in “%(title)s”: %(parts)s.", "%(count)d findings in “%(title)s”: %(parts)s."
+    for language in ("ru", "en"):
+        parts = f"{text(language, 'charts without a description')} — {n}"
+        expected = plural(language, singular, plural_, n, title="Отчёт", parts=parts)
+        assert findings_summary(findings, language, title="Отчёт") == expected
+    one, few, many, twenty_one = plural_forms("ru", singular, plural_)
+    assert len({one, few, many}) == 3
+    assert twenty_one == one
+
+
+def test_findings_are_written_in_the_language_of_the_dashboards_names():
+    """Russian names → Russian messages, English names → English ones, whatever the user writes in."""
+    russian = metadata([chart(1, "Цены", description=None)])
+    english = metadata([chart(1, "Prices", description=None)], title="Energy report")
+    (ru,) = review_findings(russian)
+    (en,) = review_findings(english)
+    params = {"name": "Цены", "id": 1}
+    assert ru["language"] == "ru"
+    assert ru["message"] == text("ru", "Chart “%(name)s” (id %(id)s) has no description.", **params)
+    assert en["language"] == "en"
+    assert en["message"] == "Chart “Prices” (id 1) has no description."
+    assert ru["message"] != text("en", "Chart “%(name)s” (id %(id)s) has no description.", **params)
+
+
+def test_every_finding_has_a_message_and_severity():
     meta = metadata([chart(1, "Untitled", description=None), chart(2, "Untitled")], owners=[])
     for finding in review_findings(meta):
-        assert finding["message_ru"]
-        assert finding["message_en"]
+        assert finding["message"]
+        assert finding["language"] in ("ru", "en")
         assert finding["severity"] in ("warning", "info")
 
 
@@ -140,22 +171,31 @@ def test_chart_description_is_built_from_the_charts_facts():
         time_grain="P1M",
     )
     ru = chart_description(facts, "energy_consumption", "ru")
-    assert ru == (
-        "Столбчатая диаграмма: SUM(consumption_mwh) в разрезе date, region, по месяцам. "
-        "Источник — датасет «energy_consumption»."
-    )
+    body = text("ru", "%(metrics)s by %(dimensions)s", metrics="SUM(consumption_mwh)", dimensions="date, region")
+    source = text("ru", "Source: dataset “%(dataset)s”.", dataset="energy_consumption")
+    bar, monthly = ptext("ru", "chart type", "Bar chart"), ptext("ru", "time grain", "monthly")
+    assert ru == f"{bar}: {body}, {monthly}. {source}"
+    assert ru != chart_description(facts, "energy_consumption", "en")  # translated, not the msgids
     en = chart_description(facts, "energy_consumption", "en")
     assert en == "Bar chart: SUM(consumption_mwh) by date, region, monthly. Source: dataset “energy_consumption”."
 
 
 def test_description_of_unknown_viz_and_long_metric_lists():
     facts = chart(1, "x", viz_type="my_plugin", metrics=[f"metric_{i}" for i in range(200)])
-    text = chart_description(facts, None, "en")
-    assert text.startswith("my_plugin visualisation: metric_0, metric_1")
-    assert len(text) <= MAX_DESCRIPTION_CHARS
-    assert text.endswith("…")
+    description = chart_description(facts, None, "en")
+    assert description.startswith("my_plugin visualisation: metric_0, metric_1")
+    assert len(description) <= MAX_DESCRIPTION_CHARS
+    assert description.endswith("…")
 
 
 def test_dashboard_description_names_charts_and_datasets():
-    text = dashboard_description(metadata([chart(1, "Цены"), chart(2, "Объёмы")]), "ru")
-    assert text == "Дашборд «Отчёт по энергии»: графиков — 2 («Цены», «Объёмы»), датасеты: energy."
+    description = dashboard_description(metadata([chart(1, "Цены"), chart(2, "Объёмы")]), "ru")
+    assert description == plural(
+        "ru",
+        "Dashboard “%(title)s”: %(count)d chart (%(charts)s) on datasets %(datasets)s.",
+        "Dashboard “%(title)s”: %(count)d charts (%(charts)s) on datasets %(datasets)s.",
+        2,
+        title="Отчёт по энергии",
+        charts="«Цены», «Объёмы»",
+        datasets="energy",
+    )

@@ -6,6 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agentchat.superset.sql_safety import SqlNotAllowed, sql_precheck, sql_read_only
+from tests.support.wording import text
 
 DIALECTS = [None, "sqlite", "postgres", "mysql"]
 
@@ -35,8 +36,11 @@ def test_unsafe_sql_is_refused_in_every_dialect(name, dialect):
     sql = REFUSED[name]
     with pytest.raises(SqlNotAllowed) as refused:
         sql_read_only(sql=sql, dialect=dialect)
-    assert refused.value.text("ru").startswith("Запрос отклонён:")
-    assert refused.value.text("en").startswith("Query refused:")
+    frame = "Query refused: %(reason)s. Only a single read statement (SELECT) is allowed."
+    for language in ("ru", "en"):
+        assert refused.value.text(language) == text(language, frame, reason=refused.value.reason_text(language))
+    assert refused.value.text("ru") != refused.value.text("en")
+    assert refused.value.reason_text("ru") != refused.value.reason_text("en")
     with pytest.raises(SqlNotAllowed):
         sql_precheck(sql=sql)
 

@@ -18,6 +18,7 @@ from agentchat.superset.call import CallState
 from tests.support.db_threads import close_thread_connections  # noqa: F401 - autouse fixture
 from tests.support.superset_api import dashboards_all
 from tests.support.superset_scratch import SupersetScratch
+from tests.support.wording import plural
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -126,7 +127,13 @@ async def test_backup_impact_counts_the_environments_dashboards(users, superset_
 
     n = impact["counts"]["dashboard"]["backup"]
     assert len(before & after) <= n <= len(before | after)
-    assert f"войдут дашборды: {n}" in impact["summary_ru"]
+    assert impact["summary"] == plural(
+        "ru",
+        "The backup of %(env)s covers %(count)d dashboard. Superset is not changed.",
+        "The backup of %(env)s covers %(count)d dashboards. Superset is not changed.",
+        n,
+        env="prod",
+    )
     assert {"type": "dashboard", "name": "Обзор регионов", "action": "backup"} in impact["objects"]
 
 

@@ -6,6 +6,7 @@ import pytest
 
 from tests.support.superset_api import api, datasets_named
 from tests.support.tool_runs import answer, run_tool
+from tests.support.wording import ptext, text
 
 pytestmark = pytest.mark.django_db
 
@@ -32,7 +33,8 @@ async def test_search_datasets_by_fragment_database_schema_and_owner(engineer, s
     assert row["database"] == "Energy"
     assert row["kind"] == "virtual"
     assert outcome.result["count"] == 1
-    assert f"{virtual_dataset['name']} (id {virtual_dataset['id']}, Energy.main, виртуальный)" in answer(
+    virtual = ptext("ru", "dataset kind", "virtual")
+    assert f"{virtual_dataset['name']} (id {virtual_dataset['id']}, Energy.main, {virtual})" in answer(
         "search_datasets", outcome, "ru"
     )
 
@@ -74,7 +76,9 @@ async def test_dataset_details_show_source_dependents_mapping_and_review(enginee
     assert prod["id"] == in_prod[0]["id"]
     assert prod["url"].startswith("http://127.0.0.1:8089/")
     assert result["review"]["status"] == "not_certified"
-    assert f"- prod: есть (id {prod['id']})" in answer("get_dataset_details", outcome, "ru")
+    assert text("ru", "- %(env)s: present (id %(id)s)", env="prod", id=prod["id"]) in answer(
+        "get_dataset_details", outcome, "ru"
+    )
     assert "Review status: not certified." in answer("get_dataset_details", outcome, "en")
 
 
@@ -126,9 +130,8 @@ async def test_explore_lists_databases_schemas_and_tables_with_their_datasets(
     assert {t["name"] for t in tables.result["tables"]} == {t["value"] for t in truth}
     by_name = {t["name"]: t["dataset_id"] for t in tables.result["tables"]}
     assert by_name["energy_consumption"] == datasets_named("ss-dev", "energy_consumption")[0]["id"]
-    assert f"- energy_consumption (датасет id {by_name['energy_consumption']})" in answer(
-        "superset_explore_database", tables, "ru"
-    )
+    note = text("ru", "dataset id %(id)s", id=by_name["energy_consumption"])
+    assert f"- energy_consumption ({note})" in answer("superset_explore_database", tables, "ru")
 
 
 async def test_explore_dataset_shows_its_table_and_dependencies(engineer, superset_stack):
@@ -180,8 +183,23 @@ async def test_create_physical_dataset_exists_in_superset_and_impact_says_so(
     assert created[0]["schema"] == "main"
     assert after["objects"][0]["action"] == "exists"
     assert after["objects"][0]["id"] == outcome.result["dataset"]["id"]
-    assert "уже есть" in after["summary_ru"]
-    assert "Создан физический датасет" in answer("superset_create_dataset", outcome, "ru")
+    label = f"{scratch_database['name']}.main.{scratch_database['table']}"
+    assert after["summary"] == text(
+        "ru",
+        "Dataset “%(label)s” already exists in %(env)s (id %(id)s): nothing will change.",
+        label=label,
+        env="ss-dev",
+        id=outcome.result["dataset"]["id"],
+    )
+    assert answer("superset_create_dataset", outcome, "ru").startswith(
+        text(
+            "ru",
+            "Created the %(kind)s dataset “%(label)s” in %(where)s",
+            kind=ptext("ru", "dataset kind", "physical"),
+            label=label,
+            where="ss-dev",
+        )
+    )
     assert again.ok
     assert again.result["created"] is False
     assert "already exists" in answer("superset_create_dataset", again, "en")

@@ -15,6 +15,7 @@ from tests.support import superset_api
 from tests.support.db_threads import close_thread_connections  # noqa: F401 - autouse fixture
 from tests.support.superset_api import dashboard_uuid
 from tests.support.superset_scratch import SupersetScratch
+from tests.support.wording import text
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -32,11 +33,11 @@ async def _run(tool: str, args: dict, user, language: str = "ru"):
     )
 
 
-async def _impact(tool: str, args: dict, user) -> dict:
+async def _impact(tool: str, args: dict, user, language: str = "ru") -> dict:
     """Call the tool's impact look-up the way the confirmation card does (parsed args, a fresh context)."""
     spec = tool_spec(tool)
     ctx = ToolContext(
-        user=user, conversation_id=None, ui_context=None, language="ru", call=CallState(True), timeout_s=30
+        user=user, conversation_id=None, ui_context=None, language=language, call=CallState(True), timeout_s=30
     )
     try:
         return await spec.impact(ctx, spec.args_schema.model_validate(args))
@@ -119,19 +120,26 @@ async def test_same_slug_different_dashboard_in_target_is_named_in_impact(users,
 
     # when previewed and when the deploy card's impact is looked up
     preview = await _run("preview_migration", migration, users["analyst"])
-    card = await _impact(
-        "deploy_dashboard",
-        {"dashboard_id": dev["id"], "source_env_id": "ss-dev", "target_env_id": "prod"},
-        users["engineer"],
-    )
+    deploy = {"dashboard_id": dev["id"], "source_env_id": "ss-dev", "target_env_id": "prod"}
+    card, card_en = [
+        await _impact("deploy_dashboard", deploy, users["engineer"], language) for language in ("ru", "en")
+    ]
 
     # then both name prod's dashboard as the conflict, and nothing changed in prod
     assert preview.ok, preview.error_message
-    for impact in (preview.result, card):
+    for impact, language in ((preview.result, "ru"), (card, "ru"), (card_en, "en")):
         assert _actions(impact)[("dashboard", other["dashboard_title"])] == "conflict"
         assert ("dashboard", dev["dashboard_title"]) not in _actions(impact)
-        assert other["dashboard_title"] in impact["summary_ru"]
-        assert other["dashboard_title"] in impact["summary_en"]
+        taken = text(
+            language,
+            "“%(name)s” (replaced by “%(source)s”)",
+            name=other["dashboard_title"],
+            source=dev["dashboard_title"],
+        )
+        assert (
+            text(language, "The same slug is taken in %(env)s: %(names)s.", env="prod", names=taken)
+            in (impact["summary"])
+        )
         assert impact["counts"]["dashboard"] == {"conflict": 1}
     assert superset_api.dashboard_by_slug("prod", other["slug"])["dashboard_title"] == other["dashboard_title"]
 
@@ -178,7 +186,7 @@ async def test_preview_of_seeded_dashboards_names_what_prod_would_get(users, sup
     for row in dev_rows:
         dev_charts |= set(superset_api.dashboard_chart_names("ss-dev", row["id"]))
     assert dev_charts == {name for (kind, name) in actions if kind == "chart"}
-    assert outcome.result["summary_en"].startswith("2 dashboards will be changed in prod.")
+    assert outcome.result["summary"].startswith("2 dashboards will be changed in prod.")
 
 
 async def test_unknown_dashboard_and_same_environment_are_clear_errors(users, superset_stack):
@@ -195,7 +203,9 @@ async def test_unknown_dashboard_and_same_environment_are_clear_errors(users, su
     )
 
     assert not missing.ok
-    assert missing.error_message == "В окружении ss-dev нет дашбордов с id 987654."
+    assert missing.error_message == text(
+        "ru", "Environment %(env)s has no dashboards with id %(ids)s.", env="ss-dev", ids="987654"
+    )
     assert (same.ok, same.error_code) == (False, "invalid_args")
     assert "must differ" in same.error_message
     assert (unknown_env.ok, unknown_env.error_code) == (False, "invalid_args")

@@ -9,6 +9,7 @@ from agentchat.runtime.registry import tool_spec
 from tests.support.superset_api import raw_export, superset
 from tests.support.superset_scratch import scratch, unique
 from tests.support.tool_runs import call_tool, tool_impact
+from tests.support.wording import plural, text
 
 pytestmark = pytest.mark.django_db
 
@@ -87,9 +88,21 @@ def test_status_is_clean_after_commit_and_dirty_after_a_change_in_superset(users
     dashboard_file = next(p for p in raw_export("ss-dev", test_dashboard) if p.startswith("dashboards/"))
     assert dirty["changes"]["modified"] == [f"dashboard-{test_dashboard}/{dashboard_file}"]
     assert dirty["changes"]["added"] == []
-    text = answer_from_result("get_git_status", dirty, "ru")
-    assert "несохранённые изменения" in text
-    assert dashboard_file in text
+    answer = answer_from_result("get_git_status", dirty, "ru")
+    uncommitted = plural(
+        "ru",
+        "there are uncommitted changes against %(branch)s: %(modified)d modified, %(added)d added, "
+        "%(removed)d removed file",
+        "there are uncommitted changes against %(branch)s: %(modified)d modified, %(added)d added, "
+        "%(removed)d removed files",
+        0,
+        branch="main",
+        modified=1,
+        added=0,
+        removed=0,
+    )
+    assert f": {uncommitted}.\n" in answer
+    assert dashboard_file in answer
 
     again = call_tool("commit_changes", args, users["engineer"]).result
     assert again["changes"]["modified"] == dirty["changes"]["modified"]
@@ -114,13 +127,25 @@ def test_commit_impact_lists_the_files_that_would_change(users, repos, test_dash
     assert {o["name"] for o in impact["objects"]} == {f"dashboard-{test_dashboard}/{p}" for p in export}
     assert {o["action"] for o in impact["objects"]} == {"add"}
 
-    call_tool("commit_changes", args, users["engineer"])
+    title = call_tool("commit_changes", args, users["engineer"]).result["title"]
     with superset("ss-dev") as client:
         client.put(f"/api/v1/dashboard/{test_dashboard}", json={"css": "/* v2 */"}).raise_for_status()
     impact = tool_impact("commit_changes", args, users["engineer"])
     assert impact["counts"] == {"add": 0, "modify": 1, "delete": 0}
     assert impact["objects"][0]["action"] == "modify"
-    assert "изменённых 1" in impact["summary_ru"]
+    assert impact["summary"] == plural(
+        "ru",
+        "The export of dashboard “%(title)s” will be committed to %(branch)s: %(add)d new, %(modify)d "
+        "modified, %(delete)d deleted file.",
+        "The export of dashboard “%(title)s” will be committed to %(branch)s: %(add)d new, %(modify)d "
+        "modified, %(delete)d deleted files.",
+        0,
+        title=title,
+        branch="main",
+        add=0,
+        modify=1,
+        delete=0,
+    )
 
 
 def test_branch_is_created_and_commits_on_it_leave_main_alone(users, repos, test_dashboard):
@@ -146,14 +171,23 @@ def test_branch_is_created_and_commits_on_it_leave_main_alone(users, repos, test
 
 
 @pytest.mark.parametrize(
-    ("name", "ru_fragment"),
-    [("-rf", "«-»"), ("a..b", "«..»"), ("feature/", "«/»"), ("x.lock", ".lock"), ("a b", "пробел"), ("@{1}", "@{")],
+    ("name", "reason"),
+    [
+        ("-rf", "a branch name cannot start with “-”"),
+        ("a..b", "a branch name cannot contain “..”"),
+        ("feature/", "a branch name cannot start or end with “/” or contain “//”"),
+        ("x.lock", "the parts of a branch name between “/” cannot end with “.lock”"),
+        ("a b", "a branch name cannot contain a space or any of ~ ^ : ? * [ \\"),
+        ("@{1}", "a branch name cannot contain “@{”"),
+    ],
 )
-def test_invalid_branch_names_are_refused_in_the_users_language(users, repos, name, ru_fragment):
+def test_invalid_branch_names_are_refused_in_the_users_language(users, repos, name, reason):
     outcome = call_tool("create_branch", {"env_id": "ss-dev", "name": name}, users["engineer"])
     assert outcome.ok is False
     assert outcome.error_code == "invalid_args"
-    assert ru_fragment in outcome.error_message
+    assert outcome.error_message == text(
+        "ru", "Invalid branch name %(name)r: %(reason)s.", name=name, reason=text("ru", reason)
+    )
     english = call_tool("create_branch", {"env_id": "ss-dev", "name": name}, users["engineer"], language="en")
     assert "branch name" in english.error_message
 
@@ -163,9 +197,10 @@ def test_existing_branch_and_missing_base_are_refused(users, repos):
     assert call_tool("create_branch", {"env_id": "ss-dev", "name": "release"}, engineer).ok
     again = call_tool("create_branch", {"env_id": "ss-dev", "name": "release"}, engineer)
     assert again.error_code == "invalid_args"
-    assert "уже существует" in again.error_message
+    exists = "Branch %(branch)r already exists in the %(env)s repository."
+    assert again.error_message == text("ru", exists, branch="release", env="ss-dev")
     main = call_tool("create_branch", {"env_id": "ss-dev", "name": "main"}, engineer)
-    assert "уже существует" in main.error_message
+    assert main.error_message == text("ru", exists, branch="main", env="ss-dev")
     missing = call_tool("create_branch", {"env_id": "ss-dev", "name": "x", "base": "nope"}, engineer, language="en")
     assert "There is no branch 'nope'" in missing.error_message
 

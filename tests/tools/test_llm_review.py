@@ -10,6 +10,7 @@ from tests.support.llm_answer_server import chat_server
 from tests.support.superset_api import superset
 from tests.support.superset_scratch import ENERGY_DATASET, REGIONS_DATASET, scratch, unique
 from tests.support.tool_runs import call_tool, tool_impact, wait_task
+from tests.support.wording import plural, ptext, text
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -97,12 +98,27 @@ def test_validation_run_stores_findings_that_match_the_dashboard(users, review_d
     impact = tool_impact("run_llm_validation", args, users["engineer"])
     [report] = impact["objects"]
     assert report["name"].startswith("Проверка качества")  # the dashboard's title from Superset, not its id
-    assert report["name"] in impact["summary_ru"]
+    assert impact["summary"] == text(
+        "ru",
+        "A review report of dashboard “%(title)s” will be stored; nothing in Superset changes.",
+        title=report["name"],
+    )
     outcome = call_tool("run_llm_validation", args, users["engineer"])
     assert outcome.ok, outcome.error_message
     assert outcome.result["status"] == "queued"
     assert outcome.result["engine"] == "rules"
-    assert "запущена в фоне" in answer_from_result("run_llm_validation", outcome.result, "ru")
+    started = text(
+        "ru",
+        "The validation of dashboard “%(title)s” (%(env)s) started in the background %(engine)s: task "
+        "%(task)s, report %(run)s. get_task_status shows its progress. The result will appear in the dashboard's "
+        "health summary.",
+        title=outcome.result["title"],
+        env="ss-dev",
+        engine=text("ru", "rule-based (offline mode)"),
+        task=outcome.result["task_id"],
+        run=outcome.result["run_id"],
+    )
+    assert answer_from_result("run_llm_validation", outcome.result, "ru") == started
 
     job = wait_task(outcome.result["task_id"])
     assert job["state"] == "succeeded", job["error"]
@@ -121,7 +137,16 @@ def test_validation_run_stores_findings_that_match_the_dashboard(users, review_d
     assert by_rule(run.findings, "default_name") == {charts["c"]}
     assert by_rule(run.findings, "mixed_language_name") == {charts["d"]}
     assert by_rule(run.findings, "inconsistent_language") == {review_dashboard["dashboard"]}
-    assert run.summary.startswith(f"Замечаний: {len(run.findings)} в «Проверка качества")
+    counted = plural(
+        "ru",
+        "%(count)d finding in “%(title)s”: %(parts)s.",
+        "%(count)d findings in “%(title)s”: %(parts)s.",
+        len(run.findings),
+        title=run.dashboard_title,
+        parts="PARTS",
+    )
+    assert run.summary.startswith(counted.split("PARTS")[0])
+    assert run.dashboard_title.startswith("Проверка качества")
 
 
 def test_documentation_writes_descriptions_readable_from_superset(users, review_dashboard, task_worker):
@@ -137,11 +162,16 @@ def test_documentation_writes_descriptions_readable_from_superset(users, review_
     assert job["result"]["written"] == 2
     assert job["result"]["language"] == "ru"  # most names on the dashboard are Russian
 
-    assert chart_description(charts["a"]) == (
-        "Столбчатая диаграмма: SUM(consumption_mwh) в разрезе date, region, по месяцам. "
-        "Источник — датасет «energy_consumption»."
+    bar, table, monthly = (
+        ptext("ru", "chart type", "Bar chart"),
+        ptext("ru", "chart type", "Table"),
+        ptext("ru", "time grain", "monthly"),
     )
-    assert chart_description(charts["d"]) == f"Таблица. Источник — датасет «{review_dashboard['dataset_name']}»."
+    body = text("ru", "%(metrics)s by %(dimensions)s", metrics="SUM(consumption_mwh)", dimensions="date, region")
+    source = text("ru", "Source: dataset “%(dataset)s”.", dataset="energy_consumption")
+    assert chart_description(charts["a"]) == f"{bar}: {body}, {monthly}. {source}"
+    own_source = text("ru", "Source: dataset “%(dataset)s”.", dataset=review_dashboard["dataset_name"])
+    assert chart_description(charts["d"]) == f"{table}. {own_source}"
     assert chart_description(charts["b"]) == "Уже есть описание."
     assert chart_description(charts["c"]) == "Временный график."
     run = ValidationRun.objects.get(pk=outcome.result["run_id"])
@@ -174,9 +204,17 @@ def test_health_summary_shows_git_status_and_latest_validation(
     assert summary["validation"]["status"] == "succeeded"
     assert summary["validation"]["summary"] == run.summary
     assert summary["validation"]["findings_total"] == len(run.findings)
-    text = answer_from_result("get_health_summary", summary, "ru")
-    assert f"Git: текущая выгрузка сохранена в ветке main (коммит {commit['sha'][:10]}" in text
-    assert run.summary in text
+    answer = answer_from_result("get_health_summary", summary, "ru")
+    when = text(
+        "ru",
+        " (commit %(sha)s of %(time)s, %(author)s)",
+        sha=commit["sha"][:10],
+        time=summary["git"]["last_commit"]["time"],
+        author=summary["git"]["last_commit"]["author"],
+    )
+    committed = text("ru", "the current export is committed on %(branch)s%(when)s", branch="main", when=when)
+    assert f"Git: {committed}." in answer
+    assert run.summary in answer
 
     with superset("ss-dev") as client:
         client.put(f"/api/v1/dashboard/{review_dashboard['dashboard']}", json={"css": "/* x */"}).raise_for_status()
@@ -218,4 +256,5 @@ def test_documentation_by_the_configured_llm_is_written_to_superset(
     assert job["result"]["engine"] == "llm"
     assert len(llm_for_worker) == 1
     assert chart_description(charts["a"]) == "Помесячное потребление по регионам."
-    assert chart_description(charts["d"]).startswith("Таблица.")  # left out by the LLM: template
+    table = ptext("ru", "chart type", "Table")
+    assert chart_description(charts["d"]).startswith(f"{table}.")  # left out by the LLM: template

@@ -6,6 +6,7 @@ import sqlglot
 from tests.superset.test_sql_safety import REFUSED
 from tests.support.superset_api import api
 from tests.support.tool_runs import answer, run_tool
+from tests.support.wording import plural, text
 
 pytestmark = pytest.mark.django_db
 
@@ -36,10 +37,11 @@ async def test_cte_select_returns_the_rows_superset_returns(engineer, superset_s
     assert outcome.result["truncated"] is False
     assert outcome.result["database"] == "Energy"
     assert [c["name"] for c in outcome.result["columns"]] == ["region", "mwh"]
-    text = answer("superset_execute_sql", outcome, "ru")
-    assert f"строк в результате — {len(expected)}" in text
+    reply = answer("superset_execute_sql", outcome, "ru")
+    counted = ("Query on %(where)s: %(count)d row in the result.", "Query on %(where)s: %(count)d rows in the result.")
+    assert reply.startswith(plural("ru", *counted, len(expected), where="Energy (ss-dev)") + "\n")
     mwh = expected[0]["mwh"]
-    assert f"{expected[0]['region']} | {round(mwh, 6) if isinstance(mwh, float) else mwh}" in text
+    assert f"{expected[0]['region']} | {round(mwh, 6) if isinstance(mwh, float) else mwh}" in reply
 
 
 async def test_row_cap_limits_rows_and_says_there_are_more(engineer, superset_stack):
@@ -80,7 +82,8 @@ async def test_unsafe_sql_is_refused_without_any_request_to_superset(engineer, s
 
     assert not outcome.ok
     assert outcome.error_code == "invalid_args"
-    assert outcome.error_message.startswith("Запрос отклонён:")
+    refused = text("ru", "Query refused: %(reason)s. Only a single read statement (SELECT) is allowed.", reason="\0")
+    assert outcome.error_message.startswith(refused.split("\0")[0])
     assert outcome.requests == 0
 
 

@@ -17,6 +17,9 @@ from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import Any
 
 from asgiref.sync import sync_to_async
+from django.utils import translation
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext, pgettext_lazy
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage, SystemMessage, ToolMessage
@@ -38,15 +41,17 @@ from policies.services import Refusal
 
 log = logging.getLogger(__name__)
 
+# «Со страницы дашборда …» / "from a dashboard page": one page of that object type.
 OBJECT_NAMES = {
-    "dashboard": ("дашборда", "dashboard"),
-    "dataset": ("датасета", "dataset"),
-    "migration": ("миграции", "migration"),
+    "dashboard": pgettext_lazy("the page of one", "dashboard"),
+    "dataset": pgettext_lazy("the page of one", "dataset"),
+    "migration": pgettext_lazy("the page of one", "migration"),
 }
+# «… со страниц дашбордов» / "from a dashboard page": the pages of that object type.
 OBJECT_PAGES = {
-    "dashboard": ("дашбордов", "dashboard"),
-    "dataset": ("датасетов", "dataset"),
-    "migration": ("миграций", "migration"),
+    "dashboard": pgettext_lazy("the pages of", "dashboard"),
+    "dataset": pgettext_lazy("the pages of", "dataset"),
+    "migration": pgettext_lazy("the pages of", "migration"),
 }
 
 
@@ -108,9 +113,9 @@ def _rank(question: str, names: Sequence[str], object_type: str | None) -> list[
     return rank_with_rules(question=question, similarities={s.name: 0.0 for s in specs}, object_type=object_type)
 
 
-def _roles_text(roles: Sequence[str], language: str) -> str:
-    joiner = " или " if language == "ru" else " or "
-    return joiner.join(roles) if roles else ("—" if language == "ru" else "none")
+def _roles_text(roles: Sequence[str]) -> str:
+    """The roles as alternatives («engineer или admin»), in the active language."""
+    return pgettext("between alternative roles", " or ").join(roles) if roles else pgettext("no roles", "none")
 
 
 class PolicyFacts:
@@ -147,39 +152,36 @@ class PolicyFacts:
             One or two sentences for the user, without internal tool names.
         """
         title = tool_title(tool, language)
-        ru = language != "en"
         reason = self.not_offered_reason(tool, page)
-        if reason == "unbuilt":
-            return f"Этого я пока не умею ({title})." if ru else f"I cannot do that yet ({title})."
-        if reason == "disabled":
-            return (
-                f"Это сейчас выключено администратором ({title})."
-                if ru
-                else f"That is switched off by the administrator ({title})."
-            )
-        if reason == "environment":
-            return (
-                f"Для этого ({title}) нужно окружение: выберите его в переключателе вверху страницы."
-                if ru
-                else f"That ({title}) needs an environment: pick one in the selector at the top of the page."
-            )
-        choice = self._choices[tool]
-        if reason == "page" and page.object_type:  # "page" is only given for a page with an object type
-            here = OBJECT_NAMES[page.object_type][0 if ru else 1]
-            where = ", ".join(OBJECT_PAGES[t][0 if ru else 1] for t in choice.object_types if t in OBJECT_PAGES)
-            if ru:
-                where = f"со страниц {where} или " if where else ""
-                return (
-                    f"Со страницы {here} это недоступно ({title}). Откройте агента {where}из настроек (без контекста)."
-                )
-            where = f"from a {where} page or " if where else ""
-            return f"That is not available from a {here} page ({title}). Open the agent {where}from the settings page."
-        roles = _roles_text(choice.roles, language)
-        return (
-            f"Для этого ({title}) нужна роль {roles}; у вашей учётной записи её нет. Обратитесь к администратору."
-            if ru
-            else f"That ({title}) needs the role {roles}, which your account does not have. Ask an administrator."
-        )
+        with translation.override(language):
+            if reason == "unbuilt":
+                return _("I cannot do that yet (%(title)s).") % {"title": title}
+            if reason == "disabled":
+                return _("That is switched off by the administrator (%(title)s).") % {"title": title}
+            if reason == "environment":
+                return _("That (%(title)s) needs an environment: pick one in the selector at the top of the page.") % {
+                    "title": title
+                }
+            choice = self._choices[tool]
+            if reason == "page" and page.object_type:  # "page" is only given for a page with an object type
+                return self._page_text(choice, page.object_type, title)
+            return _(
+                "That (%(title)s) needs the role %(roles)s, which your account does not have. Ask an administrator."
+            ) % {"title": title, "roles": _roles_text(choice.roles)}
+
+    @staticmethod
+    def _page_text(choice: ToolChoice, object_type: str, title: str) -> str:
+        here = OBJECT_NAMES[object_type]
+        pages = ", ".join(str(OBJECT_PAGES[t]) for t in choice.object_types if t in OBJECT_PAGES)
+        if pages:
+            return _(
+                "That is not available from a %(here)s page (%(title)s). Open the agent from a %(pages)s page or "
+                "from the settings page."
+            ) % {"here": here, "title": title, "pages": pages}
+        return _("That is not available from a %(here)s page (%(title)s). Open the agent from the settings page.") % {
+            "here": here,
+            "title": title,
+        }
 
 
 def knowledge_for(*, choices: Sequence[ToolChoice], environments: list[tuple[str, str]]) -> Knowledge:

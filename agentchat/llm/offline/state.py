@@ -46,9 +46,6 @@ class Turn:
     def page(self) -> Page:
         return Page.from_context(self.context)
 
-    def t(self, ru: str, en: str) -> str:
-        return en if self.language == "en" else ru
-
 
 Rank = Callable[[str, Sequence[str], str | None], list[Ranked]]
 

@@ -1,12 +1,16 @@
 """Answer templates of the offline planner: tool result (as the LLM sees it) → text in ru or en (DESIGN §11).
 
-One module per tool domain registers its writers with ``@answer_writer("<tool>")``.
+One module per tool domain registers its writers with ``@answer_writer("<tool>")``; each runs under
+``translation.override`` of the answer's language (texts: gettext msgids, Russian in ``locale/ru``).
 """
 
 from typing import Any
 
+from django.utils import translation
+from django.utils.translation import gettext as _
+
 from agentchat.llm.offline.answers import datasets, git, llm_review, operations, sql, superset  # noqa: F401 - registers writers
-from agentchat.llm.offline.answers.base import generic, t, writer_for
+from agentchat.llm.offline.answers.base import generic, writer_for
 from agentchat.runtime.titles import tool_title
 
 
@@ -22,4 +26,5 @@ def answer_from_error(tool: str, error: dict[str, Any], language: str) -> str:
     """Return the answer for a failed or refused call of ``tool`` (``error`` is the ToolMessage payload)."""
     message = error.get("message") or error.get("error")
     title = tool_title(tool, language)
-    return t(language, f"Не получилось ({title}): {message}", f"That did not work ({title}): {message}")
+    with translation.override(language):
+        return _("That did not work (%(title)s): %(message)s") % {"title": title, "message": message}

@@ -1,12 +1,20 @@
-"""Shared helpers of the answer templates and the registry of writers (tool name → writer)."""
+"""Shared helpers of the answer templates and the registry of writers (tool name → writer).
+
+Every writer runs under ``translation.override(language)`` (``answer_writer`` wraps it), so its texts are plain
+``gettext``/``ngettext`` calls with English msgids; the Russian wording is in ``locale/ru`` (DESIGN §11, issue 14).
+"""
 
 import datetime as dt
+import functools
 import json
 from collections.abc import Callable
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
+from django.utils import translation
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext, pgettext
 
 from agentchat.runtime.titles import tool_title
 
@@ -15,11 +23,20 @@ _WRITERS: dict[str, Writer] = {}
 
 
 def answer_writer(tool: str) -> Callable[[Writer], Writer]:
-    """Register the decorated function as the answer template of ``tool``: ``fn(result, language) -> str``."""
+    """Register the decorated function as the answer template of ``tool``: ``fn(result, language) -> str``.
+
+    The registered (and returned) function runs ``fn`` under ``translation.override(language)``, so it answers
+    in ``language`` whether or not the turn's own override is active.
+    """
 
     def register(fn: Writer) -> Writer:
-        _WRITERS[tool] = fn
-        return fn
+        @functools.wraps(fn)
+        def in_language(result: dict[str, Any], language: str) -> str:
+            with translation.override(language):
+                return fn(result, language)
+
+        _WRITERS[tool] = in_language
+        return in_language
 
     return register
 
@@ -29,9 +46,10 @@ def writer_for(tool: str) -> Writer | None:
     return _WRITERS.get(tool)
 
 
-def when(value: Any, language: str = "ru") -> str:
+def when(value: Any, language: str | None = None) -> str:
     """Format a timestamp for people in ``TIME_ZONE``: ``29.11.2026 23:51 MSK`` (ru) or ``2026-11-29 23:51 MSK``
-    (en). Naive values are UTC, as Superset sends them; anything unparseable is returned as it is."""
+    (en) — the pattern is the catalogue's, in ``language`` (the active language when None). Naive values are
+    UTC, as Superset sends them; anything unparseable is returned as it is."""
     if not value:
         return "—"
     try:
@@ -41,12 +59,10 @@ def when(value: Any, language: str = "ru") -> str:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=dt.UTC)
     local = moment.astimezone(ZoneInfo(settings.TIME_ZONE))
-    return local.strftime("%Y-%m-%d %H:%M %Z" if language == "en" else "%d.%m.%Y %H:%M %Z")
-
-
-def t(language: str, ru: str, en: str) -> str:
-    """Pick the Russian or English text."""
-    return en if language == "en" else ru
+    with translation.override(language or translation.get_language()):
+        # Translators: a strftime pattern (date, time, time zone) of timestamps in answers.
+        pattern = pgettext("strftime of answers", "%Y-%m-%d %H:%M %Z")
+    return local.strftime(pattern)
 
 
 def items(value: Any) -> tuple[list, int]:
@@ -56,15 +72,19 @@ def items(value: Any) -> tuple[list, int]:
     return list(value or []), len(value or [])
 
 
-def more(shown: int, total: int, language: str) -> str:
-    """Return «… и ещё N» when ``total`` exceeds ``shown``, else an empty string."""
+def more(shown: int, total: int, language: str | None = None) -> str:
+    """Return «… и ещё N» (on a line of its own) when ``total`` exceeds ``shown``, else an empty string; in
+    ``language`` (the active language when None)."""
     if total <= shown:
         return ""
-    return t(language, f"\n… и ещё {total - shown}", f"\n… and {total - shown} more")
+    rest = total - shown
+    with translation.override(language or translation.get_language()):
+        return "\n" + ngettext("… and %(count)d more", "… and %(count)d more", rest) % {"count": rest}
 
 
 def generic(tool: str, result: Any, language: str) -> str:
     """Fallback: the result as indented JSON, headed by the tool's user-facing title."""
     body = json.dumps(result, ensure_ascii=False, indent=1)
     title = tool_title(tool, language)
-    return t(language, f"Результат ({title}):\n{body}", f"Result ({title}):\n{body}")
+    with translation.override(language):
+        return _("Result (%(title)s):") % {"title": title} + "\n" + body

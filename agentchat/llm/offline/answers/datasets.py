@@ -1,15 +1,23 @@
-"""Answer templates for the dataset, database and permission tools (ru/en)."""
+"""Answer templates for the dataset, database and permission tools (ru/en through the catalogue)."""
 
 from typing import Any
 
-from agentchat.llm.offline.answers.base import answer_writer, items, more, t
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext, pgettext, pgettext_lazy
 
-_KIND = {"physical": ("физический", "physical"), "virtual": ("виртуальный", "virtual")}
+from agentchat.llm.offline.answers.base import answer_writer, items, more
+
+_KIND = {"physical": pgettext_lazy("dataset kind", "physical"), "virtual": pgettext_lazy("dataset kind", "virtual")}
+_OBJECT_KINDS = {
+    "dataset": pgettext_lazy("permission audit object", "dataset"),
+    "database": pgettext_lazy("permission audit object", "database"),
+    "dashboard": pgettext_lazy("permission audit object", "dashboard"),
+}
+_ACCESS = {"full": gettext_lazy("full data access"), "partial": gettext_lazy("partial access")}
 
 
-def _kind(kind: str | None, language: str) -> str:
-    ru, en = _KIND.get(kind or "", (kind or "?", kind or "?"))
-    return t(language, ru, en)
+def _kind(kind: str | None) -> str:
+    return str(_KIND[kind]) if kind in _KIND else kind or "?"
 
 
 def _names(value: Any, key: str) -> str:
@@ -18,53 +26,56 @@ def _names(value: Any, key: str) -> str:
     return text + (f" (+{total - len(rows)})" if total > len(rows) else "")
 
 
+def _unresolved(unresolved: dict[str, list[str]]) -> str:
+    lines = [_("Could not resolve a filter:")]
+    for field, candidates in unresolved.items():
+        label = pgettext("search filter", "database") if field == "database" else pgettext("search filter", "owner")
+        options = ", ".join(candidates) or _("nothing matches")
+        lines.append(f"- {label}: {options}")
+    return "\n".join(lines)
+
+
 @answer_writer("search_datasets")
 def search_datasets(result: dict[str, Any], language: str) -> str:
     env_id = result.get("env_id")
-    unresolved = result.get("unresolved") or {}
-    if unresolved:
-        lines = [t(language, "Не удалось однозначно определить фильтр:", "Could not resolve a filter:")]
-        for field, candidates in unresolved.items():
-            label = t(language, "база данных" if field == "database" else "владелец", field.rstrip("s"))
-            options = ", ".join(candidates) or t(language, "ничего не найдено", "nothing matches")
-            lines.append(f"- {label}: {options}")
-        return "\n".join(lines)
+    if result.get("unresolved"):
+        return _unresolved(result["unresolved"])
     rows, shown_total = items(result.get("datasets"))
     count = result.get("count", shown_total)
     if not rows:
-        return t(language, f"В {env_id} подходящих датасетов нет.", f"No matching datasets in {env_id}.")
-    lines = [t(language, f"Найдено датасетов в {env_id}: {count}.", f"Datasets found in {env_id}: {count}.")]
+        return _("No matching datasets in %(env)s.") % {"env": env_id}
+    lines = [
+        ngettext("Found %(count)d dataset in %(env)s.", "Found %(count)d datasets in %(env)s.", count)
+        % {"count": count, "env": env_id}
+    ]
     for r in rows:
-        badge = t(language, ", сертифицирован", ", certified") if r.get("certified") else ""
+        badge = _(", certified") if r.get("certified") else ""
         where = ".".join(str(p) for p in (r.get("database"), r.get("schema")) if p)
-        lines.append(f"- {r.get('name')} (id {r.get('id')}, {where}, {_kind(r.get('kind'), language)}{badge})")
-    return "\n".join(lines) + more(len(rows), count, language)
+        lines.append(f"- {r.get('name')} (id {r.get('id')}, {where}, {_kind(r.get('kind'))}{badge})")
+    return "\n".join(lines) + more(len(rows), count)
 
 
-def _review_line(review: dict[str, Any], language: str) -> str:
+def _review_line(review: dict[str, Any]) -> str:
     if review.get("status") == "certified":
         details = f" — {review['certification_details']}" if review.get("certification_details") else ""
-        text = t(
-            language,
-            f"Статус проверки: сертифицирован ({review.get('certified_by')}){details}.",
-            f"Review status: certified by {review.get('certified_by')}{details}.",
-        )
+        text = _("Review status: certified by %(who)s%(details)s.") % {
+            "who": review.get("certified_by"),
+            "details": details,
+        }
     else:
-        text = t(language, "Статус проверки: не сертифицирован.", "Review status: not certified.")
+        text = _("Review status: not certified.")
     if review.get("managed_externally"):
-        text += t(language, " Управляется извне Superset.", " Managed outside Superset.")
+        text += " " + _("Managed outside Superset.")
     return text
 
 
-def _mapping_line(entry: dict[str, Any], language: str) -> str:
+def _mapping_line(entry: dict[str, Any]) -> str:
     env_id, status = entry.get("env_id"), entry.get("status")
     if status == "found":
-        return t(language, f"- {env_id}: есть (id {entry.get('id')})", f"- {env_id}: present (id {entry.get('id')})")
+        return _("- %(env)s: present (id %(id)s)") % {"env": env_id, "id": entry.get("id")}
     if status == "missing":
-        return t(language, f"- {env_id}: отсутствует", f"- {env_id}: missing")
-    return t(
-        language, f"- {env_id}: недоступно ({entry.get('reason')})", f"- {env_id}: unavailable ({entry.get('reason')})"
-    )
+        return _("- %(env)s: missing") % {"env": env_id}
+    return _("- %(env)s: unavailable (%(reason)s)") % {"env": env_id, "reason": entry.get("reason")}
 
 
 @answer_writer("get_dataset_details")
@@ -76,24 +87,19 @@ def dataset_details(result: dict[str, Any], language: str) -> str:
     dependents = result.get("dependents") or {}
     n_charts, n_dashboards = items(dependents.get("charts"))[1], items(dependents.get("dashboards"))[1]
     ref = f"id {d.get('id')}, {result.get('env_id')}"
-    kind = _kind(source.get("kind"), language)
     lines = [
-        t(
-            language,
-            f"Датасет «{d.get('name')}» ({ref}), {kind}: {origin}.",
-            f"Dataset “{d.get('name')}” ({ref}), {kind}: {origin}.",
-        ),
-        t(language, f"Колонки ({n_columns}): ", f"Columns ({n_columns}): ") + _names(result.get("columns"), "name"),
-        t(language, f"Метрики ({n_metrics}): ", f"Metrics ({n_metrics}): ") + _names(result.get("metrics"), "name"),
-        t(language, f"Графики ({n_charts}): ", f"Charts ({n_charts}): ") + _names(dependents.get("charts"), "name"),
-        t(language, f"Дашборды ({n_dashboards}): ", f"Dashboards ({n_dashboards}): ")
-        + _names(dependents.get("dashboards"), "title"),
+        _("Dataset “%(name)s” (%(ref)s), %(kind)s: %(origin)s.")
+        % {"name": d.get("name"), "ref": ref, "kind": _kind(source.get("kind")), "origin": origin},
+        _("Columns (%(count)d): ") % {"count": n_columns} + _names(result.get("columns"), "name"),
+        _("Metrics (%(count)d): ") % {"count": n_metrics} + _names(result.get("metrics"), "name"),
+        _("Charts (%(count)d): ") % {"count": n_charts} + _names(dependents.get("charts"), "name"),
+        _("Dashboards (%(count)d): ") % {"count": n_dashboards} + _names(dependents.get("dashboards"), "title"),
     ]
-    environments, _ = items(result.get("environments"))
+    environments, _total = items(result.get("environments"))
     if environments:
-        lines.append(t(language, "В других окружениях:", "In other environments:"))
-        lines += [_mapping_line(e, language) for e in environments]
-    lines.append(_review_line(result.get("review") or {}, language))
+        lines.append(_("In other environments:"))
+        lines += [_mapping_line(e) for e in environments]
+    lines.append(_review_line(result.get("review") or {}))
     return "\n".join(lines)
 
 
@@ -102,104 +108,95 @@ def create_dataset(result: dict[str, Any], language: str) -> str:
     d = result.get("dataset") or {}
     label = ".".join(str(p) for p in (d.get("database"), d.get("schema"), d.get("name")) if p)
     if not result.get("created"):
-        return t(
-            language,
-            f"Датасет «{label}» уже есть в {result.get('env_id')} (id {d.get('id')}); ничего не создано.",
-            f"Dataset “{label}” already exists in {result.get('env_id')} (id {d.get('id')}); nothing was created.",
-        )
-    kind, where = _kind(d.get("kind"), language), f"{result.get('env_id')} (id {d.get('id')}): {d.get('url')}"
-    return t(language, f"Создан {kind} датасет «{label}» в {where}", f"Created the {kind} dataset “{label}” in {where}")
+        return _("Dataset “%(label)s” already exists in %(env)s (id %(id)s); nothing was created.") % {
+            "label": label,
+            "env": result.get("env_id"),
+            "id": d.get("id"),
+        }
+    where = f"{result.get('env_id')} (id {d.get('id')}): {d.get('url')}"
+    return _("Created the %(kind)s dataset “%(label)s” in %(where)s") % {
+        "kind": _kind(d.get("kind")),
+        "label": label,
+        "where": where,
+    }
+
+
+def _databases(result: dict[str, Any]) -> str:
+    rows, _total = items(result.get("databases"))
+    lines = [_("Databases in %(env)s (%(count)s):") % {"env": result.get("env_id"), "count": result.get("count")}]
+    for r in rows:
+        schemas = ", ".join(items(r.get("schemas"))[0]) or "—"
+        label = _("schemas")
+        lines.append(f"- {r.get('name')} (id {r.get('id')}, {r.get('backend')}): {label} {schemas}")
+    return "\n".join(lines)
+
+
+def _tables(result: dict[str, Any]) -> str:
+    db = result.get("database") or {}
+    rows, _total = items(result.get("tables"))
+    count = result.get("count", len(rows))
+    lines = [
+        _("Tables in %(database)s.%(schema)s (%(count)s):")
+        % {"database": db.get("name"), "schema": result.get("schema"), "count": count}
+    ]
+    for r in rows:
+        note = _("dataset id %(id)s") % {"id": r["dataset_id"]} if r.get("dataset_id") else _("no dataset")
+        lines.append(f"- {r.get('name')} ({note})")
+    return "\n".join(lines) + more(len(rows), count)
 
 
 @answer_writer("superset_explore_database")
 def explore_database(result: dict[str, Any], language: str) -> str:
-    mode, env_id = result.get("mode"), result.get("env_id")
+    mode = result.get("mode")
     if mode == "databases":
-        rows, _ = items(result.get("databases"))
-        lines = [
-            t(
-                language,
-                f"Базы данных в {env_id} ({result.get('count')}):",
-                f"Databases in {env_id} ({result.get('count')}):",
-            )
-        ]
-        for r in rows:
-            schemas = ", ".join(items(r.get("schemas"))[0]) or "—"
-            lines.append(
-                f"- {r.get('name')} (id {r.get('id')}, {r.get('backend')}): {t(language, 'схемы', 'schemas')} {schemas}"
-            )
-        return "\n".join(lines)
+        return _databases(result)
     if mode == "schemas":
         db = result.get("database") or {}
         schemas = ", ".join(items(result.get("schemas"))[0]) or "—"
-        return t(language, f"Схемы базы {db.get('name')}: {schemas}", f"Schemas of {db.get('name')}: {schemas}")
+        return _("Schemas of %(database)s: %(schemas)s") % {"database": db.get("name"), "schemas": schemas}
     if mode == "tables":
-        db = result.get("database") or {}
-        rows, _ = items(result.get("tables"))
-        count = result.get("count", len(rows))
-        lines = [
-            t(
-                language,
-                f"Таблицы в {db.get('name')}.{result.get('schema')} ({count}):",
-                f"Tables in {db.get('name')}.{result.get('schema')} ({count}):",
-            )
-        ]
-        for r in rows:
-            note = (
-                t(language, f"датасет id {r['dataset_id']}", f"dataset id {r['dataset_id']}")
-                if r.get("dataset_id")
-                else t(language, "без датасета", "no dataset")
-            )
-            lines.append(f"- {r.get('name')} ({note})")
-        return "\n".join(lines) + more(len(rows), count, language)
+        return _tables(result)
     d, source = result.get("dataset") or {}, result.get("source") or {}
     dependents = result.get("dependents") or {}
     where = ".".join(str(p) for p in (source.get("database"), source.get("schema"), source.get("table")) if p)
     return "\n".join(
         [
-            t(language, f"Датасет «{d.get('name')}» читает {where}", f"Dataset “{d.get('name')}” reads {where}")
+            _("Dataset “%(name)s” reads %(where)s") % {"name": d.get("name"), "where": where}
             + (f" (SQL: {source.get('sql')})" if source.get("sql") else "")
             + ".",
-            t(language, "Колонки: ", "Columns: ") + _names(result.get("columns"), "name"),
-            t(language, "Графики: ", "Charts: ") + _names(dependents.get("charts"), "name"),
-            t(language, "Дашборды: ", "Dashboards: ") + _names(dependents.get("dashboards"), "title"),
+            _("Columns: ") + _names(result.get("columns"), "name"),
+            _("Charts: ") + _names(dependents.get("charts"), "name"),
+            _("Dashboards: ") + _names(dependents.get("dashboards"), "title"),
         ]
     )
+
+
+def _role_line(role: dict[str, Any]) -> str:
+    parts = [str(_ACCESS[role["data_access"]])] if role.get("data_access") in _ACCESS else []
+    if role.get("can_write"):
+        parts.append(_("can edit"))
+    elif role.get("can_read"):
+        parts.append(_("can read"))
+    users = ", ".join(items(role.get("users"))[0])
+    who = _("; users: %(users)s") % {"users": users} if users else ""
+    return f"- {role.get('role')}: {', '.join(parts) or '—'}{who}"
 
 
 @answer_writer("superset_audit_permissions")
 def audit_permissions(result: dict[str, Any], language: str) -> str:
     obj = result.get("object") or {}
-    kinds = {
-        "dataset": ("датасет", "dataset"),
-        "database": ("база данных", "database"),
-        "dashboard": ("дашборд", "dashboard"),
-    }
-    ru, en = kinds.get(obj.get("type") or "", ("объект", "object"))
-    access = {"full": ("полный доступ к данным", "full data access"), "partial": ("частичный доступ", "partial access")}
+    kind = obj.get("type")
+    kind = str(_OBJECT_KINDS[kind]) if kind in _OBJECT_KINDS else pgettext("permission audit object", "object")
     lines = [
-        t(
-            language,
-            f"Права: {ru} «{obj.get('name')}» ({result.get('env_id')}).",
-            f"Permissions: {en} “{obj.get('name')}” ({result.get('env_id')}).",
-        )
+        _("Permissions: %(kind)s “%(name)s” (%(env)s).")
+        % {"kind": kind, "name": obj.get("name"), "env": result.get("env_id")}
     ]
     if obj.get("owners") is not None:
-        lines.append(t(language, "Владельцы: ", "Owners: ") + (", ".join(items(obj.get("owners"))[0]) or "—"))
+        lines.append(_("Owners: ") + (", ".join(items(obj.get("owners"))[0]) or "—"))
     if obj.get("dashboard_roles"):
-        lines.append(t(language, "Роли дашборда: ", "Dashboard roles: ") + ", ".join(items(obj["dashboard_roles"])[0]))
-    roles, _ = items(result.get("roles"))
+        lines.append(_("Dashboard roles: ") + ", ".join(items(obj["dashboard_roles"])[0]))
+    roles, _total = items(result.get("roles"))
     if not roles:
-        lines.append(
-            t(language, "Ни одна роль не имеет прав на этот объект.", "No role has permissions on this object.")
-        )
-    for r in roles:
-        parts = [t(language, *access[r["data_access"]])] if r.get("data_access") in access else []
-        if r.get("can_write"):
-            parts.append(t(language, "может изменять", "can edit"))
-        elif r.get("can_read"):
-            parts.append(t(language, "может читать", "can read"))
-        users = ", ".join(items(r.get("users"))[0])
-        who = t(language, f"; пользователи: {users}", f"; users: {users}") if users else ""
-        lines.append(f"- {r.get('role')}: {', '.join(parts) or '—'}{who}")
+        lines.append(_("No role has permissions on this object."))
+    lines += [_role_line(r) for r in roles]
     return "\n".join(lines)

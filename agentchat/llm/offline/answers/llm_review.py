@@ -2,50 +2,52 @@
 
 from typing import Any
 
-from agentchat.llm.offline.answers.base import answer_writer, t, when
+from django.utils import translation
+from django.utils.translation import gettext as _
+
+from agentchat.llm.offline.answers.base import answer_writer, when
 
 
 def validation_line(validation: dict[str, Any] | None, language: str) -> str:
-    """One line about the latest validation run of a dashboard (used by the health summary)."""
-    if not validation:
-        return t(language, "проверок ещё не было", "no validation has run yet")
-    status = validation.get("status")
-    at = when(validation.get("created_at"), language)
-    if status in ("queued", "running"):
-        return t(language, f"проверка от {at} ещё идёт ({status})", f"the validation of {at} is still {status}")
-    if status == "failed":
-        return t(
-            language,
-            f"проверка от {at} не удалась: {validation.get('summary')}",
-            f"the validation of {at} failed: {validation.get('summary')}",
-        )
-    return t(language, f"{at} — {validation.get('summary')}", f"{at} — {validation.get('summary')}")
+    """One line about the latest validation run of a dashboard (used by the health summary), in ``language``."""
+    with translation.override(language):
+        if not validation:
+            return _("no validation has run yet")
+        status = validation.get("status")
+        at = when(validation.get("created_at"))
+        if status in ("queued", "running"):
+            return _("the validation of %(at)s is still %(status)s") % {"at": at, "status": status}
+        if status == "failed":
+            return _("the validation of %(at)s failed: %(summary)s") % {"at": at, "summary": validation.get("summary")}
+        return f"{at} — {validation.get('summary')}"
 
 
-def _started(result: dict[str, Any], language: str, ru_what: str, en_what: str) -> str:
-    engine = (
-        t(language, "языковой моделью", "by the LLM")
-        if result.get("engine") == "llm"
-        else t(language, "по правилам (офлайн-режим)", "rule-based (offline mode)")
-    )
-    return t(
-        language,
-        f"{ru_what} дашборда «{result.get('title')}» ({result.get('env_id')}) запущена в фоне {engine}: "
-        f"задача {result.get('task_id')}, отчёт {result.get('run_id')}. Ход выполнения покажет get_task_status.",
-        f"{en_what} of dashboard “{result.get('title')}” ({result.get('env_id')}) started in the background "
-        f"{engine}: task {result.get('task_id')}, report {result.get('run_id')}. get_task_status shows its progress.",
-    )
+def _engine(result: dict[str, Any]) -> str:
+    return _("by the LLM") if result.get("engine") == "llm" else _("rule-based (offline mode)")
 
 
 @answer_writer("run_llm_validation")
 def run_llm_validation(result: dict[str, Any], language: str) -> str:
-    return _started(result, language, "Проверка", "The validation") + t(
-        language,
-        " Итог появится в сводке дашборда.",
-        " The result will appear in the dashboard's health summary.",
-    )
+    return _(
+        "The validation of dashboard “%(title)s” (%(env)s) started in the background %(engine)s: task "
+        "%(task)s, report %(run)s. get_task_status shows its progress. The result will appear in the dashboard's "
+        "health summary."
+    ) % _started(result)
 
 
 @answer_writer("run_llm_documentation")
 def run_llm_documentation(result: dict[str, Any], language: str) -> str:
-    return _started(result, language, "Документация (описания графиков)", "Documentation (chart descriptions)")
+    return _(
+        "Documentation (chart descriptions) of dashboard “%(title)s” (%(env)s) started in the background "
+        "%(engine)s: task %(task)s, report %(run)s. get_task_status shows its progress."
+    ) % _started(result)
+
+
+def _started(result: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "title": result.get("title"),
+        "env": result.get("env_id"),
+        "engine": _engine(result),
+        "task": result.get("task_id"),
+        "run": result.get("run_id"),
+    }

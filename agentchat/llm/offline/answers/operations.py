@@ -2,133 +2,136 @@
 
 from typing import Any
 
-from agentchat.llm.offline.answers.base import answer_writer, items, more, t, when
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext, pgettext, pgettext_lazy
 
-TYPES = {
-    "dashboard": ("Дашборды", "Dashboards"),
-    "chart": ("Графики", "Charts"),
-    "dataset": ("Датасеты", "Datasets"),
-    "database": ("Базы данных", "Databases"),
-}
+from agentchat.llm.offline.answers.base import answer_writer, items, more, when
+from agentchat.superset.migration_plan import TYPES, object_count
+
 TYPE_ONE = {
-    "dashboard": ("дашборд", "dashboard"),
-    "chart": ("график", "chart"),
-    "dataset": ("датасет", "dataset"),
-    "database": ("база данных", "database"),
+    "dashboard": pgettext_lazy("object type", "dashboard"),
+    "chart": pgettext_lazy("object type", "chart"),
+    "dataset": pgettext_lazy("object type", "dataset"),
+    "database": pgettext_lazy("object type", "database"),
 }
 PLANNED = {
-    "create": ("создать", "create"),
-    "overwrite": ("перезаписать", "overwrite"),
-    "conflict": ("заменить (тот же slug)", "replace (same slug)"),
-    "keep": ("оставить как есть", "keep as is"),
+    "create": pgettext_lazy("planned action of an object", "create"),
+    "overwrite": pgettext_lazy("planned action of an object", "overwrite"),
+    "conflict": pgettext_lazy("planned action of an object", "replace (same slug)"),
+    "keep": pgettext_lazy("planned action of an object", "keep as is"),
 }
+# What the deploy did, as the heading of the objects it did it to («Создано: 3 графика, 1 датасет.»).
 DONE = {
-    "create": ("создано", "created"),
-    "overwrite": ("перезаписано", "overwritten"),
-    "conflict": ("заменено (тот же slug)", "replaced (same slug)"),
-    "keep": ("без изменений", "unchanged"),
+    "create": pgettext_lazy("deploy outcome", "Created"),
+    "overwrite": pgettext_lazy("deploy outcome", "Overwritten"),
+    "conflict": pgettext_lazy("deploy outcome", "Replaced (same slug)"),
+    "keep": pgettext_lazy("deploy outcome", "Unchanged"),
 }
 STATES = {
-    "queued": ("в очереди", "queued"),
-    "running": ("выполняется", "running"),
-    "succeeded": ("готово", "succeeded"),
-    "failed": ("ошибка", "failed"),
+    "queued": pgettext_lazy("task state", "queued"),
+    "running": pgettext_lazy("task state", "running"),
+    "succeeded": pgettext_lazy("task state", "succeeded"),
+    "failed": pgettext_lazy("task state", "failed"),
 }
 
 
-def _pick(pair: tuple[str, str], language: str) -> str:
-    return t(language, pair[0], pair[1])
+def _label(labels: dict[str, Any], key: Any) -> str:
+    return str(labels[key]) if key in labels else str(key)
 
 
-def _counts(counts: dict[str, Any] | None, words: dict[str, tuple[str, str]], language: str) -> list[str]:
+def _counts(counts: dict[str, Any] | None) -> list[str]:
+    """One line per outcome: «Создано: 1 график, 2 датасета.»; kinds outside ``TYPES`` are left out."""
+    counts = counts or {}
     lines = []
-    for kind, by_action in (counts or {}).items():
-        shown = [f"{_pick(words[a], language)} — {n}" for a, n in (by_action or {}).items() if n and a in words]
-        if shown and kind in TYPES:
-            lines.append(f"{_pick(TYPES[kind], language)}: " + ", ".join(shown))
+    for action, heading in DONE.items():
+        objects = [object_count(kind, n) for kind in TYPES if (n := (counts.get(kind) or {}).get(action))]
+        if objects:
+            lines.append(f"{heading}: {', '.join(objects)}.")
     return lines
 
 
-def _size(n: int, language: str) -> str:
-    for unit_ru, unit_en, scale in (("МБ", "MB", 1 << 20), ("КБ", "KB", 1 << 10)):
+def _size(n: int) -> str:
+    for unit, scale in ((pgettext("size unit", "MB"), 1 << 20), (pgettext("size unit", "KB"), 1 << 10)):
         if n >= scale:
-            return f"{n / scale:.1f} {t(language, unit_ru, unit_en)}"
-    return f"{n} {t(language, 'Б', 'B')}"
+            return f"{n / scale:.1f} {unit}"
+    unit = pgettext("size unit", "B")
+    return f"{n} {unit}"
 
 
 @answer_writer("deploy_dashboard")
 def deploy_dashboard(result: dict[str, Any], language: str) -> str:
-    dashboards, _ = items(result.get("dashboards"))
+    dashboards, _total = items(result.get("dashboards"))
     src, dst = result.get("source_env_id"), result.get("target_env_id")
     lines = []
     for d in dashboards:
         charts, n_charts = items(d.get("charts"))
         lines.append(
-            t(
-                language,
-                f"Дашборд «{d.get('title')}» развёрнут из {src} в {dst} (id {d.get('id')} в {dst}) и проверен: "
-                f"подключено графиков — {n_charts}.",
-                f"Dashboard “{d.get('title')}” was deployed from {src} to {dst} (id {d.get('id')} in {dst}) and "
-                f"verified: {n_charts} chart(s) attached.",
+            ngettext(
+                "Dashboard “%(title)s” was deployed from %(src)s to %(dst)s (id %(id)s in %(dst)s) and verified: "
+                "%(count)d chart attached.",
+                "Dashboard “%(title)s” was deployed from %(src)s to %(dst)s (id %(id)s in %(dst)s) and verified: "
+                "%(count)d charts attached.",
+                n_charts,
             )
+            % {"title": d.get("title"), "src": src, "dst": dst, "id": d.get("id"), "count": n_charts}
         )
         lines += [f"- {name}" for name in charts]
         lines.append(d.get("url") or "")
-    lines += _counts(result.get("counts"), DONE, language)
+    lines += _counts(result.get("counts"))
     replaced = [o for o in items(result.get("objects"))[0] if o.get("action") == "conflict"]
-    for o in replaced:
-        lines.append(
-            t(
-                language,
-                f"Заменён дашборд с тем же slug: «{o.get('name')}».",
-                f"Replaced the dashboard with the same slug: “{o.get('name')}”.",
-            )
-        )
+    lines += [_("Replaced the dashboard with the same slug: “%(name)s”.") % {"name": o.get("name")} for o in replaced]
     return "\n".join(line for line in lines if line)
 
 
 @answer_writer("preview_migration")
 def preview_migration(result: dict[str, Any], language: str) -> str:
     objects, total = items(result.get("objects"))
-    lines = [str(result.get(t(language, "summary_ru", "summary_en")) or "")]
+    lines = [str(result.get("summary") or "")]
     for o in objects:
-        kind = _pick(TYPE_ONE.get(o.get("type"), (o.get("type"), o.get("type"))), language)
-        action = _pick(PLANNED.get(o.get("action"), (o.get("action"), o.get("action"))), language)
-        lines.append(f"- {kind} «{o.get('name')}»: {action}")
-    lines.append(
-        t(
-            language,
-            "Ничего не изменено: это только предварительный просмотр.",
-            "Nothing was changed: this is a preview only.",
-        )
-    )
-    return "\n".join(lines) + more(len(objects), total, language)
+        lines.append(f"- {_label(TYPE_ONE, o.get('type'))} «{o.get('name')}»: {_label(PLANNED, o.get('action'))}")
+    lines.append(_("Nothing was changed: this is a preview only."))
+    return "\n".join(lines) + more(len(objects), total)
 
 
 @answer_writer("execute_migration")
 def execute_migration(result: dict[str, Any], language: str) -> str:
     names, n = items(result.get("dashboards"))
-    listed = ", ".join(f"«{name}»" for name in names)
-    return t(
-        language,
-        f"Миграция запущена: задача #{result.get('task_id')} — дашбордов {n} ({listed}) из "
-        f"{result.get('source_env_id')} в {result.get('target_env_id')}. Ход выполнения виден в чате; "
-        f"можно спросить «статус задачи {result.get('task_id')}».",
-        f"Migration started: task #{result.get('task_id')} — {n} dashboard(s) ({listed}) from "
-        f"{result.get('source_env_id')} to {result.get('target_env_id')}. Progress shows in the chat; you can "
-        f"ask “status of task {result.get('task_id')}”.",
-    )
+    return ngettext(
+        "Migration started: task #%(task)s — %(count)d dashboard (%(names)s) from %(src)s to %(dst)s. Progress "
+        "shows in the chat; you can ask “status of task %(task)s”.",
+        "Migration started: task #%(task)s — %(count)d dashboards (%(names)s) from %(src)s to %(dst)s. Progress "
+        "shows in the chat; you can ask “status of task %(task)s”.",
+        n,
+    ) % {
+        "task": result.get("task_id"),
+        "count": n,
+        "names": ", ".join(f"«{name}»" for name in names),
+        "src": result.get("source_env_id"),
+        "dst": result.get("target_env_id"),
+    }
 
 
 @answer_writer("run_backup")
 def run_backup(result: dict[str, Any], language: str) -> str:
-    return t(
-        language,
-        f"Резервное копирование {result.get('env_id')} запущено: задача #{result.get('task_id')}. "
-        "Ход выполнения виден в чате; готовые копии покажет list_backups.",
-        f"Backup of {result.get('env_id')} started: task #{result.get('task_id')}. Progress shows in the chat; "
-        "list_backups shows finished backups.",
-    )
+    return _(
+        "Backup of %(env)s started: task #%(task)s. Progress shows in the chat; list_backups shows finished backups."
+    ) % {"env": result.get("env_id"), "task": result.get("task_id")}
+
+
+def _backup_line(backup: dict[str, Any]) -> str:
+    count = int(backup.get("dashboard_count") or 0)
+    line = ngettext(
+        "- #%(id)s %(when)s: %(count)d dashboard, %(size)s, by %(who)s",
+        "- #%(id)s %(when)s: %(count)d dashboards, %(size)s, by %(who)s",
+        count,
+    ) % {
+        "id": backup.get("id"),
+        "when": when(backup.get("created_at")),
+        "count": count,
+        "size": _size(int(backup.get("size_bytes") or 0)),
+        "who": backup.get("created_by") or "—",
+    }
+    return line + ("" if backup.get("file_present", True) else _(" — file missing"))
 
 
 @answer_writer("list_backups")
@@ -136,37 +139,26 @@ def list_backups(result: dict[str, Any], language: str) -> str:
     rows, total = items(result.get("backups"))
     env_id = result.get("env_id")
     if not rows:
-        return t(language, f"У {env_id} пока нет резервных копий.", f"{env_id} has no backups yet.")
-    lines = [t(language, f"Резервные копии {env_id} (новые сверху):", f"Backups of {env_id} (newest first):")]
-    for b in rows:
-        who = b.get("created_by") or "—"
-        missing = "" if b.get("file_present", True) else t(language, " — файл отсутствует", " — file missing")
-        lines.append(
-            t(
-                language,
-                f"- #{b.get('id')} {when(b.get('created_at'))}: дашбордов {b.get('dashboard_count')}, "
-                f"{_size(int(b.get('size_bytes') or 0), language)}, автор {who}{missing}",
-                f"- #{b.get('id')} {when(b.get('created_at'), 'en')}: {b.get('dashboard_count')} dashboards, "
-                f"{_size(int(b.get('size_bytes') or 0), language)}, by {who}{missing}",
-            )
-        )
-    return "\n".join(lines) + more(len(rows), total, language)
+        return _("%(env)s has no backups yet.") % {"env": env_id}
+    lines = [_("Backups of %(env)s (newest first):") % {"env": env_id}]
+    lines += [_backup_line(b) for b in rows]
+    return "\n".join(lines) + more(len(rows), total)
 
 
-def _task_result(kind: str, result: dict[str, Any], language: str) -> list[str]:
+def _task_result(kind: str, result: dict[str, Any]) -> list[str]:
     if kind == "backup":
+        count = int(result.get("dashboard_count") or 0)
         return [
-            t(
-                language,
-                f"Резервная копия: дашбордов {result.get('dashboard_count')}, "
-                f"{_size(int(result.get('size_bytes') or 0), language)}, файл {result.get('path')}",
-                f"Backup: {result.get('dashboard_count')} dashboards, "
-                f"{_size(int(result.get('size_bytes') or 0), language)}, file {result.get('path')}",
+            ngettext(
+                "Backup: %(count)d dashboard, %(size)s, file %(path)s",
+                "Backup: %(count)d dashboards, %(size)s, file %(path)s",
+                count,
             )
+            % {"count": count, "size": _size(int(result.get("size_bytes") or 0)), "path": result.get("path")}
         ]
     if kind == "migration":
-        deployed, _ = items(result.get("deployed"))
-        failed, _ = items(result.get("failed"))
+        deployed, _deployed_total = items(result.get("deployed"))
+        failed, _failed_total = items(result.get("failed"))
         lines = [f"✓ «{d.get('title')}» → {result.get('target_env_id')}" for d in deployed]
         lines += [f"✗ «{f.get('title')}»: {f.get('error')}" for f in failed]
         return lines
@@ -178,18 +170,19 @@ def get_task_status(result: dict[str, Any], language: str) -> str:
     if not result.get("found"):
         return str(result.get("message"))
     raw_state = result.get("state")
-    state = _pick(STATES[raw_state], language) if raw_state in STATES else raw_state
     lines = [
-        t(
-            language,
-            f"Задача #{result.get('task_id')} ({result.get('kind')}): {state}, {result.get('progress')} %.",
-            f"Task #{result.get('task_id')} ({result.get('kind')}): {state}, {result.get('progress')} %.",
-        )
+        _("Task #%(task)s (%(kind)s): %(state)s, %(progress)s %%.")
+        % {
+            "task": result.get("task_id"),
+            "kind": result.get("kind"),
+            "state": _label(STATES, raw_state),
+            "progress": result.get("progress"),
+        }
     ]
     if result.get("message") and result.get("state") != "failed":
         lines.append(str(result["message"]))
     if result.get("error"):
-        lines.append(t(language, f"Ошибка: {result['error']}", f"Error: {result['error']}"))
+        lines.append(_("Error: %(error)s") % {"error": result["error"]})
     if isinstance(result.get("result"), dict):
-        lines += _task_result(str(result.get("kind")), result["result"], language)
+        lines += _task_result(str(result.get("kind")), result["result"])
     return "\n".join(lines)

@@ -1,8 +1,11 @@
-"""Answer templates for the SQL tools (ru/en)."""
+"""Answer templates for the SQL tools (ru/en through the catalogue)."""
 
 from typing import Any
 
-from agentchat.llm.offline.answers.base import answer_writer, items, t
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
+from agentchat.llm.offline.answers.base import answer_writer, items
 
 SHOWN_ROWS = 10  # rows quoted in the answer; the full (capped) result stays in the tool message
 
@@ -16,44 +19,46 @@ def _cell(value: Any) -> str:
 
 @answer_writer("superset_format_sql")
 def format_sql(result: dict[str, Any], language: str) -> str:
-    head = t(language, f"Отформатированный SQL ({result.get('dialect')}):", f"Formatted SQL ({result.get('dialect')}):")
+    head = _("Formatted SQL (%(dialect)s):") % {"dialect": result.get("dialect")}
     return f"{head}\n```sql\n{result.get('sql')}\n```"
+
+
+def _head(result: dict[str, Any], count: int, where: str) -> str:
+    if result.get("truncated"):
+        return ngettext(
+            "Query on %(where)s: first %(count)d row shown (limit %(limit)s, more exist).",
+            "Query on %(where)s: first %(count)d rows shown (limit %(limit)s, more exist).",
+            count,
+        ) % {"where": where, "count": count, "limit": result.get("row_limit")}
+    return ngettext(
+        "Query on %(where)s: %(count)d row in the result.", "Query on %(where)s: %(count)d rows in the result.", count
+    ) % {"where": where, "count": count}
 
 
 @answer_writer("superset_execute_sql")
 def execute_sql(result: dict[str, Any], language: str) -> str:
-    rows, _ = items(result.get("rows"))
+    rows, _total = items(result.get("rows"))
     columns = [c.get("name") for c in items(result.get("columns"))[0]]
-    count, where = result.get("row_count", len(rows)), f"{result.get('database')} ({result.get('env_id')})"
-    if result.get("truncated"):
-        head = t(
-            language,
-            f"Запрос на {where}: показаны первые {count} строк (лимит {result.get('row_limit')}, есть ещё).",
-            f"Query on {where}: first {count} rows shown (limit {result.get('row_limit')}, more exist).",
-        )
-    elif count == 1 and len(columns) == 1 and rows:
+    count, where = int(result.get("row_count", len(rows)) or 0), f"{result.get('database')} ({result.get('env_id')})"
+    if not result.get("truncated") and count == 1 and len(columns) == 1 and rows:
         # one value (COUNT, SUM, …): say it, not «1 row»
         row = rows[0]
         value = row[0] if isinstance(row, list) else row.get(columns[0]) if isinstance(row, dict) else row
-        return t(
-            language,
-            f"Результат запроса на {where}: {columns[0]} = {_cell(value)}.",
-            f"Result of the query on {where}: {columns[0]} = {_cell(value)}.",
-        )
-    else:
-        head = t(language, f"Запрос на {where}: строк в результате — {count}.", f"Query on {where}: {count} rows.")
-    lines = [head]
+        return _("Result of the query on %(where)s: %(column)s = %(value)s.") % {
+            "where": where,
+            "column": columns[0],
+            "value": _cell(value),
+        }
+    lines = [_head(result, count, where)]
     if columns:
         lines.append(" | ".join(str(c) for c in columns))
         for row in rows[:SHOWN_ROWS]:
             values = row if isinstance(row, list) else [row.get(c) for c in columns] if isinstance(row, dict) else [row]
             lines.append(" | ".join(_cell(v) for v in values))
         if len(rows) > SHOWN_ROWS:
+            rest = count - SHOWN_ROWS
             lines.append(
-                t(
-                    language,
-                    f"… ещё {count - SHOWN_ROWS} строк в результате",
-                    f"… {count - SHOWN_ROWS} more rows in the result",
-                )
+                ngettext("… %(count)d more row in the result", "… %(count)d more rows in the result", rest)
+                % {"count": rest}
             )
     return "\n".join(lines)

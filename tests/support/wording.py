@@ -1,0 +1,36 @@
+"""Expected user-facing texts built from the gettext catalogue (issue 14): a test compares what the code says with
+the catalogue's message for the same msgid and parameters, so a change of wording in ``locale/ru`` needs no test
+change, while a wrong msgid, wrong parameters or a wrong language still fail.
+"""
+
+from typing import Any
+
+from django.utils import translation
+from django.utils.translation import gettext, ngettext, pgettext
+
+
+def text(language: str, msgid: str, /, **params: Any) -> str:
+    """``gettext(msgid) % params`` in ``language`` (``ru``/``en``)."""
+    with translation.override(language):
+        message = gettext(msgid)
+    return message % params if params else message
+
+
+def ptext(language: str, context: str, msgid: str, /, **params: Any) -> str:
+    """``pgettext(context, msgid) % params`` in ``language``."""
+    with translation.override(language):
+        message = pgettext(context, msgid)
+    return message % params if params else message
+
+
+def plural(language: str, singular: str, plural_: str, n: int, /, **params: Any) -> str:
+    """``ngettext(singular, plural_, n) % {"count": n, **params}`` in ``language``."""
+    with translation.override(language):
+        message = ngettext(singular, plural_, n)
+    return message % {"count": n, **params}
+
+
+def plural_forms(language: str, singular: str, plural_: str, numbers: tuple[int, ...] = (1, 2, 5, 21)) -> list[str]:
+    """The catalogue's (unformatted) form of the message for each of ``numbers`` in ``language``."""
+    with translation.override(language):
+        return [ngettext(singular, plural_, n) for n in numbers]
