@@ -13,8 +13,8 @@ TEST_REDIS_URL ?= redis://127.0.0.1:6379/14
 # Parallel pytest workers: the suite mostly waits on Superset, subprocesses and deadlines, not the CPU.
 TEST_WORKERS ?= 4
 
-.PHONY: setup prepare prepare-tests chromium superset-install superset superset-stop run test test-fast test-slow \
-	test-unit test-e2e lint format clean
+.PHONY: setup prepare prepare-tests chromium gettext superset-install superset superset-stop run test test-fast \
+	test-slow test-unit test-e2e lint format messages clean
 
 $(STAMP): requirements/base.txt requirements/dev.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -27,6 +27,11 @@ setup: $(STAMP)
 chromium:
 	@scripts/install_chromium.sh
 
+# GNU gettext for `make messages` and the catalogue test (tests/agentchat/test_catalogue.py); `make run` needs none:
+# the compiled catalogue is committed.
+gettext:
+	@scripts/install_gettext.sh
+
 # Superset's own virtualenv needs only the standard library to install, so it is built beside the project's.
 # `python -m scripts.devstack` runs from the repository root (make's working directory).
 superset-install:
@@ -36,7 +41,7 @@ prepare:
 	$(MAKE) -j2 setup superset-install
 
 prepare-tests:
-	$(MAKE) -j3 setup superset-install chromium
+	$(MAKE) -j3 setup superset-install chromium gettext
 
 superset: setup
 	$(PY) -m scripts.devstack up
@@ -60,6 +65,14 @@ format: setup
 	$(PY) -m ruff format .
 	$(PY) -m ruff check --fix .
 
+# The Russian catalogue (English msgids in the code): extract the messages of the code and templates into
+# locale/ru/LC_MESSAGES/django.po, then compile django.mo. Fill in every new or fuzzy msgstr between the two steps
+# (the catalogue test fails on an empty or fuzzy one) and commit both files.
+messages: setup gettext
+	DEBUG=1 $(PY) manage.py makemessages -l ru --no-obsolete --no-location --ignore='.venv/*' --ignore='var/*' --ignore='tests/*' \
+		--ignore='bench/*' --ignore='docker/*'
+	DEBUG=1 $(PY) manage.py compilemessages -l ru --ignore='.venv/*' --ignore='var/*'
+
 # The suite in three parts by marker (tests/conftest.py sets them): every test runs in exactly one.
 PYTEST := DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(PY) -m pytest
 
@@ -69,7 +82,7 @@ test-fast: setup
 		tests --ignore=tests/e2e
 
 # The rest of the unit suite: the local Superset pair, db_worker and daphne processes, the long fuzz runs.
-test-slow: setup superset
+test-slow: setup gettext superset
 	$(PYTEST) -n $(TEST_WORKERS) --dist worksteal -m "superset or processes or slow" tests --ignore=tests/e2e
 
 test-unit:

@@ -1,107 +1,109 @@
 """The project's exception hierarchy and the user-facing texts of each error code (DESIGN §6, §10).
 
 Each edge translates these: the DRF handler to HTTP responses, the consumer to ``error`` frames, the agent loop
-to ToolMessages. Texts are Russian first, English second.
+to ToolMessages. Texts are English msgids translated by Django's i18n (``locale/ru``): Russian first, English second.
 """
 
+from collections.abc import Mapping
 from typing import Any
 
-ERROR_TEXTS: dict[str, tuple[str, str]] = {
-    # code: (ru, en)
-    "invalid_context": ("Контекст страницы отклонён: {detail}", "The page context was rejected: {detail}"),
-    "timeout": (
-        "Инструмент {tool} не ответил за {timeout_s:g} с.",
-        "Tool {tool} did not answer within {timeout_s:g} s.",
-    ),
-    "status_unknown": (
-        "{tool}: статус операции неизвестен — проверьте статус.",
-        "{tool}: operation status unknown — check the status.",
-    ),
-    "upstream_unavailable": (
-        "Superset недоступен ({detail}), повторите позже.",
-        "Superset is unavailable ({detail}), try again later.",
-    ),
-    "upstream_error": ("Superset вернул ошибку: {detail}", "Superset returned an error: {detail}"),
-    "session_expired": ("сессия истекла, обновите страницу", "session expired, reload the page"),
-    "rate_limited": (
-        "Слишком много запросов к Superset, повторите через {retry_after} с.",
-        "Too many requests to Superset, retry in {retry_after} s.",
-    ),
-    "rate_limited_no_delay": (
-        "Слишком много запросов к Superset, повторите позже.",
-        "Too many requests to Superset, try again later.",
-    ),
-    "bad_frame": ("Некорректное сообщение: {detail}", "Malformed frame: {detail}"),
-    "card_not_found": (
-        "Карточка подтверждения #{card_id} не найдена (или она не ваша).",
-        "Confirmation card #{card_id} was not found (or is not yours).",
-    ),
-    "typed_mismatch": (
-        "Для подтверждения введите название окружения «{env}».",
-        "To confirm, type the environment name “{env}”.",
-    ),
-    "llm_unavailable": ("Языковая модель недоступна: {detail}", "The language model is unavailable: {detail}"),
-    "invalid_args": ("Неверные аргументы инструмента: {detail}", "Invalid tool arguments: {detail}"),
-    "permission_denied": ("Недостаточно прав для {tool}.", "Not enough permissions for {tool}."),
-    "internal": ("Внутренняя ошибка сервера.", "Internal server error."),
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy as _
+
+from agentchat.language import in_language
+
+# code: the message, an English msgid with %(name)s placeholders (Russian in locale/ru).
+ERROR_TEXTS: dict[str, Promise] = {
+    "invalid_context": _("The page context was rejected: %(detail)s"),
+    "timeout": _("Tool %(tool)s did not answer within %(timeout_s)s s."),
+    "status_unknown": _("%(tool)s: operation status unknown — check the status."),
+    "upstream_unavailable": _("Superset is unavailable (%(detail)s), try again later."),
+    "upstream_error": _("Superset returned an error: %(detail)s"),
+    "session_expired": _("session expired, reload the page"),
+    "rate_limited": _("Too many requests to Superset, retry in %(retry_after)s s."),
+    "rate_limited_no_delay": _("Too many requests to Superset, try again later."),
+    "bad_frame": _("Malformed frame: %(detail)s"),
+    "card_not_found": _("Confirmation card #%(card_id)s was not found (or is not yours)."),
+    "typed_mismatch": _("To confirm, type the environment name “%(env)s”."),
+    "llm_unavailable": _("The language model is unavailable: %(detail)s"),
+    "invalid_args": _("Invalid tool arguments: %(detail)s"),
+    "permission_denied": _("Not enough permissions for %(tool)s."),
+    "internal": _("Internal server error."),
 }
 
 
-NOT_FOUND_TEXTS: dict[str, tuple[str, str]] = {
-    # object type: (ru, en); Superset answered 404 for that object
-    "dashboard": ("Дашборд #{id} не найден в {env}.", "Dashboard #{id} was not found in {env}."),
-    "dataset": ("Датасет #{id} не найден в {env}.", "Dataset #{id} was not found in {env}."),
-    "database": ("База данных #{id} не найдена в {env}.", "Database #{id} was not found in {env}."),
-    "chart": ("График #{id} не найден в {env}.", "Chart #{id} was not found in {env}."),
+# object type: the message when Superset answered 404 for that object.
+NOT_FOUND_TEXTS: dict[str, Promise] = {
+    "dashboard": _("Dashboard #%(id)s was not found in %(env)s."),
+    "dataset": _("Dataset #%(id)s was not found in %(env)s."),
+    "database": _("Database #%(id)s was not found in %(env)s."),
+    "chart": _("Chart #%(id)s was not found in %(env)s."),
 }
+NOT_FOUND_OTHER = _("%(type)s #%(id)s was not found in %(env)s.")
 #: The tool argument that names each object type's id.
 ID_ARGUMENTS = {"dashboard_id": "dashboard", "dataset_id": "dataset", "database_id": "database", "chart_id": "chart"}
 
 
-def not_found_text(object_type: str, object_id: object, env_id: str | None, language: str = "ru") -> str:
+class _Params(dict[str, Any]):
+    """The parameters of a message: a missing one reads ``?``; a float is written as ``{:g}`` (30.0 → 30)."""
+
+    def __missing__(self, key: str) -> str:
+        return "?"
+
+    def __getitem__(self, key: str) -> Any:
+        value = super().__getitem__(key) if key in self else self.__missing__(key)
+        return f"{value:g}" if isinstance(value, float) else value
+
+
+def message_format(message: str | Promise, params: Mapping[str, Any], language: str | None = None) -> str:
+    """Return ``message`` (a gettext msgid with ``%(name)s`` placeholders) translated into ``language`` (the active
+    language when None) with ``params`` filled in; a missing parameter reads ``?``."""
+    with in_language(language):
+        return str(message) % _Params(params)
+
+
+def not_found_text(object_type: str, object_id: object, env_id: str | None, language: str | None = None) -> str:
     """Return «Дашборд #7 не найден в ss-dev.» (or English) for an object Superset answered 404 for.
 
     Args:
         object_type: a key of ``NOT_FOUND_TEXTS`` (``dashboard``, ``dataset``, ``database``, ``chart``); any
-            other type gets the dashboard's wording with the type's own name.
+            other type gets a message with the type's own name.
         object_id: the id that was asked for.
         env_id: the environment asked (``?`` when None).
-        language: ``ru`` or ``en``.
+        language: ``ru`` or ``en``; None: the active language (the turn's, the page's).
     """
-    ru, en = NOT_FOUND_TEXTS.get(object_type) or (
-        f"{object_type} #{{id}} не найден в {{env}}.",
-        f"{object_type} #{{id}} was not found in {{env}}.",
-    )
-    return (en if language == "en" else ru).format(id=object_id, env=env_id or "?")
+    message = NOT_FOUND_TEXTS.get(object_type, NOT_FOUND_OTHER)
+    return message_format(message, {"type": object_type, "id": object_id, "env": env_id or "?"}, language)
 
 
-def error_text(code: str, language: str = "ru", **params: Any) -> str:
-    """Return the user-facing text of ``code`` in ``language`` (``ru``/``en``) with ``params`` filled in.
+def error_text(code: str, language: str | None = None, **params: Any) -> str:
+    """Return the user-facing text of ``code`` in ``language`` (``ru``/``en``; None: the active language) with
+    ``params`` filled in.
 
     Unknown codes fall back to ``internal``; missing parameters are left as ``?``.
     """
-    ru, en = ERROR_TEXTS.get(code, ERROR_TEXTS["internal"])
-    template = en if language == "en" else ru
-
-    class _Default(dict[str, Any]):
-        def __missing__(self, key: str) -> str:
-            return "?"
-
-    return template.format_map(_Default(params))
+    return message_format(ERROR_TEXTS.get(code, ERROR_TEXTS["internal"]), params, language)
 
 
 class ApplicationError(Exception):
-    """Base of expected failures; ``code`` is the wire code, ``params`` fill its text (``error_text``)."""
+    """Base of expected failures; ``code`` is the wire code, ``params`` fill its text.
+
+    The text is ``message`` when a subclass (or an instance) sets one — a ``gettext_lazy`` msgid with
+    ``%(name)s`` placeholders, so the text lives with the class (STYLE "Errors") — else ``ERROR_TEXTS[code]``.
+    """
 
     code = "internal"
+    message: str | Promise | None = None
 
     def __init__(self, detail: str = "", **params: Any):
         super().__init__(detail or self.code)
         self.detail = detail
         self.params = {"detail": detail, **params}
 
-    def text(self, language: str = "ru") -> str:
-        """Return the user-facing message in ``language``."""
+    def text(self, language: str = "") -> str:
+        """Return the user-facing message in ``language`` (``ru``/``en``; empty: the active language)."""
+        if self.message is not None:
+            return message_format(self.message, self.params, language)
         return error_text(self.code, language, **self.params)
 
 
@@ -144,7 +146,7 @@ class RateLimited(ToolError):
 
     code = "rate_limited"
 
-    def text(self, language: str = "ru") -> str:
+    def text(self, language: str = "") -> str:
         """Return the message with the Retry-After seconds, or a plain «later» when Superset sent none."""
         if self.params.get("retry_after") in (None, "?"):
             return error_text("rate_limited_no_delay", language, **self.params)

@@ -1,6 +1,13 @@
-"""Which language the user writes in: the UI is Russian first, English second."""
+"""Which language the user writes in: the UI is Russian first, English second.
+
+``detect_language`` is the one language decision of a turn (DESIGN §5); everything the user sees in that turn is
+then produced under ``translation.override`` of it (Django i18n, ``locale/ru``).
+"""
 
 import re
+from contextlib import AbstractContextManager, nullcontext
+
+from django.utils import translation
 
 _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
 _LATIN = re.compile(r"[A-Za-z]")
@@ -31,3 +38,14 @@ def detect_language(text: str) -> str:
     latin = len(_LATIN.findall(prose))
     cyrillic = len(_CYRILLIC.findall(prose))
     return "en" if latin > cyrillic else "ru"
+
+
+def in_language(language: str | None) -> AbstractContextManager[object]:
+    """A context in which gettext speaks ``language`` (``ru``/``en``), or the active language when None or empty.
+
+    ``translation.override(None)`` would deactivate translation altogether (English msgids), so a function that
+    takes an optional language enters this instead. The turn and each background job already run under
+    ``translation.override`` of their language (``turn.agent``, ``runtime.background``); an explicit language
+    makes a function right on its own too (a card rendered later in its stored language).
+    """
+    return translation.override(language) if language else nullcontext()

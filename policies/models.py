@@ -11,6 +11,7 @@ from django.contrib.auth.models import Group
 from django.core.serializers.json import DjangoJSONEncoder
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
+from django.utils import translation
 
 
 class Tier(models.TextChoices):
@@ -175,6 +176,12 @@ class RiskRule(models.Model):
 
     def __str__(self) -> str:
         return f"{self.category} × {self.tier} → {self.risk_level}/{self.tone}"
+
+    def prompt(self, language: str | None = None) -> str:
+        """The card text in ``language`` (``ru``/``en``; None: the active language): the admin's English text for
+        English, the Russian one otherwise; an empty one falls back to the other."""
+        english = (language or translation.get_language() or "").startswith("en")
+        return (self.prompt_en or self.prompt_ru) if english else (self.prompt_ru or self.prompt_en)
 
 
 class AuditAppendOnly(PermissionError):

@@ -8,12 +8,16 @@ page joins them with ``resume``. Malformed frames get an ``error`` frame and the
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Coroutine
+from collections.abc import Awaitable, Coroutine, Mapping
 from typing import Any, cast
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.conf import settings
 from django.contrib.auth.models import User
+from django.http import HttpRequest
+from django.utils import translation
+from django.utils.translation import gettext
 from langchain_core.language_models import BaseChatModel
 
 from agentchat.chat.events import ConversationEvent, ErrorEvent, OutboundEvent
@@ -40,6 +44,20 @@ log = logging.getLogger(__name__)
 CLOSE_UNAUTHENTICATED = 4401
 
 
+def socket_language(scope: Mapping[str, Any]) -> str:
+    """The language of the page that opened the socket, as ``LocaleMiddleware`` chose it for that page: the
+    language cookie, else the handshake's ``Accept-Language``, else ``LANGUAGE_CODE`` (``ru``).
+
+    Errors that belong to no message or card (a malformed frame, an unknown card) are written in it; a turn
+    speaks the language of its message instead (``detect_language``).
+    """
+    request = HttpRequest()
+    headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers") or ()}
+    request.META["HTTP_ACCEPT_LANGUAGE"] = headers.get("accept-language", "")
+    request.COOKIES = dict(scope.get("cookies") or {})
+    return translation.get_language_from_request(request) or settings.LANGUAGE_CODE
+
+
 def _group(conversation_id: int) -> str:
     """The channel-layer group of a conversation's open tabs."""
     return f"agentchat.conversation.{int(conversation_id)}"
@@ -57,6 +75,7 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
         self.conversation_groups: set[str] = set()
         self.closed = False
         self.conversation_id: int | None = None  # of the turn running on this socket (from its first frame)
+        self.language = socket_language(self.scope)
         await self.accept()
         if self.user is None or not self.user.is_authenticated:
             await self.close(code=CLOSE_UNAUTHENTICATED)
@@ -110,7 +129,8 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
         try:
             frame = parse_frame(decode_frame(text_data))
         except FrameInvalid as exc:
-            await self.send_error("bad_frame", error_text("bad_frame", "ru", detail=exc.text("ru")))
+            detail = exc.text(self.language)
+            await self.send_error("bad_frame", error_text("bad_frame", self.language, detail=detail))
             return
         if isinstance(frame, UserMessageFrame):
             await self.on_user_message(frame)
@@ -130,7 +150,9 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
             self._spawn(self._locked(self._resume(frame.conversation_id)))
 
     def _agent(self) -> AgentTurn:
-        return AgentTurn(user=self.user, emit=self.emit, model=self.turn_model(), broadcast=self._broadcast)
+        return AgentTurn(
+            user=self.user, emit=self.emit, model=self.turn_model(), broadcast=self._broadcast, language=self.language
+        )
 
     async def _resume(self, conversation_id: int) -> None:
         await self._agent().resume(conversation_id=conversation_id)  # raises for another user's conversation
@@ -148,12 +170,14 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
             try:
                 await coro
             except ConversationNotFound:
-                await self.send_error("bad_frame", error_text("bad_frame", "ru", detail="разговор не найден"))
+                with translation.override(self.language):
+                    detail = gettext("conversation not found")
+                await self.send_error("bad_frame", error_text("bad_frame", self.language, detail=detail))
             except asyncio.CancelledError:
                 raise
             except Exception:
                 log.exception("agent request failed")
-                await self.send_error("internal", error_text("internal", "ru"))
+                await self.send_error("internal", error_text("internal", self.language))
 
     async def send_error(self, code: str, message: str, errors: dict[str, list[str]] | None = None) -> None:
         """Send an ``error`` event (DESIGN §6); ``errors``: the UIContext field errors of ``invalid_context``."""

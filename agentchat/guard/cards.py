@@ -1,91 +1,125 @@
 """Server-rendered confirmation, denied, cancelled and expired cards (DESIGN §9; templates in templates/chat/)."""
 
+from collections import Counter
 from typing import Any
 
 from django.template.loader import render_to_string
+from django.utils.functional import Promise
+from django.utils.translation import gettext, ngettext, ngettext_lazy
+from django.utils.translation import gettext_lazy as _
 
+from agentchat.language import in_language
 from agentchat.models import PendingConfirmation
 from agentchat.runtime.titles import tool_title
 
-# Impact lines of the card: what happens to each object, in the user's language (DESIGN §9).
-IMPACT_ACTIONS = {
-    "create": ("будет создан", "will be created"),
-    "overwrite": ("будет перезаписан", "will be overwritten"),
-    "conflict": ("будет заменён (тот же slug)", "will be replaced (same slug)"),
-    "keep": ("без изменений", "kept as is"),
-    "exists": ("уже существует", "already exists"),
-    "add": ("добавится", "will be added"),
-    "modify": ("изменится", "will be modified"),
-    "delete": ("удалится", "will be deleted"),
-    "backup": ("попадёт в резервную копию", "goes into the backup"),
+# Impact lines of the card: what happens to each object (DESIGN §9).
+IMPACT_ACTIONS: dict[str, Promise] = {
+    "create": _("will be created"),
+    "overwrite": _("will be overwritten"),
+    "conflict": _("will be replaced (same slug)"),
+    "keep": _("kept as is"),
+    "exists": _("already exists"),
+    "add": _("will be added"),
+    "modify": _("will be modified"),
+    "delete": _("will be deleted"),
+    "backup": _("goes into the backup"),
 }
-IMPACT_TYPES = {
-    "dashboard": ("дашборд", "dashboard"),
-    "chart": ("график", "chart"),
-    "dataset": ("датасет", "dataset"),
-    "database": ("база данных", "database"),
-    "file": ("файл", "file"),
-    "branch": ("ветка", "branch"),
-    "validation_run": ("проверка", "validation run"),
+IMPACT_TYPES: dict[str, Promise] = {
+    "dashboard": _("dashboard"),
+    "chart": _("chart"),
+    "dataset": _("dataset"),
+    "database": _("database"),
+    "file": _("file"),
+    "branch": _("branch"),
+    "validation_run": _("validation run"),
 }
+# «21 дашборд, 3 графика» above the list: the counts per object type (the list shows at most SHOWN_OBJECTS).
+IMPACT_COUNTS: dict[str, Promise] = {
+    "dashboard": ngettext_lazy("%(count)d dashboard", "%(count)d dashboards", "count"),
+    "chart": ngettext_lazy("%(count)d chart", "%(count)d charts", "count"),
+    "dataset": ngettext_lazy("%(count)d dataset", "%(count)d datasets", "count"),
+    "database": ngettext_lazy("%(count)d database", "%(count)d databases", "count"),
+    "file": ngettext_lazy("%(count)d file", "%(count)d files", "count"),
+    "branch": ngettext_lazy("%(count)d branch", "%(count)d branches", "count"),
+    "validation_run": ngettext_lazy("%(count)d validation run", "%(count)d validation runs", "count"),
+}
+SHOWN_OBJECTS = 20
 
 
-def _label(labels: dict[str, tuple[str, str]], key: Any, index: int) -> Any:
-    """The label of ``key`` in the language ``index`` (0 ru, 1 en); an unknown key is shown as it is."""
-    return labels[key][index] if key in labels else key
+def _label(labels: dict[str, Promise], key: Any) -> Any:
+    """The label of ``key`` in the active language; an unknown key is shown as it is."""
+    return str(labels[key]) if key in labels else key
 
 
-def _labelled_impact(decision: dict[str, Any], language: str) -> dict[str, Any]:
+def impact_counts_text(objects: list[dict[str, Any]]) -> str:
+    """«Объекты: 21 дашборд, 3 графика» — how many objects of each type the impact names, in order of first
+    appearance (a type without a counted noun: «4 × widget»); ``""`` without objects."""
+    counts = Counter(str(o.get("type")) for o in objects)
+    parts = [
+        str(IMPACT_COUNTS[kind]) % {"count": n} if kind in IMPACT_COUNTS else f"{n} × {kind}"
+        for kind, n in counts.items()
+    ]
+    return gettext("Objects: %(counts)s") % {"counts": ", ".join(parts)} if parts else ""
+
+
+def impact_more_text(hidden: int) -> str:
+    """«… и ещё 5 объектов»: the objects the card's list leaves out (``""`` when none is)."""
+    if hidden <= 0:
+        return ""
+    return ngettext("… and %(count)d more object", "… and %(count)d more objects", hidden) % {"count": hidden}
+
+
+def _labelled_impact(decision: dict[str, Any]) -> dict[str, Any]:
     impact = decision.get("impact")
     if not isinstance(impact, dict) or not impact.get("objects"):
         return decision
-    index = 1 if language == "en" else 0
     objects = []
     for obj in impact["objects"]:
         if not isinstance(obj, dict):
             continue
         action, kind = obj.get("action"), obj.get("type")
         objects.append(
-            {
-                **obj,
-                "action_label": _label(IMPACT_ACTIONS, action, index),
-                "type_label": _label(IMPACT_TYPES, kind, index),
-            }
+            {**obj, "action_label": _label(IMPACT_ACTIONS, action), "type_label": _label(IMPACT_TYPES, kind)}
         )
-    return {**decision, "impact": {**impact, "objects": objects}}
+    labelled = {
+        **impact,
+        "objects": objects[:SHOWN_OBJECTS],
+        "counts_text": impact_counts_text(objects),
+        "more_text": impact_more_text(len(objects) - SHOWN_OBJECTS),
+    }
+    return {**decision, "impact": labelled}
 
 
 # Argument names of the tools as a card shows them (the name itself is the hover title, for engineers).
-ARG_LABELS: dict[str, tuple[str, str]] = {
-    "env_id": ("окружение", "environment"),
-    "source_env_id": ("из окружения", "from environment"),
-    "target_env_id": ("в окружение", "to environment"),
-    "dashboard_id": ("дашборд (id)", "dashboard (id)"),
-    "dashboard_ids": ("дашборды (id)", "dashboards (ids)"),
-    "dashboard": ("дашборд", "dashboard"),
-    "dataset_id": ("датасет (id)", "dataset (id)"),
-    "database_id": ("база данных (id)", "database (id)"),
-    "database_name": ("база данных", "database"),
-    "database": ("база данных", "database"),
-    "schema_name": ("схема", "schema"),
-    "table_name": ("таблица", "table"),
-    "virtual_name": ("имя виртуального датасета", "virtual dataset name"),
-    "sql": ("SQL", "SQL"),
-    "row_limit": ("предел строк", "row limit"),
-    "name": ("название", "name"),
-    "base": ("от ветки", "from branch"),
-    "branch": ("ветка", "branch"),
-    "message": ("сообщение", "message"),
-    "language": ("язык", "language"),
-    "limit": ("предел", "limit"),
+ARG_LABELS: dict[str, str | Promise] = {
+    "env_id": _("environment"),
+    "source_env_id": _("from environment"),
+    "target_env_id": _("to environment"),
+    "dashboard_id": _("dashboard (id)"),
+    "dashboard_ids": _("dashboards (ids)"),
+    "dashboard": _("dashboard"),
+    "dataset_id": _("dataset (id)"),
+    "database_id": _("database (id)"),
+    "database_name": _("database"),
+    "database": _("database"),
+    "schema_name": _("schema"),
+    "table_name": _("table"),
+    "virtual_name": _("virtual dataset name"),
+    "sql": "SQL",
+    "row_limit": _("row limit"),
+    "name": _("name"),
+    "base": _("from branch"),
+    "branch": _("branch"),
+    "message": _("message"),
+    "language": _("language"),
+    "limit": _("limit"),
 }
 
 
-def _labelled_args(args: dict[str, Any], language: str) -> list[tuple[str, str, Any]]:
+def _labelled_args(args: dict[str, Any]) -> list[tuple[str, str, Any]]:
     """``[(name, label, value)]`` in name order (a re-emitted card is byte-identical)."""
-    index = 1 if language == "en" else 0
     return [
-        (k, ARG_LABELS[k][index] if k in ARG_LABELS else k, ", ".join(map(str, v)) if isinstance(v, list) else v)
+        (k, str(ARG_LABELS[k]) if k in ARG_LABELS else k, ", ".join(map(str, v)) if isinstance(v, list) else v)
         for k, v in sorted(args.items())
     ]
 
@@ -93,18 +127,19 @@ def _labelled_args(args: dict[str, Any], language: str) -> list[tuple[str, str, 
 def card_confirm(
     *, confirmation_id: int, tool: str, args: dict[str, Any], decision: dict[str, Any], language: str
 ) -> str:
-    """Render the confirm card (write or «чтение данных» read card) of a pending confirmation."""
-    return render_to_string(
-        "chat/card_confirm.html",
-        {
-            "confirmation_id": confirmation_id,
-            "tool": tool,
-            "args": _labelled_args(args, language),
-            "tool_title": tool_title(tool, language),
-            "decision": _labelled_impact(decision, language),
-            "en": language == "en",
-        },
-    )
+    """Render the confirm card (write or «чтение данных» read card) of a pending confirmation, in ``language``
+    (the card's stored language, so a re-emitted card is the same)."""
+    with in_language(language):
+        return render_to_string(
+            "chat/card_confirm.html",
+            {
+                "confirmation_id": confirmation_id,
+                "tool": tool,
+                "args": _labelled_args(args),
+                "tool_title": tool_title(tool),
+                "decision": _labelled_impact(decision),
+            },
+        )
 
 
 def card_denied(*, tool: str, roles: list[str], language: str, reason: str, card_id: int | None = None) -> str:
@@ -114,49 +149,38 @@ def card_denied(*, tool: str, roles: list[str], language: str, reason: str, card
         reason: ``unknown_tool``, ``disabled``, ``role`` or ``not_offered`` (``toolset.tool_call_refusal``).
         card_id: the refusal's ``PendingConfirmation`` id, sent back by the dismiss button.
     """
-    return render_to_string(
-        "chat/card_denied.html",
-        {
-            "tool": tool,
-            "title": tool_title(tool, language),
-            "roles": roles,
-            "language": language,
-            "reason": reason,
-            "card_id": card_id,
-        },
-    )
+    with in_language(language):
+        return render_to_string(
+            "chat/card_denied.html",
+            {"tool": tool, "title": tool_title(tool), "roles": roles, "reason": reason, "card_id": card_id},
+        )
 
 
 def card_cancelled(*, confirmation_id: int, tool: str, language: str) -> str:
     """Render «Операция отменена»."""
-    return render_to_string(
-        "chat/card_cancelled.html",
-        {"confirmation_id": confirmation_id, "tool": tool, "title": tool_title(tool, language), "en": language == "en"},
-    )
+    with in_language(language):
+        return render_to_string(
+            "chat/card_cancelled.html", {"confirmation_id": confirmation_id, "tool": tool, "title": tool_title(tool)}
+        )
 
 
 def card_expired(*, confirmation_id: int, tool: str, language: str) -> str:
     """Render the card that replaces a confirmation expired by a newer message."""
-    return render_to_string(
-        "chat/card_expired.html",
-        {"confirmation_id": confirmation_id, "tool": tool, "title": tool_title(tool, language), "en": language == "en"},
-    )
+    with in_language(language):
+        return render_to_string(
+            "chat/card_expired.html", {"confirmation_id": confirmation_id, "tool": tool, "title": tool_title(tool)}
+        )
 
 
 def card_state(*, confirmation_id: int, tool: str, status: str, language: str) -> str:
     """Render a decided card: approved (running), executed, failed, unknown status or expired."""
     if status == "expired":
         return card_expired(confirmation_id=confirmation_id, tool=tool, language=language)
-    return render_to_string(
-        "chat/card_state.html",
-        {
-            "confirmation_id": confirmation_id,
-            "tool": tool,
-            "title": tool_title(tool, language),
-            "status": status,
-            "en": language == "en",
-        },
-    )
+    with in_language(language):
+        return render_to_string(
+            "chat/card_state.html",
+            {"confirmation_id": confirmation_id, "tool": tool, "title": tool_title(tool), "status": status},
+        )
 
 
 def card_decided(row: PendingConfirmation) -> str:

@@ -10,8 +10,10 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from agentchat.conversations import services as conv
+from agentchat.language import in_language
 from agentchat.models import Conversation, Message, PendingConfirmation
 from agentchat.runtime.titles import tool_title
 from policies import services as policy
@@ -19,14 +21,16 @@ from policies.models import AuditEvent
 
 Status = PendingConfirmation.Status
 Event = AuditEvent.EventType
-CANCELLED_TEXT = {"ru": "Операция отменена", "en": "Operation cancelled"}
+
 # The ``error`` values of the ToolMessage of a call that never ran (``declined_payload``, planner ``DECLINED``).
 NOT_RUN_ERRORS = frozenset({"denied", "expired", "cancelled", "permission_denied"})
 
 
 def cancelled_line(row: PendingConfirmation) -> str:
-    """The chat line of a denied or dismissed card: «Операция отменена: создание git-ветки»."""
-    return f"{CANCELLED_TEXT.get(row.language, CANCELLED_TEXT['ru'])}: {tool_title(row.tool, row.language)}"
+    """The chat line of a denied or dismissed card, in the card's language: «Операция отменена: создание
+    git-ветки»."""
+    with in_language(row.language):
+        return gettext("Operation cancelled: %(title)s") % {"title": tool_title(row.tool)}
 
 
 def declined_payload(tool: str, reason: str, refusal: str = "") -> str:

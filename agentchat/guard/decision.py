@@ -13,9 +13,11 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.contrib.auth.models import User
+from django.utils.translation import gettext
 from pydantic import BaseModel
 
 from agentchat.errors import ApplicationError
+from agentchat.language import in_language
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.executor import tool_timeout_s
 from agentchat.runtime.spec import ToolSpec
@@ -99,18 +101,21 @@ async def _impact(
         timeout_s=min(IMPACT_TIMEOUT_S, await sync_to_async(tool_timeout_s)(spec)),
     )
     try:
-        async with asyncio.timeout(ctx.timeout_s):
-            impact = await spec.impact(ctx, parsed)
+        with in_language(language):  # the impact's summary speaks the turn's language (also outside a turn)
+            async with asyncio.timeout(ctx.timeout_s):
+                impact = await spec.impact(ctx, parsed)
     except ApplicationError as exc:
         impact = {"error": exc.text(language)}
         if exc.code == "invalid_args":  # e.g. a branch name git refuses: the call cannot succeed, no card
             impact["invalid"] = True
     except TimeoutError:
-        impact = {"error": "не удалось оценить влияние вовремя" if language == "ru" else "impact look-up timed out"}
+        with in_language(language):
+            impact = {"error": gettext("impact look-up timed out")}
     finally:
         await ctx.aclose()
     impact = dict(impact or {})
-    impact.setdefault("summary", impact.get(f"summary_{language}") or impact.get("summary_ru") or "")
+    # Impacts say ``summary`` in the active language; ``summary_<language>`` is the older two-language shape.
+    impact.setdefault("summary", impact.get(f"summary_{language}") or "")
     return impact
 
 
@@ -146,7 +151,7 @@ async def guardrail_decide(
         category=spec.category,
         requires_confirmation=requires,
         typed_confirmation=rule.typed_confirmation and requires,
-        prompt=rule.prompt_en if language == "en" else rule.prompt_ru,
+        prompt=rule.prompt(language),
     )
     if requires:
         decision.impact = await _impact(

@@ -3,6 +3,10 @@
 A tool creates the record and enqueues a django-tasks task with the record id (``task_start``); the task body
 runs inside ``tracked`` which marks the record running, lets the job report progress and stores the result or
 the error. Records live in the database, so any web process and ``get_task_status`` can read them.
+
+A job records the language of the turn that started it (``params["language"]``) and runs under
+``translation.override`` of it, so its progress lines, messages and results speak the user's language although
+the worker has no request (``job_language``).
 """
 
 import logging
@@ -11,8 +15,10 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from asgiref.sync import sync_to_async
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db.models import F
+from django.utils import translation
 from django_tasks.base import Task
 
 from agentchat.models import TaskRecord
@@ -36,13 +42,15 @@ def task_start(
     Args:
         task: a django-tasks ``Task`` taking the record id as its only argument.
         kind: short job name (``backup``, ``migration``, ``validation``…).
-        user / env_id / conversation_id / params: who started it, where, and its JSON-able parameters.
+        user / env_id / conversation_id / params: who started it, where, and its JSON-able parameters;
+            ``params["language"]`` is the job's language, the active one (the turn's) when not given.
 
     Returns:
         The queued record (``task_result_id`` set).
     """
+    params = {"language": translation.get_language() or settings.LANGUAGE_CODE, **(params or {})}
     record = TaskRecord.objects.create(
-        kind=kind, user=user, env_id=env_id or "", conversation_id=conversation_id, params=params or {}
+        kind=kind, user=user, env_id=env_id or "", conversation_id=conversation_id, params=params
     )
     result = task.enqueue(record.pk)
     TaskRecord.objects.filter(pk=record.pk).update(task_result_id=str(result.id))
@@ -77,11 +85,17 @@ def task_status(*, record_id: int) -> dict[str, Any] | None:
     }
 
 
+def job_language(record: TaskRecord) -> str:
+    """The language a job speaks: the one recorded when it started (``task_start``), else ``LANGUAGE_CODE``."""
+    return str((record.params or {}).get("language") or settings.LANGUAGE_CODE)
+
+
 async def tracked(record_id: int, job: Callable[[TaskRecord, Progress], Awaitable[Any]]) -> Any:
     """Run ``job(record, progress)`` for a task body: record running → succeeded with its result, or failed.
 
     ``progress(percent, message)`` stores progress. An exception marks the record failed (its text stored) and is
-    re-raised so django-tasks records the failure too.
+    re-raised so django-tasks records the failure too. The job runs under ``translation.override`` of its
+    language (``job_language``).
     """
     record = await TaskRecord.objects.aget(pk=record_id)
     await TaskRecord.objects.filter(pk=record_id).aupdate(state=State.RUNNING)
@@ -90,7 +104,8 @@ async def tracked(record_id: int, job: Callable[[TaskRecord, Progress], Awaitabl
         await sync_to_async(task_progress)(record_id=record_id, progress=percent, message=message)
 
     try:
-        result = await job(record, progress)
+        with translation.override(job_language(record)):
+            result = await job(record, progress)
     except Exception as exc:
         log.exception("background job %s failed", record_id)
         await TaskRecord.objects.filter(pk=record_id).aupdate(

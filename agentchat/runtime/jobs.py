@@ -12,6 +12,7 @@ from contextlib import asynccontextmanager
 from django.contrib.auth import get_user_model
 
 from agentchat.models import TaskRecord
+from agentchat.runtime.background import job_language
 from agentchat.runtime.context import ToolContext
 from agentchat.superset.call import CallState
 
@@ -20,13 +21,14 @@ JOB_HTTP_TIMEOUT_S = 120.0
 
 @asynccontextmanager
 async def job_context(record: TaskRecord) -> AsyncIterator[ToolContext]:
-    """Yield a ``ToolContext`` for ``record``'s job (its user, ``params["language"]`` or ``ru``); closes clients."""
+    """Yield a ``ToolContext`` for ``record``'s job (its user, its language: ``background.job_language``); closes
+    clients."""
     user = await get_user_model().objects.filter(pk=record.user_id).afirst() if record.user_id else None
     ctx = ToolContext(
         user=user,
         conversation_id=record.conversation_id,
         ui_context=None,
-        language=str(record.params.get("language") or "ru"),
+        language=job_language(record),
         call=CallState(retry_transient=True, read_only=False),
         timeout_s=JOB_HTTP_TIMEOUT_S,
     )

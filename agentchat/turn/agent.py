@@ -15,6 +15,8 @@ from typing import Any
 from channels.db import database_sync_to_async
 from django.conf import settings
 from django.contrib.auth.models import User
+from django.utils import translation
+from django.utils.translation import gettext
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, SystemMessage
 from langchain_core.runnables import Runnable
@@ -51,6 +53,12 @@ class AgentTurn:
         model: a LangChain chat model; the configured provider (``LLM_PROVIDER``) when None.
         broadcast: coroutine ``(conversation_id, event)`` reaching every open tab of that conversation (the
             consumer's channel-layer group); card state changes go there so other tabs see them. None: ``emit``.
+        language: the language of what is not tied to a message or a card (``ru``/``en``; the page's, from the
+            socket's handshake): an unknown card id. None: ``LANGUAGE_CODE``.
+
+    Each entry point makes one language decision and runs under ``translation.override`` of it (DESIGN §5):
+    ``run`` the language of the user's message (``detect_language``), ``decide`` and ``dismiss`` the card's stored
+    language (the turn it was put up in); ``resume`` renders each card in its own.
     """
 
     def __init__(
@@ -60,11 +68,13 @@ class AgentTurn:
         emit: Emit,
         model: BaseChatModel | None = None,
         broadcast: Broadcast | None = None,
+        language: str | None = None,
     ):
         self.user = user
         self.emit = emit
         self.model = model
         self.broadcast = broadcast
+        self.language = language or settings.LANGUAGE_CODE
         self.calls = CallRunner(user=user, emit=emit)
 
     # --- entry points -------------------------------------------------------------------------------------
@@ -78,6 +88,12 @@ class AgentTurn:
             conversations.ConversationNotFound: the id is not the user's.
         """
         language = detect_language(text)
+        with translation.override(language):
+            return await self._run(conversation_id=conversation_id, text=text, context=context, language=language)
+
+    async def _run(
+        self, *, conversation_id: int | None, text: str, context: dict[str, Any] | None, language: str
+    ) -> int:
         # One unit of database work opens the turn: conversation, expiries, the user message, the offered tools,
         # the history and the answer's row (each hop to the database thread costs more than its queries).
         opened = await database_sync_to_async(turn_open)(
@@ -100,15 +116,20 @@ class AgentTurn:
         )
         row = decided.confirmation
         if decided.outcome == "not_found" or row is None:  # ``not_found`` is the only outcome without a row
-            await self._error("card_not_found", "ru", card_id=confirmation_id)
+            await self._error("card_not_found", self.language, card_id=confirmation_id)
             return
-        if decided.outcome == "typed_mismatch":
+        with translation.override(row.language):
+            await self._decided(decided.outcome, row)
+
+    async def _decided(self, outcome: str, row: PendingConfirmation) -> None:
+        """Show the decision on ``row`` in every tab, run its call if approved, then continue the turn."""
+        if outcome == "typed_mismatch":
             await self._error("typed_mismatch", row.language, env=row.decision.get("env_id"))
             return
-        if decided.outcome == "already":
+        if outcome == "already":
             await self._card_state(row, to_all=False)  # decided elsewhere (another tab): show how
             return
-        if decided.outcome == "denied":
+        if outcome == "denied":
             await self._card_state(row)
             await self._cancelled_line(row)
         else:
@@ -124,10 +145,11 @@ class AgentTurn:
             user=self.user, confirmation_id=confirmation_id
         )
         if row is None:
-            await self._error("card_not_found", "ru", card_id=confirmation_id)
+            await self._error("card_not_found", self.language, card_id=confirmation_id)
             return
-        await self.emit(card_dismissed_event(row))
-        await self._cancelled_line(row)
+        with translation.override(row.language):
+            await self.emit(card_dismissed_event(row))
+            await self._cancelled_line(row)
 
     async def resume(self, *, conversation_id: int) -> None:
         """Re-emit every still-pending card of the user's conversation once, with the same ids (reconnect).
@@ -137,7 +159,8 @@ class AgentTurn:
         """
         conversation = await database_sync_to_async(conversation_get)(user=self.user, conversation_id=conversation_id)
         for row in await database_sync_to_async(confirm.confirmations_pending)(conversation=conversation):
-            await self.emit(card_required_event(row))
+            with translation.override(row.language):
+                await self.emit(card_required_event(row))
 
     # --- the loop -----------------------------------------------------------------------------------------
 
@@ -178,7 +201,7 @@ class AgentTurn:
                     continue
                 case Final() | AwaitingDecision():  # AwaitingDecision: ``decide`` continues the turn
                     return step
-        text = "Достигнут предел шагов агента." if language == "ru" else "The agent reached its step limit."
+        text = gettext("The agent reached its step limit.")
         return await self._final_message(conversation, text)
 
     async def _step(

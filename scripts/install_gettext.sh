@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Installs Debian's GNU gettext (xgettext, msgfmt): `make messages` and the test that the catalogue lists every
+# message of the code need it. `make run` does not: the compiled catalogue (locale/*/LC_MESSAGES/django.mo) is
+# committed, and a test checks it matches its .po.
+set -euo pipefail
+if command -v xgettext >/dev/null && command -v msgfmt >/dev/null; then
+  exit 0
+fi
+SUDO=""
+if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
+echo "installing Debian's gettext (message catalogues)…"
+$SUDO apt-get update -qq || true
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq gettext >/dev/null
+xgettext --version | head -1
