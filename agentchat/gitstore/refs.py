@@ -7,8 +7,9 @@ them (a leading ``-`` and the name ``HEAD``) and our own length limit. DESIGN §
 import re
 from typing import TYPE_CHECKING
 
-from django.utils import translation
 from django.utils.translation import gettext_lazy, ngettext_lazy
+
+from agentchat.language import in_language
 
 if TYPE_CHECKING:  # the stubs' type of a text or a lazy msgid (django-stubs-ext is a dev dependency)
     from django_stubs_ext import StrOrPromise
@@ -76,8 +77,8 @@ def branch_name_problem(name: str) -> str | None:
     return None
 
 
-def branch_name_message(problem: str, language: str | None = "ru") -> str:
+def branch_name_message(problem: str, language: str | None = None) -> str:
     """Return the user-facing text of a ``branch_name_problem`` key in ``language`` (``ru``/``en``; the active
     language when None)."""
-    with translation.override(language or translation.get_language()):
+    with in_language(language):
         return str(PROBLEMS[problem] % {"max": MAX_BRANCH_BYTES})

@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
 from django.conf import settings
-from django.utils import translation
 from django.utils.functional import lazy
 from django.utils.translation import gettext_lazy
 from dulwich.errors import NotTreeError
@@ -30,7 +29,7 @@ from dulwich.objects import Blob, Commit, ObjectID, Tree
 from dulwich.refs import Ref
 from dulwich.repo import Repo
 
-from agentchat.errors import InvalidArguments, ToolError
+from agentchat.errors import InvalidArguments, ToolError, message_format
 from agentchat.gitstore.refs import branch_name_message, branch_name_problem
 
 if TYPE_CHECKING:  # the stubs' type of a text or a lazy msgid (django-stubs-ext is a dev dependency)
@@ -55,7 +54,7 @@ Volatile fields (the export timestamp, generated layout ids) are normalised so a
 
 class _Localised(ToolError):
     """Base of the errors here (a tool error: the agent explains it): a catalogue message, rendered in the
-    language asked for.
+    language asked for (``ApplicationError.text``).
 
     Args:
         message: a ``gettext_lazy`` msgid with ``%(name)s`` placeholders; params: their values (a lazy value is
@@ -63,13 +62,8 @@ class _Localised(ToolError):
     """
 
     def __init__(self, message: "StrOrPromise", /, **params: Any):
-        self.message, self.message_params = message, params
-        super().__init__(self.text("en"))  # the detail (logs, audit) in the msgids' language
-
-    def text(self, language: str = "ru") -> str:
-        """Return the message in ``language`` (``ru``/``en``)."""
-        with translation.override(language):
-            return str(self.message % self.message_params) if self.message_params else str(self.message)
+        self.message = message
+        super().__init__(message_format(message, params, "en"), **params)  # the detail (logs, audit) in English
 
 
 class GitRefError(_Localised, InvalidArguments):

@@ -11,13 +11,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import sqlglot
-from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
 from agentchat.errors import InvalidArguments
+from agentchat.language import in_language
 
 if TYPE_CHECKING:  # the stubs' type of a text or a lazy msgid (django-stubs-ext is a dev dependency)
     from django_stubs_ext import StrOrPromise
@@ -132,14 +132,14 @@ class SqlNotAllowed(InvalidArguments):
         self.unparsed = unparsed
         super().__init__(self.reason_text("en"))
 
-    def reason_text(self, language: str) -> str:
-        """Return why the SQL was refused, in ``language`` (``ru``/``en``)."""
-        with translation.override(language):
+    def reason_text(self, language: str = "") -> str:
+        """Return why the SQL was refused, in ``language`` (``ru``/``en``; empty: the active language)."""
+        with in_language(language):
             return str(self.reason % self.reason_params) if self.reason_params else str(self.reason)
 
-    def text(self, language: str = "ru") -> str:
-        """Return the refusal in ``language`` (``ru``/``en``)."""
-        with translation.override(language):
+    def text(self, language: str = "") -> str:
+        """Return the refusal in ``language`` (``ru``/``en``; empty: the active language)."""
+        with in_language(language):
             return _("Query refused: %(reason)s. Only a single read statement (SELECT) is allowed.") % {
                 "reason": self.reason_text(language)
             }

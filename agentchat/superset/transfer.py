@@ -6,10 +6,10 @@ Rison filters (``opr: "in"``) in chunks, so a set of 40 dashboards costs a handf
 
 from typing import TYPE_CHECKING, Any
 
-from django.utils import translation
 from django.utils.translation import gettext_lazy
 
 from agentchat.errors import ToolError, UpstreamError
+from agentchat.language import in_language
 from agentchat.superset.client import SupersetClient, rison
 
 if TYPE_CHECKING:  # the stubs' type of a text or a lazy msgid (django-stubs-ext is a dev dependency)
@@ -52,9 +52,9 @@ class TransferError(ToolError):
         error._parts_set([part for e in errors for part in e.parts])
         return error
 
-    def text(self, language: str | None = "ru") -> str:
-        """Return the message in ``language`` (``ru``/``en``; the active language when None)."""
-        with translation.override(language or translation.get_language()):
+    def text(self, language: str | None = "") -> str:
+        """Return the message in ``language`` (``ru``/``en``; the active language when empty or None)."""
+        with in_language(language):
             return " ".join(str(message % params) if params else str(message) for message, params in self.parts)
 
 

@@ -9,11 +9,11 @@ deploy agree.
 
 from typing import Annotated, Any
 
-from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext, pgettext_lazy
 from pydantic import BaseModel, Field, model_validator
 
+from agentchat.language import in_language
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
 from agentchat.superset.migration_plan import TYPES, MigrationPlan, migration_plan, object_count
@@ -71,7 +71,7 @@ def plan_impact(plan: MigrationPlan, language: str | None = None) -> dict[str, A
         ``create|overwrite|conflict|keep``; a ``conflict`` is named after the target dashboard that the import
         would replace.
     """
-    with translation.override(language or translation.get_language()):
+    with in_language(language):
         return {
             "summary": _summary(plan),
             "objects": [item.as_dict() for item in plan.items],

@@ -16,6 +16,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext, pgettext
 
+from agentchat.language import in_language
 from agentchat.runtime.titles import tool_title
 
 Writer = Callable[[dict[str, Any], str], str]
@@ -59,7 +60,7 @@ def when(value: Any, language: str | None = None) -> str:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=dt.UTC)
     local = moment.astimezone(ZoneInfo(settings.TIME_ZONE))
-    with translation.override(language or translation.get_language()):
+    with in_language(language):
         # Translators: a strftime pattern (date, time, time zone) of timestamps in answers.
         pattern = pgettext("strftime of answers", "%Y-%m-%d %H:%M %Z")
     return local.strftime(pattern)
@@ -78,7 +79,7 @@ def more(shown: int, total: int, language: str | None = None) -> str:
     if total <= shown:
         return ""
     rest = total - shown
-    with translation.override(language or translation.get_language()):
+    with in_language(language):
         return "\n" + ngettext("… and %(count)d more", "… and %(count)d more", rest) % {"count": rest}
 
 
