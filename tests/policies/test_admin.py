@@ -8,10 +8,10 @@ from django.contrib.auth.models import Group, Permission
 from django.core.management import call_command
 from django.db import transaction
 from django.test import Client
+from django.urls import reverse
 from django.utils import translation
 from django.utils.html import escape
 from django.utils.translation import gettext
-from django.urls import reverse
 
 from agentchat.runtime import registry as registry_module
 from agentchat.runtime.registry import registry
