@@ -3,8 +3,8 @@
 ``migration_plan`` exports the dashboards from the source and looks their objects up in the target the way
 Superset's import will (DESIGN §8):
 
-- dashboards: same uuid → ``overwrite``; otherwise a target dashboard with the same slug is a ``conflict`` — the
-  import would take that (different) dashboard over and replace it, so it is named; otherwise ``create``;
+- dashboards: same uuid → ``overwrite``; otherwise a target dashboard with the same slug is a ``conflict``
+  (Superset's import would take that other dashboard over and replace it, so it is named); otherwise ``create``;
 - charts: same uuid → ``overwrite`` (deploys import charts with overwrite), otherwise ``create``;
 - databases: same uuid, else the same ``database_name`` → ``keep`` (the target's connection is never touched; the
   bundle is rewritten to its uuid); otherwise ``create``;
