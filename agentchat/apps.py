@@ -5,11 +5,12 @@ import pkgutil
 
 from django.apps import AppConfig
 from django.db.models.signals import post_migrate
+from django.utils.translation import gettext_lazy as _
 
 
 class AgentchatConfig(AppConfig):
     name = "agentchat"
-    verbose_name = "Agent chat"
+    verbose_name = _("Agent chat")
 
     def ready(self) -> None:
         """Import every module of ``agentchat.tools`` (their ``@assistant_tool`` decorators register the tools, as

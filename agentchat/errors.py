@@ -59,7 +59,7 @@ def message_format(message: str | Promise, params: Mapping[str, Any], language: 
     """Return ``message`` (a gettext msgid with ``%(name)s`` placeholders) translated into ``language`` (the active
     language when None) with ``params`` filled in; a missing parameter reads ``?``."""
     with in_language(language):
-        return str(message) % _Params(params)
+        return message % _Params(params)
 
 
 def not_found_text(object_type: str, object_id: object, env_id: str | None, language: str | None = None) -> str:

@@ -3,6 +3,8 @@
 from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 
 class Conversation(models.Model):
@@ -12,14 +14,18 @@ class Conversation(models.Model):
     a conversation from before contexts were stored, which the agent answers with «контекст недоступен».
     """
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="conversations")
-    title = models.CharField(max_length=200, blank=True)
-    ui_context = models.JSONField(null=True, blank=True, encoder=DjangoJSONEncoder)
-    context_version = models.PositiveSmallIntegerField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="conversations", verbose_name=_("user")
+    )
+    title = models.CharField(max_length=200, blank=True, verbose_name=_("title"))
+    ui_context = models.JSONField(null=True, blank=True, encoder=DjangoJSONEncoder, verbose_name=_("page context"))
+    context_version = models.PositiveSmallIntegerField(null=True, blank=True, verbose_name=_("context version"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
 
     class Meta:
+        verbose_name = _("conversation")
+        verbose_name_plural = _("conversations")
         ordering = ["-updated_at", "-id"]
 
     def __str__(self) -> str:
@@ -35,22 +41,26 @@ class Message(models.Model):
     """
 
     class Role(models.TextChoices):
-        USER = "user"
-        ASSISTANT = "assistant"
-        TOOL = "tool"
-        SYSTEM = "system"
+        USER = "user", pgettext_lazy("message role", "user")
+        ASSISTANT = "assistant", pgettext_lazy("message role", "assistant")
+        TOOL = "tool", pgettext_lazy("message role", "tool")
+        SYSTEM = "system", pgettext_lazy("message role", "system")
 
-    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="messages")
-    role = models.CharField(max_length=16, choices=Role.choices)
-    content = models.TextField(blank=True)
-    tool_calls = models.JSONField(default=list, blank=True, encoder=DjangoJSONEncoder)
-    tool_call_id = models.CharField(max_length=128, blank=True)
-    tool_name = models.CharField(max_length=64, blank=True)
-    status = models.CharField(max_length=16, blank=True)
-    ui_context = models.JSONField(null=True, blank=True, encoder=DjangoJSONEncoder)
-    created_at = models.DateTimeField(auto_now_add=True)
+    conversation = models.ForeignKey(
+        Conversation, on_delete=models.CASCADE, related_name="messages", verbose_name=_("conversation")
+    )
+    role = models.CharField(max_length=16, choices=Role.choices, verbose_name=_("role"))
+    content = models.TextField(blank=True, verbose_name=_("content"))
+    tool_calls = models.JSONField(default=list, blank=True, encoder=DjangoJSONEncoder, verbose_name=_("tool calls"))
+    tool_call_id = models.CharField(max_length=128, blank=True, verbose_name=_("tool call id"))
+    tool_name = models.CharField(max_length=64, blank=True, verbose_name=_("tool name"))
+    status = models.CharField(max_length=16, blank=True, verbose_name=_("status"))
+    ui_context = models.JSONField(null=True, blank=True, encoder=DjangoJSONEncoder, verbose_name=_("page context"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("message")
+        verbose_name_plural = _("messages")
         ordering = ["id"]
         indexes = [models.Index(fields=["conversation", "id"])]
 
@@ -66,26 +76,34 @@ class TaskRecord(models.Model):
     """
 
     class State(models.TextChoices):
-        QUEUED = "queued"
-        RUNNING = "running"
-        SUCCEEDED = "succeeded"
-        FAILED = "failed"
+        QUEUED = "queued", pgettext_lazy("task state", "queued")
+        RUNNING = "running", pgettext_lazy("task state", "running")
+        SUCCEEDED = "succeeded", pgettext_lazy("task state", "succeeded")
+        FAILED = "failed", pgettext_lazy("task state", "failed")
 
-    kind = models.CharField(max_length=32)
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
-    conversation = models.ForeignKey(Conversation, null=True, blank=True, on_delete=models.SET_NULL)
-    env_id = models.CharField(max_length=64, blank=True)
-    params = models.JSONField(default=dict, blank=True, encoder=DjangoJSONEncoder)
-    state = models.CharField(max_length=16, choices=State.choices, default=State.QUEUED, db_index=True)
-    progress = models.PositiveSmallIntegerField(default=0)
-    message = models.CharField(max_length=500, blank=True)
-    result = models.JSONField(null=True, blank=True, encoder=DjangoJSONEncoder)
-    error = models.TextField(blank=True)
-    task_result_id = models.CharField(max_length=64, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    kind = models.CharField(max_length=32, verbose_name=_("kind"))
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+", verbose_name=_("user")
+    )
+    conversation = models.ForeignKey(
+        Conversation, null=True, blank=True, on_delete=models.SET_NULL, verbose_name=_("conversation")
+    )
+    env_id = models.CharField(max_length=64, blank=True, verbose_name=_("environment id"))
+    params = models.JSONField(default=dict, blank=True, encoder=DjangoJSONEncoder, verbose_name=_("parameters"))
+    state = models.CharField(
+        max_length=16, choices=State.choices, default=State.QUEUED, db_index=True, verbose_name=_("state")
+    )
+    progress = models.PositiveSmallIntegerField(default=0, verbose_name=_("progress, %"))
+    message = models.CharField(max_length=500, blank=True, verbose_name=_("message"))
+    result = models.JSONField(null=True, blank=True, encoder=DjangoJSONEncoder, verbose_name=_("result"))
+    error = models.TextField(blank=True, verbose_name=_("error"))
+    task_result_id = models.CharField(max_length=64, blank=True, verbose_name=_("task result id"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
 
     class Meta:
+        verbose_name = _("background task")
+        verbose_name_plural = _("background tasks")
         ordering = ["-created_at", "-id"]
 
     def __str__(self) -> str:
@@ -101,29 +119,42 @@ class PendingConfirmation(models.Model):
     """
 
     class Status(models.TextChoices):
-        PENDING = "pending"
-        APPROVED = "approved"
-        DENIED = "denied"
-        EXPIRED = "expired"
-        EXECUTED = "executed"
-        FAILED = "failed"
-        UNKNOWN = "unknown"
-        REFUSED = "refused"  # permission denied before any card could offer a confirmation
+        PENDING = "pending", pgettext_lazy("confirmation status", "pending")
+        APPROVED = "approved", pgettext_lazy("confirmation status", "approved")
+        DENIED = "denied", pgettext_lazy("confirmation status", "denied")
+        EXPIRED = "expired", pgettext_lazy("confirmation status", "expired")
+        EXECUTED = "executed", pgettext_lazy("confirmation status", "executed")
+        FAILED = "failed", pgettext_lazy("confirmation status", "failed")
+        UNKNOWN = "unknown", pgettext_lazy("confirmation status", "unknown")
+        REFUSED = (
+            "refused",
+            pgettext_lazy("confirmation status", "refused"),
+        )  # permission denied before any card could offer a confirmation
 
-    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="confirmations")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
-    assistant_message = models.ForeignKey(Message, null=True, on_delete=models.SET_NULL, related_name="+")
-    call_id = models.CharField(max_length=128)
-    tool = models.CharField(max_length=64)
-    args = models.JSONField(default=dict, encoder=DjangoJSONEncoder)
-    args_sha256 = models.CharField(max_length=64)
-    decision = models.JSONField(default=dict, encoder=DjangoJSONEncoder)
-    language = models.CharField(max_length=2, default="ru")
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING, db_index=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    decided_at = models.DateTimeField(null=True, blank=True)
+    conversation = models.ForeignKey(
+        Conversation, on_delete=models.CASCADE, related_name="confirmations", verbose_name=_("conversation")
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", verbose_name=_("user")
+    )
+    assistant_message = models.ForeignKey(
+        Message, null=True, on_delete=models.SET_NULL, related_name="+", verbose_name=_("assistant message")
+    )
+    call_id = models.CharField(max_length=128, verbose_name=_("call id"))
+    tool = models.CharField(max_length=64, verbose_name=_("tool"))
+    args = models.JSONField(default=dict, encoder=DjangoJSONEncoder, verbose_name=_("arguments"))
+    args_sha256 = models.CharField(max_length=64, verbose_name=_("arguments sha256"))
+    decision = models.JSONField(default=dict, encoder=DjangoJSONEncoder, verbose_name=_("decision"))
+    language = models.CharField(max_length=2, default="ru", verbose_name=_("language"))
+    status = models.CharField(
+        max_length=16, choices=Status.choices, default=Status.PENDING, db_index=True, verbose_name=_("status")
+    )
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    decided_at = models.DateTimeField(null=True, blank=True, verbose_name=_("decided at"))
 
     class Meta:
+        verbose_name = _("confirmation")
+        verbose_name_plural = _("confirmations")
         ordering = ["id"]
         constraints = [models.UniqueConstraint(fields=["conversation", "call_id"], name="uniq_confirmation_call")]
 
@@ -142,30 +173,36 @@ class ValidationRun(models.Model):
     """
 
     class Kind(models.TextChoices):
-        VALIDATION = "validation"
-        DOCUMENTATION = "documentation"
+        VALIDATION = "validation", pgettext_lazy("review kind", "validation")
+        DOCUMENTATION = "documentation", pgettext_lazy("review kind", "documentation")
 
     class Status(models.TextChoices):
-        QUEUED = "queued"
-        RUNNING = "running"
-        SUCCEEDED = "succeeded"
-        FAILED = "failed"
+        QUEUED = "queued", pgettext_lazy("review status", "queued")
+        RUNNING = "running", pgettext_lazy("review status", "running")
+        SUCCEEDED = "succeeded", pgettext_lazy("review status", "succeeded")
+        FAILED = "failed", pgettext_lazy("review status", "failed")
 
-    env_id = models.CharField(max_length=64)
-    dashboard_id = models.PositiveIntegerField()
-    dashboard_title = models.CharField(max_length=500, blank=True)
-    kind = models.CharField(max_length=16, choices=Kind.choices)
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
-    engine = models.CharField(max_length=16, blank=True)
-    language = models.CharField(max_length=8, default="ru")
-    findings = models.JSONField(default=list, blank=True, encoder=DjangoJSONEncoder)
-    summary = models.TextField(blank=True)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
-    task = models.ForeignKey(TaskRecord, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    env_id = models.CharField(max_length=64, verbose_name=_("environment id"))
+    dashboard_id = models.PositiveIntegerField(verbose_name=_("dashboard id"))
+    dashboard_title = models.CharField(max_length=500, blank=True, verbose_name=_("dashboard title"))
+    kind = models.CharField(max_length=16, choices=Kind.choices, verbose_name=_("kind"))
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED, verbose_name=_("status"))
+    engine = models.CharField(max_length=16, blank=True, verbose_name=_("engine"))
+    language = models.CharField(max_length=8, default="ru", verbose_name=_("language"))
+    findings = models.JSONField(default=list, blank=True, encoder=DjangoJSONEncoder, verbose_name=_("findings"))
+    summary = models.TextField(blank=True, verbose_name=_("summary"))
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+", verbose_name=_("created by")
+    )
+    task = models.ForeignKey(
+        TaskRecord, null=True, blank=True, on_delete=models.SET_NULL, related_name="+", verbose_name=_("task")
+    )
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
 
     class Meta:
+        verbose_name = _("dashboard review")
+        verbose_name_plural = _("dashboard reviews")
         ordering = ["-created_at", "-id"]
         indexes = [models.Index(fields=["env_id", "dashboard_id", "kind", "-created_at"])]
 
@@ -181,17 +218,23 @@ class Backup(models.Model):
     ``task`` is the background job that made it.
     """
 
-    env_id = models.CharField(max_length=64, db_index=True)
-    path = models.CharField(max_length=500)
-    size_bytes = models.BigIntegerField()
-    dashboard_count = models.PositiveIntegerField()
-    sha256 = models.CharField(max_length=64)
-    dashboards = models.JSONField(default=list, blank=True, encoder=DjangoJSONEncoder)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
-    task = models.OneToOneField(TaskRecord, null=True, blank=True, on_delete=models.SET_NULL, related_name="backup")
-    created_at = models.DateTimeField(auto_now_add=True)
+    env_id = models.CharField(max_length=64, db_index=True, verbose_name=_("environment id"))
+    path = models.CharField(max_length=500, verbose_name=_("path"))
+    size_bytes = models.BigIntegerField(verbose_name=_("size, bytes"))
+    dashboard_count = models.PositiveIntegerField(verbose_name=_("dashboard count"))
+    sha256 = models.CharField(max_length=64, verbose_name=_("sha256"))
+    dashboards = models.JSONField(default=list, blank=True, encoder=DjangoJSONEncoder, verbose_name=_("dashboards"))
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+", verbose_name=_("created by")
+    )
+    task = models.OneToOneField(
+        TaskRecord, null=True, blank=True, on_delete=models.SET_NULL, related_name="backup", verbose_name=_("task")
+    )
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("backup")
+        verbose_name_plural = _("backups")
         ordering = ["-created_at", "-id"]
 
     def __str__(self) -> str:

@@ -7,11 +7,17 @@ inlines of its page. A role's tools are also editable on the role (group) page. 
 (linked from the tool list) shows the resulting tool set for any role, object type and environment.
 """
 
+from typing import TYPE_CHECKING
+
 from django.contrib import admin
 from django.contrib.auth.admin import GroupAdmin as DjangoGroupAdmin
 from django.contrib.auth.models import Group
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.utils.translation import gettext_lazy as _
+
+if TYPE_CHECKING:  # the stubs' name for "a str or a lazy translation" (django-stubs)
+    from django.utils.functional import _StrOrPromise as StrOrPromise
 
 from policies.models import AuditEvent, ContextToolAffinity, Environment, RiskRule, Tool, ToolPermission
 from policies.services import tools_registered
@@ -29,8 +35,8 @@ class ToolPermissionInline(admin.TabularInline):
 
     model = ToolPermission
     extra = 1
-    verbose_name = "role allowed to use this tool"
-    verbose_name_plural = "Roles allowed to use this tool (role permissions)"
+    verbose_name = _("role allowed to use this tool")
+    verbose_name_plural = _("Roles allowed to use this tool (role permissions)")
 
 
 class ContextToolAffinityInline(admin.TabularInline):
@@ -38,18 +44,18 @@ class ContextToolAffinityInline(admin.TabularInline):
 
     model = ContextToolAffinity
     extra = 1
-    verbose_name = "object type whose pages offer this tool"
-    verbose_name_plural = "Object types whose pages offer this tool (affinities; none = only without an object)"
+    verbose_name = _("object type whose pages offer this tool")
+    verbose_name_plural = _("Object types whose pages offer this tool (affinities; none = only without an object)")
 
 
 class RegisteredFilter(admin.SimpleListFilter):
     """Filter tool rows by whether their name is registered in code."""
 
-    title = "registered in code"
+    title = _("registered in code")
     parameter_name = "registered"
 
-    def lookups(self, request: HttpRequest, model_admin: "admin.ModelAdmin[Tool]") -> list[tuple[str, str]]:
-        return [("yes", "Yes"), ("no", "No")]
+    def lookups(self, request: HttpRequest, model_admin: "admin.ModelAdmin[Tool]") -> list[tuple[str, "StrOrPromise"]]:
+        return [("yes", _("Yes")), ("no", _("No"))]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Tool]) -> QuerySet[Tool]:
         names = tools_registered()
@@ -76,8 +82,8 @@ class ToolAdmin(admin.ModelAdmin):
     readonly_fields = ["name", "category", "env_specific", "registered", "roles", "object_types"]
     fieldsets = [
         (None, {"fields": ["name", "category", "env_specific", "registered"]}),
-        ("Policy", {"fields": ["enabled", "timeout_s", "description_ru", "description_en"]}),
-        ("Currently offered to (saved state; edit below)", {"fields": ["roles", "object_types"]}),
+        (_("Policy"), {"fields": ["enabled", "timeout_s", "description_ru", "description_en"]}),
+        (_("Currently offered to (saved state; edit below)"), {"fields": ["roles", "object_types"]}),
     ]
     inlines = [ToolPermissionInline, ContextToolAffinityInline]
 
@@ -90,17 +96,17 @@ class ToolAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request: HttpRequest, obj: Tool | None = None) -> bool:
         return False  # switch a tool off with "enabled" instead; the row mirrors code
 
-    @admin.display(boolean=True, description="registered in code")
+    @admin.display(boolean=True, description=_("registered in code"))
     def registered(self, obj: Tool) -> bool | None:
         """Whether the code registry has this tool; a row that is not registered is never offered."""
         names = tools_registered()
         return None if names is None else obj.name in names
 
-    @admin.display(description="roles")
+    @admin.display(description=_("roles"))
     def roles(self, obj: Tool) -> str:
         return ", ".join(sorted(p.group.name for p in obj.permissions.all())) or "—"
 
-    @admin.display(description="object types")
+    @admin.display(description=_("object types"))
     def object_types(self, obj: Tool) -> str:
         return ", ".join(sorted(a.object_type for a in obj.affinities.all())) or "—"
 
@@ -112,7 +118,7 @@ class ToolPermissionAdmin(admin.ModelAdmin):
     search_fields = ["tool__name", "group__name"]
     list_select_related = ["group", "tool"]
 
-    @admin.display(description="category", ordering="tool__category")
+    @admin.display(description=_("category"), ordering="tool__category")
     def tool_category(self, obj: ToolPermission) -> str:
         return obj.tool.category
 
@@ -124,7 +130,7 @@ class ContextToolAffinityAdmin(admin.ModelAdmin):
     search_fields = ["tool__name"]
     list_select_related = ["tool"]
 
-    @admin.display(description="category", ordering="tool__category")
+    @admin.display(description=_("category"), ordering="tool__category")
     def tool_category(self, obj: ContextToolAffinity) -> str:
         return obj.tool.category
 
@@ -134,8 +140,8 @@ class RoleToolInline(admin.TabularInline):
 
     model = ToolPermission
     extra = 1
-    verbose_name = "tool this role may use"
-    verbose_name_plural = "Tools this role may use (role permissions)"
+    verbose_name = _("tool this role may use")
+    verbose_name_plural = _("Tools this role may use (role permissions)")
 
 
 admin.site.unregister(Group)
@@ -151,7 +157,7 @@ class GroupAdmin(DjangoGroupAdmin):
     def get_queryset(self, request: HttpRequest) -> QuerySet[Group]:
         return super().get_queryset(request).prefetch_related("tool_permissions")
 
-    @admin.display(description="tools")
+    @admin.display(description=_("tools"))
     def tools(self, obj: Group) -> str:
         return ", ".join(sorted(p.tool_id for p in obj.tool_permissions.all())) or "—"
 

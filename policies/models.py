@@ -12,24 +12,26 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 from django.utils import translation
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 
 class Tier(models.TextChoices):
-    DEV = "dev", "dev"
-    STAGING = "staging", "staging"
-    PROD = "prod", "prod"
+    DEV = "dev", pgettext_lazy("tier", "dev (development)")
+    STAGING = "staging", pgettext_lazy("tier", "staging")
+    PROD = "prod", pgettext_lazy("tier", "prod (production)")
 
 
 class Category(models.TextChoices):
-    READ = "read", "read"
-    WRITE = "write", "write"
-    DANGEROUS = "dangerous", "dangerous"
+    READ = "read", pgettext_lazy("tool category", "read")
+    WRITE = "write", pgettext_lazy("tool category", "write")
+    DANGEROUS = "dangerous", pgettext_lazy("tool category", "dangerous")
 
 
 class ObjectType(models.TextChoices):
-    DASHBOARD = "dashboard", "dashboard"
-    DATASET = "dataset", "dataset"
-    MIGRATION = "migration", "migration"
+    DASHBOARD = "dashboard", pgettext_lazy("object type", "dashboard")
+    DATASET = "dataset", pgettext_lazy("object type", "dataset")
+    MIGRATION = "migration", pgettext_lazy("object type", "migration")
 
 
 class Environment(models.Model):
@@ -39,20 +41,30 @@ class Environment(models.Model):
     variables, ``<prefix>_USERNAME`` and ``<prefix>_PASSWORD`` (e.g. ``SUPERSET_SS_DEV``).
     """
 
-    env_id = models.SlugField(max_length=64, unique=True, help_text="Stable id used in URLs and tool args.")
-    name = models.CharField(max_length=128)
-    tier = models.CharField(max_length=16, choices=Tier.choices)
-    superset_url = models.URLField(help_text="Base URL of the Superset instance, e.g. http://127.0.0.1:8088")
+    env_id = models.SlugField(
+        max_length=64,
+        unique=True,
+        help_text=_("Stable id used in URLs and tool args."),
+        verbose_name=_("environment id"),
+    )
+    name = models.CharField(max_length=128, verbose_name=_("name"))
+    tier = models.CharField(max_length=16, choices=Tier.choices, verbose_name=_("tier"))
+    superset_url = models.URLField(
+        help_text=_("Base URL of the Superset instance, e.g. http://127.0.0.1:8088"), verbose_name=_("Superset URL")
+    )
     credentials_env = models.CharField(
         max_length=64,
-        validators=[RegexValidator(r"^[A-Z][A-Z0-9_]*$", "Upper-case environment variable prefix.")],
-        help_text="Prefix of the variables <PREFIX>_USERNAME and <PREFIX>_PASSWORD.",
+        validators=[RegexValidator(r"^[A-Z][A-Z0-9_]*$", _("Upper-case environment variable prefix."))],
+        help_text=_("Prefix of the variables <PREFIX>_USERNAME and <PREFIX>_PASSWORD."),
+        verbose_name=_("credentials variable prefix"),
     )
-    is_active = models.BooleanField(default=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    is_active = models.BooleanField(default=True, verbose_name=_("active"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
 
     class Meta:
+        verbose_name = _("environment")
+        verbose_name_plural = _("environments")
         ordering = ["env_id"]
 
     def __str__(self) -> str:
@@ -68,34 +80,48 @@ class Tool(models.Model):
     until an admin grants it (DESIGN §4).
     """
 
-    name = models.CharField(max_length=64, primary_key=True, help_text="The name the LLM calls; set by the code.")
+    name = models.CharField(
+        max_length=64, primary_key=True, help_text=_("The name the LLM calls; set by the code."), verbose_name=_("name")
+    )
     category = models.CharField(
         max_length=16,
         choices=Category.choices,
-        help_text="read: no state change; write/dangerous: change state and need a confirmation. Set by the code.",
+        help_text=_("read: no state change; write/dangerous: change state and need a confirmation. Set by the code."),
+        verbose_name=_("category"),
     )
     env_specific = models.BooleanField(
-        default=True, help_text="Needs an environment id to run; not offered without envId. Set by the code."
+        default=True,
+        help_text=_("Needs an environment id to run; not offered without envId. Set by the code."),
+        verbose_name=_("needs an environment"),
     )
     description_ru = models.TextField(
-        blank=True, help_text="Read by the LLM and shown in «что ты умеешь?»; empty = the code's text."
+        blank=True,
+        help_text=_("Read by the LLM and shown in «что ты умеешь?»; empty = the code's text."),
+        verbose_name=_("description (Russian)"),
     )
     description_en = models.TextField(
-        blank=True, help_text="Read by the LLM and shown in “what can you do?”; empty = the code's text."
+        blank=True,
+        help_text=_("Read by the LLM and shown in “what can you do?”; empty = the code's text."),
+        verbose_name=_("description (English)"),
     )
     enabled = models.BooleanField(
-        default=True, help_text="Off: offered to nobody and refused when called; applies from the next message."
+        default=True,
+        help_text=_("Off: offered to nobody and refused when called; applies from the next message."),
+        verbose_name=_("enabled"),
     )
     timeout_s = models.FloatField(
         null=True,
         blank=True,
         validators=[MinValueValidator(0.1), MaxValueValidator(3600)],
-        help_text="Whole-call deadline in seconds; empty = TOOL_TIMEOUT_S (30).",
+        help_text=_("Whole-call deadline in seconds; empty = TOOL_TIMEOUT_S (30)."),
+        verbose_name=_("timeout, s"),
     )
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
 
     class Meta:
+        verbose_name = _("tool")
+        verbose_name_plural = _("tools")
         ordering = ["name"]
 
     def __str__(self) -> str:
@@ -106,13 +132,14 @@ class ToolPermission(models.Model):
     """Role (a Django ``Group``) → a tool it may use (DESIGN §4; seed AGTL-FR-001/005)."""
 
     group = models.ForeignKey(
-        Group, on_delete=models.CASCADE, related_name="tool_permissions", verbose_name="role", help_text="A role."
+        Group, on_delete=models.CASCADE, related_name="tool_permissions", verbose_name=_("role"), help_text=_("A role.")
     )
-    tool = models.ForeignKey(Tool, on_delete=models.CASCADE, related_name="permissions")
+    tool = models.ForeignKey(Tool, on_delete=models.CASCADE, related_name="permissions", verbose_name=_("tool"))
 
     class Meta:
         ordering = ["group__name", "tool__name"]
-        verbose_name = "role permission"
+        verbose_name = _("role permission")
+        verbose_name_plural = _("role permissions")
         constraints = [models.UniqueConstraint(fields=["group", "tool"], name="uniq_tool_permission")]
 
     def __str__(self) -> str:
@@ -125,14 +152,15 @@ class ContextToolAffinity(models.Model):
     object_type = models.CharField(
         max_length=16,
         choices=ObjectType.choices,
-        help_text="Pages of this object type offer the tool; without an object type every permitted tool is.",
+        help_text=_("Pages of this object type offer the tool; without an object type every permitted tool is."),
+        verbose_name=_("object type"),
     )
-    tool = models.ForeignKey(Tool, on_delete=models.CASCADE, related_name="affinities")
+    tool = models.ForeignKey(Tool, on_delete=models.CASCADE, related_name="affinities", verbose_name=_("tool"))
 
     class Meta:
         ordering = ["object_type", "tool__name"]
-        verbose_name = "object-type affinity"
-        verbose_name_plural = "object-type affinities"
+        verbose_name = _("object-type affinity")
+        verbose_name_plural = _("object-type affinities")
         constraints = [models.UniqueConstraint(fields=["object_type", "tool"], name="uniq_affinity")]
 
     def __str__(self) -> str:
@@ -147,30 +175,37 @@ class RiskRule(models.Model):
     """
 
     class RiskLevel(models.TextChoices):
-        SAFE = "safe"
-        GUARDED = "guarded"
-        DANGEROUS = "dangerous"
+        SAFE = "safe", pgettext_lazy("risk level", "safe")
+        GUARDED = "guarded", pgettext_lazy("risk level", "guarded")
+        DANGEROUS = "dangerous", pgettext_lazy("risk level", "dangerous")
 
     class Tone(models.TextChoices):
-        SUCCESS = "success"
-        INFO = "info"
-        WARNING = "warning"
-        DESTRUCTIVE = "destructive"
+        SUCCESS = "success", pgettext_lazy("card tone", "success (green)")
+        INFO = "info", pgettext_lazy("card tone", "info (blue)")
+        WARNING = "warning", pgettext_lazy("card tone", "warning (yellow)")
+        DESTRUCTIVE = "destructive", pgettext_lazy("card tone", "destructive (red)")
 
     TIER_NONE = "none"
-    TIER_CHOICES = [*Tier.choices, (TIER_NONE, "no environment")]
+    TIER_CHOICES = [*Tier.choices, (TIER_NONE, pgettext_lazy("tier", "no environment"))]
 
-    category = models.CharField(max_length=16, choices=Category.choices)
-    tier = models.CharField(max_length=16, choices=TIER_CHOICES)
-    risk_level = models.CharField(max_length=16, choices=RiskLevel.choices)
-    tone = models.CharField(max_length=16, choices=Tone.choices)
-    requires_confirmation = models.BooleanField(default=True)
-    typed_confirmation = models.BooleanField(default=False)
-    prompt_ru = models.CharField(max_length=300, blank=True, help_text="Card text, e.g. «Изменения в dev-окружении».")
-    prompt_en = models.CharField(max_length=300, blank=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    category = models.CharField(max_length=16, choices=Category.choices, verbose_name=_("category"))
+    tier = models.CharField(max_length=16, choices=TIER_CHOICES, verbose_name=_("tier"))
+    risk_level = models.CharField(max_length=16, choices=RiskLevel.choices, verbose_name=_("risk level"))
+    tone = models.CharField(max_length=16, choices=Tone.choices, verbose_name=_("tone"))
+    requires_confirmation = models.BooleanField(default=True, verbose_name=_("requires confirmation"))
+    typed_confirmation = models.BooleanField(default=False, verbose_name=_("typed confirmation"))
+    prompt_ru = models.CharField(
+        max_length=300,
+        blank=True,
+        help_text=_("Card text, e.g. «Изменения в dev-окружении»."),
+        verbose_name=_("card text (Russian)"),
+    )
+    prompt_en = models.CharField(max_length=300, blank=True, verbose_name=_("card text (English)"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
 
     class Meta:
+        verbose_name = _("risk rule")
+        verbose_name_plural = _("risk rules")
         ordering = ["category", "tier"]
         constraints = [models.UniqueConstraint(fields=["category", "tier"], name="uniq_risk_rule")]
 
@@ -224,41 +259,48 @@ class AuditEvent(models.Model):
     """
 
     class EventType(models.TextChoices):
-        CONTEXT_REJECTED = "context_rejected"
-        CONTEXT_DISCARDED = "context_discarded"
-        TOOL_OFFERED = "tool_offered"
-        TOOL_CALL = "tool_call"
-        PERMISSION_DENIED = "permission_denied"
-        CONFIRM_REQUIRED = "confirm_required"
-        CONFIRMED = "confirmed"
-        DENIED = "denied"
-        CANCELLED = "cancelled"
-        EXPIRED = "expired"
-        TOOL_RESULT = "tool_result"
-        TOOL_ERROR = "tool_error"
-        TIMEOUT = "timeout"
-        RETRY = "retry"
-        SUMMARISED = "summarised"
-        SESSION_EXPIRED = "session_expired"
+        CONTEXT_REJECTED = "context_rejected", pgettext_lazy("audit event", "context rejected")
+        CONTEXT_DISCARDED = "context_discarded", pgettext_lazy("audit event", "context discarded")
+        TOOL_OFFERED = "tool_offered", pgettext_lazy("audit event", "tool offered")
+        TOOL_CALL = "tool_call", pgettext_lazy("audit event", "tool call")
+        PERMISSION_DENIED = "permission_denied", pgettext_lazy("audit event", "permission denied")
+        CONFIRM_REQUIRED = "confirm_required", pgettext_lazy("audit event", "confirm required")
+        CONFIRMED = "confirmed", pgettext_lazy("audit event", "confirmed")
+        DENIED = "denied", pgettext_lazy("audit event", "denied")
+        CANCELLED = "cancelled", pgettext_lazy("audit event", "cancelled")
+        EXPIRED = "expired", pgettext_lazy("audit event", "expired")
+        TOOL_RESULT = "tool_result", pgettext_lazy("audit event", "tool result")
+        TOOL_ERROR = "tool_error", pgettext_lazy("audit event", "tool error")
+        TIMEOUT = "timeout", pgettext_lazy("audit event", "timeout")
+        RETRY = "retry", pgettext_lazy("audit event", "retry")
+        SUMMARISED = "summarised", pgettext_lazy("audit event", "summarised")
+        SESSION_EXPIRED = "session_expired", pgettext_lazy("audit event", "session expired")
 
-    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
-    event_type = models.CharField(max_length=32, choices=EventType.choices, db_index=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True, verbose_name=_("created at"))
+    event_type = models.CharField(max_length=32, choices=EventType.choices, db_index=True, verbose_name=_("event type"))
     actor = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        verbose_name=_("actor"),
     )
-    conversation_id = models.BigIntegerField(null=True, blank=True, db_index=True)
-    tool = models.CharField(max_length=64, blank=True, db_index=True)
-    env_id = models.CharField(max_length=64, blank=True)
-    args = models.JSONField(null=True, blank=True, encoder=DjangoJSONEncoder)
-    raw_chars = models.PositiveIntegerField(null=True, blank=True)
-    sent_chars = models.PositiveIntegerField(null=True, blank=True)
-    duration_ms = models.PositiveIntegerField(null=True, blank=True)
-    outcome = models.CharField(max_length=32, blank=True)
-    extra_data = models.JSONField(default=dict, blank=True, encoder=DjangoJSONEncoder)
+    conversation_id = models.BigIntegerField(null=True, blank=True, db_index=True, verbose_name=_("conversation id"))
+    tool = models.CharField(max_length=64, blank=True, db_index=True, verbose_name=_("tool"))
+    env_id = models.CharField(max_length=64, blank=True, verbose_name=_("environment id"))
+    args = models.JSONField(null=True, blank=True, encoder=DjangoJSONEncoder, verbose_name=_("arguments"))
+    raw_chars = models.PositiveIntegerField(null=True, blank=True, verbose_name=_("raw size, characters"))
+    sent_chars = models.PositiveIntegerField(null=True, blank=True, verbose_name=_("size sent to the LLM, characters"))
+    duration_ms = models.PositiveIntegerField(null=True, blank=True, verbose_name=_("duration, ms"))
+    outcome = models.CharField(max_length=32, blank=True, verbose_name=_("outcome"))
+    extra_data = models.JSONField(default=dict, blank=True, encoder=DjangoJSONEncoder, verbose_name=_("details"))
 
     objects = AuditEventQuerySet.as_manager()
 
     class Meta:
+        verbose_name = _("audit event")
+        verbose_name_plural = _("audit events")
         ordering = ["-created_at", "-id"]
         # The audit report filters by type or environment within a time window (policies.reports).
         indexes = [

@@ -31,8 +31,9 @@ class FrameInvalid(Exception):
         self.message = message
         self.field = field
 
-    def text(self, language: str = "ru") -> str:
-        """The detail for the user: translated into Russian where the message is known (``validation_text``)."""
+    def text(self, language: str | None = None) -> str:
+        """The detail for the user in ``language`` (None: the active one), translated where the message is known
+        (``validation_text``)."""
         message = validation_text(self.message, language)
         return f"{self.field}: {message}" if self.field else message
 
@@ -122,4 +123,5 @@ def parse_frame(value: dict[str, Any]) -> UserMessageFrame | ConfirmFrame | Dism
         if path and path[0] == value.get("type"):
             path = path[1:]  # the union's tag, not a member of the frame
         loc = ".".join(str(p) for p in path)
-        raise FrameInvalid(printable(validation_text(first["msg"]), 240), printable(loc, 60)) from None
+        message = str(first["msg"]).removeprefix("Value error, ")  # English; ``text`` translates it
+        raise FrameInvalid(printable(message, 240), printable(loc, 60)) from None

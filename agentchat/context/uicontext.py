@@ -15,9 +15,13 @@ import re
 import unicodedata
 from typing import Annotated, Any, Literal
 
+from django.utils.functional import Promise
+from django.utils.translation import gettext, ngettext_lazy
+from django.utils.translation import gettext_lazy as _
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from agentchat.context.strictjson import MAX_DEPTH, json_flaws
+from agentchat.language import in_language
 
 MAX_PAYLOAD_BYTES = 4096
 MAX_OBJECT_NAME_CHARS = 256
@@ -38,66 +42,118 @@ class ContextInvalid(Exception):
         super().__init__("invalid UIContext")
         self.errors = errors
 
-    def summary(self, language: str = "en") -> str:
-        """Return the errors as one line, ``field: message, message; field: …``; in Russian (``language="ru"``)
-        the known messages are translated (``validation_text``), the rest stay as they are."""
-        return "; ".join(
-            f"{'контекст' if language == 'ru' and field == '__all__' else field}: "
-            f"{', '.join(validation_text(m, language) for m in messages)}"
-            for field, messages in self.errors.items()
-        )
+    def summary(self, language: str | None = None) -> str:
+        """Return the errors as one line, ``field: message, message; field: …``, in ``language`` (``ru``/``en``;
+        None: the active language): the known messages are translated (``validation_text``), the rest stay as
+        they are; errors of the whole context are labelled «контекст»."""
+        with in_language(language):
+            label = gettext("context")
+            return "; ".join(
+                f"{label if field == '__all__' else field}: {', '.join(validation_text(m) for m in messages)}"
+                for field, messages in self.errors.items()
+            )
 
 
-# The validation messages of this module, ``strictjson`` and pydantic, in Russian: (pattern, template).
-_MESSAGES_RU: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(p), t)
-    for p, t in [
-        (r"contextVersion must be the integer 1", "contextVersion должен быть целым числом 1"),
-        (r"objectId must be ASCII digits", "objectId — только цифры 0–9"),
+# The validation messages of this module, ``strictjson`` and pydantic that users are told in their language: the
+# pattern of the English message, and its msgid whose %(name)s placeholders are the pattern's groups; a ``count``
+# group picks the plural form (Russian has three).
+_MESSAGES: list[tuple[re.Pattern[str], Promise]] = [
+    (re.compile(p), m)
+    for p, m in [
+        (r"contextVersion must be the integer 1", _("contextVersion must be the integer 1")),
+        (r"objectId must be ASCII digits", _("objectId must be ASCII digits")),
         (
             r"objectName must not contain control or format characters",
-            "objectName не должен содержать управляющих и невидимых символов",
+            _("objectName must not contain control or format characters"),
         ),
-        (r"envId must be an environment id", "envId должен быть идентификатором окружения"),
-        (r"envId is not an active environment", "такого активного окружения нет"),
-        (r"route must be a relative path starting with a single /", "route — относительный путь, начинающийся с /"),
-        (r"context is not a JSON value", "не является значением JSON"),
-        (r"context must be a JSON object", "должен быть объектом JSON"),
-        (r"context is (\d+) bytes, more than (\d+)", r"\1 байт, больше \2"),
-        (r"nested deeper than (\d+) levels", r"вложенность глубже \1 уровней"),
-        (r"duplicate keys: (.*)", r"повторяющиеся ключи: \1"),
-        (r"object keys must be strings", "ключи объекта должны быть строками"),
-        (r"Extra inputs are not permitted", "неизвестное поле"),
-        (r"Field required", "обязательное поле"),
-        (r"text is empty", "пустой текст"),
-        (r"List should have at least (\d+) items?.*", r"нужно не меньше \1 элементов"),
-        (r"List should have at most (\d+) items?.*", r"не больше \1 элементов"),
-        (r"Input should be a valid string", "должно быть строкой"),
-        (r"Input should be a valid integer.*", "должно быть целым числом"),
-        (r"String should have at most (\d+) characters?", r"не длиннее \1 символов"),
-        (r"String should have at least (\d+) characters?", r"не короче \1 символов"),
-        (r"binary frames are not accepted", "двоичные сообщения не принимаются"),
-        (r"frame too large", "сообщение слишком большое"),
-        (r"not JSON: (.*)", r"не JSON (\1)"),
-        (r"frame must be a JSON object", "сообщение должно быть объектом JSON"),
-        (r"Input tag '(.*)' found using 'type' does not match any of the expected tags: .*", r"неизвестный тип «\1»"),
-        (r"Unable to extract tag using discriminator 'type'", "не указан type"),
-        (r"Input should be greater than or equal to (\d+)", r"не меньше \1"),
-        (r"Input should be less than or equal to (\d+)", r"не больше \1"),
-        (r"Input should be a valid dictionary.*", "должно быть объектом"),
-        (r"Input should be (.*)", r"допустимые значения: \1"),
+        (r"envId must be an environment id", _("envId must be an environment id")),
+        (r"envId is not an active environment", _("envId is not an active environment")),
+        (
+            r"route must be a relative path starting with a single /",
+            _("route must be a relative path starting with a single /"),
+        ),
+        (r"context is not a JSON value", _("context is not a JSON value")),
+        (r"context must be a JSON object", _("context must be a JSON object")),
+        (
+            r"context is (?P<count>\d+) bytes, more than (?P<limit>\d+)",
+            ngettext_lazy(
+                "context is %(count)s byte, more than %(limit)s",
+                "context is %(count)s bytes, more than %(limit)s",
+                "count",
+            ),
+        ),
+        (
+            r"nested deeper than (?P<count>\d+) levels",
+            ngettext_lazy("nested deeper than %(count)s level", "nested deeper than %(count)s levels", "count"),
+        ),
+        (r"duplicate keys: (?P<keys>.*)", _("duplicate keys: %(keys)s")),
+        (r"object keys must be strings", _("object keys must be strings")),
+        (r"Extra inputs are not permitted", _("Extra inputs are not permitted")),
+        (r"Field required", _("Field required")),
+        (r"text is empty", _("text is empty")),
+        (
+            r"List should have at least (?P<count>\d+) items?.*",
+            ngettext_lazy(
+                "List should have at least %(count)s item", "List should have at least %(count)s items", "count"
+            ),
+        ),
+        (
+            r"List should have at most (?P<count>\d+) items?.*",
+            ngettext_lazy(
+                "List should have at most %(count)s item", "List should have at most %(count)s items", "count"
+            ),
+        ),
+        (r"Input should be a valid string", _("Input should be a valid string")),
+        (r"Input should be a valid integer.*", _("Input should be a valid integer")),
+        (
+            r"String should have at most (?P<count>\d+) characters?",
+            ngettext_lazy(
+                "String should have at most %(count)s character",
+                "String should have at most %(count)s characters",
+                "count",
+            ),
+        ),
+        (
+            r"String should have at least (?P<count>\d+) characters?",
+            ngettext_lazy(
+                "String should have at least %(count)s character",
+                "String should have at least %(count)s characters",
+                "count",
+            ),
+        ),
+        (r"binary frames are not accepted", _("binary frames are not accepted")),
+        (r"frame too large", _("frame too large")),
+        (r"not JSON: (?P<reason>.*)", _("not JSON: %(reason)s")),
+        (r"frame must be a JSON object", _("frame must be a JSON object")),
+        (
+            r"Input tag '(?P<tag>.*)' found using 'type' does not match any of the expected tags: .*",
+            _("unknown type “%(tag)s”"),
+        ),
+        (r"Unable to extract tag using discriminator 'type'", _("type is missing")),
+        (
+            r"Input should be greater than or equal to (?P<limit>\d+)",
+            _("Input should be greater than or equal to %(limit)s"),
+        ),
+        (r"Input should be less than or equal to (?P<limit>\d+)", _("Input should be less than or equal to %(limit)s")),
+        (r"Input should be a valid dictionary.*", _("Input should be a valid dictionary")),
+        (r"Input should be (?P<expected>.*)", _("Input should be %(expected)s")),
     ]
 ]
 
 
-def validation_text(message: str, language: str = "en") -> str:
-    """One validation message for the user: pydantic's «Value error, » prefix dropped and, for ``language="ru"``,
-    translated where it is known (``_MESSAGES_RU``; an unknown one stays English)."""
+def validation_text(message: str, language: str | None = None) -> str:
+    """One validation message for the user, in ``language`` (``ru``/``en``; None: the active language):
+    pydantic's «Value error, » prefix dropped, a known message (``_MESSAGES``) translated, an unknown one left as
+    it is (English)."""
     message = message.removeprefix("Value error, ")
-    if language == "ru":
-        for pattern, template in _MESSAGES_RU:
-            if pattern.fullmatch(message):
-                return pattern.sub(template, message)
+    for pattern, msgid in _MESSAGES:
+        match = pattern.fullmatch(message)
+        if match:
+            params: dict[str, object] = dict(match.groupdict())
+            if "count" in params:
+                params["count"] = int(str(params["count"]))
+            with in_language(language):
+                return str(msgid % params)
     return message
 
 
@@ -181,7 +237,8 @@ def _label(path: tuple[str | int, ...]) -> str:
 def _pydantic_errors(exc: ValidationError) -> dict[str, list[str]]:
     errors: dict[str, list[str]] = {}
     for err in exc.errors(include_input=False, include_url=False):
-        errors.setdefault(_label(tuple(err["loc"])), []).append(validation_text(err["msg"]))
+        # The wire keeps the English message (clients and the audit log read it); users get ``summary``.
+        errors.setdefault(_label(tuple(err["loc"])), []).append(err["msg"].removeprefix("Value error, "))
     return errors
 
 

@@ -6,6 +6,8 @@ Sync selectors (called through ``database_sync_to_async``); the writes are in ``
 from typing import Any
 
 from django.contrib.auth.models import User
+from django.utils.functional import Promise
+from django.utils.translation import pgettext_lazy
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from agentchat.models import Conversation, Message
@@ -126,11 +128,16 @@ def latest_context(*, conversation: Conversation) -> dict | None:
     return row.ui_context if row else conversation.ui_context
 
 
-OBJECT_LABELS = {"dashboard": "Дашборд", "dataset": "Датасет", "migration": "Миграция"}
+OBJECT_LABELS: dict[str, Promise] = {
+    "dashboard": pgettext_lazy("object type", "Dashboard"),
+    "dataset": pgettext_lazy("object type", "Dataset"),
+    "migration": pgettext_lazy("object type", "Migration"),
+}
 
 
 def context_label(context: dict | None) -> str:
-    """Short label of a stored context for lists: ``Дашборд #1 · ss-dev``; empty without an object or env.
+    """Short label of a stored context for lists, in the active language: ``Дашборд #1 · ss-dev``; empty without
+    an object or env.
 
     Built from the validated ``objectType``/``objectId``/``envId`` only: ``objectName`` is an untrusted label
     from a URL (DESIGN §7) and is not shown as a fact.

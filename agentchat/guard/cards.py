@@ -56,8 +56,7 @@ def impact_counts_text(objects: list[dict[str, Any]]) -> str:
     appearance (a type without a counted noun: «4 × widget»); ``""`` without objects."""
     counts = Counter(str(o.get("type")) for o in objects)
     parts = [
-        str(IMPACT_COUNTS[kind]) % {"count": n} if kind in IMPACT_COUNTS else f"{n} × {kind}"
-        for kind, n in counts.items()
+        IMPACT_COUNTS[kind] % {"count": n} if kind in IMPACT_COUNTS else f"{n} × {kind}" for kind, n in counts.items()
     ]
     return gettext("Objects: %(counts)s") % {"counts": ", ".join(parts)} if parts else ""
 

@@ -4,19 +4,19 @@ import functools
 from collections.abc import Sequence
 
 from django.conf import settings
+from django.utils.translation import gettext
 from langchain_core.language_models import BaseChatModel
 
 from agentchat.llm.offline.model import OfflinePlanner, knowledge_for
 from agentchat.toolset.selection import ToolChoice
 
-PROVIDER_LABELS = {"offline": "Офлайн-планировщик (без сети) / offline planner", "openai": "OpenAI-compatible"}
-
 
 def provider_label() -> str:
-    """Return the name of the answering provider shown on the page (model name for OpenAI-compatible)."""
+    """Return the name of the answering provider shown on the page, in the active language: «Офлайн-планировщик
+    (без сети)», or ``<model> @ <base URL>`` for an OpenAI-compatible one."""
     if settings.LLM_PROVIDER == "openai":
         return f"{settings.LLM_MODEL or 'model'} @ {settings.LLM_BASE_URL or 'OpenAI'}"
-    return PROVIDER_LABELS["offline"]
+    return gettext("Offline planner (no network)")
 
 
 def chat_model() -> BaseChatModel:

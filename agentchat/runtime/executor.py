@@ -29,6 +29,7 @@ from agentchat.errors import (
     ToolTimeout,
     UpstreamUnavailable,
 )
+from agentchat.language import in_language
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.spec import ToolSpec
 from agentchat.runtime.summarise import summarise, to_json
@@ -173,7 +174,8 @@ async def tool_execute(
         except ValidationError as exc:
             raise InvalidArguments(_validation_summary(exc)) from None
         async with asyncio.timeout(timeout_s):
-            outcome.result = await spec.func(ctx, parsed)
+            with in_language(language):  # the tool's texts speak the call's language, in a turn or on a page
+                outcome.result = await spec.func(ctx, parsed)
         outcome.ok = True
     except Exception as exc:  # every failure becomes an outcome; cancellation (BaseException) propagates
         outcome.timed_out = isinstance(exc, TimeoutError)

@@ -21,7 +21,7 @@ ToolResult = dict[str, Any] | list[Any]
 # A registered tool as the executor calls it. The arguments are ``Any`` here because each tool takes its own
 # ``args_schema`` model; ``assistant_tool`` checks that the decorated function takes that model.
 ToolFunc = Callable[["ToolContext", Any], Awaitable[ToolResult]]
-# impact(ctx, args) -> {"summary_ru": str, "summary_en": str, "objects": [{"type", "name", "action"}], ...}
+# impact(ctx, args) -> {"summary": str (in the active language), "objects": [{"type", "name", "action"}], ...}
 ImpactFunc = Callable[["ToolContext", Any], Awaitable[dict[str, Any]]]
 
 
@@ -62,8 +62,9 @@ class ToolSpec:
         return None
 
     def description(self, language: str = "en") -> str:
-        """Return the description in ``language`` (``ru``/``en``)."""
-        return self.description_ru if language == "ru" else self.description_en
+        """Return the description in ``language``: the Russian text for ``ru``, the English one otherwise (data
+        the LLM and admins read, not a message of the catalogue)."""
+        return getattr(self, f"description_{language}", self.description_en)
 
     def openai_schema(self) -> dict[str, Any]:
         """Return the tool in OpenAI function-calling form (``{"type": "function", "function": {...}}``)."""

@@ -277,8 +277,8 @@ class CallRunner:
         return ToolMessage(content=content, tool_call_id=call["id"], status="error")
 
 
-def _validation_summary(exc: ValidationError, language: str = "en") -> str:
-    """``field: message; …`` of the first five errors (``validation_text``)."""
+def _validation_summary(exc: ValidationError, language: str | None = None) -> str:
+    """``field: message; …`` of the first five errors in ``language`` (``validation_text``)."""
     return "; ".join(
         f"{'.'.join(str(p) for p in e['loc']) or 'args'}: {validation_text(e['msg'], language)}"
         for e in exc.errors()[:5]

@@ -15,9 +15,11 @@ from urllib.parse import urlsplit
 import httpx
 import openai
 from django.conf import settings
+from django.utils.translation import gettext
 from langchain_core.messages import AIMessageChunk
 
 from agentchat.errors import error_text
+from agentchat.language import in_language
 
 TRUNCATED = "the reply was cut off by the token limit (finish_reason=length); the arguments are incomplete"
 
@@ -82,8 +84,9 @@ def _host() -> str:
     return urlsplit(url).netloc or url
 
 
-def llm_failure_text(exc: BaseException, language: str) -> str:
-    """The ``llm_unavailable`` message for a failed model call, in ``language`` (``ru``/``en``).
+def llm_failure_text(exc: BaseException, language: str | None = None) -> str:
+    """The ``llm_unavailable`` message for a failed model call, in ``language`` (``ru``/``en``; None: the active
+    language).
 
     Args:
         exc: an ``openai.APIError`` (connection, timeout, HTTP status), an ``httpx.TransportError`` or
@@ -92,35 +95,31 @@ def llm_failure_text(exc: BaseException, language: str) -> str:
     Returns:
         «Языковая модель недоступна: …» with the cause a user or an operator can act on.
     """
-    ru = language != "en"
-    host = _host()
-    if isinstance(exc, openai.APITimeoutError):
-        timeout = f"{settings.LLM_TIMEOUT_S:g}"
-        detail = f"{host} не ответил за {timeout} с" if ru else f"{host} did not answer within {timeout} s"
-    elif isinstance(exc, openai.APIConnectionError):
-        detail = f"нет соединения с {host}" if ru else f"cannot connect to {host}"
-    elif isinstance(exc, openai.APIStatusError):
-        detail = _status_detail(exc.status_code, ru, host)
-    elif isinstance(exc, httpx.TransportError | StreamIncomplete):
-        detail = f"соединение с {host} прервалось" if ru else f"the connection to {host} broke off"
-    else:
-        detail = f"ошибка {type(exc).__name__}" if ru else f"error {type(exc).__name__}"
-    retry = " Повторите вопрос позже." if ru else " Please ask again later."
-    return error_text("llm_unavailable", "ru" if ru else "en", detail=detail) + retry
+    with in_language(language):
+        host = _host()
+        if isinstance(exc, openai.APITimeoutError):
+            timeout = f"{settings.LLM_TIMEOUT_S:g}"
+            detail = gettext("%(host)s did not answer within %(timeout)s s") % {"host": host, "timeout": timeout}
+        elif isinstance(exc, openai.APIConnectionError):
+            detail = gettext("cannot connect to %(host)s") % {"host": host}
+        elif isinstance(exc, openai.APIStatusError):
+            detail = _status_detail(exc.status_code, host)
+        elif isinstance(exc, httpx.TransportError | StreamIncomplete):
+            detail = gettext("the connection to %(host)s broke off") % {"host": host}
+        else:
+            detail = gettext("error %(name)s") % {"name": type(exc).__name__}
+        return error_text("llm_unavailable", detail=detail) + " " + gettext("Please ask again later.")
 
 
-def _status_detail(status: int, ru: bool, host: str) -> str:
+def _status_detail(status: int, host: str) -> str:
+    """What an HTTP status of the model's server means for the user, in the active language."""
+    params = {"host": host, "status": status, "model": settings.LLM_MODEL or "?"}
     if status in (401, 403):
-        return f"{host} отклонил ключ доступа ({status})" if ru else f"{host} rejected the API key ({status})"
+        return gettext("%(host)s rejected the API key (%(status)s)") % params
     if status == 404:
-        model = settings.LLM_MODEL or "?"
-        return (
-            f"модель {model} или адрес не найдены ({status})"
-            if ru
-            else f"model {model} or the URL not found ({status})"
-        )
+        return gettext("model %(model)s or the URL not found (%(status)s)") % params
     if status == 429:
-        return f"{host} ограничил частоту запросов (429)" if ru else f"{host} is rate limiting requests (429)"
+        return gettext("%(host)s is rate limiting requests (429)") % params
     if status >= 500:
-        return f"{host} ответил ошибкой {status}" if ru else f"{host} answered with error {status}"
-    return f"{host} отклонил запрос ({status})" if ru else f"{host} refused the request ({status})"
+        return gettext("%(host)s answered with error %(status)s") % params
+    return gettext("%(host)s refused the request (%(status)s)") % params

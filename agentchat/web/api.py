@@ -5,6 +5,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import IO, Any
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.http import Http404, QueryDict
 from rest_framework import exceptions, status
@@ -179,7 +180,7 @@ def conversation_timeline(conversation: Conversation, rows: list[Message]) -> li
         ``[{"kind": "message", "id", "role", "content"} | {"kind": "tool", "id", "tool", "title", "ok"} |
         {"kind": "card", "id", "status", "html"}]``.
     """
-    language = "ru"
+    language = settings.LANGUAGE_CODE  # each tool line speaks the language of the turn it ran in
     after: dict[int, list[dict[str, Any]]] = {}
     for card in conversation.confirmations.order_by("pk"):
         html = cards.card_decided(card)

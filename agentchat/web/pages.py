@@ -3,7 +3,9 @@
 from typing import Any
 from urllib.parse import urlencode
 
+from django.conf import settings
 from django.contrib.auth.models import User
+from django.utils import translation
 
 from agentchat.errors import ApplicationError
 from agentchat.runtime.executor import tool_execute
@@ -11,7 +13,8 @@ from agentchat.runtime.registry import tool_spec
 
 
 class PageDataUnavailable(ApplicationError):
-    """Superset could not provide the page's data; ``text()`` is the tool's own explanation (Russian).
+    """Superset could not provide the page's data; ``text()`` is the tool's own explanation (in the page's
+    language).
 
     ``not_found`` is True when Superset answered 404 (the object does not exist in that environment).
     """
@@ -22,7 +25,7 @@ class PageDataUnavailable(ApplicationError):
         super().__init__(message)
         self.not_found = not_found
 
-    def text(self, language: str = "ru") -> str:
+    def text(self, language: str = "") -> str:
         return self.detail
 
 
@@ -30,13 +33,16 @@ async def page_tool(user: User, tool: str, **args: Any) -> Any:
     """Run the read tool ``tool`` for a page and return its result.
 
     Raises:
-        PageDataUnavailable: the call failed (message in Russian, the UI's first language).
+        PageDataUnavailable: the call failed (message in the request's language, ``LocaleMiddleware``).
         LookupError: no tool ``tool`` is registered (a mistake in the page's code).
     """
     spec = tool_spec(tool)
     if spec is None:
         raise LookupError(f"no registered tool {tool!r}")
-    outcome = await tool_execute(spec=spec, args=args, user=user, conversation_id=None, ui_context=None, language="ru")
+    language = translation.get_language() or settings.LANGUAGE_CODE
+    outcome = await tool_execute(
+        spec=spec, args=args, user=user, conversation_id=None, ui_context=None, language=language
+    )
     if not outcome.ok:
         raise PageDataUnavailable(
             outcome.error_message or outcome.error_code or "", not_found=outcome.upstream_status == 404

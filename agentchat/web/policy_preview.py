@@ -15,6 +15,8 @@ from django.contrib.auth.models import Group
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from agentchat.toolset.selection import ToolChoice, toolset_explain
 from policies import services as policy
@@ -22,12 +24,12 @@ from policies.models import ObjectType
 from policies.services import Refusal
 
 REFUSAL_TEXTS = {
-    Refusal.UNKNOWN: "not registered in code",
-    Refusal.DISABLED: "disabled",
-    Refusal.ROLE: "role has no permission",
-    Refusal.OBJECT_TYPE: "no affinity for this object type",
-    Refusal.NEEDS_ENV: "needs an environment",
-    Refusal.NOT_OFFERED: "not offered",
+    Refusal.UNKNOWN: _("not registered in code"),
+    Refusal.DISABLED: _("disabled"),
+    Refusal.ROLE: _("role has no permission"),
+    Refusal.OBJECT_TYPE: _("no affinity for this object type"),
+    Refusal.NEEDS_ENV: _("needs an environment"),
+    Refusal.NOT_OFFERED: _("not offered"),
 }
 
 
@@ -35,21 +37,27 @@ class PreviewForm(forms.Form):
     """Role, object type and environment to preview; empty = none."""
 
     role = forms.ModelChoiceField(
-        queryset=Group.objects.order_by("name"), to_field_name="name", required=False, empty_label="— no role —"
+        queryset=Group.objects.order_by("name"),
+        to_field_name="name",
+        required=False,
+        empty_label=_("— no role —"),
+        label=_("Role"),
     )
-    object_type = forms.ChoiceField(choices=[("", "— none —"), *ObjectType.choices], required=False)
-    env_id = forms.ChoiceField(choices=[], required=False, label="Environment")
+    object_type = forms.ChoiceField(
+        choices=[("", _("— none —")), *ObjectType.choices], required=False, label=_("Object type")
+    )
+    env_id = forms.ChoiceField(choices=[], required=False, label=_("Environment"))
     question = forms.CharField(
         required=False,
         max_length=4000,
-        label="Question",
-        help_text="Optional: the user's message; the embedding router then keeps only its top-K tools.",
+        label=_("Question"),
+        help_text=_("Optional: the user's message; the embedding router then keeps only its top-K tools."),
     )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         # The active environments, read per form; ``fields`` is typed as plain fields, this one is the ChoiceField.
-        cast(forms.ChoiceField, self.fields["env_id"]).choices = [("", "— none —")] + [
+        cast(forms.ChoiceField, self.fields["env_id"]).choices = [("", gettext("— none —"))] + [
             (e.env_id, f"{e.env_id} ({e.tier})") for e in policy.environments_active()
         ]
 
@@ -77,14 +85,15 @@ def policy_preview_rows(
             "roles": ", ".join(c.roles) or "—",
             "object_types": ", ".join(c.object_types) or "—",
             "offered": c.offered,
-            "reasons": [REFUSAL_TEXTS[r] for r in c.refusals] + (_routed_text(c) if c.routed_out else []),
+            "reasons": [str(REFUSAL_TEXTS[r]) for r in c.refusals] + (_routed_text(c) if c.routed_out else []),
         }
         for c in choices
     ]
 
 
 def _routed_text(choice: ToolChoice) -> list[str]:
-    return [f"not in the router's top-{settings.ROUTER_TOP_K} for this question (score {choice.route_score:.3f})"]
+    text = gettext("not in the router's top-%(k)s for this question (score %(score).3f)")
+    return [text % {"k": settings.ROUTER_TOP_K, "score": choice.route_score or 0.0}]
 
 
 def policy_preview(request: HttpRequest) -> HttpResponse:
@@ -103,7 +112,7 @@ def policy_preview(request: HttpRequest) -> HttpResponse:
         )
     context = {
         **admin.site.each_context(request),
-        "title": "Policy preview",
+        "title": gettext("Policy preview"),
         "form": form,
         "rows": rows,
         "offered": [r for r in rows if r["offered"]] if rows is not None else None,

@@ -1,4 +1,8 @@
-"""HTML pages: object pages read from Superset with the «Спросить агента» button, and the /agent chat page."""
+"""HTML pages: object pages read from Superset with the «Спросить агента» button, and the /agent chat page.
+
+Pages speak the language ``LocaleMiddleware`` chose for the request (the language cookie, else the browser's
+``Accept-Language``, else ``LANGUAGE_CODE`` ``ru``); the chat's messages speak the language of each question.
+"""
 
 from typing import Any
 
@@ -7,10 +11,12 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext
 
 from agentchat.conversations.selectors import conversations_of
 from agentchat.errors import not_found_text
 from agentchat.llm import provider_label
+from agentchat.web.chat_texts import chat_texts
 from agentchat.web.pages import PageDataUnavailable, agent_link, dataset_detail, page_tool
 from policies import services as policy
 from policies.models import Environment
@@ -37,7 +43,7 @@ async def _page(request: HttpRequest, template: str, context: dict[str, Any], st
 
 async def _unknown_environment(request: HttpRequest) -> HttpResponse:
     env_id = request.GET.get("env_id", "")
-    message = f"Окружение «{env_id}» не найдено или отключено. / Unknown environment «{env_id}»."
+    message = gettext("Environment “%(env_id)s” was not found or is switched off.") % {"env_id": env_id}
     return await _page(request, "pages/error.html", {"error": message}, status=404)
 
 
@@ -48,12 +54,12 @@ async def _failed(
     exc: PageDataUnavailable,
     obj: tuple[str, int] | None = None,
 ) -> HttpResponse:
-    """Render the page with Superset's reason: 404 «Дашборд #7 не найден в ss-dev.» when the object ``obj``
-    (``(object type, id)``) does not exist there, else 502 with the error."""
+    """Render the page with Superset's reason, in the page's language: 404 «Дашборд #7 не найден в ss-dev.» when
+    the object ``obj`` (``(object type, id)``) does not exist there, else 502 with the error."""
     if exc.not_found and obj is not None:
-        context["error"] = not_found_text(obj[0], obj[1], context["environment"].env_id, "ru")
+        context["error"] = not_found_text(obj[0], obj[1], context["environment"].env_id)
     else:
-        context["error"] = exc.text("ru")
+        context["error"] = exc.text()
     return await _page(request, template, context, status=404 if exc.not_found else 502)
 
 
@@ -130,4 +136,5 @@ async def settings_page(request: AuthenticatedHttpRequest) -> HttpResponse:
 @login_required
 async def agent(request: AuthenticatedHttpRequest) -> HttpResponse:
     history = await sync_to_async(conversations_of)(user=request.user)
-    return await _page(request, "pages/agent.html", {"provider": provider_label(), "history": history})
+    context = {"provider": provider_label(), "history": history, "chat_texts": chat_texts()}
+    return await _page(request, "pages/agent.html", context)

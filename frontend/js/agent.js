@@ -2,6 +2,7 @@
 "use strict";
 (function () {
   const Ctx = window.AgentContext;
+  const t = window.AgentTexts.t;
   const params = new URLSearchParams(window.location.search);
   // Fixed for this page load (DESIGN §7): from the URL, or the stored one of a conversation opened from history.
   let context = Ctx.buildUIContext(params);
@@ -22,15 +23,14 @@
     // objectName comes from a URL anyone can craft: shown as the page's label (textContent), never as a fact.
     const el = $("context-summary");
     if (contextRejected) {
-      el.textContent = "Контекст страницы отклонён (общий режим)";
+      el.textContent = t("context_rejected");
       return;
     }
     if (!context || !context.objectType) {
-      el.textContent = "Без контекста (общий режим)";
+      el.textContent = t("no_context");
       return;
     }
-    const names = { dashboard: "Дашборд", dataset: "Датасет", migration: "Миграция" };
-    el.textContent = `${names[context.objectType]} #${context.objectId || "?"}` +
+    el.textContent = `${t("object_" + context.objectType)} #${context.objectId || "?"}` +
       (context.objectName ? ` «${context.objectName}»` : "");
   }
 
@@ -51,7 +51,7 @@
   function noteUnavailable() {
     if (unavailableNoted) return;
     unavailableNoted = true;
-    const el = appendText("Контекст недоступен: агент работает в общем режиме.", "msg-system");
+    const el = appendText(t("context_unavailable"), "msg-system");
     el.dataset.testid = "context-unavailable";
   }
 
@@ -137,7 +137,8 @@
       const el = messages.querySelector(`[data-call-id="${f.call_id}"]`) || appendText("", "tool-status");
       const name = el.dataset.title || f.title || f.tool;
       el.title = f.tool;
-      el.firstChild.textContent = `${f.ok ? "✓" : "✗"} ${name} · ${f.duration_ms} мс` + (f.summarised ? " · сокращено для модели" : "");
+      el.firstChild.textContent = `${f.ok ? "✓" : "✗"} ${name} · ${t("duration_ms", { ms: f.duration_ms })}` +
+        (f.summarised ? ` · ${t("summarised")}` : "");
       if (f.task_id && window.AgentTasks) window.AgentTasks.track(f.task_id, el); // background task progress
     },
     permission_denied(f) { window.AgentCards.show(f); },
@@ -156,7 +157,7 @@
       if (f.code === "invalid_context" && !contextRejected) {
         contextRejected = true;
         describeContext();
-        appendText("Следующие сообщения будут отправлены без контекста страницы.", "msg-system");
+        appendText(t("context_dropped"), "msg-system");
       }
     },
   };
@@ -170,10 +171,10 @@
   function connect() {
     const scheme = window.location.protocol === "https:" ? "wss" : "ws";
     socket = new WebSocket(`${scheme}://${window.location.host}/ws/agent/`);
-    $("conn-state").textContent = "подключение…";
+    $("conn-state").textContent = t("connecting");
     socket.onopen = () => {
       retryDelay = 500;
-      $("conn-state").textContent = "онлайн";
+      $("conn-state").textContent = t("online");
       document.body.dataset.ws = "open";
       // Pending cards come back after the stored messages are on the page, so they sit below them.
       const open = socket;
@@ -193,11 +194,11 @@
     socket.onclose = (ev) => {
       document.body.dataset.ws = "closed";
       if (ev.code === 4401) {
-        $("conn-state").textContent = "нужен вход";
+        $("conn-state").textContent = t("sign_in_needed");
         window.location.href = "/accounts/login/?next=" + encodeURIComponent(window.location.pathname + window.location.search);
         return;
       }
-      $("conn-state").textContent = "переподключение…";
+      $("conn-state").textContent = t("reconnecting");
       setTimeout(connect, retryDelay);
       retryDelay = Math.min(retryDelay * 2, 10000);
     };
@@ -207,7 +208,7 @@
   async function loadConversation(id, adoptContext) {
     const resp = await fetch(`/api/agent/conversations/${id}/`, { credentials: "same-origin" });
     if (!resp.ok) {
-      appendText("Разговор не найден — начните новый.", "msg-error");
+      appendText(t("conversation_missing"), "msg-error");
       conversationId = null;
       return;
     }
@@ -256,7 +257,7 @@
   describeContext();
   if (conversationId) {
     loaded = loadConversation(conversationId, start.source === "history").catch(() => {
-      appendText("Не удалось загрузить разговор.", "msg-error");
+      appendText(t("conversation_failed"), "msg-error");
     });
   }
   document.body.dataset.conversationSource = start.source;

