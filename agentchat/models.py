@@ -165,11 +165,12 @@ class PendingConfirmation(models.Model):
 class ValidationRun(models.Model):
     """One LLM (or rule-based) review of a dashboard's metadata, as run_llm_validation/documentation stored it.
 
-    ``findings`` is a list of ``{"rule", "severity", "object_type", "object_id", "object_name", "message_ru",
-    "message_en"}`` for a validation, and of ``{"object_type": "chart", "object_id", "object_name",
-    "description"}`` (what was written to Superset) for a documentation run. ``engine`` says who reviewed:
-    ``llm`` (the configured model) or ``rules`` (offline mode). ``summary`` is one line in the language of the
-    user who started the run. ``task`` links to the background job. DESIGN §4, §8.
+    ``findings`` is a list of ``{"rule", "severity", "object_type", "object_id", "object_name", "message",
+    "language"}`` (the message in the language of the dashboard's names) for a validation, and of
+    ``{"object_type": "chart", "object_id", "object_name", "description"}`` (what was written to Superset) for a
+    documentation run. ``engine`` says who reviewed: ``llm`` (the configured model) or ``rules`` (offline mode).
+    ``summary`` is one line in the language of the user who started the run. ``task`` links to the background job.
+    DESIGN §4, §8.
     """
 
     class Kind(models.TextChoices):

@@ -114,8 +114,7 @@ async def _impact(
     finally:
         await ctx.aclose()
     impact = dict(impact or {})
-    # Impacts say ``summary`` in the active language; ``summary_<language>`` is the older two-language shape.
-    impact.setdefault("summary", impact.get(f"summary_{language}") or "")
+    impact.setdefault("summary", "")  # an impact's one-line summary, in the call's language
     return impact
 
 
