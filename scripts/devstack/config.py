@@ -27,6 +27,8 @@ HEALTH_TIMEOUT_S = 120.0
 INSTALL_MARKER = ".agentchat-superset-installed"
 # In an instance home: the requirements hash its one-time setup ran with.
 SETUP_MARKER = ".setup-done"
+# In an instance home: the hash of the superset_config.py its running server was started with.
+CONFIG_MARKER = ".config-sha256"
 
 
 @dataclass(frozen=True)
@@ -113,6 +115,11 @@ def requirements_hash() -> str:
         return hashlib.sha256(REQUIREMENTS_FILE.read_bytes()).hexdigest()
     except FileNotFoundError:
         raise StackError(f"{REQUIREMENTS_FILE} is missing") from None
+
+
+def config_hash() -> str:
+    """Return the sha256 hex digest of ``superset_config.py`` (a running server started with another is restarted)."""
+    return hashlib.sha256(CONFIG_FILE.read_bytes()).hexdigest()
 
 
 def venv_dir() -> Path:

@@ -73,12 +73,12 @@ for args in (
 def setup(inst: Instance, venv: Path, digest: str) -> None:
     """Run the one-time setup of an instance (metadata DB migration, admin user, roles), unless done already.
 
-    The marker holds the requirements hash, so a new Superset pin re-runs the (idempotent) setup.
+    The marker holds ``digest``, so a new Superset pin or config file re-runs the (idempotent) setup.
 
     Args:
         inst: the instance (its home must exist).
         venv: the Superset virtualenv.
-        digest: the requirements hash (``config.requirements_hash()``).
+        digest: the requirements hash and the config hash (``config.requirements_hash()``, ``config_hash()``).
 
     Raises:
         StackError: a setup command failed (the setup log tail is in the message).

@@ -17,11 +17,13 @@ from typing import Any
 
 from scripts.devstack.client import SupersetClient, dashboard_count, health_ok
 from scripts.devstack.config import (
+    CONFIG_MARKER,
     HEALTH_TIMEOUT_S,
     INSTALL_MARKER,
     INSTANCES,
     Instance,
     bind_host,
+    config_hash,
     for_each_instance,
     requirements_hash,
     stack_dir,
@@ -92,9 +94,23 @@ def _wait_healthy(inst: Instance, proc: subprocess.Popen[bytes] | None, pid: int
 def _reuse_running(inst: Instance) -> str | None:
     """Return ``"reused"`` when a healthy server (ours or not) or one of ours still starting is there, else None.
 
+    A server of ours started with another ``superset_config.py`` (its marker holds the file's hash) is stopped and
+    None returned, so the caller starts it again with the current config; one not started by the stack is reused
+    as it is, with a warning.
+
     Raises:
         StackError: the server answers ``/health`` but admin login fails, or ours did not become healthy.
     """
+    if not marker_matches(inst.home / CONFIG_MARKER, config_hash()):
+        if _read_pid(inst) is not None:
+            log(f"[{inst.name}] superset_config.py changed since this server started: restarting it")
+            _stop_instance(inst)
+            return None
+        if health_ok(inst):
+            log(
+                f"[{inst.name}] WARNING: the server at {inst.url} was not started by this script; restart it to "
+                "apply the current superset_config.py"
+            )
     if health_ok(inst):
         try:
             with SupersetClient(inst):
@@ -129,7 +145,9 @@ def _start_instance(inst: Instance, venv: Path, digest: str) -> str:
     if _port_open(inst):
         raise StackError(f"[{inst.name}] port {inst.port} is taken by something else than a healthy Superset")
     inst.home.mkdir(mode=0o700, parents=True, exist_ok=True)
-    setup(inst, venv, digest)
+    # superset init registers the permissions of what the config enables (FAB_API_KEY_ENABLED: ApiKey), so a
+    # changed config re-runs the (idempotent) setup as a new Superset pin does.
+    setup(inst, venv, f"{digest} {config_hash()}")
     started = time.monotonic()
     superset = str(venv / "bin" / "superset")
     cmd = [superset, "run", "-p", str(inst.port), "--host", bind_host(), "--with-threads"]
@@ -144,6 +162,7 @@ def _start_instance(inst: Instance, venv: Path, digest: str) -> str:
             start_new_session=True,
         )
     inst.pid_file.write_text(f"{proc.pid}\n")
+    (inst.home / CONFIG_MARKER).write_text(config_hash() + "\n")
     log(f"[{inst.name}] starting superset on {inst.url} (pid {proc.pid}, log {inst.log_file})")
     _wait_healthy(inst, proc, proc.pid)
     log(f"[{inst.name}] up at {inst.url} after {time.monotonic() - started:.0f} s")
@@ -178,27 +197,30 @@ def stop() -> dict[str, str]:
     Returns:
         ``{instance name: "stopped" | "not running"}``.
     """
-    results = {}
-    for inst in INSTANCES:
-        pid = _read_pid(inst)
-        if pid is None:
-            inst.pid_file.unlink(missing_ok=True)
-            log(f"[{inst.name}] not running (no server started by this script)")
-            results[inst.name] = "not running"
-            continue
-        _signal_group(pid, signal.SIGTERM)
-        deadline = time.monotonic() + 15
-        while _is_our_server(pid) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        if _is_our_server(pid):
-            log(f"[{inst.name}] pid {pid} ignored SIGTERM for 15 s, killing it")
-            _signal_group(pid, signal.SIGKILL)
-            while _is_our_server(pid) and time.monotonic() < deadline + 5:
-                time.sleep(0.2)
+    return {inst.name: _stop_instance(inst) for inst in INSTANCES}
+
+
+def _stop_instance(inst: Instance) -> str:
+    """Stop one instance the stack started (see ``stop``); return ``"stopped"`` or ``"not running"``."""
+    pid = _read_pid(inst)
+    if pid is None:
         inst.pid_file.unlink(missing_ok=True)
-        log(f"[{inst.name}] stopped (pid {pid})")
-        results[inst.name] = "stopped"
-    return results
+        log(f"[{inst.name}] not running (no server started by this script)")
+        return "not running"
+    _signal_group(pid, signal.SIGTERM)
+    deadline = time.monotonic() + 15
+    while _is_our_server(pid) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    if _is_our_server(pid):
+        log(f"[{inst.name}] pid {pid} ignored SIGTERM for 15 s, killing it")
+        _signal_group(pid, signal.SIGKILL)
+        while _is_our_server(pid) and time.monotonic() < deadline + 5:
+            time.sleep(0.2)
+    while _port_open(inst) and time.monotonic() < deadline + 5:  # the port is free before a restart binds it
+        time.sleep(0.2)
+    inst.pid_file.unlink(missing_ok=True)
+    log(f"[{inst.name}] stopped (pid {pid})")
+    return "stopped"
 
 
 def _signal_group(pid: int, sig: signal.Signals) -> None:

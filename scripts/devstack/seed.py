@@ -2,8 +2,8 @@
 
 Every step finds an object by its name first and creates it only when it is missing, so a second seed changes
 nothing (``up`` runs it at every ``make test``). Order: data file → database → datasets → dashboards → charts
-(on their dashboards) → layouts. A new kind of demo object (e.g. users and roles) is one more ``Seeder`` method
-and one more step in ``seed_instance``.
+(on their dashboards) → layouts → demo roles and users (``users.py``). A new kind of demo object is one more
+``Seeder`` method and one more step in ``seed_instance``.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from scripts.devstack.demo import (
 from scripts.devstack.energy_data import energy_file_ok, ensure_energy_db
 from scripts.devstack.files import ensure_stack_dir, file_lock
 from scripts.devstack.report import log
+from scripts.devstack.users import seed_users
 
 
 class Seeder:
@@ -162,7 +163,8 @@ def seed_instance(inst: Instance) -> dict[str, Any]:
 
     Returns:
         ``{"database": id, "datasets": {table: id}, "charts": {name: id}, "dashboards": {slug: id},
-        "created": [...], "updated": [...], "reused": [...]}``; the lists hold "kind name #id" labels.
+        "users": {username: Superset user id}, "created": [...], "updated": [...], "reused": [...]}``; the lists
+        hold "kind name #id" labels.
 
     Raises:
         StackError: login or an API call failed.
@@ -181,6 +183,7 @@ def seed_instance(inst: Instance) -> dict[str, Any]:
         for slug, (title, rows) in DASHBOARDS.items():
             placed = [[(charts[n]["id"], str(charts[n]["uuid"]), n, wide) for n, wide in row] for row in rows]
             seeder.layout(dashboards[slug], title, placed)
+        users = seed_users(client, seeder._note)
     summary = f"created {len(seeder.created)}, updated {len(seeder.updated)}, reused {len(seeder.reused)}"
     reused = f": {', '.join(seeder.reused)}" if seeder.reused else ""
     log(f"[{inst.name}] seed: {summary}{reused}")
@@ -189,6 +192,7 @@ def seed_instance(inst: Instance) -> dict[str, Any]:
         "datasets": datasets,
         "charts": {name: chart["id"] for name, chart in charts.items()},
         "dashboards": {slug: dash["id"] for slug, dash in dashboards.items()},
+        "users": users,
         "created": seeder.created,
         "updated": seeder.updated,
         "reused": seeder.reused,

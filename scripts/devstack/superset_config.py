@@ -33,6 +33,13 @@ PREVENT_UNSAFE_DB_CONNECTIONS = False
 # REST API: the security API (roles, users) and token-only access without CSRF tokens.
 FAB_ADD_SECURITY_API = True
 WTF_CSRF_ENABLED = False
+# Personal API keys (``POST /api/v1/security/api_keys/``, ``Authorization: Bearer sst_…``): agentchat's
+# ``api_key`` identities (DESIGN §15). Who may create them is the ``ApiKey`` permission (seeded for the demo roles).
+FAB_API_KEY_ENABLED = True
+# JWT lifetimes of ``/api/v1/security/login`` tokens, in seconds (flask-jwt-extended; defaults 15 min and 30
+# days). agentchat refreshes a rejected access token once with the refresh token (DESIGN §15).
+JWT_ACCESS_TOKEN_EXPIRES = int(os.environ.get("SUPERSET_JWT_ACCESS_S") or 900)
+JWT_REFRESH_TOKEN_EXPIRES = int(os.environ.get("SUPERSET_JWT_REFRESH_S") or 30 * 24 * 3600)
 
 # Simple in-process caches: fast, nothing to run beside Superset.
 _SIMPLE_CACHE = {"CACHE_TYPE": "SimpleCache", "CACHE_DEFAULT_TIMEOUT": 3600}

@@ -8,6 +8,8 @@ import yaml
 
 PATH = Path(__file__).parents[1] / "data" / "router_questions.yaml"
 HOLDOUT_PATH = Path(__file__).parents[1] / "data" / "router_holdout.yaml"
+# The frozen fresh set of issue 16 (its sha256 is pinned in tests/toolset/test_question_set.py).
+FRESH_PATH = Path(__file__).parents[1] / "data" / "router_fresh.yaml"
 
 
 @dataclass(frozen=True)
@@ -18,6 +20,7 @@ class Question:
     page: str
     tools: tuple[str, ...]
     first: tuple[str, ...]
+    read: bool | None = None  # the fresh set only: True = asks to see something, False = asks for a change
 
     @property
     def object_type(self) -> str | None:
@@ -56,6 +59,7 @@ def load_questions(path: Path = PATH) -> list[Question]:
             page=row.get("page") or "",
             tools=tuple(row["tools"]),
             first=tuple(row.get("first") or row["tools"]),
+            read=row.get("read"),
         )
         for row in rows
     ]
