@@ -20,6 +20,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import Error as DatabaseError
+from django.db import connection
 from django.http import HttpRequest
 from django.utils import timezone, translation
 from django.utils.translation import gettext
@@ -66,6 +67,13 @@ def socket_language(scope: Mapping[str, Any]) -> str:
     request.META["HTTP_ACCEPT_LANGUAGE"] = headers.get("accept-language", "")
     request.COOKIES = dict(scope.get("cookies") or {})
     return translation.get_language_from_request(request) or settings.LANGUAGE_CODE
+
+
+def _close_broken_connection() -> None:
+    """Close this thread's database connection if it no longer answers (what the health check of the next unit
+    of work would do; the session check cannot wait for it)."""
+    if not connection.is_usable():
+        connection.close()
 
 
 def _group(conversation_id: int) -> str:
@@ -121,7 +129,7 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
         """Channel-layer handler (``session.check``): the user's password, state or existence changed; end this
         socket if its session no longer authenticates the user."""
         try:
-            alive = await database_sync_to_async(session_is_valid)(self.scope)
+            alive = await self._session_valid()
         except DatabaseError:  # the database is away: the check of the next frame decides instead
             log.exception("session check failed")
             return
@@ -139,7 +147,7 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
                 if expires is not None:
                     wait_s = min(wait_s, max((expires - timezone.now()) / timedelta(seconds=1), 0.0) + 0.05)
                 await asyncio.sleep(wait_s)
-                alive = await database_sync_to_async(session_is_valid)(self.scope)
+                alive = await self._session_valid()
             except DatabaseError:
                 log.exception("session expiry check failed")
                 await asyncio.sleep(EXPIRY_RETRY_S)
@@ -242,7 +250,7 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
         what the frame asked for, send ``session_expired`` (in the message's language for a ``user_message``)
         and return False: nothing of the frame runs — no turn, no LLM call, no tool, no upstream request
         (DESIGN §10)."""
-        if not self.session_ended and await database_sync_to_async(session_is_valid)(self.scope):
+        if not self.session_ended and await self._session_valid():
             return True
         self.session_ended = True
         language = detect_language(frame.text) if isinstance(frame, UserMessageFrame) else self.language
@@ -256,6 +264,15 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
         )
         await self.send_error("session_expired", error_text("session_expired", language))
         return False
+
+    async def _session_valid(self) -> bool:
+        """``session_is_valid`` in the database thread; a connection the database dropped since the last unit of
+        work (a restart, a failover: issue 17) is closed and the check made once more on a new one."""
+        try:
+            return await database_sync_to_async(session_is_valid)(self.scope)
+        except DatabaseError:
+            await database_sync_to_async(_close_broken_connection)()
+            return await database_sync_to_async(session_is_valid)(self.scope)
 
     def _agent(self) -> AgentTurn:
         return AgentTurn(
