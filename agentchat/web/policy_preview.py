@@ -20,7 +20,7 @@ from django.utils.translation import gettext_lazy as _
 
 from agentchat.toolset.selection import ToolChoice, toolset_explain
 from policies import services as policy
-from policies.models import ObjectType
+from policies.models import Category, ObjectType
 from policies.services import Refusal
 
 REFUSAL_TEXTS = {
@@ -72,23 +72,29 @@ def policy_preview_rows(
 
     Returns:
         ``[{"name", "category", "env_specific", "registered", "roles", "object_types", "offered",
-        "reasons": [text]}]`` ordered by name.
+        "reasons": [text]}]`` ordered by name; ``category`` and ``object_types`` are their labels in the active
+        language (``Category``, ``ObjectType`` choices), like the rest of the admin.
     """
     context = {"objectType": object_type or None, "envId": env_id or None}
     choices = toolset_explain(roles=[role] if role else [], context=context, question=question or None)
     return [
         {
             "name": c.name,
-            "category": c.category,
+            "category": _choice_label(Category, c.category),
             "env_specific": c.env_specific,
             "registered": c.registered,
             "roles": ", ".join(c.roles) or "—",
-            "object_types": ", ".join(c.object_types) or "—",
+            "object_types": ", ".join(_choice_label(ObjectType, o) for o in c.object_types) or "—",
             "offered": c.offered,
             "reasons": [str(REFUSAL_TEXTS[r]) for r in c.refusals] + (_routed_text(c) if c.routed_out else []),
         }
         for c in choices
     ]
+
+
+def _choice_label(choices: type[Category] | type[ObjectType], value: str) -> str:
+    """The label of ``value`` among ``choices`` in the active language; an unknown value shows itself."""
+    return str(dict(choices.choices).get(value, value))
 
 
 def _routed_text(choice: ToolChoice) -> list[str]:
