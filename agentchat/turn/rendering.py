@@ -15,13 +15,26 @@ from agentchat.chat.events import (
 )
 from agentchat.guard import cards
 from agentchat.models import PendingConfirmation
+from agentchat.turn.markdown import markdown_html
 
 
 def message_event(*, message_id: int | None, text: str, role: str = "assistant") -> MessageEvent:
     """A finished message: ``role`` ``assistant`` (the answer) or ``system`` (a line such as «Операция отменена»,
-    ``message_id`` None); the HTML is ``chat/message.html`` (Markdown sanitised by an allow-list)."""
-    html = render_to_string("chat/message.html", {"text": text, "role": role})
+    ``message_id`` None); the HTML is ``chat/message.html``: an answer's Markdown rendered and sanitised by an
+    allow-list (``turn.markdown``), a system line as escaped text."""
+    html = message_html(text=text, role=role)
     return MessageEvent(message_id=message_id, text=text, html=html)
+
+
+def message_html(*, text: str, role: str = "assistant") -> str:
+    """The HTML of one chat message as the page shows it (live and in a reloaded conversation's timeline).
+
+    Args:
+        text: the stored message text; role: ``assistant`` (Markdown → sanitised HTML), ``system`` or ``user``
+            (escaped text with line breaks).
+    """
+    rendered = markdown_html(text) if role == "assistant" else None
+    return render_to_string("chat/message.html", {"text": text, "role": role, "rendered": rendered})
 
 
 def card_required_event(row: PendingConfirmation) -> ConfirmRequiredEvent:

@@ -51,14 +51,45 @@ def execute_sql(result: dict[str, Any], language: str) -> str:
         }
     lines = [_head(result, count, where)]
     if columns:
-        lines.append(" | ".join(str(c) for c in columns))
-        for row in rows[:SHOWN_ROWS]:
-            values = row if isinstance(row, list) else [row.get(c) for c in columns] if isinstance(row, dict) else [row]
-            lines.append(" | ".join(_cell(v) for v in values))
+        shown = [_values(row, columns) for row in rows[:SHOWN_ROWS]]
+        lines += ["", *markdown_table([str(c) for c in columns], shown)]
         if len(rows) > SHOWN_ROWS:
             rest = count - SHOWN_ROWS
-            lines.append(
+            lines += [
+                "",
                 ngettext("… %(count)d more row in the result", "… %(count)d more rows in the result", rest)
-                % {"count": rest}
-            )
+                % {"count": rest},
+            ]
     return "\n".join(lines)
+
+
+def _values(row: Any, columns: list[Any]) -> list[Any]:
+    """One result row as a list in column order (SQL Lab sends dicts; a summarised result may send lists)."""
+    if isinstance(row, list):
+        return row
+    if isinstance(row, dict):
+        return [row.get(c) for c in columns]
+    return [row]
+
+
+def markdown_table(columns: list[str], rows: list[list[Any]]) -> list[str]:
+    """The lines of a GFM Markdown table: a header, the alignment row (numbers right-aligned) and one line per row.
+
+    Args:
+        columns: column names; rows: values in column order (None is shown as ``NULL``).
+
+    Returns:
+        ``["| a | b |", "| --- | ---: |", …]``; a ``|`` or ``\\`` inside a value is escaped.
+    """
+    numeric = [
+        bool(rows) and all(isinstance(r[i], int | float) and not isinstance(r[i], bool) for r in rows if i < len(r))
+        for i in range(len(columns))
+    ]
+    out = ["| " + " | ".join(_escape(c) for c in columns) + " |"]
+    out.append("| " + " | ".join("---:" if n else "---" for n in numeric) + " |")
+    out += ["| " + " | ".join(_escape(_cell(v)) for v in row) + " |" for row in rows]
+    return out
+
+
+def _escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
