@@ -29,6 +29,7 @@ ERROR_TEXTS: dict[str, Promise] = {
     "invalid_args": _("Invalid tool arguments: %(detail)s"),
     "permission_denied": _("Not enough permissions for %(tool)s."),
     "internal": _("Internal server error."),
+    "database_unavailable": _("The database is unavailable, send the message again in a moment."),
 }
 
 

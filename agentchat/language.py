@@ -21,6 +21,9 @@ _CODE = re.compile(
     r"|(?<!\S)\S*[/_.\\-]\S*",  # anchored at a token's start: linear in the token's length
     re.I,
 )
+# Quoted names («Отчёт по энергопотреблению», "…", “…”, „…“) are the objects' own names, not the writer's words:
+# an English question about a Russian-named dashboard is English.
+_QUOTED = re.compile(r"«[^«»]*»|“[^“”]*”|„[^„“”]*[“”]|\"[^\"]*\"")
 # A Russian word of three letters or more: English prose practically never contains one.
 _RUSSIAN_WORD = re.compile(r"[\u0400-\u04ff]{3,}")
 
@@ -29,8 +32,12 @@ def detect_language(text: str) -> str:
     """Return ``"en"`` when ``text`` has more Latin than Cyrillic letters in its prose, else ``"ru"`` (the
     default). Code, SQL (from its first keyword on) and identifiers (``feature/x``, ``energy_consumption``,
     ``ss-dev``) are not counted; a text that is nothing but those is Russian; prose with a Russian word is
-    Russian."""
+    Russian. Quoted names («…», "…", “…”, „…“) are not counted either, unless the text has no letters outside
+    them (a whole message in quotes)."""
     prose = _CODE.sub(" ", text or "")
+    unquoted = _QUOTED.sub(" ", prose)
+    if _LATIN.search(unquoted) or _CYRILLIC.search(unquoted):
+        prose = unquoted
     if _RUSSIAN_WORD.search(prose):
         return "ru"
     if not _LATIN.search(prose) and not _CYRILLIC.search(prose):

@@ -87,6 +87,10 @@ DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'd
 # Persistent connections (seconds): a web process's database calls reuse their thread's connection instead of
 # opening one per unit of work, which costs more than the turn's own queries (bench/load.py). 0 = close each time.
 DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("DB_CONN_MAX_AGE", default=60))
+# A kept connection is checked before its first use in each unit of work (after close_old_connections, which
+# Channels runs around every database_sync_to_async call and every frame), so one the server dropped (restart,
+# failover, pg_terminate_backend) is replaced instead of failing the handshake or the turn (issue 17).
+DATABASES["default"].setdefault("CONN_HEALTH_CHECKS", env.bool("DB_CONN_HEALTH_CHECKS", default=True))
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL + a busy timeout let the web process and the task worker share the file. Transactions take the write
     # lock when they begin (IMMEDIATE): a deferred one that reads and then writes fails at once with "database is

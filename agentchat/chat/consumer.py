@@ -11,10 +11,11 @@ import logging
 from collections.abc import Awaitable, Coroutine, Mapping
 from typing import Any, cast
 
-from channels.db import database_sync_to_async
+from channels.db import aclose_old_connections, database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 from django.contrib.auth.models import User
+from django.db import Error as DatabaseError
 from django.http import HttpRequest
 from django.utils import translation
 from django.utils.translation import gettext
@@ -133,7 +134,7 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
             await self.send_error("bad_frame", error_text("bad_frame", self.language, detail=detail))
             return
         if isinstance(frame, UserMessageFrame):
-            await self.on_user_message(frame)
+            await self._answered(self.on_user_message(frame))
         elif isinstance(frame, ConfirmFrame):
             self._spawn(
                 self._locked(
@@ -167,17 +168,30 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
     async def _locked(self, coro: Awaitable[None]) -> None:
         """Run a service call after the connection's previous one, mapping failures to ``error`` frames."""
         async with self.turn_lock:
-            try:
-                await coro
-            except ConversationNotFound:
-                with translation.override(self.language):
-                    detail = gettext("conversation not found")
-                await self.send_error("bad_frame", error_text("bad_frame", self.language, detail=detail))
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("agent request failed")
-                await self.send_error("internal", error_text("internal", self.language))
+            await self._answered(coro)
+
+    async def _answered(self, coro: Awaitable[None]) -> None:
+        """Await ``coro``; whatever it raises becomes an ``error`` frame and the socket stays open (never 1011).
+
+        A database failure (the server restarted or dropped the connection mid-unit: ``django.db.Error``) is
+        ``database_unavailable``: the next unit of work gets a checked connection (``CONN_HEALTH_CHECKS``), so
+        sending again works once the database is back (issue 17).
+        """
+        try:
+            await coro
+        except ConversationNotFound:
+            with translation.override(self.language):
+                detail = gettext("conversation not found")
+            await self.send_error("bad_frame", error_text("bad_frame", self.language, detail=detail))
+        except asyncio.CancelledError:
+            raise
+        except DatabaseError:
+            log.exception("database failed during an agent request")
+            await aclose_old_connections()  # drop the broken connection now: the next frame gets a new one
+            await self.send_error("database_unavailable", error_text("database_unavailable", self.language))
+        except Exception:
+            log.exception("agent request failed")
+            await self.send_error("internal", error_text("internal", self.language))
 
     async def send_error(self, code: str, message: str, errors: dict[str, list[str]] | None = None) -> None:
         """Send an ``error`` event (DESIGN §6); ``errors``: the UIContext field errors of ``invalid_context``."""

@@ -12,6 +12,8 @@ explains them honestly instead of calling the nearest read tool.
 import re
 from dataclasses import dataclass
 
+from agentchat.toolset.reading import CHECK, MAKE, asks_for_review, asks_to_see, intent_scores, read_question
+
 STRONG, MEDIUM, WEAK = 0.16, 0.09, 0.045
 
 
@@ -232,8 +234,15 @@ READ_COUNTERPART: dict[str, str] = {
 
 
 def action_requested(question: str) -> bool:
-    """True when ``question`` asks for a change (an action verb), not just about the state of something."""
-    return bool(ACTION_REQUEST.search(question))
+    """True when ``question`` asks for a change (an action verb), not just about the state of something: a
+    question whose verb asks to see (``reading.asks_to_see``) is never an action request."""
+    if asks_to_see(question):
+        return False
+    return (
+        bool(ACTION_REQUEST.search(question))
+        or read_question(question).verb in (MAKE, CHECK)
+        or asks_for_review(question)
+    )
 
 
 # Penalties: a word that rules a tool out (a formatting request is not an execution, a result is not a new run).
@@ -304,7 +313,7 @@ def rule_scores(question: str, object_type: str | None) -> dict[str, float]:
         ``{tool name: summed weight}`` for the tools with a matching rule (penalties are negative).
     """
     page = object_type or "none"
-    scores: dict[str, float] = {}
+    scores: dict[str, float] = dict(intent_scores(question, object_type))
     for rule in (*RULES, *PENALTIES):
         if rule.pages is not None and page not in rule.pages:
             continue

@@ -135,7 +135,8 @@ class AgentTurn:
         else:
             await self._card_state(row)  # «подтверждено — выполняется» in every tab
             await self.calls.run_approved(row)
-            await row.arefresh_from_db(fields=["status"])
+            # Through the database thread's unit of work (a checked connection), not the async ORM's bare hop.
+            await database_sync_to_async(row.refresh_from_db)(fields=["status"])
             await self._card_state(row)
         await self._continue(row.conversation_id, row.language)
 

@@ -20,6 +20,14 @@ from agentchat.language import detect_language
         ("select the best dashboard", "en"),
         ("выполни WITH t AS (SELECT 1) SELECT * FROM t", "ru"),
         ("DELETE FROM energy", "ru"),
+        # a quoted name is the object's, not the writer's: an English question about a Russian-named dashboard
+        ("show charts of «Отчёт по энергопотреблению»", "en"),
+        ('tell me about "Обзор регионов"', "en"),
+        ("what is on “Обзор регионов”?", "en"),
+        ("deploy „Обзор регионов“ to prod", "en"),
+        ("покажи графики «Energy report»", "ru"),
+        ("«Отчёт по энергопотреблению»", "ru"),  # nothing outside the quotes: decided by what is inside
+        ('"tell me about this dashboard"', "en"),
         ("", "ru"),
         ("12345", "ru"),
         # long input (the message limit is 8,000 characters): one unbroken word, many short words, one long

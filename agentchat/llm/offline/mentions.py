@@ -172,6 +172,10 @@ def _search_text(text: str, quoted: list[str]) -> str | None:
     topic = re.search(r"(?:\bпро|\bпо|\bс|\babout|\bwith|\bcalled|\bnamed)\s+([\w-]{3,})", text, re.I)
     if topic and topic.group(1).lower() not in STOP_WORDS:
         return _stem(topic.group(1))
+    # "the regions overview dashboard": the words between the article and the object noun are its name.
+    named = re.search(r"\bthe\s+((?:[\w-]+\s+){0,3}?[\w-]{3,})\s+(?:dashboard|dataset|report)\b", text, re.I)
+    if named and named.group(1).split()[0].lower() not in STOP_WORDS:
+        return named.group(1)
     return None
 
 

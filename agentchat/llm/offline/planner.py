@@ -45,6 +45,7 @@ from agentchat.toolset.intents import (
     request_without_tool,
     rule_scores,
 )
+from agentchat.toolset.reading import read_question, reading_tool
 from agentchat.toolset.router import Ranked
 
 # A tool wanted but not offered whose need an offered tool covers (DESIGN §8: the dashboard page has no
@@ -92,9 +93,14 @@ def tool_choose(*, question: str, page: Page, offered: Sequence[str], knowledge:
     if best_offered is not None and _changes_state(best_offered.name) and not action_requested(question):
         # A question about state never gets a write card: answer it with the read tool that tells that state,
         # else the best read tool, if any fits.
+        # The reading's own read tool first («проверь, что сломается при переносе» → preview_migration), then
+        # the write tool's read counterpart, then the best read tool.
+        wanted = reading_tool(read_question(question), page.object_type)
         counterpart = READ_COUNTERPART.get(best_offered.name)
         reads = [r for r in ranked if r.name in offered and not _changes_state(r.name)]
-        best_offered = next((r for r in reads if r.name == counterpart), reads[0] if reads else None)
+        best_offered = next(
+            (r for name in (wanted, counterpart) for r in reads if r.name == name), reads[0] if reads else None
+        )
     if best_offered is None:
         return Choice("unknown")
     mean = sum(r.similarity for r in ranked) / len(ranked)
