@@ -5,6 +5,7 @@ plan's target tier; a running plan is not started twice."""
 
 import pytest
 from channels.db import database_sync_to_async
+from django.contrib.auth import get_user_model
 from django.test import Client
 
 from agentchat.models import Migration, PendingConfirmation, TaskRecord
@@ -175,7 +176,7 @@ async def test_an_openai_compatible_model_previews_the_page_plan_without_argumen
 
 def test_admin_lists_and_edits_migrations(users, energy_plan):
     client = Client()
-    client.force_login(users["admin"])
+    client.force_login(get_user_model().objects.create_superuser("root", "root@example.test", "pw"))
 
     listed = client.get("/admin/agentchat/migration/?status__exact=draft")
     page_ = client.get(f"/admin/agentchat/migration/{energy_plan.pk}/change/")
