@@ -13,6 +13,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("dashboards/", views.dashboards, name="dashboards"),
     path("dashboards/<int:dashboard_id>/", views.dashboard, name="dashboard"),
+    path("datasets/", views.datasets, name="datasets"),
     path("datasets/<int:dataset_id>/", views.dataset, name="dataset"),
     path("settings/", views.settings_page, name="settings"),
     path("agent", views.agent, name="agent"),

@@ -89,11 +89,13 @@ class ToolStartedEvent(OutboundEvent):
 
 class ToolFinishedEvent(OutboundEvent):
     """A tool call ended; ``duration_ms`` in milliseconds; ``summarised``: the LLM got a summary, not the result
-    (DESIGN §10); ``task_id``: the background task a backup/migration started (the page polls it), else omitted."""
+    (DESIGN §10); ``task_id``: the background task a backup/migration started (the page polls it), else omitted;
+    ``html``: the result as the page shows it under the tool's line (SQL rows as a table, ``turn.results``), else
+    omitted."""
 
     event: ClassVar[str] = "tool_finished"
     handed_over: ClassVar[bool] = True
-    omitted_when_none: ClassVar[frozenset[str]] = frozenset({"task_id"})
+    omitted_when_none: ClassVar[frozenset[str]] = frozenset({"task_id", "html"})
 
     call_id: str
     tool: str
@@ -102,6 +104,7 @@ class ToolFinishedEvent(OutboundEvent):
     duration_ms: int
     summarised: bool
     task_id: int | None = None
+    html: str | None = None
 
 
 class CardDecision(BaseModel):

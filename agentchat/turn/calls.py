@@ -26,6 +26,7 @@ from agentchat.runtime.titles import tool_title
 from agentchat.toolset.selection import Offer, tool_call_refusal, toolset_offer
 from agentchat.turn.recording import call_started_record, tool_result_record
 from agentchat.turn.rendering import card_refused_event, card_required_event
+from agentchat.turn.results import result_html
 from agentchat.turn.steps import AwaitingDecision
 from policies import services as policy
 
@@ -191,6 +192,7 @@ class CallRunner:
                     duration_ms=outcome.duration_ms,
                     summarised=payload.summarised,
                     task_id=task_id or None,
+                    html=result_html(tool, outcome.result) if outcome.ok else None,
                 )
             )
         if not outcome.ok:

@@ -32,6 +32,7 @@ from agentchat.runtime.titles import tool_title
 from agentchat.tools.tasks import task_status_visible
 from agentchat.toolset.selection import ToolChoice, toolset_explain
 from agentchat.turn.rendering import message_html
+from agentchat.turn.results import result_html
 from policies import services as policy
 
 MAX_BODY_BYTES = 64 * 1024  # bodies above this are not parsed at all (same bound as a WebSocket frame)
@@ -179,7 +180,7 @@ def conversation_timeline(conversation: Conversation, rows: list[Message]) -> li
 
     Returns:
         ``[{"kind": "message", "id", "role", "content"} (+ ``"html"``, an answer's rendered Markdown) |
-        {"kind": "tool", "id", "tool", "title", "ok"} |
+        {"kind": "tool", "id", "tool", "title", "ok"} (+ ``"html"``, the result's view: a SQL result's table) |
         {"kind": "card", "id", "status", "html"}]``.
     """
     language = settings.LANGUAGE_CODE  # each tool line speaks the language of the turn it ran in
@@ -206,12 +207,24 @@ def conversation_timeline(conversation: Conversation, rows: list[Message]) -> li
                     "tool": m.tool_name,
                     "title": tool_title(m.tool_name, language),
                     "ok": m.status != "error",
+                    **_result_view(m),
                 }
             )
         timeline.extend(after.pop(m.pk, []))
     for rest in after.values():  # cards whose message is gone
         timeline.extend(rest)
     return timeline
+
+
+def _result_view(m: Message) -> dict[str, str]:
+    """``{"html": …}`` of a stored tool result that has a view of its own (``turn.results``), else ``{}``."""
+    if m.status == "error":
+        return {}
+    try:
+        html = result_html(m.tool_name, json.loads(m.content))
+    except ValueError:  # json.JSONDecodeError: a result stored as text
+        return {}
+    return {"html": html} if html else {}
 
 
 def _declined(content: str) -> bool:

@@ -11,7 +11,7 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 
 from agentchat.conversations.selectors import conversations_of
 from agentchat.errors import not_found_text
@@ -22,6 +22,7 @@ from policies import services as policy
 from policies.models import Environment
 
 DEFAULT_ENV = "ss-dev"
+DATASETS_SHOWN = 100  # the most search_datasets returns in one call
 
 
 class AuthenticatedHttpRequest(HttpRequest):
@@ -103,6 +104,28 @@ async def dashboard(request: AuthenticatedHttpRequest, dashboard_id: int) -> Htt
         route=route,
     )
     return await _page(request, "pages/dashboard.html", context)
+
+
+@login_required
+async def datasets(request: AuthenticatedHttpRequest) -> HttpResponse:
+    """``/datasets/?env_id=…``: the environment's datasets from Superset (``search_datasets``: name, database,
+    schema, owners, last change), newest change first, each linking to its page with «Спросить агента»."""
+    environment = await _environment(request)
+    if environment is None:
+        return await _unknown_environment(request)
+    context: dict[str, Any] = {"environment": environment, "route": "/datasets/"}
+    try:
+        result = await page_tool(request.user, "search_datasets", env_id=environment.env_id, limit=DATASETS_SHOWN)
+    except PageDataUnavailable as exc:
+        return await _failed(request, "pages/datasets.html", context, exc)
+    context["datasets"], context["count"] = result["datasets"], result["count"]
+    rest = result["count"] - len(result["datasets"])
+    context["more"] = ngettext(
+        "%(count)d more dataset: search for it in the chat.",
+        "%(count)d more datasets: search for them in the chat.",
+        rest,
+    ) % {"count": rest}
+    return await _page(request, "pages/datasets.html", context)
 
 
 @login_required

@@ -104,6 +104,15 @@
     return el;
   }
 
+  /** The result view the server rendered (a SQL result as a table, DESIGN §6) right under its tool line. */
+  function showResult(line, html) {
+    const wrap = document.createElement("div");
+    wrap.className = "entry tool-result-entry";
+    wrap.innerHTML = html;
+    line.after(wrap);
+    messages.scrollTop = messages.scrollHeight;
+  }
+
   const handlers = {
     conversation(f) {
       const isNew = conversationId !== f.conversation_id;
@@ -140,6 +149,7 @@
       el.firstChild.textContent = `${f.ok ? "✓" : "✗"} ${name} · ${t("duration_ms", { ms: f.duration_ms })}` +
         (f.summarised ? ` · ${t("summarised")}` : "");
       if (f.task_id && window.AgentTasks) window.AgentTasks.track(f.task_id, el); // background task progress
+      if (f.html) showResult(el, f.html);
     },
     permission_denied(f) { window.AgentCards.show(f); },
     confirm_required(f) { window.AgentCards.show(f); },
@@ -243,6 +253,7 @@
       } else if (e.kind === "tool") {
         const el = appendText(`${e.ok ? "✓" : "✗"} ${e.title}`, "tool-status");
         el.title = e.tool;
+        if (e.html) showResult(el, e.html);
       } else {
         const cls = e.role === "user" ? "msg-user" : e.role === "system" ? "msg-system" : "msg-assistant";
         // An answer comes as HTML the server rendered and sanitised (Markdown, DESIGN §6); the rest as text.

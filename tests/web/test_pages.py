@@ -5,6 +5,8 @@ import re
 import pytest
 from django.test import Client
 
+from tests.support.superset_api import api
+
 pytestmark = pytest.mark.django_db
 
 
@@ -51,3 +53,27 @@ def test_pages_show_times_as_the_chat_does(engineer_client, energy_dashboard, ur
     body = engineer_client.get(url.format(id=energy_dashboard["id"])).content.decode()
     assert re.search(r"\d\d\.\d\d\.\d{4} \d\d:\d\d MSK", body)
     assert not re.search(r"\d{4}-\d\d-\d\dT\d\d:\d\d", body)  # no raw ISO timestamps
+
+
+def test_datasets_page_lists_the_environments_datasets_from_superset(engineer_client, superset_stack):
+    """Every dataset Superset lists for prod is a row: name linking to its page, database, schema, owners."""
+    rows = api("prod", "GET", "/api/v1/dataset/", params={"q": "(page_size:100)"})["result"]
+    assert rows
+
+    response = engineer_client.get("/datasets/?env_id=prod")
+
+    assert response.status_code == 200
+    body = response.content.decode()
+    for row in rows:
+        link = f'<a href="/datasets/{row["id"]}/?env_id=prod">{row["table_name"]}</a>'
+        assert link in body
+        cells = re.search(rf'<tr data-dataset-id="{row["id"]}">(.*?)</tr>', body, re.S).group(1)
+        assert f"<td>{row['database']['database_name']}</td>" in cells
+        assert f"<td>{row['schema'] or '—'}</td>" in cells
+        owners = ", ".join(f"{o['first_name']} {o['last_name']}".strip() for o in row["owners"]) or "—"
+        assert f"<td>{owners}</td>" in cells
+    assert 'href="/datasets/?env_id=prod"' in body  # the menu keeps the environment
+
+
+def test_datasets_page_of_an_unknown_environment_is_a_404(engineer_client):
+    assert engineer_client.get("/datasets/?env_id=nonexistent").status_code == 404
