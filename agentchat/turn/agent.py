@@ -197,7 +197,8 @@ class AgentTurn:
         unavailable: bool = False,
     ) -> Step:
         """Run steps until one is ``Final`` or ``AwaitingDecision``, at most ``AGENT_MAX_STEPS`` (DESIGN §5 step 8)."""
-        messages: list[BaseMessage] = [SystemMessage(content=system_prompt(context, unavailable=unavailable))]
+        prompt = system_prompt(context, unavailable=unavailable, language=language)
+        messages: list[BaseMessage] = [SystemMessage(content=prompt)]
         messages += prepared.history
         offer = prepared.offer
         schemas = [spec.openai_schema() for spec in offer.offered]
