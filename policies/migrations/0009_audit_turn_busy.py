@@ -4,15 +4,37 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('policies', '0008_auth_mode_role_mapping'),
+        ("policies", "0008_auth_mode_role_mapping"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='auditevent',
-            name='event_type',
-            field=models.CharField(choices=[('context_rejected', 'context rejected'), ('context_discarded', 'context discarded'), ('tool_offered', 'tool offered'), ('tool_call', 'tool call'), ('permission_denied', 'permission denied'), ('confirm_required', 'confirm required'), ('confirmed', 'confirmed'), ('denied', 'denied'), ('cancelled', 'cancelled'), ('expired', 'expired'), ('tool_result', 'tool result'), ('tool_error', 'tool error'), ('timeout', 'timeout'), ('retry', 'retry'), ('summarised', 'summarised'), ('session_expired', 'session expired'), ('turn_busy', 'refused: server busy')], db_index=True, max_length=32, verbose_name='event type'),
+            model_name="auditevent",
+            name="event_type",
+            field=models.CharField(
+                choices=[
+                    ("context_rejected", "context rejected"),
+                    ("context_discarded", "context discarded"),
+                    ("tool_offered", "tool offered"),
+                    ("tool_call", "tool call"),
+                    ("permission_denied", "permission denied"),
+                    ("confirm_required", "confirm required"),
+                    ("confirmed", "confirmed"),
+                    ("denied", "denied"),
+                    ("cancelled", "cancelled"),
+                    ("expired", "expired"),
+                    ("tool_result", "tool result"),
+                    ("tool_error", "tool error"),
+                    ("timeout", "timeout"),
+                    ("retry", "retry"),
+                    ("summarised", "summarised"),
+                    ("session_expired", "session expired"),
+                    ("turn_busy", "refused: server busy"),
+                ],
+                db_index=True,
+                max_length=32,
+                verbose_name="event type",
+            ),
         ),
     ]
