@@ -242,6 +242,58 @@ class Backup(models.Model):
         return f"{self.env_id} {self.created_at:%Y-%m-%d %H:%M} ({self.dashboard_count})"
 
 
+class SupersetIdentity(models.Model):
+    """Who the agent acts as for ``user`` in ``environment`` (DESIGN §15).
+
+    ``kind``: ``password`` (tokens from agentchat's sign-in against Superset's ``/api/v1/security/login``) or
+    ``api_key`` (a personal Superset API key added on ``/settings/``). ``secret`` is the Fernet token (MultiFernet,
+    ``AGENTCHAT_ENCRYPTION_KEYS``) of a JSON object — ``{"access", "refresh"}`` or ``{"key"}`` — and nothing
+    else stores it; ``hint`` is what may be shown (``sst_…AbCd``). ``superset_user_id``/``superset_username`` are
+    what Superset's ``GET /api/v1/me/`` reported. ``state`` turns ``expired`` when Superset refuses the refresh
+    token or the key; signing in again (or a new key) makes it ``active``. ``expires_at``: when the refresh token
+    or the key stops working, if known.
+    """
+
+    class Kind(models.TextChoices):
+        PASSWORD = "password", pgettext_lazy("identity kind", "sign-in (password)")
+        API_KEY = "api_key", pgettext_lazy("identity kind", "API key")
+
+    class State(models.TextChoices):
+        ACTIVE = "active", pgettext_lazy("identity state", "active")
+        EXPIRED = "expired", pgettext_lazy("identity state", "expired")
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="superset_identities",
+        verbose_name=_("user"),
+    )
+    environment = models.ForeignKey(
+        "policies.Environment", on_delete=models.CASCADE, related_name="identities", verbose_name=_("environment")
+    )
+    kind = models.CharField(max_length=16, choices=Kind.choices, verbose_name=_("kind"))
+    secret = models.TextField(verbose_name=_("encrypted secret"))
+    hint = models.CharField(max_length=32, blank=True, verbose_name=_("shown as"))
+    superset_user_id = models.IntegerField(null=True, blank=True, verbose_name=_("Superset user id"))
+    superset_username = models.CharField(max_length=150, blank=True, verbose_name=_("Superset username"))
+    state = models.CharField(max_length=16, choices=State.choices, default=State.ACTIVE, verbose_name=_("state"))
+    expires_at = models.DateTimeField(null=True, blank=True, verbose_name=_("expires at"))
+    last_used_at = models.DateTimeField(null=True, blank=True, verbose_name=_("last used at"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
+
+    class Meta:
+        verbose_name = _("Superset identity")
+        verbose_name_plural = _("Superset identities")
+        ordering = ["user_id", "environment_id", "kind"]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "environment", "kind"], name="identity_user_env_kind_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id}@{self.environment_id} {self.kind} ({self.superset_username or '?'}, {self.state})"
+
+
 class Migration(models.Model):
     """A saved plan to move dashboards from one environment to another (issue 15; DESIGN §8 migrations).
 

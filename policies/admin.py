@@ -25,8 +25,17 @@ from policies.services import tools_registered
 
 @admin.register(Environment)
 class EnvironmentAdmin(admin.ModelAdmin):
-    list_display = ["env_id", "name", "tier", "superset_url", "credentials_env", "is_active"]
-    list_filter = ["tier", "is_active"]
+    list_display = [
+        "env_id",
+        "name",
+        "tier",
+        "superset_url",
+        "auth_mode",
+        "login_provider",
+        "credentials_env",
+        "is_active",
+    ]
+    list_filter = ["tier", "auth_mode", "is_active"]
     search_fields = ["env_id", "name", "superset_url"]
 
 

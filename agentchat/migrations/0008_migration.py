@@ -8,7 +8,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("agentchat", "0006_verbose_names"),
+        ("agentchat", "0007_superset_identity"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
