@@ -30,6 +30,7 @@ from agentchat.language import detect_language
 from agentchat.llm import chat_model, model_for_turn, provider_label
 from agentchat.models import Conversation, Message, PendingConfirmation
 from agentchat.toolset.selection import Offer
+from agentchat.turn.admission import busy_retry_s, busy_text, turn_refuse
 from agentchat.turn.calls import CallRunner
 from agentchat.turn.preparation import Prepared, step_prepare, turn_open
 from agentchat.turn.prompt import system_prompt
@@ -108,6 +109,16 @@ class AgentTurn:
         unavailable = opened.status == "unavailable"
         await self._answer(conversation, opened.context, language, opened.prepared, unavailable=unavailable)
         return conversation.pk
+
+    async def refuse_busy(self, *, conversation_id: int | None, text: str, context: dict[str, Any] | None) -> None:
+        """Answer a ``user_message`` the process could not start within its bound (``turn.admission``): store and
+        audit it (``turn_busy``), then ``error`` ``busy`` in the message's language, naming when to retry."""
+        await database_sync_to_async(turn_refuse)(
+            user=self.user, conversation_id=conversation_id, text=text, context=context
+        )
+        retry_s = busy_retry_s()
+        message = busy_text(retry_s, detect_language(text))
+        await self.emit(ErrorEvent(code="busy", message=message, text=text, retry_after_s=retry_s))
 
     async def decide(self, *, confirmation_id: int, approve: bool, typed_env: str | None = None) -> None:
         """Apply the user's decision on a card; run the stored call once if approved; then continue the turn."""
