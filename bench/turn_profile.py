@@ -23,7 +23,9 @@ from tests.support.processes import fresh_database  # noqa: E402
 
 
 async def turns(count: int, profile: bool, interval_ms: float) -> tuple[float, object, object]:
-    """Run ``count`` turns, one after another, three per conversation; return (CPU seconds, loop profile, database profile)."""
+    """Run ``count`` turns, one after another, three per conversation.
+
+    Returns (CPU seconds of the process, the event loop thread's profile, the database thread's profile)."""
     from asgiref.sync import sync_to_async
     from django.contrib.auth import get_user_model
     from pyinstrument import Profiler
