@@ -142,6 +142,29 @@ class SessionExpired(ToolError):
     code = "session_expired"
 
 
+class IdentityExpired(SessionExpired):
+    """The user's Superset identity for ``env`` stopped working: Superset refused its refresh token or API key
+    (DESIGN §15). The identity is marked expired; signing in again (or a new key) restores it."""
+
+    message = _("Superset session for %(env)s has expired: sign in again or add a new API key in settings.")
+
+
+class IdentityMissing(ToolError):
+    """The user has no working Superset identity for ``env`` (password-mode environment): nothing is sent to it
+    (DESIGN §15)."""
+
+    code = "no_identity"
+    message = _("No access to %(env)s: sign in again or add a Superset API key in settings.")
+
+
+class SupersetDenied(ToolError):
+    """Superset's own permissions refused the request (403 or a ``*_SECURITY_ACCESS_ERROR``); ``reason`` is
+    Superset's message. Never retried, never sent again as another account (DESIGN §15)."""
+
+    code = "superset_denied"
+    message = _("Superset refuses: %(reason)s")
+
+
 class RateLimited(ToolError):
     """HTTP 429 from Superset; ``retry_after`` is the server's ``Retry-After`` in seconds (``?`` if absent)."""
 

@@ -4,6 +4,8 @@ Embedded default (``make run``): SQLite file under ``var/``, in-memory channel l
 Production and tests: ``DATABASE_URL`` (PostgreSQL) and ``REDIS_URL`` (channels-redis). DESIGN §3.
 """
 
+import base64
+import os
 import secrets
 from pathlib import Path
 
@@ -30,8 +32,25 @@ def _local_secret_key() -> str:
     return path.read_text().strip()
 
 
+def _local_encryption_key() -> str:
+    """Return a Fernet key kept in ``var/encryption_key`` (mode 0600), created on first use.
+
+    Used only when ``AGENTCHAT_ENCRYPTION_KEYS`` is unset (the local demo), like the secret key above.
+    """
+    path = VAR_DIR / "encryption_key"
+    if not path.exists():
+        VAR_DIR.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(base64.urlsafe_b64encode(secrets.token_bytes(32)).decode())
+    return path.read_text().strip()
+
+
 DEBUG = env.bool("DEBUG", default=False)
 SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="") or _local_secret_key()
+# Superset identities' secrets at rest (DESIGN §15): Fernet keys, comma-separated; the first encrypts, every one
+# decrypts (rotation: put the new key first, re-encrypt, then drop the old one).
+ENCRYPTION_KEYS = env.list("AGENTCHAT_ENCRYPTION_KEYS", default=[]) or [_local_encryption_key()]
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 
@@ -127,6 +146,14 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]
+# Sign-in (DESIGN §15): the Superset backend signs the user in to every active password-mode environment with the
+# same credentials and keeps the tokens; Django's own accounts (the demo users, admins) stay valid.
+AUTHENTICATION_BACKENDS = [
+    "agentchat.identity.backend.SupersetBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+# Deadline of each Superset sign-in request of the login form, seconds.
+SUPERSET_LOGIN_TIMEOUT_S = env.float("SUPERSET_LOGIN_TIMEOUT_S", default=10.0)
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/dashboards/"
 LOGOUT_REDIRECT_URL = "/accounts/login/"
@@ -171,6 +198,12 @@ LLM_API_KEY = env.str("LLM_API_KEY", default="")
 LLM_MODEL = env.str("LLM_MODEL", default="")
 LLM_TIMEOUT_S = env.float("LLM_TIMEOUT_S", default=60.0)
 AGENT_MAX_STEPS = env.int("AGENT_MAX_STEPS", default=8)
+# Overload without loss (agentchat/turn/admission.py): turns running at once per process, messages waiting for a
+# slot, the longest wait (s) before a message is refused ``busy``, and the retry delay the refusal names (s).
+TURN_MAX_ACTIVE = env.int("TURN_MAX_ACTIVE", default=100)
+TURN_QUEUE_MAX = env.int("TURN_QUEUE_MAX", default=200)
+TURN_QUEUE_WAIT_S = env.float("TURN_QUEUE_WAIT_S", default=0.5)
+TURN_BUSY_RETRY_S = env.int("TURN_BUSY_RETRY_S", default=5)
 TOOL_TIMEOUT_S = env.float("TOOL_TIMEOUT_S", default=30.0)
 TOOL_RESPONSE_MAX_CHARS = env.int("TOOL_RESPONSE_MAX_CHARS", default=4000)
 HITL_CONFIRM_READS = env.bool("HITL_CONFIRM_READS", default=False)

@@ -25,8 +25,17 @@ from policies.services import tools_registered
 
 @admin.register(Environment)
 class EnvironmentAdmin(admin.ModelAdmin):
-    list_display = ["env_id", "name", "tier", "superset_url", "credentials_env", "is_active"]
-    list_filter = ["tier", "is_active"]
+    list_display = [
+        "env_id",
+        "name",
+        "tier",
+        "superset_url",
+        "auth_mode",
+        "login_provider",
+        "credentials_env",
+        "is_active",
+    ]
+    list_filter = ["tier", "auth_mode", "is_active"]
     search_fields = ["env_id", "name", "superset_url"]
 
 
@@ -120,7 +129,7 @@ class ToolPermissionAdmin(admin.ModelAdmin):
 
     @admin.display(description=_("category"), ordering="tool__category")
     def tool_category(self, obj: ToolPermission) -> str:
-        return obj.tool.category
+        return obj.tool.get_category_display()
 
 
 @admin.register(ContextToolAffinity)
@@ -132,7 +141,7 @@ class ContextToolAffinityAdmin(admin.ModelAdmin):
 
     @admin.display(description=_("category"), ordering="tool__category")
     def tool_category(self, obj: ContextToolAffinity) -> str:
-        return obj.tool.category
+        return obj.tool.get_category_display()
 
 
 class RoleToolInline(admin.TabularInline):

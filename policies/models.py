@@ -34,11 +34,24 @@ class ObjectType(models.TextChoices):
     MIGRATION = "migration", pgettext_lazy("object type", "migration")
 
 
+class AuthMode(models.TextChoices):
+    PASSWORD = "password", pgettext_lazy("auth mode", "as the signed-in user (their own Superset identity)")
+    SERVICE = "service", pgettext_lazy("auth mode", "as the shared service account")
+
+
+class LoginProvider(models.TextChoices):
+    DB = "db", pgettext_lazy("login provider", "Superset database")
+    LDAP = "ldap", pgettext_lazy("login provider", "LDAP")
+
+
 class Environment(models.Model):
     """A Superset environment the agent may act on.
 
-    Credentials are never stored here: ``credentials_env`` names the prefix of two process environment
-    variables, ``<prefix>_USERNAME`` and ``<prefix>_PASSWORD`` (e.g. ``SUPERSET_SS_DEV``).
+    ``auth_mode`` says whose Superset identity a tool call uses there (DESIGN §15): ``password`` (the default)
+    the requesting user's own (``SupersetIdentity``: tokens from agentchat's sign-in with ``login_provider``, or a
+    personal API key); ``service`` the shared account, whose credentials are never stored here:
+    ``credentials_env`` names the prefix of two process environment variables, ``<prefix>_USERNAME`` and
+    ``<prefix>_PASSWORD`` (e.g. ``SUPERSET_SS_DEV``).
     """
 
     env_id = models.SlugField(
@@ -57,6 +70,23 @@ class Environment(models.Model):
         validators=[RegexValidator(r"^[A-Z][A-Z0-9_]*$", _("Upper-case environment variable prefix."))],
         help_text=_("Prefix of the variables <PREFIX>_USERNAME and <PREFIX>_PASSWORD."),
         verbose_name=_("credentials variable prefix"),
+    )
+    auth_mode = models.CharField(
+        max_length=16,
+        choices=AuthMode.choices,
+        default=AuthMode.PASSWORD,
+        help_text=_(
+            "Whom the agent acts as in this Superset. Service: every user acts as the shared account, so "
+            "Superset's own permissions and audit no longer tell people apart."
+        ),
+        verbose_name=_("acts as"),
+    )
+    login_provider = models.CharField(
+        max_length=16,
+        choices=LoginProvider.choices,
+        default=LoginProvider.DB,
+        help_text=_("The provider of Superset's /api/v1/security/login that agentchat's sign-in uses."),
+        verbose_name=_("Superset sign-in provider"),
     )
     is_active = models.BooleanField(default=True, verbose_name=_("active"))
     created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
@@ -275,6 +305,7 @@ class AuditEvent(models.Model):
         RETRY = "retry", pgettext_lazy("audit event", "retry")
         SUMMARISED = "summarised", pgettext_lazy("audit event", "summarised")
         SESSION_EXPIRED = "session_expired", pgettext_lazy("audit event", "session expired")
+        TURN_BUSY = "turn_busy", pgettext_lazy("audit event", "refused: server busy")
         FORBIDDEN_REFERENCE = "forbidden_reference", pgettext_lazy("audit event", "forbidden reference")
 
     created_at = models.DateTimeField(auto_now_add=True, db_index=True, verbose_name=_("created at"))
@@ -329,3 +360,26 @@ class AuditEvent(models.Model):
             AuditAppendOnly: always.
         """
         raise AuditAppendOnly("AuditEvent is append-only")
+
+
+class RoleMapping(models.Model):
+    """Superset role → agentchat role (a Django group), applied at each password sign-in (DESIGN §15).
+
+    At sign-in the user is put in every group mapped from one of their Superset roles (in any environment they
+    signed in to) and taken out of every other mapped group; groups no mapping names stay as an admin set them.
+    """
+
+    superset_role = models.CharField(
+        max_length=150, help_text=_("Role name as Superset has it, e.g. Gamma."), verbose_name=_("Superset role")
+    )
+    group = models.ForeignKey(Group, on_delete=models.CASCADE, related_name="+", verbose_name=_("agentchat role"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+
+    class Meta:
+        verbose_name = _("role mapping")
+        verbose_name_plural = _("role mappings")
+        ordering = ["superset_role", "group__name"]
+        constraints = [models.UniqueConstraint(fields=["superset_role", "group"], name="role_mapping_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.superset_role} → {self.group}"

@@ -48,6 +48,7 @@ class Refusal(StrEnum):
     ROLE = "role"  # none of the user's roles has a ``ToolPermission`` for it
     OBJECT_TYPE = "object_type"  # no ``ContextToolAffinity`` for the page's object type
     NEEDS_ENV = "needs_env"  # env-specific and the context names no environment
+    NO_IDENTITY = "no_identity"  # env-specific and the user has no Superset identity there (DESIGN §15)
     NOT_OFFERED = "not_offered"  # permitted, but not in this turn's offered set
 
 

@@ -79,6 +79,17 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
     connections.settings["default"]["CONN_MAX_AGE"] = 0
 
 
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """The test database's environments (from the data migration) act as the shared service account, committed:
+    tests about something else than whom the agent acts as use service mode explicitly, and the executor reads
+    them from its own thread's connection. The identity tests switch to password mode (DESIGN §15)."""
+    from policies.models import AuthMode, Environment
+
+    with django_db_blocker.unblock():
+        Environment.objects.update(auth_mode=AuthMode.SERVICE)
+
+
 @pytest.fixture(autouse=True)
 def _fast_password_hasher(settings):
     """Hashing demo passwords with PBKDF2 costs ~0.3 s per user; tests need no strong hashes."""

@@ -11,12 +11,11 @@ from asgiref.sync import sync_to_async
 from django.contrib.auth.models import User
 
 from agentchat.errors import InvalidArguments
+from agentchat.identity.services import acting_auth, acting_resolve
 from agentchat.runtime.spec import ToolSpec
 from agentchat.superset.call import CallState
 from agentchat.superset.client import SupersetClient
 from policies import services as policy
-from policies.models import Environment
-from policies.services import SupersetCredentials
 
 
 @dataclass
@@ -32,6 +31,8 @@ class ToolContext:
         timeout_s: the call's deadline in seconds (per-operation httpx timeout too).
         toolset: the tools the policies allow this user on this page, before routing (what ``show_capabilities``
             lists); given by the caller (the chat turn), empty outside a chat.
+        acting: ``{env_id: {"kind", "superset_username"}}`` of every environment the call opened a client for
+            (whom Superset saw; the audit row records it).
     """
 
     user: User | None
@@ -41,23 +42,26 @@ class ToolContext:
     call: CallState
     timeout_s: float
     toolset: tuple[ToolSpec, ...] = ()
+    acting: dict[str, dict[str, str]] = field(default_factory=dict)
     _clients: list[SupersetClient] = field(default_factory=list)
 
     async def superset(self, env_id: str) -> SupersetClient:
-        """Return a client for the active environment ``env_id``.
+        """Return a client for the active environment ``env_id`` acting as this call's user there (DESIGN §15):
+        their own identity, or the shared account where an admin set the environment to service mode.
 
         Raises:
             InvalidArguments: no active environment has that id (never treated as a URL).
+            IdentityMissing: the user has no working identity there (the tool is not run further, no request).
         """
-        found = await sync_to_async(_environment_login)(env_id)
-        if found is None:
+        environment = await sync_to_async(policy.environment_get)(env_id=env_id)
+        if environment is None:
             raise InvalidArguments(f"unknown environment {env_id!r}")
-        environment, credentials = found
+        acting = await sync_to_async(acting_resolve)(user=self.user, environment=environment)
+        self.acting[environment.env_id] = acting.audit()
         client = SupersetClient(
             env_id=environment.env_id,
             base_url=environment.superset_url,
-            username=credentials.username,
-            password=credentials.password,
+            auth=acting_auth(acting),
             call=self.call,
             timeout_s=self.timeout_s,
         )
@@ -69,11 +73,3 @@ class ToolContext:
         for client in self._clients:
             await client.aclose()
         self._clients.clear()
-
-
-def _environment_login(env_id: str) -> tuple[Environment, SupersetCredentials] | None:
-    """Return ``(Environment, SupersetCredentials)`` of the active environment ``env_id``, or None."""
-    environment = policy.environment_get(env_id=env_id)
-    if environment is None:
-        return None
-    return environment, policy.environment_credentials(environment=environment)

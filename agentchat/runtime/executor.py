@@ -46,6 +46,14 @@ LLM_ERROR_INSTRUCTIONS = {
     ),
     "upstream_unavailable": "Superset is unavailable (already retried). Do not call tools again in this turn.",
     "session_expired": "The session expired. Tell the user to reload the page; do not call tools again.",
+    "no_identity": (
+        "The user has no Superset access in that environment. Do not call tools there again; tell the user what "
+        "the message says to do."
+    ),
+    "superset_denied": (
+        "Superset's own permissions refused this for the user. Never retry or work around it; tell the user "
+        "Superset's reason."
+    ),
     "rate_limited": "Superset is rate limiting. Do not call tools again now; tell the user when to retry.",
 }
 LLM_ERROR_DEFAULT = "The tool call failed. Do not repeat the same call; explain the error to the user."
@@ -66,6 +74,7 @@ class ToolOutcome:
         trace_id: the ``X-Agentchat-Call`` header value sent with every request of the call.
         timed_out: the whole-call deadline ended the call (``timeout`` for reads, ``status_unknown`` otherwise).
         upstream_status: the HTTP status of a Superset answer that failed the call (e.g. 404), else None.
+        acting: ``{env_id: {"kind", "superset_username"}}``: whom Superset saw in each environment (DESIGN §15).
     """
 
     ok: bool
@@ -80,6 +89,7 @@ class ToolOutcome:
     trace_id: str = ""
     timed_out: bool = False
     upstream_status: int | None = None
+    acting: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -187,6 +197,7 @@ async def tool_execute(
         outcome.duration_ms = int((time.monotonic() - started) * 1000)
         outcome.requests, outcome.logins, outcome.retries = call.requests, call.logins, call.retries
         outcome.retry_events, outcome.trace_id = call.events, call.trace_id
+        outcome.acting = dict(ctx.acting)
     return outcome
 
 

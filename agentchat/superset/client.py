@@ -4,8 +4,12 @@ Policy per request:
 
 - no redirects, no proxies from the process environment, httpx transport retries off (``retries=0``): the only
   retry layer is the tenacity loop in ``SupersetClient.request``;
-- JWT login (``POST /api/v1/security/login``) cached per instance and user; a 401 refreshes the token once, a
-  second 401 is ``SessionExpired`` (at most two logins per request, no further request);
+- whose bearer a request carries is the client's ``SupersetAuth`` (``superset/auth.py``, DESIGN §15): the user's
+  own tokens or API key, or a service account's login; a 401 renews it once (refresh token, or a new login), a
+  second 401 or a refused renewal is ``SessionExpired`` (at most two renewals per request, no further request);
+- Superset's refusals — 403, and the ``*_SECURITY_ACCESS_ERROR`` types it sends with other statuses (SQL Lab's
+  table access: HTTP 500) — are ``SupersetDenied`` with Superset's message: never retried, never sent again as
+  another account;
 - 429 is ``RateLimited`` with the ``Retry-After`` seconds, never retried;
 - 5xx and connection errors are ``UpstreamUnavailable``; a read tool's call (``CallState.retry_transient``) may
   retry ONE of them, once, after 1 s — the budget is per tool call, not per request, so a call makes at most
@@ -27,7 +31,6 @@ import email.utils
 import json
 import math
 import time
-import weakref
 from datetime import UTC, datetime
 from typing import Any
 
@@ -35,7 +38,15 @@ import httpx
 import prison
 from tenacity import AsyncRetrying, RetryCallState, stop_after_attempt, wait_fixed
 
-from agentchat.errors import RateLimited, SessionExpired, StatusUnknown, UpstreamError, UpstreamUnavailable
+from agentchat.errors import (
+    RateLimited,
+    SessionExpired,
+    StatusUnknown,
+    SupersetDenied,
+    UpstreamError,
+    UpstreamUnavailable,
+)
+from agentchat.superset.auth import ServiceLogin, SupersetAuth
 from agentchat.superset.call import CallState
 
 RETRY_DELAY_S = 1.0
@@ -78,13 +89,6 @@ DETERMINISTIC_ERROR_TYPES = frozenset(
         "CONNECTION_DATABASE_PERMISSIONS_ERROR",
         "CONNECTION_MISSING_PARAMETERS_ERROR",
     }
-)
-
-# Access tokens per (instance URL, username), shared by every call of the process.
-_TOKENS: dict[tuple[str, str], str] = {}
-# One login lock per event loop and token key: an asyncio.Lock is bound to the loop that first waits on it.
-_LOGIN_LOCKS: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[str, str], asyncio.Lock]]" = (
-    weakref.WeakKeyDictionary()
 )
 
 
@@ -130,11 +134,6 @@ def retry_after_seconds(value: str | None, *, now: datetime | None = None) -> in
     return max(0, math.ceil((when - now).total_seconds()))
 
 
-def _login_lock(key: tuple[str, str]) -> asyncio.Lock:
-    locks = _LOGIN_LOCKS.setdefault(asyncio.get_running_loop(), {})
-    return locks.setdefault(key, asyncio.Lock())
-
-
 def _transport_detail(exc: httpx.TransportError) -> str:
     if isinstance(exc, httpx.ConnectError):
         return "connection refused"
@@ -151,16 +150,26 @@ class SupersetClient:
     Args:
         env_id: environment id (for messages).
         base_url: instance root, e.g. ``http://127.0.0.1:8088``.
-        username / password: login of the service account.
         call: the tool call's shared state (retry policy and counters).
         timeout_s: per-operation httpx timeout in seconds (the executor bounds the whole call).
+        auth: whose bearer the requests carry (``superset/auth.py``); without it ``username``/``password``
+            make a ``ServiceLogin`` (the benchmarks' and tests' shared account).
     """
 
-    def __init__(self, *, env_id: str, base_url: str, username: str, password: str, call: CallState, timeout_s: float):
+    def __init__(
+        self,
+        *,
+        env_id: str,
+        base_url: str,
+        call: CallState,
+        timeout_s: float,
+        auth: SupersetAuth | None = None,
+        username: str = "",
+        password: str = "",
+    ):
         self.env_id = env_id
         self.base_url = base_url.rstrip("/")
-        self._username = username
-        self._password = password
+        self.auth: SupersetAuth = auth or ServiceLogin(username, password)
         self.call = call
         self._http = httpx.AsyncClient(
             base_url=self.base_url,
@@ -181,38 +190,26 @@ class SupersetClient:
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
-    @property
-    def _token_key(self) -> tuple[str, str]:
-        return (self.base_url, self._username)
-
-    async def _login(self, stale: str | None) -> str:
-        """Return a valid access token, logging in unless another task already replaced ``stale``.
+    async def auth_request(self, path: str, **kwargs: Any) -> httpx.Response:
+        """POST one sign-in request (login or token refresh) for ``auth``; counted as a login of the call.
 
         Raises:
-            SessionExpired: the login itself is refused (401).
-            UpstreamUnavailable / RateLimited / UpstreamError: as for any request.
+            UpstreamUnavailable: connection error.
         """
-        key = self._token_key
-        async with _login_lock(key):
-            current = _TOKENS.get(key)
-            if current and current != stale:
-                return current
-            self.call.requests += 1
-            self.call.logins += 1
-            try:
-                response = await self._http.post(
-                    "/api/v1/security/login",
-                    json={"username": self._username, "password": self._password, "provider": "db", "refresh": True},
-                )
-            except httpx.TransportError as exc:
-                raise UpstreamUnavailable(f"{self.env_id}: {_transport_detail(exc)}", env=self.env_id) from exc
-            if response.status_code == 401:
-                _TOKENS.pop(key, None)
-                raise SessionExpired(f"{self.env_id}: login refused")
-            self._raise_for_status(response, mutating=False)
-            token: str = response.json()["access_token"]
-            _TOKENS[key] = token
-            return token
+        self.call.requests += 1
+        self.call.logins += 1
+        try:
+            return await self._http.post(path, **kwargs)
+        except httpx.TransportError as exc:
+            raise UpstreamUnavailable(f"{self.env_id}: {_transport_detail(exc)}", env=self.env_id) from exc
+
+    def raise_for_status(self, response: httpx.Response, *, mutating: bool) -> None:
+        """Raise the DESIGN §10 error of a failed ``response`` (nothing for status < 400).
+
+        Raises:
+            RateLimited / UpstreamError / UpstreamUnavailable / StatusUnknown / SupersetDenied: see ``request``.
+        """
+        self._raise_for_status(response, mutating=mutating)
 
     def _raise_for_status(self, response: httpx.Response, *, mutating: bool) -> None:
         status = response.status_code
@@ -222,6 +219,9 @@ class SupersetClient:
             seconds = retry_after_seconds(response.headers.get("Retry-After"))
             raise RateLimited(f"{self.env_id}: HTTP 429", retry_after="?" if seconds is None else seconds)
         detail = f"{self.env_id}: HTTP {status}"
+        if status == 403 or _security_error_type(response):
+            # Superset's own permissions refused this user: say so with its words (DESIGN §15).
+            raise SupersetDenied(detail, env=self.env_id, reason=_error_detail(response), status=status)
         if status >= 500:
             error_type = _deterministic_error_type(response)
             if error_type:
@@ -237,7 +237,7 @@ class SupersetClient:
         """One request (plus at most one token refresh after a 401); no retry here."""
         # A read tool's POST (SQL Lab's execute, format) changes nothing; only a write tool's requests mutate.
         mutating = self.call.mutates(method, read=read)
-        token = _TOKENS.get(self._token_key) or await self._login(None)
+        token = await self.auth.bearer(self)
         for attempt in range(2):
             self.call.requests += 1
             try:
@@ -257,7 +257,7 @@ class SupersetClient:
                 self._raise_for_status(response, mutating=mutating)
                 return response
             if attempt == 0:
-                token = await self._login(token)
+                token = await self.auth.renew(self, token)
         raise SessionExpired(f"{self.env_id}: 401 after token refresh")
 
     async def request(self, method: str, path: str, *, read: bool = False, **kwargs: Any) -> httpx.Response:
@@ -273,7 +273,9 @@ class SupersetClient:
         Raises:
             UpstreamUnavailable: 5xx or connection error (after the call's one retry where allowed).
             StatusUnknown: a write call's mutating request failed after it may have reached Superset.
-            SessionExpired: 401 after one token refresh.
+            SessionExpired: 401 after one token refresh (``IdentityExpired`` when the user's refresh token or key
+                was refused).
+            SupersetDenied: Superset's permissions refused the request (403 or a security-access error type).
             RateLimited: 429 (its ``Retry-After`` seconds in the params).
             UpstreamError: any other 4xx, or a 5xx that Superset reports as a deterministic error.
         """
@@ -349,6 +351,21 @@ def _deterministic_error_type(response: httpx.Response) -> str | None:
         return None
     for error in errors if isinstance(errors, list) else []:
         if isinstance(error, dict) and error.get("error_type") in DETERMINISTIC_ERROR_TYPES:
+            return str(error["error_type"])
+    return None
+
+
+def _security_error_type(response: httpx.Response) -> str | None:
+    """Return the SIP-40 ``*_SECURITY_ACCESS_ERROR`` type of an error body (Superset's permission refusals), else
+    None."""
+    if len(response.content) > _ERROR_BODY_MAX_BYTES or "json" not in response.headers.get("content-type", ""):
+        return None
+    try:
+        errors = response.json().get("errors")
+    except (ValueError, AttributeError):
+        return None
+    for error in errors if isinstance(errors, list) else []:
+        if isinstance(error, dict) and str(error.get("error_type", "")).endswith("_SECURITY_ACCESS_ERROR"):
             return str(error["error_type"])
     return None
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 
 from django.contrib.auth.models import User
 
+from agentchat.identity.services import identity_env_ids
 from agentchat.runtime.registry import registry
 from agentchat.runtime.spec import ToolSpec
 from agentchat.toolset.router import route_select
@@ -56,7 +57,13 @@ class ToolChoice:
         return not self.refusals and not self.routed_out
 
 
-def toolset_explain(*, roles: Collection[str], context: dict | None, question: str | None = None) -> list[ToolChoice]:
+def toolset_explain(
+    *,
+    roles: Collection[str],
+    context: dict | None,
+    question: str | None = None,
+    acting_envs: Collection[str] | None = None,
+) -> list[ToolChoice]:
     """Judge every tool of the catalogue and of the code registry for ``roles`` on the page ``context``.
 
     Args:
@@ -64,6 +71,9 @@ def toolset_explain(*, roles: Collection[str], context: dict | None, question: s
         context: a validated UIContext dict (``objectType``, ``envId`` are used), or None.
         question: the user's message; when given and the router is on (``EMBEDDINGS`` ≠ off), the policy set
             is narrowed to the router's top ``ROUTER_TOP_K`` plus ``show_capabilities`` (DESIGN §12).
+        acting_envs: the environments where the user can act in Superset (``identity_env_ids``); an env-specific
+            tool is refused as ``no_identity`` when the context's ``envId`` is not among them (DESIGN §15). None:
+            not judged (a role without a user).
 
     Returns:
         One ``ToolChoice`` per tool, ordered by name. A catalogue row not registered in code is refused as
@@ -72,6 +82,14 @@ def toolset_explain(*, roles: Collection[str], context: dict | None, question: s
         the router have ``routed_out`` set; every routed candidate carries its ``route_score``.
     """
     choices = _policy_choices(roles=roles, context=context or {})
+    env_id = (context or {}).get("envId")
+    if acting_envs is not None and env_id and env_id not in acting_envs:
+        choices = [
+            replace(c, refusals=(*c.refusals, Refusal.NO_IDENTITY))
+            if c.env_specific and c.name != ALWAYS_OFFERED
+            else c
+            for c in choices
+        ]
     if question:
         choices = _routed(choices, question=question, object_type=(context or {}).get("objectType"))
     return choices
@@ -173,7 +191,10 @@ def toolset_offer(*, user: User, context: dict | None, question: str | None = No
     embeds the question once.
     """
     specs = registry()
-    choices = toolset_explain(roles=policy.user_roles(user=user), context=context, question=question)
+    acting_envs = identity_env_ids(user=user)
+    choices = toolset_explain(
+        roles=policy.user_roles(user=user), context=context, question=question, acting_envs=acting_envs
+    )
     allowed = tuple(_with_policy_texts(specs[c.name], c) for c in choices if not c.refusals)
     kept = {c.name for c in choices if c.offered}
     return Offer(choices=tuple(choices), allowed=allowed, offered=tuple(s for s in allowed if s.name in kept))
@@ -182,16 +203,24 @@ def toolset_offer(*, user: User, context: dict | None, question: str | None = No
 def toolset_for(*, user: User, context: dict | None, question: str | None = None) -> list[ToolSpec]:
     """Return the tools ``user`` is offered on the page described by ``context``, ordered by name.
 
-    Registry ∩ enabled ∩ affinity(objectType) ∩ role ∩ (envId present or tool not env-specific) ∩ router
-    top-K for ``question`` (when given and the router is on), plus ``show_capabilities``. No objectType → every
-    tool the role has. Reads the database on every call.
+    Registry ∩ enabled ∩ affinity(objectType) ∩ role ∩ (envId present or tool not env-specific) ∩ (an identity
+    of the user in envId, or the tool not env-specific; DESIGN §15) ∩ router top-K for ``question`` (when given
+    and the router is on), plus ``show_capabilities``. No objectType → every tool the role has. Reads the database
+    on every call.
 
     Args:
         user: the server-side user (the only source of roles; groups are read from the database now).
         context: the validated UIContext dict, or None.
         question: the user's message (None: the whole policy set, e.g. for show_capabilities).
     """
-    return toolset_for_roles(roles=policy.user_roles(user=user), context=context, question=question)
+    specs = registry()
+    choices = toolset_explain(
+        roles=policy.user_roles(user=user),
+        context=context,
+        question=question,
+        acting_envs=identity_env_ids(user=user),
+    )
+    return [_with_policy_texts(specs[c.name], c) for c in choices if c.offered]
 
 
 def tool_call_refusal(*, user: User, name: str, offered: Iterable[str]) -> Refusal | None:

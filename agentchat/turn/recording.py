@@ -73,7 +73,9 @@ def tool_result_record(
 
     Rows (DESIGN §4 audit, §10 sizes): one ``retry`` per retry; ``summarised`` (raw/sent characters) when the
     result was summarised; then the call's own row: ``tool_result`` (ok), ``timeout`` (deadline),
-    ``session_expired`` or ``tool_error`` (``outcome`` = the error code, e.g. ``status_unknown``, ``rate_limited``).
+    ``session_expired``, ``permission_denied`` (Superset refused it: ``extra.source`` = ``superset``) or
+    ``tool_error`` (``outcome`` = the error code, e.g. ``status_unknown``, ``rate_limited``, ``no_identity``).
+    ``extra.acting`` names whom Superset saw per environment (kind ``password``/``api_key``/``service``, username).
     """
     with transaction.atomic():
         conv.message_add(
@@ -116,6 +118,8 @@ def tool_result_record(
                 "summarised": payload.summarised,
                 "message": outcome.error_message,
                 "confirmation_id": confirmation_id,
+                "acting": outcome.acting,
+                **({"source": "superset"} if outcome.error_code == "superset_denied" else {}),
             },
             **common,
         )
@@ -132,4 +136,6 @@ def _final_status(outcome: ToolOutcome) -> str:
 def _error_event(outcome: ToolOutcome) -> str:
     if outcome.timed_out:
         return Event.TIMEOUT
+    if outcome.error_code == "superset_denied":
+        return Event.PERMISSION_DENIED  # Superset's own permissions refused it (extra source: superset)
     return Event.SESSION_EXPIRED if outcome.error_code == "session_expired" else Event.TOOL_ERROR

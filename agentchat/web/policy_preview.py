@@ -11,16 +11,17 @@ from typing import Any, cast
 from django import forms
 from django.conf import settings
 from django.contrib import admin
-from django.contrib.auth.models import Group
+from django.contrib.auth.models import Group, User
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from agentchat.identity.services import identity_env_ids
 from agentchat.toolset.selection import ToolChoice, toolset_explain
 from policies import services as policy
-from policies.models import ObjectType
+from policies.models import Category, ObjectType
 from policies.services import Refusal
 
 REFUSAL_TEXTS = {
@@ -30,6 +31,7 @@ REFUSAL_TEXTS = {
     Refusal.OBJECT_TYPE: _("no affinity for this object type"),
     Refusal.NEEDS_ENV: _("needs an environment"),
     Refusal.NOT_OFFERED: _("not offered"),
+    Refusal.NO_IDENTITY: _("the user has no Superset identity in this environment"),
 }
 
 
@@ -47,6 +49,14 @@ class PreviewForm(forms.Form):
         choices=[("", _("— none —")), *ObjectType.choices], required=False, label=_("Object type")
     )
     env_id = forms.ChoiceField(choices=[], required=False, label=_("Environment"))
+    user = forms.ModelChoiceField(
+        queryset=User.objects.order_by("username"),
+        to_field_name="username",
+        required=False,
+        empty_label=_("— any user of the role —"),
+        label=_("User"),
+        help_text=_("Optional: judge for this user — their roles and where they have a Superset identity."),
+    )
     question = forms.CharField(
         required=False,
         max_length=4000,
@@ -63,32 +73,47 @@ class PreviewForm(forms.Form):
 
 
 def policy_preview_rows(
-    *, role: str | None, object_type: str | None, env_id: str | None, question: str | None = None
+    *,
+    role: str | None,
+    object_type: str | None,
+    env_id: str | None,
+    question: str | None = None,
+    user: User | None = None,
 ) -> list[dict]:
     """Return one row per tool for the preview table.
 
     Args:
         question: optional user message; with the router on, tools outside its top-K are not offered and say so.
+        user: optional user: their roles replace ``role``, and an env-specific tool where they have no Superset
+            identity says so (DESIGN §15).
 
     Returns:
         ``[{"name", "category", "env_specific", "registered", "roles", "object_types", "offered",
-        "reasons": [text]}]`` ordered by name.
+        "reasons": [text]}]`` ordered by name; ``category`` and ``object_types`` are their labels in the active
+        language (``Category``, ``ObjectType`` choices), like the rest of the admin.
     """
     context = {"objectType": object_type or None, "envId": env_id or None}
-    choices = toolset_explain(roles=[role] if role else [], context=context, question=question or None)
+    roles = policy.user_roles(user=user) if user is not None else ([role] if role else [])
+    acting_envs = identity_env_ids(user=user) if user is not None else None
+    choices = toolset_explain(roles=roles, context=context, question=question or None, acting_envs=acting_envs)
     return [
         {
             "name": c.name,
-            "category": c.category,
+            "category": _choice_label(Category, c.category),
             "env_specific": c.env_specific,
             "registered": c.registered,
             "roles": ", ".join(c.roles) or "—",
-            "object_types": ", ".join(c.object_types) or "—",
+            "object_types": ", ".join(_choice_label(ObjectType, o) for o in c.object_types) or "—",
             "offered": c.offered,
             "reasons": [str(REFUSAL_TEXTS[r]) for r in c.refusals] + (_routed_text(c) if c.routed_out else []),
         }
         for c in choices
     ]
+
+
+def _choice_label(choices: type[Category] | type[ObjectType], value: str) -> str:
+    """The label of ``value`` among ``choices`` in the active language; an unknown value shows itself."""
+    return str(dict(choices.choices).get(value, value))
 
 
 def _routed_text(choice: ToolChoice) -> list[str]:
@@ -109,6 +134,7 @@ def policy_preview(request: HttpRequest) -> HttpResponse:
             object_type=form.cleaned_data["object_type"],
             env_id=form.cleaned_data["env_id"],
             question=form.cleaned_data["question"],
+            user=form.cleaned_data["user"],
         )
     context = {
         **admin.site.each_context(request),

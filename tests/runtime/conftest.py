@@ -15,7 +15,8 @@ def fault_proxy(superset_stack):
 
 @pytest.fixture
 def faulty_env(policy_defaults, fault_proxy):
-    """An active dev ``Environment`` ``faulty`` whose Superset URL is the fault proxy (loopback: admin login)."""
+    """An active dev ``Environment`` ``faulty`` whose Superset URL is the fault proxy, in service mode (these tests
+    are about the call's failures, not whom it acts as: the loopback admin login)."""
     from policies.models import Environment
 
     Environment.objects.update_or_create(
@@ -25,6 +26,7 @@ def faulty_env(policy_defaults, fault_proxy):
             "tier": "dev",
             "superset_url": fault_proxy.url,
             "credentials_env": "SUPERSET_FAULTY",
+            "auth_mode": "service",
             "is_active": True,
         },
     )

@@ -221,7 +221,12 @@ async def test_write_to_unreachable_superset_is_unavailable_not_unknown(users, p
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]  # closed again before the call: nothing listens there
     await database_sync_to_async(Environment.objects.create)(
-        env_id="down", name="down", tier="dev", superset_url=f"http://127.0.0.1:{port}", credentials_env="SUPERSET_DOWN"
+        env_id="down",
+        name="down",
+        tier="dev",
+        superset_url=f"http://127.0.0.1:{port}",
+        credentials_env="SUPERSET_DOWN",
+        auth_mode="service",
     )
 
     outcome = await run(CREATE_CHART, users["engineer"], env_id="down", name=probe_chart_name)

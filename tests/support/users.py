@@ -6,19 +6,23 @@ from django.contrib.auth.models import Group
 from django.db import transaction
 
 from agentchat.runtime.catalogue import sync_tool_catalogue
+from policies.models import AuthMode, Environment
 from policies.seeding import seed_default_policies, seed_risk_rules
 
 
-def ensure_policy_defaults() -> None:
+def ensure_policy_defaults(*, auth_mode: str = AuthMode.SERVICE) -> None:
     """Put the default policies, risk rules and the tool catalogue back (transactional tests flush the tables
-    the data migration filled).
+    the data migration filled), with every environment in ``auth_mode``.
 
+    Tests about something else than whom the agent acts as run in ``service`` mode, explicitly (the shared
+    ``admin`` account of the local Superset); the identity tests pass ``AuthMode.PASSWORD`` (DESIGN §15).
     One transaction: in a transactional test each of the ~150 small writes would otherwise commit on its own.
     """
     with transaction.atomic():
         seed_default_policies(apps)
         seed_risk_rules(apps)
         sync_tool_catalogue()
+        Environment.objects.exclude(auth_mode=auth_mode).update(auth_mode=auth_mode)
 
 
 def make_user(role: str, username: str | None = None):

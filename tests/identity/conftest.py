@@ -1,0 +1,77 @@
+"""Fixtures of the identity tests: the environments in password mode and people signed in through Superset."""
+
+import base64
+import hashlib
+import hmac
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+from django.contrib.auth import authenticate
+
+from policies.models import AuthMode, Environment
+from tests.support.db_threads import close_thread_connections  # noqa: F401 - autouse: the executor's thread
+from tests.support.superset_api import superset
+
+
+@pytest.fixture
+def password_mode(users):
+    """Every environment acts as the requesting user (DESIGN §15), committed (the tests are transactional)."""
+    Environment.objects.update(auth_mode=AuthMode.PASSWORD)
+    return users
+
+
+def sign_in(username: str, password: str = "demo"):
+    """Sign in through agentchat's authentication backends, as the login form does; return the user or None."""
+    return authenticate(None, username=username, password=password)
+
+
+@pytest.fixture
+def analyst(password_mode, superset_stack):
+    """``analyst`` signed in through Superset: password identities in ss-dev, staging (ss-dev's URL) and prod."""
+    user = sign_in("analyst")
+    assert user == password_mode["analyst"]
+    return user
+
+
+@pytest.fixture
+def engineer(password_mode, superset_stack):
+    """``engineer`` signed in through Superset."""
+    user = sign_in("engineer")
+    assert user == password_mode["engineer"]
+    return user
+
+
+def superset_secret_key(env_id: str) -> str:
+    """The local instance's SECRET_KEY (``scripts/devstack`` keeps it in the instance home; JWTs are signed with it)."""
+    stack = Path(os.environ.get("SUPERSET_STACK_DIR") or Path(__file__).resolve().parents[2] / "var" / "superset")
+    return (stack / env_id / "secret_key").read_text().strip()
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def expired_copy(token: str, *, key: str) -> str:
+    """Return ``token`` (a JWT of Superset) with its times moved an hour into the past, signed again (HS256) with
+    the instance's key: a real token Superset itself refuses as expired."""
+    header, payload, _signature = token.split(".")
+    claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+    now = int(time.time())
+    claims.update(iat=now - 7200, nbf=now - 7200, exp=now - 3600)
+    signing_input = f"{header}.{_b64(json.dumps(claims, separators=(',', ':')).encode())}"
+    signature = hmac.new(key.encode(), signing_input.encode(), hashlib.sha256).digest()
+    return f"{signing_input}.{_b64(signature)}"
+
+
+def queries_by_marker(env_id: str, marker: str) -> list[dict]:
+    """Superset's own query history (``GET /api/v1/query/``, read as admin) of the SQL containing ``marker``."""
+    import prison
+
+    q = prison.dumps({"filters": [{"col": "sql", "opr": "ct", "value": marker}], "page_size": 100})
+    with superset(env_id) as client:
+        response = client.get("/api/v1/query/", params={"q": q})
+        response.raise_for_status()
+        return response.json()["result"]
