@@ -13,6 +13,7 @@ from agentchat.chat.events import (
     MessageEvent,
     PermissionDeniedEvent,
 )
+from agentchat.context.display import visible
 from agentchat.guard import cards
 from agentchat.models import PendingConfirmation
 from agentchat.turn.markdown import markdown_html
@@ -31,10 +32,12 @@ def message_html(*, text: str, role: str = "assistant") -> str:
 
     Args:
         text: the stored message text; role: ``assistant`` (Markdown → sanitised HTML), ``system`` or ``user``
-            (escaped text with line breaks).
+            (escaped text with line breaks). Bidi controls and other format characters in it are shown as
+            ``⟨U+202E⟩`` (``context.display.visible``), line breaks kept.
     """
-    rendered = markdown_html(text) if role == "assistant" else None
-    return render_to_string("chat/message.html", {"text": text, "role": role, "rendered": rendered})
+    shown = visible(text, keep_breaks=True)  # names from Superset quoted in it: bidi/format characters visible
+    rendered = markdown_html(shown) if role == "assistant" else None
+    return render_to_string("chat/message.html", {"text": shown, "role": role, "rendered": rendered})
 
 
 def card_required_event(row: PendingConfirmation) -> ConfirmRequiredEvent:

@@ -7,6 +7,8 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.utils import translation
 
+from agentchat.context.display import visible_cut
+from agentchat.context.uicontext import MAX_OBJECT_NAME_CHARS
 from agentchat.errors import ApplicationError
 from agentchat.runtime.executor import tool_execute
 from agentchat.runtime.registry import tool_spec
@@ -65,11 +67,16 @@ async def dataset_detail(user: User, *, env_id: str, dataset_id: int) -> dict[st
 def agent_link(
     *, object_type: str | None, object_id: int | None, object_name: str | None, env_id: str | None, route: str
 ) -> str:
-    """Return the «Спросить агента» URL: ``/agent?objectType=…&objectId=…&objectName=…&envId=…&route=…``."""
+    """Return the «Спросить агента» URL: ``/agent?objectType=…&objectId=…&objectName=…&envId=…&route=…``.
+
+    ``object_name`` is Superset's title: its bidi controls, zero-width and other format or control characters are
+    written as ``⟨U+202E⟩`` and it is cut to ``MAX_OBJECT_NAME_CHARS`` (``context.display.visible_cut``), so the
+    page makes a valid UIContext from any title (the server rule refusing such characters stays; DESIGN §7).
+    """
     params = {
         "objectType": object_type,
         "objectId": object_id,
-        "objectName": object_name,
+        "objectName": visible_cut(object_name, MAX_OBJECT_NAME_CHARS) if object_name else object_name,
         "envId": env_id,
         "route": route,
     }

@@ -1,9 +1,11 @@
-"""Template filters of the pages: Superset's timestamps shown as the chat shows them."""
+"""Template filters of the pages: Superset's timestamps shown as the chat shows them; Superset's names shown
+visibly (``context.display.visible``)."""
 
 from typing import Any
 
 from django import template
 
+from agentchat.context.display import visible as _visible
 from agentchat.llm.offline.answers.base import when
 
 register = template.Library()
@@ -14,3 +16,11 @@ def moment(value: Any) -> str:
     """``{{ d.changed_on|moment }}`` → ``29.11.2026 23:51 MSK`` (``TIME_ZONE``; see ``answers.base.when``);
     empty for no value."""
     return when(value) if value else ""
+
+
+@register.filter(name="visible")
+def visible(value: Any) -> Any:
+    """``{{ d.title|visible }}``: a name from Superset with bidi controls, zero-width and other format or control
+    characters written as ``⟨U+202E⟩`` (``context.display.visible``); non-strings (None, numbers) unchanged.
+    Autoescaping still applies after it."""
+    return _visible(value) if isinstance(value, str) else value
