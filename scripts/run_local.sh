@@ -9,4 +9,7 @@ PORT=${PORT:-8000}
 WORKER=$!
 trap 'kill "$WORKER" 2>/dev/null || true; wait "$WORKER" 2>/dev/null || true' EXIT INT TERM
 echo "agentchat on http://$HOST:$PORT/  (logins: analyst / engineer / admin, password: ${DEMO_PASSWORD:-demo})"
-"$PY" -m daphne -b "$HOST" -p "$PORT" agentchat.asgi:application
+# 8 MiB WebSocket messages reach the app, which answers any frame over 64 KiB with «сообщение слишком большое» and
+# keeps the socket open (daphne's 1 MiB default would close it with 1009; DESIGN §6).
+"$PY" -m daphne -b "$HOST" -p "$PORT" --websocket-max-message-size 8388608 --websocket-max-frame-size 8388608 \
+    agentchat.asgi:application

@@ -20,6 +20,8 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 
 ROOT = Path(__file__).resolve().parents[2]
+# As scripts/run_local.sh and docker/Dockerfile start daphne: 8 MiB WebSocket messages reach the app (DESIGN §6).
+WS_LIMITS = ("--websocket-max-message-size", "8388608", "--websocket-max-frame-size", "8388608")
 
 
 def free_port() -> int:
@@ -92,7 +94,7 @@ class DaphneProcess:
             RuntimeError: it exited or did not become ready within ``timeout_s`` (the log's tail is included).
         """
         self.log.parent.mkdir(parents=True, exist_ok=True)
-        command = [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port), self.app]
+        command = [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port), *WS_LIMITS, self.app]
         with self.log.open("ab") as out:
             self.process = subprocess.Popen(command, cwd=ROOT, env=self.env, stdout=out, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + timeout_s
