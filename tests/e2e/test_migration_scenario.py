@@ -87,7 +87,10 @@ def test_migration_of_the_energy_report_from_the_migrations_page_to_prod(
     page.get_by_test_id("ask-agent").click()
     page.wait_for_url(re.compile(r"/agent\?objectType=migration"))
     preview = ask(page, "что изменится при этой миграции?")
-    assert f"#{migration_id}" in preview and name in preview and ENERGY in preview and "prod" in preview
+    assert f"#{migration_id}" in preview
+    assert name in preview
+    assert ENERGY in preview
+    assert "prod" in preview
 
     page.fill("[data-testid=chat-input]", "запусти миграцию")
     page.click("[data-testid=send]")
