@@ -206,7 +206,8 @@ def test_staging_on_the_same_superset_as_ss_dev_is_found_and_switched_off_by_see
     call_command("seed_demo", stdout=io.StringIO())
 
     assert not Environment.objects.get(env_id="staging").is_active
-    assert Environment.objects.get(env_id="ss-dev").is_active and Environment.objects.get(env_id="prod").is_active
+    assert Environment.objects.get(env_id="ss-dev").is_active
+    assert Environment.objects.get(env_id="prod").is_active
     assert policy.environments_sharing_instance() == []
 
 
