@@ -110,6 +110,22 @@ class TaskRecord(models.Model):
         return f"{self.kind} #{self.pk} {self.state} {self.progress}%"
 
 
+# What people read for a ``TaskRecord.kind`` the tools start («Задача #3 (резервная копия)»); ``kind`` itself stays
+# free text, and an unknown one shows itself (``task_kind_label``).
+TASK_KINDS = {
+    "backup": pgettext_lazy("task kind", "backup"),
+    "migration": pgettext_lazy("task kind", "migration"),
+    "validation": pgettext_lazy("task kind", "validation"),
+    "documentation": pgettext_lazy("task kind", "documentation"),
+}
+
+
+def task_kind_label(kind: str | None) -> str:
+    """The label of a task ``kind`` (``backup``, ``migration``, ``validation``, ``documentation``) in the active
+    language; another kind is returned as it is, None as an empty string."""
+    return str(TASK_KINDS[kind]) if kind in TASK_KINDS else str(kind or "")
+
+
 class PendingConfirmation(models.Model):
     """A tool call waiting for (or decided by) the user's confirmation; also the record of a refused call.
 

@@ -101,8 +101,10 @@ class AgentTurn:
             user=self.user, conversation_id=conversation_id, text=text, context=context
         )
         conversation = opened.conversation
+        with translation.override(self.language):  # the page's header: the page's language, not the question's
+            provider = provider_label()
         await self.emit(
-            ConversationEvent(conversation_id=conversation.pk, context_status=opened.status, provider=provider_label())
+            ConversationEvent(conversation_id=conversation.pk, context_status=opened.status, provider=provider)
         )
         for row in opened.expired:  # every open tab of the conversation shows the card as expired, not only this one
             await self._to_tabs(conversation.pk, card_expired_event(row, language))

@@ -6,6 +6,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext, pgettext, pgettext_lazy
 
 from agentchat.llm.offline.answers.base import answer_writer, items, more, when
+from agentchat.models import task_kind_label
 from agentchat.superset.migration_plan import TYPES, object_count
 
 TYPE_ONE = {
@@ -197,7 +198,7 @@ def get_task_status(result: dict[str, Any], language: str) -> str:
         _("Task #%(task)s (%(kind)s): %(state)s, %(progress)s %%.")
         % {
             "task": result.get("task_id"),
-            "kind": result.get("kind"),
+            "kind": task_kind_label(result.get("kind")),
             "state": _label(STATES, raw_state),
             "progress": result.get("progress"),
         }
