@@ -12,7 +12,8 @@ from tests.support.processes import free_port, fresh_database
 
 @pytest.fixture(scope="session")
 def app_server():
-    """agentchat on a free port with a fresh, migrated, demo-seeded PostgreSQL database (``<name>_e2e``)."""
+    """agentchat on a free port with a fresh, migrated, demo-seeded PostgreSQL database (``<name>_e2e``), its
+    environments in service mode (``test_acting_as_user`` starts a password-mode server of its own)."""
     base = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/agentchat")
     env = {
         **os.environ,
@@ -23,6 +24,8 @@ def app_server():
     server = AppServer(env, free_port())
     server.manage("migrate", "--noinput")
     server.manage("seed_demo")
+    for env_id in ("ss-dev", "staging", "prod"):  # about something else than whom the agent acts as (DESIGN §15)
+        server.manage("set_environment", env_id, "--auth-mode", "service")
     server.start()
     yield server
     server.stop()
