@@ -3,15 +3,13 @@ a table Superset does not let them read from a dataset's page and reads Superset
 Superset and pasted on /settings/ is listed (masked). A server of its own in password mode (the demo default)."""
 
 import re
-import uuid
 
-import httpx
 import pytest
 from playwright.sync_api import expect
 
+from tests.support.api_keys import api_key_create, api_key_revoke
 from tests.support.browser import AppServer, ask, login
 from tests.support.processes import free_port, fresh_database
-from tests.support.superset_api import URLS
 
 
 @pytest.fixture(scope="module")
@@ -24,26 +22,6 @@ def password_server(app_server):
     server.start()
     yield server
     server.stop()
-
-
-def _api_key(username: str) -> tuple[str, str]:
-    with httpx.Client(base_url=URLS["ss-dev"], timeout=30, trust_env=False) as http:
-        body = {"username": username, "password": "demo", "provider": "db"}
-        http.headers["Authorization"] = (
-            f"Bearer {http.post('/api/v1/security/login', json=body).json()['access_token']}"
-        )
-        made = http.post("/api/v1/security/api_keys/", json={"name": f"agentchat-e2e-{uuid.uuid4().hex[:6]}"})
-        made.raise_for_status()
-        return made.json()["result"]["key"], made.json()["result"]["uuid"]
-
-
-def _revoke(username: str, key_uuid: str) -> None:
-    with httpx.Client(base_url=URLS["ss-dev"], timeout=30, trust_env=False) as http:
-        body = {"username": username, "password": "demo", "provider": "db"}
-        http.headers["Authorization"] = (
-            f"Bearer {http.post('/api/v1/security/login', json=body).json()['access_token']}"
-        )
-        http.delete(f"/api/v1/security/api_keys/{key_uuid}")
 
 
 def test_analyst_is_refused_by_superset_and_adds_an_api_key(page, password_server):
@@ -60,7 +38,7 @@ def test_analyst_is_refused_by_superset_and_adds_an_api_key(page, password_serve
     assert "Superset запрещает:" in refused
     assert "main.regions" in refused
 
-    key, key_uuid = _api_key("analyst")
+    key, key_uuid = api_key_create("ss-dev", "analyst")
     page.goto(f"{password_server.url}/settings/")
     expect(page.locator('[data-testid=identities] tr[data-kind="password"]')).to_have_count(3)
     form = page.get_by_test_id("api-key-form")
@@ -71,7 +49,7 @@ def test_analyst_is_refused_by_superset_and_adds_an_api_key(page, password_serve
     try:
         expect(row).to_have_count(1)
     finally:
-        _revoke("analyst", key_uuid)
+        api_key_revoke("ss-dev", "analyst", key_uuid)
     expect(row).to_contain_text(f"{key[:4]}…{key[-4:]}")
     expect(row).to_contain_text("analyst")
     assert key not in page.content()

@@ -1,10 +1,9 @@
 """Identities expire when Superset refuses them and come back at the next sign-in; their secrets are never stored or
 shown in plaintext (DESIGN §15, issue 13). Against the local Superset pair."""
 
+import asyncio
 import logging
-import uuid
 
-import httpx
 import pytest
 from asgiref.sync import sync_to_async
 from django.db import connection
@@ -13,7 +12,7 @@ from agentchat.identity.crypto import secret_open, secret_seal
 from agentchat.models import SupersetIdentity
 from policies.models import AuditEvent
 from tests.identity.conftest import expired_copy, sign_in, superset_secret_key
-from tests.support.superset_api import URLS
+from tests.support.api_keys import api_key_create, api_key_revoke
 from tests.support.tool_runs import run_tool
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -86,25 +85,19 @@ async def test_revoked_api_key_expires_its_identity(password_mode, superset_stac
     from agentchat.identity.services import identity_add_api_key
 
     user = password_mode["engineer"]
-    async with httpx.AsyncClient(base_url=URLS["ss-dev"], timeout=30, trust_env=False) as http:
-        body = {"username": "engineer", "password": "demo", "provider": "db"}
-        token = (await http.post("/api/v1/security/login", json=body)).json()["access_token"]
-        http.headers["Authorization"] = f"Bearer {token}"
-        made = await http.post("/api/v1/security/api_keys/", json={"name": f"agentchat-test-{uuid.uuid4().hex[:6]}"})
-        assert made.status_code == 201, made.text
-        key = made.json()["result"]
-        try:
-            identity = await sync_to_async(identity_add_api_key)(user=user, env_id="ss-dev", key=key["key"])
-            working = await run_tool(SQL_TOOL, user, env_id="ss-dev", database_id=1, sql=COUNT_SQL)
-        finally:
-            revoked = await http.delete(f"/api/v1/security/api_keys/{key['uuid']}")
+    key, key_uuid = await asyncio.to_thread(api_key_create, "ss-dev", "engineer")
+    try:
+        identity = await sync_to_async(identity_add_api_key)(user=user, env_id="ss-dev", key=key)
+        working = await run_tool(SQL_TOOL, user, env_id="ss-dev", database_id=1, sql=COUNT_SQL)
+    finally:
+        revoked = await asyncio.to_thread(api_key_revoke, "ss-dev", "engineer", key_uuid)
     refused = await run_tool(SQL_TOOL, user, env_id="ss-dev", database_id=1, sql=COUNT_SQL)
 
     assert identity.superset_username == "engineer"
-    assert identity.hint == f"{key['key'][:4]}…{key['key'][-4:]}"
+    assert identity.hint == f"{key[:4]}…{key[-4:]}"
     assert working.ok, working.error_message
     assert working.acting == {"ss-dev": {"kind": "api_key", "superset_username": "engineer"}}
-    assert revoked.status_code == 200, revoked.text
+    assert revoked == 200
     assert refused.error_code == "session_expired"
     assert "ss-dev" in refused.error_message
     assert (await SupersetIdentity.objects.aget(pk=identity.pk)).state == "expired"

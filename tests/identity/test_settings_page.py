@@ -1,37 +1,13 @@
 """``/settings/`` lists the user's Superset identities without their secrets, adds a personal API key once Superset
 accepts it (shown masked), and removes one of the user's own identities only (DESIGN §15)."""
 
-import uuid
-
-import httpx
 import pytest
 
 from agentchat.identity.crypto import secret_open
 from agentchat.models import SupersetIdentity
-from tests.support.superset_api import URLS
+from tests.support.api_keys import api_key_create, api_key_revoke
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def _api_key(username: str) -> tuple[str, str]:
-    """Create a personal API key of ``username`` in ss-dev through Superset's API; return (key, uuid)."""
-    with httpx.Client(base_url=URLS["ss-dev"], timeout=30, trust_env=False) as http:
-        body = {"username": username, "password": "demo", "provider": "db"}
-        http.headers["Authorization"] = (
-            f"Bearer {http.post('/api/v1/security/login', json=body).json()['access_token']}"
-        )
-        made = http.post("/api/v1/security/api_keys/", json={"name": f"agentchat-settings-{uuid.uuid4().hex[:6]}"})
-        made.raise_for_status()
-        return made.json()["result"]["key"], made.json()["result"]["uuid"]
-
-
-def _revoke(username: str, key_uuid: str) -> None:
-    with httpx.Client(base_url=URLS["ss-dev"], timeout=30, trust_env=False) as http:
-        body = {"username": username, "password": "demo", "provider": "db"}
-        http.headers["Authorization"] = (
-            f"Bearer {http.post('/api/v1/security/login', json=body).json()['access_token']}"
-        )
-        http.delete(f"/api/v1/security/api_keys/{key_uuid}")
 
 
 def test_signed_in_identities_are_listed_without_secrets(client, analyst):
@@ -52,14 +28,14 @@ def test_signed_in_identities_are_listed_without_secrets(client, analyst):
 def test_api_key_is_checked_saved_masked_and_removable(client, password_mode, superset_stack):
     user = password_mode["engineer"]
     client.force_login(user)
-    key, key_uuid = _api_key("engineer")
+    key, key_uuid = api_key_create("ss-dev", "engineer")
     try:
         refused = client.post(
             "/settings/identities/", {"env_id": "ss-dev", "api_key": "sst_not-a-real-key-0000"}, follow=True
         )
         added = client.post("/settings/identities/", {"env_id": "ss-dev", "api_key": key}, follow=True)
     finally:
-        _revoke("engineer", key_uuid)
+        api_key_revoke("ss-dev", "engineer", key_uuid)
 
     assert "Superset ss-dev не принял этот API-ключ." in refused.content.decode()
     html = added.content.decode()

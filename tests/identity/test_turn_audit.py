@@ -11,12 +11,13 @@ from agentchat.models import PendingConfirmation
 from agentchat.turn.agent import AgentTurn
 from policies.models import AuditEvent, AuthMode, Environment
 from tests.support.contexts import DASHBOARD_1
-from tests.support.scripted_llm import scripted
+from tests.support.scripted_llm import scripted, tool_calls_message
 from tests.support.wording import text
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 CONTEXT = {**DASHBOARD_1, "objectName": "Отчёт по энергопотреблению"}
+SQL_TOOL = "superset_execute_sql"
 
 
 @pytest.fixture(autouse=True)
@@ -71,3 +72,39 @@ async def test_service_mode_card_and_audit_say_the_shared_account(password_mode,
     assert card["decision"]["acts_as"] == "service"
     assert "действует от сервисной учётной записи" in card["html"]
     assert extra["acting"] == {"ss-dev": {"kind": "service", "superset_username": "admin"}}
+
+
+DATASET_CONTEXT = {
+    **CONTEXT,
+    "objectType": "dataset",
+    "objectId": "1",
+    "objectName": "energy_consumption",
+    "route": "/datasets/1",
+}
+
+
+async def test_superset_refusal_in_a_turn_is_audited_as_permission_denied_from_superset(analyst):
+    """The analyst's SELECT on regions: Superset refuses; the turn tells the user Superset's reason and the audit
+    row is ``permission_denied`` with ``source: superset`` and whom it acted as — nothing is retried."""
+    sql = "SELECT * FROM regions LIMIT 5"
+    model = scripted(tool_calls_message([(SQL_TOOL, {"env_id": "ss-dev", "database_id": 1, "sql": sql})]), "Готово.")
+    frames = Frames()
+
+    conversation_id = await AgentTurn(user=analyst, emit=frames, model=model).run(
+        conversation_id=None, text=f"выполни {sql}", context=DATASET_CONTEXT
+    )
+
+    rows = await database_sync_to_async(list)(
+        AuditEvent.objects.filter(conversation_id=conversation_id, tool=SQL_TOOL).values(
+            "event_type", "outcome", "extra_data"
+        )
+    )
+    denied = [row for row in rows if row["event_type"] == "permission_denied"]
+    assert len(denied) == 1
+    assert denied[0]["outcome"] == "superset_denied"
+    assert denied[0]["extra_data"]["source"] == "superset"
+    assert denied[0]["extra_data"]["acting"] == {"ss-dev": {"kind": "password", "superset_username": "analyst"}}
+    assert denied[0]["extra_data"]["message"].startswith("Superset запрещает: ")
+    assert denied[0]["extra_data"]["retries"] == 0
+    assert not [row for row in rows if row["event_type"] == "retry"]
+    assert frames.of("tool_finished")[0]["ok"] is False
