@@ -110,6 +110,22 @@ class TaskRecord(models.Model):
         return f"{self.kind} #{self.pk} {self.state} {self.progress}%"
 
 
+# What people read for a ``TaskRecord.kind`` the tools start («Задача #3 (резервная копия)»); ``kind`` itself stays
+# free text, and an unknown one shows itself (``task_kind_label``).
+TASK_KINDS = {
+    "backup": pgettext_lazy("task kind", "backup"),
+    "migration": pgettext_lazy("task kind", "migration"),
+    "validation": pgettext_lazy("task kind", "validation"),
+    "documentation": pgettext_lazy("task kind", "documentation"),
+}
+
+
+def task_kind_label(kind: str | None) -> str:
+    """The label of a task ``kind`` (``backup``, ``migration``, ``validation``, ``documentation``) in the active
+    language; another kind is returned as it is, None as an empty string."""
+    return str(TASK_KINDS[kind]) if kind in TASK_KINDS else str(kind or "")
+
+
 class PendingConfirmation(models.Model):
     """A tool call waiting for (or decided by) the user's confirmation; also the record of a refused call.
 
@@ -292,3 +308,58 @@ class SupersetIdentity(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id}@{self.environment_id} {self.kind} ({self.superset_username or '?'}, {self.state})"
+
+
+class Migration(models.Model):
+    """A saved plan to move dashboards from one environment to another (issue 15; DESIGN §8 migrations).
+
+    ``dashboards`` lists the source dashboards as ``[{"id", "uuid", "title"}]`` (Superset ids in the source
+    environment, the uuids the import matches by). ``database_mapping`` maps a source database name to the target
+    database name the import uses; an empty mapping (or a name missing from it) means «the same name», the
+    default. ``preview`` is the last ``preview_migration`` result (``plan_impact``), ``runs`` the background task
+    records of ``execute_migration`` (each with its per-dashboard outcome in ``result``). ``status`` follows the
+    plan: ``draft`` → ``previewed`` → ``running`` → ``done`` | ``failed``.
+    """
+
+    class Status(models.TextChoices):
+        DRAFT = "draft", pgettext_lazy("migration status", "draft")
+        PREVIEWED = "previewed", pgettext_lazy("migration status", "previewed")
+        RUNNING = "running", pgettext_lazy("migration status", "running")
+        DONE = "done", pgettext_lazy("migration status", "done")
+        FAILED = "failed", pgettext_lazy("migration status", "failed")
+
+    name = models.CharField(max_length=200, verbose_name=_("name"))
+    source_env_id = models.CharField(max_length=64, verbose_name=_("source environment"))
+    target_env_id = models.CharField(max_length=64, verbose_name=_("target environment"))
+    dashboards = models.JSONField(default=list, encoder=DjangoJSONEncoder, verbose_name=_("dashboards"))
+    database_mapping = models.JSONField(
+        default=dict,
+        blank=True,
+        encoder=DjangoJSONEncoder,
+        verbose_name=_("database mapping"),
+        help_text=_("Source database name → target database name; a database not listed keeps its name."),
+    )
+    status = models.CharField(
+        max_length=16, choices=Status.choices, default=Status.DRAFT, db_index=True, verbose_name=_("status")
+    )
+    preview = models.JSONField(null=True, blank=True, encoder=DjangoJSONEncoder, verbose_name=_("last preview"))
+    previewed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("previewed at"))
+    runs = models.ManyToManyField(TaskRecord, blank=True, related_name="migrations", verbose_name=_("runs"))
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+", verbose_name=_("created by")
+    )
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
+
+    class Meta:
+        verbose_name = _("migration")
+        verbose_name_plural = _("migrations")
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.name} ({self.source_env_id} → {self.target_env_id})"
+
+    @property
+    def dashboard_ids(self) -> list[int]:
+        """The source Superset ids of the plan's dashboards, in plan order."""
+        return [int(d["id"]) for d in self.dashboards]

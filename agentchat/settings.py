@@ -206,6 +206,12 @@ LLM_API_KEY = env.str("LLM_API_KEY", default="")
 LLM_MODEL = env.str("LLM_MODEL", default="")
 LLM_TIMEOUT_S = env.float("LLM_TIMEOUT_S", default=60.0)
 AGENT_MAX_STEPS = env.int("AGENT_MAX_STEPS", default=8)
+# Overload without loss (agentchat/turn/admission.py): turns running at once per process, messages waiting for a
+# slot, the longest wait (s) before a message is refused ``busy``, and the retry delay the refusal names (s).
+TURN_MAX_ACTIVE = env.int("TURN_MAX_ACTIVE", default=100)
+TURN_QUEUE_MAX = env.int("TURN_QUEUE_MAX", default=200)
+TURN_QUEUE_WAIT_S = env.float("TURN_QUEUE_WAIT_S", default=0.5)
+TURN_BUSY_RETRY_S = env.int("TURN_BUSY_RETRY_S", default=5)
 TOOL_TIMEOUT_S = env.float("TOOL_TIMEOUT_S", default=30.0)
 TOOL_RESPONSE_MAX_CHARS = env.int("TOOL_RESPONSE_MAX_CHARS", default=4000)
 HITL_CONFIRM_READS = env.bool("HITL_CONFIRM_READS", default=False)

@@ -3,7 +3,7 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from agentchat.web import api, health, identities, policy_preview, views
+from agentchat.web import api, health, identities, migrations, policy_preview, views
 
 urlpatterns = [
     path("", views.index, name="index"),
@@ -15,6 +15,8 @@ urlpatterns = [
     path("dashboards/<int:dashboard_id>/", views.dashboard, name="dashboard"),
     path("datasets/", views.datasets, name="datasets"),
     path("datasets/<int:dataset_id>/", views.dataset, name="dataset"),
+    path("migrations/", migrations.migrations, name="migrations"),
+    path("migrations/<int:migration_id>/", migrations.migration, name="migration"),
     path("settings/", views.settings_page, name="settings"),
     path("settings/identities/", identities.identity_api_key_add, name="identity-api-key"),
     path("settings/identities/<int:identity_id>/delete/", identities.identity_delete, name="identity-delete"),

@@ -138,7 +138,7 @@ class ToolPermissionAdmin(admin.ModelAdmin):
 
     @admin.display(description=_("category"), ordering="tool__category")
     def tool_category(self, obj: ToolPermission) -> str:
-        return obj.tool.category
+        return obj.tool.get_category_display()
 
 
 @admin.register(ContextToolAffinity)
@@ -150,7 +150,7 @@ class ContextToolAffinityAdmin(admin.ModelAdmin):
 
     @admin.display(description=_("category"), ordering="tool__category")
     def tool_category(self, obj: ContextToolAffinity) -> str:
-        return obj.tool.category
+        return obj.tool.get_category_display()
 
 
 class RoleToolInline(admin.TabularInline):

@@ -37,6 +37,7 @@ from agentchat.context.uicontext import ContextInvalid
 from agentchat.conversations.selectors import ConversationNotFound
 from agentchat.errors import error_text
 from agentchat.language import detect_language
+from agentchat.turn.admission import turn_admission
 from agentchat.turn.agent import AgentTurn
 from policies import services as policy
 from policies.models import AuditEvent
@@ -160,9 +161,15 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
         await self._join(conversation_id)
 
     async def _run(self, frame: UserMessageFrame, context: dict | None) -> None:
-        conversation_id = await self._agent().run(
-            conversation_id=frame.conversation_id, text=frame.text, context=context
-        )
+        """Run the message's turn once the process has a free slot; refuse it ``busy`` when none frees within the
+        bound (``turn.admission``: never dropped, never left unanswered)."""
+        async with turn_admission.slot() as admitted:
+            if not admitted:
+                await self._agent().refuse_busy(conversation_id=frame.conversation_id, text=frame.text, context=context)
+                return
+            conversation_id = await self._agent().run(
+                conversation_id=frame.conversation_id, text=frame.text, context=context
+            )
         await self._join(conversation_id)
 
     async def _locked(self, coro: Awaitable[None]) -> None:

@@ -176,13 +176,17 @@ class ErrorEvent(OutboundEvent):
     """Something failed (DESIGN §6 codes: ``invalid_context``, ``timeout``, ``status_unknown``, ``bad_frame``…).
 
     ``message`` is the user's text in the turn's language; ``call_id`` names the failed tool call (omitted for
-    other errors); ``errors`` maps a UIContext field to its messages (``invalid_context`` only, else omitted).
+    other errors); ``errors`` maps a UIContext field to its messages (``invalid_context`` only, else omitted);
+    ``text`` and ``retry_after_s`` (``busy`` only, else omitted): the refused message, for the page to offer
+    sending it again, and the seconds after which that is worth it.
     """
 
     event: ClassVar[str] = "error"
-    omitted_when_none: ClassVar[frozenset[str]] = frozenset({"call_id", "errors"})
+    omitted_when_none: ClassVar[frozenset[str]] = frozenset({"call_id", "errors", "text", "retry_after_s"})
 
     code: str
     message: str
     call_id: str | None = None
     errors: dict[str, list[str]] | None = None
+    text: str | None = None
+    retry_after_s: int | None = None

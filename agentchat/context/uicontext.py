@@ -309,8 +309,10 @@ BLOCK_PREAMBLE = (
 def context_prompt_block(context: UIContext | None, *, unavailable: bool = False) -> str:
     """Render the delimited prompt section for the system prompt (seed AGCTX-FR-002, DESIGN §7).
 
-    The data line is JSON with every non-ASCII character and ``<``/``>``/``&`` escaped, so it is one line of
-    printable ASCII: no value can contain a line break or the closing marker, and the section cannot end early.
+    The data line is JSON that stays readable (Cyrillic and other letters as they are, issue 16: a small model
+    reads «Обзор регионов», not ``\\u041e…``); only what could end the block is escaped as ``\\uXXXX``: ``<``,
+    ``>`` and ``&`` (no value can spell the closing marker) and every character of ``UNSAFE_CATEGORIES``
+    (line and paragraph separators, controls, format characters), so the data is always one printable line.
 
     Args:
         context: the validated context, or None.
@@ -322,9 +324,15 @@ def context_prompt_block(context: UIContext | None, *, unavailable: bool = False
     """
     status = "unavailable" if unavailable else ("ok" if context is not None else "none")
     data = {"status": status, **(context.as_dict() if context is not None else {})}
-    body = json.dumps(data, ensure_ascii=True, sort_keys=True)
-    body = body.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    body = "".join(_block_char(ch) for ch in json.dumps(data, ensure_ascii=False, sort_keys=True))
     return f"{BLOCK_PREAMBLE}\n{BLOCK_BEGIN}\n{body}\n{BLOCK_END}"
+
+
+def _block_char(ch: str) -> str:
+    """``ch`` as it goes into the data line: escaped as JSON ``\\uXXXX`` when it could end the block."""
+    if ch in "<>&" or unicodedata.category(ch) in UNSAFE_CATEGORIES:
+        return f"\\u{ord(ch):04x}"
+    return ch
 
 
 def parse_prompt_block(system_prompt: str) -> dict[str, Any] | None:

@@ -53,13 +53,9 @@ Volatile fields (the export timestamp, generated layout ids) are normalised so a
 
 
 class _Localised(ToolError):
-    """Base of the errors here (a tool error: the agent explains it): a catalogue message, rendered in the
-    language asked for (``ApplicationError.text``).
-
-    Args:
-        message: a ``gettext_lazy`` msgid with ``%(name)s`` placeholders; params: their values (a lazy value is
-            rendered in the same language).
-    """
+    """Base of the errors here (a tool error: the agent explains it): ``message``, a ``gettext_lazy`` msgid with
+    ``%(name)s`` placeholders filled from ``params`` (a lazy value is rendered in the same language), is rendered
+    in the language asked for (``ApplicationError.text``)."""
 
     def __init__(self, message: "StrOrPromise", /, **params: Any):
         self.message = message

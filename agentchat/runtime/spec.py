@@ -67,15 +67,19 @@ class ToolSpec:
         return getattr(self, f"description_{language}", self.description_en)
 
     def openai_schema(self) -> dict[str, Any]:
-        """Return the tool in OpenAI function-calling form (``{"type": "function", "function": {...}}``)."""
+        """Return the tool in OpenAI function-calling form (``{"type": "function", "function": {...}}``).
+
+        As small as it can be without losing meaning (issue 16: every character is prompt processing on a CPU
+        server): the English description only (the instructions are English and name the answer language; the
+        Russian text serves the router and the capabilities list), and a minimal parameter schema
+        (``_minimal``): names, types, enums, defaults, descriptions and what is required. Limits such as
+        ``maxLength`` are left out: the executor validates every call against ``args_schema`` and returns the
+        error to the model.
+        """
         parameters = copy.deepcopy(_parameters_schema(self.args_schema))
         return {
             "type": "function",
-            "function": {
-                "name": self.name,
-                "description": f"{self.description_en} / {self.description_ru}",
-                "parameters": parameters,
-            },
+            "function": {"name": self.name, "description": self.description_en, "parameters": parameters},
         }
 
 
@@ -83,6 +87,30 @@ class ToolSpec:
 def _parameters_schema(args_schema: type[BaseModel]) -> dict[str, Any]:
     """The JSON schema of an argument model, built once per model (pydantic builds it anew on every call and every
     turn offers several tools)."""
-    parameters = args_schema.model_json_schema()
-    parameters.pop("title", None)
+    parameters: dict[str, Any] = _minimal(args_schema.model_json_schema())
     return parameters
+
+
+# Validation limits and labels an LLM does not need to choose a call (pydantic checks them on the call).
+_LEFT_OUT = frozenset({"title", "minLength", "maxLength", "minimum", "maximum", "minItems", "maxItems"})
+
+
+def _minimal(schema: Any) -> Any:
+    """``schema`` without titles and limits; an optional ``anyOf [X, null]`` with ``default: null`` becomes X
+    (it is optional because it is not in ``required``)."""
+    if isinstance(schema, list):
+        return [_minimal(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: _minimal(v) for k, v in schema.items() if k not in _LEFT_OUT}
+    if "properties" in schema:  # property names are data, not schema keywords: keep every one
+        out["properties"] = {name: _minimal(prop) for name, prop in schema["properties"].items()}
+    options = out.get("anyOf")
+    if isinstance(options, list):
+        kept = [o for o in options if o != {"type": "null"}]
+        if len(kept) == 1 and len(kept) < len(options):
+            out.pop("anyOf")
+            out = {**kept[0], **out}
+    if "default" in out and out["default"] is None:
+        out.pop("default")
+    return out

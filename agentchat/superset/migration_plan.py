@@ -86,6 +86,8 @@ class MigrationPlan:
         dashboards: source dashboards ``{"id", "title", "slug", "uuid"}`` in request order.
         items: every object of the bundle with its action (see module docstring).
         database_map / dataset_map: source uuid → target uuid for objects matched by name.
+        database_names: source database name → the target database name to match it with (a saved migration's
+            editable mapping); a database not listed is matched by its own name.
         problems: the reasons the deploy cannot run, as the errors it raises (it refuses before changing anything).
     """
 
@@ -96,6 +98,11 @@ class MigrationPlan:
     database_map: dict[str, str] = field(default_factory=dict)
     dataset_map: dict[str, str] = field(default_factory=dict)
     problems: list[TransferError] = field(default_factory=list)
+    database_names: dict[str, str] = field(default_factory=dict)
+
+    def target_database(self, name: Any) -> Any:
+        """The target database name the source database ``name`` is matched with (itself unless mapped)."""
+        return self.database_names.get(str(name), name) if name is not None else None
 
     def counts(self) -> dict[str, dict[str, int]]:
         """Return ``{type: {action: n}}`` over the items."""
@@ -106,9 +113,16 @@ class MigrationPlan:
 
 
 async def migration_plan(
-    *, source: SupersetClient, target: SupersetClient, dashboard_ids: list[int]
+    *,
+    source: SupersetClient,
+    target: SupersetClient,
+    dashboard_ids: list[int],
+    database_names: dict[str, str] | None = None,
 ) -> tuple[Bundle, MigrationPlan]:
     """Export ``dashboard_ids`` from ``source`` and plan their import into ``target`` (read-only on both).
+
+    ``database_names`` maps a source database name to the target database to use (``MigrationPlan``); by
+    default every database is matched by its own name.
 
     Returns:
         ``(bundle as exported, plan)``.
@@ -131,6 +145,7 @@ async def migration_plan(
             {"id": r["id"], "title": r.get("dashboard_title"), "slug": r.get("slug"), "uuid": r.get("uuid")}
             for r in rows
         ],
+        database_names=dict(database_names or {}),
     )
     # The look-ups are independent: run them together, then list the items in a fixed order.
     parts = await gather_requests(
@@ -147,11 +162,11 @@ async def _plan_databases(plan: MigrationPlan, bundle: Bundle, target: SupersetC
     items: list[PlanItem] = []
     configs = bundle.by_uuid("databases")
     by_uuid = {r["uuid"]: r for r in await objects_where(target, "database", "uuid", list(configs))}
-    names = [c.get("database_name") for u, c in configs.items() if u not in by_uuid]
+    names = [plan.target_database(c.get("database_name")) for u, c in configs.items() if u not in by_uuid]
     by_name = {r["database_name"]: r for r in await objects_where(target, "database", "database_name", names)}
     for uuid, config in configs.items():
         name = str(config.get("database_name"))
-        match = by_uuid.get(uuid) or by_name.get(name)
+        match = by_uuid.get(uuid) or by_name.get(plan.target_database(name))
         if match is None:
             items.append(PlanItem("database", name, "create", uuid))
             if MASKED_PASSWORD in str(config.get("sqlalchemy_uri") or ""):
@@ -175,7 +190,7 @@ async def _plan_databases(plan: MigrationPlan, bundle: Bundle, target: SupersetC
 async def _plan_datasets(plan: MigrationPlan, bundle: Bundle, target: SupersetClient) -> list[PlanItem]:
     items: list[PlanItem] = []
     configs = bundle.by_uuid("datasets")
-    database_names = {u: c.get("database_name") for u, c in bundle.by_uuid("databases").items()}
+    database_names = {u: plan.target_database(c.get("database_name")) for u, c in bundle.by_uuid("databases").items()}
     by_uuid = {r["uuid"]: r for r in await objects_where(target, "dataset", "uuid", list(configs))}
     tables = [c.get("table_name") for u, c in configs.items() if u not in by_uuid]
     candidates = await objects_where(target, "dataset", "table_name", tables)

@@ -54,8 +54,15 @@ async def dashboard_resolve(client: SupersetClient, args: DeployArgs) -> int:
     return rows[0]["id"]
 
 
-async def deploy_apply(*, source: SupersetClient, target: SupersetClient, dashboard_ids: list[int]) -> dict[str, Any]:
-    """Deploy ``dashboard_ids`` from ``source`` into ``target`` and verify the result there.
+async def deploy_apply(
+    *,
+    source: SupersetClient,
+    target: SupersetClient,
+    dashboard_ids: list[int],
+    database_names: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    """Deploy ``dashboard_ids`` from ``source`` into ``target`` and verify the result there; ``database_names``
+    maps source database names to target ones (a saved migration's mapping; by name when None).
 
     Returns:
         ``{"source_env_id", "target_env_id", "dashboards": [{"id", "title", "slug", "url", "charts": [names]}]
@@ -65,7 +72,9 @@ async def deploy_apply(*, source: SupersetClient, target: SupersetClient, dashbo
         TransferError: the plan cannot run (nothing changed then), or the verification failed after import.
         UpstreamError / StatusUnknown: Superset refused or failed an import.
     """
-    bundle, plan = await migration_plan(source=source, target=target, dashboard_ids=dashboard_ids)
+    bundle, plan = await migration_plan(
+        source=source, target=target, dashboard_ids=dashboard_ids, database_names=database_names
+    )
     if plan.problems:
         raise TransferError.joined(plan.problems)
     remapped = bundle_remap(bundle, databases=plan.database_map, datasets=plan.dataset_map)

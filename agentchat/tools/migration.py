@@ -14,14 +14,15 @@ from django.utils.translation import gettext as _
 from django_tasks import task
 
 from agentchat.errors import ToolError
-from agentchat.models import TaskRecord
+from agentchat.models import Migration, TaskRecord
+from agentchat.runtime import plans
 from agentchat.runtime.background import Progress, task_start, tracked
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.jobs import job_context
 from agentchat.runtime.registry import assistant_tool
 from agentchat.superset.transfer import dashboards_require
 from agentchat.tools.deploy import deploy_apply
-from agentchat.tools.migration_impact import MigrationArgs, migration_impact
+from agentchat.tools.migration_impact import MigrationArgs, migration_impact, migration_target
 
 
 class MigrationFailed(RuntimeError):
@@ -30,8 +31,12 @@ class MigrationFailed(RuntimeError):
 
 @task()
 async def migration_task(record_id: int) -> dict[str, Any]:
-    """django-tasks body of execute_migration: runs ``_migrate`` under ``tracked``."""
-    return await tracked(record_id, _migrate)
+    """django-tasks body of execute_migration: runs ``_migrate`` under ``tracked``; a saved plan's status
+    follows the job's end (``done``/``failed``) however it ends."""
+    try:
+        return await tracked(record_id, _migrate)
+    finally:
+        await sync_to_async(plans.migration_run_finished)(record_id=record_id)
 
 
 async def _migrate(record: TaskRecord, progress: Progress) -> dict[str, Any]:
@@ -47,7 +52,12 @@ async def _migrate(record: TaskRecord, progress: Progress) -> dict[str, Any]:
             title = row.get("dashboard_title")
             await progress(int((index - 1) * 100 / total), f"{index}/{total}: «{title}» → {target.env_id}")
             try:
-                done = await deploy_apply(source=source, target=target, dashboard_ids=[row["id"]])
+                done = await deploy_apply(
+                    source=source,
+                    target=target,
+                    dashboard_ids=[row["id"]],
+                    database_names=params.get("database_names") or None,
+                )
             except ToolError as exc:
                 failed.append({"id": row["id"], "title": title, "error": exc.text(ctx.language)})
                 with translation.override(ctx.language):
@@ -63,6 +73,7 @@ async def _migrate(record: TaskRecord, progress: Progress) -> dict[str, Any]:
             )
             await progress(int(index * 100 / total), f"{index}/{total}: «{title}» ✓")
     result = {
+        "migration_id": params.get("migration_id"),
         "source_env_id": source.env_id,
         "target_env_id": target.env_id,
         "total": total,
@@ -74,6 +85,14 @@ async def _migrate(record: TaskRecord, progress: Progress) -> dict[str, Any]:
         names = ", ".join(f"«{f['title']}»: {f['error']}" for f in failed)
         raise MigrationFailed(f"{len(deployed)}/{total} deployed; failed: {names}")
     return result
+
+
+async def execution_impact(ctx: ToolContext, args: MigrationArgs) -> dict[str, Any]:
+    """Impact look-up of execute_migration's card: a saved plan that is running is refused before any card
+    (``MigrationAlreadyRunning``, told where the running one is); else ``migration_impact``."""
+    if args.migration_id is not None:
+        await sync_to_async(plans.migration_check_free)(migration_id=args.migration_id)
+    return await migration_impact(ctx, args)
 
 
 @assistant_tool(
@@ -103,41 +122,64 @@ async def _migrate(record: TaskRecord, progress: Progress) -> dict[str, Any]:
         "Move all energy reports to staging",
         "Execute the dashboard migration from dev to prod",
     ],
-    impact=migration_impact,
+    impact=execution_impact,
 )
 async def execute_migration(ctx: ToolContext, args: MigrationArgs) -> dict[str, Any]:
-    """Start the migration job of ``dashboard_ids`` from ``source_env_id`` to ``target_env_id``.
+    """Start the migration job of ``dashboard_ids`` from ``source_env_id`` to ``target_env_id``, or of the saved
+    plan ``migration_id`` (its dashboards, environments and database mapping; the plan becomes ``running``).
 
     Returns:
         ``{"task_id", "kind": "migration", "state": "queued", "source_env_id", "target_env_id",
-        "dashboards": [titles], "status_url"}`` — at once; the job runs in a ``db_worker``.
+        "dashboards": [titles], "status_url"}`` (+ ``"migration": {"id", "name", "url"}`` for a saved plan) —
+        at once; the job runs in a ``db_worker``.
 
     Raises:
         TransferError: a dashboard id does not exist in the source (nothing started).
-        InvalidArguments: an unknown environment.
+        InvalidArguments: an unknown environment, or a plan that moves an environment onto itself.
+        MigrationAlreadyRunning: the saved plan has a run in progress (the message says where).
     """
-    source = await ctx.superset(args.source_env_id)
-    await ctx.superset(args.target_env_id)
-    rows = await dashboards_require(source, args.dashboard_ids)
-    record = await sync_to_async(task_start)(
-        task=migration_task,
-        kind="migration",
-        user=ctx.user,
-        env_id=args.target_env_id,
-        conversation_id=ctx.conversation_id,
-        params={
-            "dashboard_ids": [row["id"] for row in rows],
-            "source_env_id": args.source_env_id,
-            "target_env_id": args.target_env_id,
-            "language": ctx.language,
-        },
-    )
-    return {
+    plan = await migration_target(args)
+    source = await ctx.superset(plan.source_env_id)
+    await ctx.superset(plan.target_env_id)
+    rows = await dashboards_require(source, plan.dashboard_ids)
+    migration_id = plan.migration.pk if plan.migration is not None else None
+    if migration_id is not None:
+        await sync_to_async(plans.migration_take)(migration_id=migration_id)
+    try:
+        record = await sync_to_async(task_start)(
+            task=migration_task,
+            kind="migration",
+            user=ctx.user,
+            env_id=plan.target_env_id,
+            conversation_id=ctx.conversation_id,
+            params={
+                "dashboard_ids": [row["id"] for row in rows],
+                "source_env_id": plan.source_env_id,
+                "target_env_id": plan.target_env_id,
+                "language": ctx.language,
+                "migration_id": migration_id,
+                "database_names": plan.database_names,
+            },
+        )
+    except Exception:
+        if migration_id is not None:  # nothing queued: the plan is free again
+            await sync_to_async(plans.migration_release)(migration_id=migration_id, status=Migration.Status.PREVIEWED)
+        raise
+    result: dict[str, Any] = {
         "task_id": record.pk,
         "kind": "migration",
         "state": record.state,
-        "source_env_id": args.source_env_id,
-        "target_env_id": args.target_env_id,
+        "source_env_id": plan.source_env_id,
+        "target_env_id": plan.target_env_id,
         "dashboards": [row.get("dashboard_title") for row in rows],
         "status_url": f"/api/agent/tasks/{record.pk}/",
     }
+    if plan.migration is not None:
+        migration_id = plan.migration.pk
+        await sync_to_async(plans.migration_run_added)(migration_id=migration_id, record=record)
+        result["migration"] = {
+            "id": migration_id,
+            "name": plan.migration.name,
+            "url": plans.migration_url(migration_id),
+        }
+    return result

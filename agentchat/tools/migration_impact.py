@@ -7,13 +7,18 @@ preview_migration tool and the ``impact`` look-ups of deploy_dashboard and execu
 deploy agree.
 """
 
+from dataclasses import dataclass
 from typing import Annotated, Any
 
+from asgiref.sync import sync_to_async
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext, pgettext_lazy
 from pydantic import BaseModel, Field, model_validator
 
+from agentchat.errors import InvalidArguments
 from agentchat.language import in_language
+from agentchat.models import Migration
+from agentchat.runtime import plans
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
 from agentchat.superset.migration_plan import TYPES, MigrationPlan, migration_plan, object_count
@@ -84,34 +89,103 @@ def plan_impact(plan: MigrationPlan, language: str | None = None) -> dict[str, A
 
 
 async def transfer_impact(
-    ctx: ToolContext, *, source_env_id: str, target_env_id: str, dashboard_ids: list[int]
+    ctx: ToolContext,
+    *,
+    source_env_id: str,
+    target_env_id: str,
+    dashboard_ids: list[int],
+    database_names: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """Plan moving ``dashboard_ids`` and return ``plan_impact`` of it (read-only on both environments)."""
     source = await ctx.superset(source_env_id)
     target = await ctx.superset(target_env_id)
-    _bundle, plan = await migration_plan(source=source, target=target, dashboard_ids=dashboard_ids)
+    _bundle, plan = await migration_plan(
+        source=source, target=target, dashboard_ids=dashboard_ids, database_names=database_names
+    )
     return plan_impact(plan, ctx.language)
 
 
 class MigrationArgs(BaseModel):
-    dashboard_ids: list[Annotated[int, Field(ge=1)]] = Field(
-        min_length=1, max_length=50, description="Numeric Superset ids of the dashboards in the source environment."
+    migration_id: int | None = Field(
+        None,
+        ge=1,
+        description=(
+            "A saved migration (its plan: dashboards, environments, database mapping). On a migration page it is "
+            "the page's objectId; give it instead of dashboard_ids and the environments."
+        ),
     )
-    source_env_id: str = SOURCE_ENV_FIELD
-    target_env_id: str = TARGET_ENV_FIELD
+    dashboard_ids: list[Annotated[int, Field(ge=1)]] | None = Field(
+        None,
+        min_length=1,
+        max_length=50,
+        description="Numeric Superset ids of the dashboards in the source environment (without migration_id).",
+    )
+    source_env_id: str | None = Field(None, description=SOURCE_ENV_FIELD.description)
+    target_env_id: str | None = Field(None, description=TARGET_ENV_FIELD.description)
 
     @model_validator(mode="after")
-    def _different_environments(self) -> "MigrationArgs":
-        if self.source_env_id == self.target_env_id:
+    def _plan_or_dashboards(self) -> "MigrationArgs":
+        if self.migration_id is None:
+            if not self.dashboard_ids:
+                raise ValueError("dashboard_ids is required (or migration_id of a saved migration)")
+            if not self.source_env_id or not self.target_env_id:
+                raise ValueError("source_env_id and target_env_id are required (or migration_id)")
+        if self.source_env_id and self.source_env_id == self.target_env_id:
             raise ValueError("source_env_id and target_env_id must differ")
         return self
 
 
+@dataclass(frozen=True)
+class MigrationTarget:
+    """What a migration call moves: from the saved plan (``migration``) or from the call's own arguments."""
+
+    source_env_id: str
+    target_env_id: str
+    dashboard_ids: list[int]
+    database_names: dict[str, str]
+    migration: Migration | None = None
+
+
+async def migration_target(args: MigrationArgs) -> MigrationTarget:
+    """Resolve ``args``: a ``migration_id`` takes the saved plan (dashboards, environments, mapping); named
+    dashboards or environments given beside it override the plan's.
+
+    Raises:
+        MigrationNotFound: no saved migration with that id.
+        InvalidArguments: the plan moves an environment onto itself (or has no dashboards).
+    """
+    if args.migration_id is None:
+        # The validator requires all three without a plan.
+        return MigrationTarget(str(args.source_env_id), str(args.target_env_id), list(args.dashboard_ids or []), {})
+    migration = await sync_to_async(plans.migration_get)(migration_id=args.migration_id)
+    source = args.source_env_id or migration.source_env_id
+    target = args.target_env_id or migration.target_env_id
+    ids = list(args.dashboard_ids or migration.dashboard_ids)
+    if source == target:
+        raise InvalidArguments(_("source_env_id and target_env_id must differ"))
+    if not ids:
+        raise InvalidArguments(_("migration #%(id)s has no dashboards") % {"id": migration.pk})
+    return MigrationTarget(source, target, ids, dict(migration.database_mapping or {}), migration)
+
+
 async def migration_impact(ctx: ToolContext, args: MigrationArgs) -> dict[str, Any]:
-    """Impact look-up of execute_migration (DESIGN §9 card): ``plan_impact`` of the whole set."""
-    return await transfer_impact(
-        ctx, source_env_id=args.source_env_id, target_env_id=args.target_env_id, dashboard_ids=args.dashboard_ids
+    """Impact look-up of execute_migration (DESIGN §9 card): ``plan_impact`` of the whole set; for a saved plan
+    also its ``migration`` (``{"id", "name", "url"}``), so the card names the plan."""
+    plan = await migration_target(args)
+    impact = await transfer_impact(
+        ctx,
+        source_env_id=plan.source_env_id,
+        target_env_id=plan.target_env_id,
+        dashboard_ids=plan.dashboard_ids,
+        database_names=plan.database_names,
     )
+    if plan.migration is not None:
+        impact["migration"] = {
+            "id": plan.migration.pk,
+            "name": plan.migration.name,
+            "url": plans.migration_url(plan.migration.pk),
+        }
+    return impact
 
 
 @assistant_tool(
@@ -143,7 +217,8 @@ async def migration_impact(ctx: ToolContext, args: MigrationArgs) -> dict[str, A
     ],
 )
 async def preview_migration(ctx: ToolContext, args: MigrationArgs) -> dict[str, Any]:
-    """Preview moving ``dashboard_ids`` from ``source_env_id`` to ``target_env_id`` (reads both; changes nothing).
+    """Preview moving ``dashboard_ids`` from ``source_env_id`` to ``target_env_id`` (reads both; changes nothing
+    in Superset). With ``migration_id`` it previews that saved plan and stores the result as its last preview.
 
     Returns:
         ``plan_impact``: ``{"summary", "objects": [{"type", "name", "action"}], "counts",
@@ -152,4 +227,7 @@ async def preview_migration(ctx: ToolContext, args: MigrationArgs) -> dict[str, 
     Raises:
         TransferError: a dashboard id does not exist in the source.
     """
-    return await migration_impact(ctx, args)
+    impact = await migration_impact(ctx, args)
+    if args.migration_id is not None:
+        await sync_to_async(plans.migration_previewed)(migration_id=args.migration_id, impact=impact)
+    return impact

@@ -174,7 +174,11 @@ RULES: list[Rule] = [
     _r("run_backup", r"(сделай|создай|сними|запусти|забэкап)\w*.*(бэкап|резервн)|забэкап", STRONG),
     _r("run_backup", r"\bback (it )?up\b|\b(take|make|run|create) (a )?backup|\bexport (all|every)", STRONG),
     # --- migrations
-    _r("preview_migration", r"предварительн|что изменится|что будет|без применения|будут перезаписан|превью", STRONG),
+    _r(
+        "preview_migration",
+        r"предварительн|что изменится|что будет|без применения|будут перезаписан|перезапиш|превью",
+        STRONG,
+    ),
     _r("preview_migration", r"\bpreview|dry.?run|what would|would be (overwritten|changed)|overwritten", STRONG),
     _r("execute_migration", r"миграц|мигрир|\bmigrat", MEDIUM),
     _r("preview_migration", r"миграц|мигрир|\bmigrat", WEAK),  # the planner previews before it migrates
@@ -247,10 +251,14 @@ PENALTIES: list[Rule] = [
     _r("superset_execute_sql", r"(создай|сделай|заведи)\w* .*датасет|\b(create|make)\b.*dataset", -STRONG),
     _r("run_llm_validation", r"(итог|результат)\w* .*проверк", -STRONG),
     _r("list_backups", r"(сделай|создай|сними|забэкап)|\b(take|make|run) (a )?backup|\bback up\b", -STRONG),
-    _r("execute_migration", r"предварительн|что изменится|что будет|без применения|\bpreview|dry.?run|would", -STRONG),
+    _r(
+        "execute_migration",
+        r"предварительн|что изменится|что будет|без применения|перезапиш|\bpreview|dry.?run|would",
+        -STRONG,
+    ),
     _r("execute_migration", r"задач\w* \d+|\btask \d+|\bjob \d+", -STRONG),
     _r("get_git_status", r"закоммить|зафиксируй|\bcommit (this|the|it)", -STRONG),
-    _r("search_dashboards", r"(перенеси|мигрир|миграц|migrat|deploy|задеплой)", -MEDIUM),
+    _r("search_dashboards", r"(перенеси|мигрир|миграц|migrat|deploy|задеплой|перезапиш|overwrit)", -MEDIUM),
     _r("search_dashboards", r"бэкап|резервн|backup|back up", -STRONG),
     _r("execute_migration", r"where can i|куда (можно|вообще)|list the targets|targets\?", -MEDIUM),
     _r("search_dashboards", r"использ|зависим|построен|\buses?\b|\bdepend|built on", -MEDIUM, "dataset"),

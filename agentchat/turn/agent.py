@@ -30,6 +30,7 @@ from agentchat.language import detect_language
 from agentchat.llm import chat_model, model_for_turn, provider_label
 from agentchat.models import Conversation, Message, PendingConfirmation
 from agentchat.toolset.selection import Offer
+from agentchat.turn.admission import busy_retry_s, busy_text, turn_refuse
 from agentchat.turn.calls import CallRunner
 from agentchat.turn.preparation import Prepared, step_prepare, turn_open
 from agentchat.turn.prompt import system_prompt
@@ -100,14 +101,26 @@ class AgentTurn:
             user=self.user, conversation_id=conversation_id, text=text, context=context
         )
         conversation = opened.conversation
+        with translation.override(self.language):  # the page's header: the page's language, not the question's
+            provider = provider_label()
         await self.emit(
-            ConversationEvent(conversation_id=conversation.pk, context_status=opened.status, provider=provider_label())
+            ConversationEvent(conversation_id=conversation.pk, context_status=opened.status, provider=provider)
         )
         for row in opened.expired:  # every open tab of the conversation shows the card as expired, not only this one
             await self._to_tabs(conversation.pk, card_expired_event(row, language))
         unavailable = opened.status == "unavailable"
         await self._answer(conversation, opened.context, language, opened.prepared, unavailable=unavailable)
         return conversation.pk
+
+    async def refuse_busy(self, *, conversation_id: int | None, text: str, context: dict[str, Any] | None) -> None:
+        """Answer a ``user_message`` the process could not start within its bound (``turn.admission``): store and
+        audit it (``turn_busy``), then ``error`` ``busy`` in the message's language, naming when to retry."""
+        await database_sync_to_async(turn_refuse)(
+            user=self.user, conversation_id=conversation_id, text=text, context=context
+        )
+        retry_s = busy_retry_s()
+        message = busy_text(retry_s, detect_language(text))
+        await self.emit(ErrorEvent(code="busy", message=message, text=text, retry_after_s=retry_s))
 
     async def decide(self, *, confirmation_id: int, approve: bool, typed_env: str | None = None) -> None:
         """Apply the user's decision on a card; run the stored call once if approved; then continue the turn."""
@@ -186,7 +199,8 @@ class AgentTurn:
         unavailable: bool = False,
     ) -> Step:
         """Run steps until one is ``Final`` or ``AwaitingDecision``, at most ``AGENT_MAX_STEPS`` (DESIGN §5 step 8)."""
-        messages: list[BaseMessage] = [SystemMessage(content=system_prompt(context, unavailable=unavailable))]
+        prompt = system_prompt(context, unavailable=unavailable, language=language)
+        messages: list[BaseMessage] = [SystemMessage(content=prompt)]
         messages += prepared.history
         offer = prepared.offer
         schemas = [spec.openai_schema() for spec in offer.offered]

@@ -20,6 +20,7 @@ from agentchat.guard import confirmations as confirm
 from agentchat.guard.decision import args_sha256, guardrail_decide
 from agentchat.models import Conversation, PendingConfirmation
 from agentchat.runtime.executor import ToolOutcome, tool_execute, tool_message_payload
+from agentchat.runtime.plans import plan_arguments
 from agentchat.runtime.registry import tool_spec
 from agentchat.runtime.spec import ToolSpec
 from agentchat.runtime.titles import tool_title
@@ -79,6 +80,10 @@ class CallRunner:
         page_env = (context or {}).get("envId")
         if "env_id" in spec.args_schema.model_fields and not args.get("env_id") and page_env:
             args["env_id"] = page_env
+        # A migration tool on a migration page works on that page's saved plan (issue 15).
+        args = await database_sync_to_async(plan_arguments)(
+            fields=spec.args_schema.model_fields, args=args, context=context
+        )
         try:
             parsed = spec.args_schema.model_validate(args)
         except ValidationError as exc:

@@ -6,24 +6,37 @@ from typing import Any
 from agentchat.context.uicontext import UIContext, context_prompt_block
 
 SYSTEM_INSTRUCTIONS = """You are agentchat, the assistant of BI engineers and analysts who run Apache Superset.
-Answer in the language of the user's last message (Russian or English). Use the offered tools to get real data;
+{language} Use the offered tools to get real data;
 never invent ids, names or results. When the user says "this dashboard/dataset", they mean the object in the
 page context below. If a tool needs an environment and none is given, ask the user to pick one. A refused or
 cancelled tool call must not be retried; explain it instead. Today is {today}."""
+# The answer language, stated for each turn from detect_language (issue 16: a small model answers a Russian
+# question in English unless told). The language names are English: the instructions are.
+ANSWER_LANGUAGE = {
+    "ru": "Answer in Russian: the user writes in Russian.",
+    "en": "Answer in English: the user writes in English.",
+}
+ANY_LANGUAGE = "Answer in the language of the user's last message (Russian or English)."
 
 
-def system_prompt(context: dict[str, Any] | None, *, unavailable: bool) -> str:
+def system_prompt(context: dict[str, Any] | None, *, unavailable: bool, language: str | None = None) -> str:
     """Return the system prompt for a turn.
 
     Args:
         context: the turn's validated UIContext (DESIGN §7), or None without one.
         unavailable: the conversation predates stored contexts (``context_status`` ``unavailable``); the block
             then says «контекст недоступен».
+        language: ``ru`` or ``en``, the language of the user's message (``agentchat.language.detect_language``);
+            the instructions then name it. None: "the language of the user's last message".
 
     Returns:
-        The instructions with today's date, a blank line, then ``context_prompt_block`` (the context as one line
-        of escaped JSON between markers no value can contain).
+        The instructions with the answer language and today's date, a blank line, then ``context_prompt_block``
+        (the context as one readable JSON line between markers no value can contain).
     """
     parsed = UIContext.model_validate(context) if context else None
     block = context_prompt_block(parsed, unavailable=unavailable)
-    return SYSTEM_INSTRUCTIONS.format(today=date.today().isoformat()) + "\n\n" + block  # noqa: DTZ011
+    head = SYSTEM_INSTRUCTIONS.format(
+        language=ANSWER_LANGUAGE.get(language or "", ANY_LANGUAGE),
+        today=date.today().isoformat(),  # noqa: DTZ011
+    )
+    return head + "\n\n" + block

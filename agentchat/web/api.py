@@ -27,7 +27,7 @@ from agentchat.conversations.selectors import (
 from agentchat.guard import cards
 from agentchat.guard.confirmations import NOT_RUN_ERRORS
 from agentchat.language import detect_language
-from agentchat.models import Conversation, Message
+from agentchat.models import Conversation, Message, task_kind_label
 from agentchat.runtime.titles import tool_title
 from agentchat.tools.tasks import task_status_visible
 from agentchat.toolset.selection import ToolChoice, toolset_explain
@@ -298,14 +298,15 @@ class TaskView(APIView):
     """``GET /api/agent/tasks/<id>/``: state, progress, message and result of the user's background job.
 
     404 for a job that does not exist or belongs to someone else (admins see every job). Polled by
-    ``frontend/js/tasks.js`` to draw the progress bar in the chat.
+    ``frontend/js/tasks.js`` to draw the progress bar in the chat; ``kind_label`` is the kind in the request's
+    language (the page's).
     """
 
     def get(self, request: Request, task_id: int) -> Response:
         status_ = task_status_visible(user=request.user, record_id=task_id)
         if status_ is None:
             raise Http404
-        return Response(status_)
+        return Response({**status_, "kind_label": task_kind_label(status_["kind"])})
 
 
 def _score(choice: ToolChoice) -> float | None:

@@ -25,6 +25,7 @@ CHAT_TEXTS: dict[str, Promise] = {
     "reconnecting": _("reconnecting…"),
     "conversation_missing": _("Conversation not found — start a new one."),
     "conversation_failed": _("Could not load the conversation."),
+    "resend": _("Send again"),
     "task_title": _("Task #%(id)s"),
     "task_title_kind": _("Task #%(id)s (%(kind)s)"),
     "task_queued": _("queued"),

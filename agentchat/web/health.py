@@ -20,6 +20,7 @@ from django.conf import settings
 from django.db import connection
 from django.http import HttpRequest, JsonResponse
 
+from agentchat.turn.admission import turn_admission
 from policies import services as policy
 
 ERROR_MAX_CHARS = 200
@@ -96,7 +97,9 @@ async def health_checks(*, superset: bool = True) -> dict:
             the container liveness probe).
 
     Returns:
-        ``{"status": "ok"|"fail", "checks": {name: {"ok", "ms", "error"?}}}`` with names ``database``,
+        ``{"status": "ok"|"fail", "checks": {name: {"ok", "ms", "error"?}}, "turns": {...}}`` — ``turns``: this
+        process's turn queue (``turn.admission.TurnAdmission.depth``: running, queued, refused, limits) — with
+        names ``database``,
         ``channel_layer`` and ``superset:<env_id>`` per active environment (``environments`` instead when they
         cannot be listed).
     """
@@ -119,7 +122,8 @@ async def health_checks(*, superset: bool = True) -> dict:
         names = list(checks)
         results = await asyncio.gather(*(_timed(checks[name], timeout_s) for name in names))
     outcome = dict(zip(names, results, strict=True))
-    return {"status": "ok" if all(r["ok"] for r in results) else "fail", "checks": outcome}
+    status = "ok" if all(r["ok"] for r in results) else "fail"
+    return {"status": status, "checks": outcome, "turns": turn_admission.depth()}
 
 
 def _failing(exc: Exception) -> Callable[[], Awaitable[None]]:

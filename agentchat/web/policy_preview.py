@@ -21,7 +21,7 @@ from django.utils.translation import gettext_lazy as _
 from agentchat.identity.services import identity_env_ids
 from agentchat.toolset.selection import ToolChoice, toolset_explain
 from policies import services as policy
-from policies.models import ObjectType
+from policies.models import Category, ObjectType
 from policies.services import Refusal
 
 REFUSAL_TEXTS = {
@@ -89,7 +89,8 @@ def policy_preview_rows(
 
     Returns:
         ``[{"name", "category", "env_specific", "registered", "roles", "object_types", "offered",
-        "reasons": [text]}]`` ordered by name.
+        "reasons": [text]}]`` ordered by name; ``category`` and ``object_types`` are their labels in the active
+        language (``Category``, ``ObjectType`` choices), like the rest of the admin.
     """
     context = {"objectType": object_type or None, "envId": env_id or None}
     roles = policy.user_roles(user=user) if user is not None else ([role] if role else [])
@@ -98,16 +99,21 @@ def policy_preview_rows(
     return [
         {
             "name": c.name,
-            "category": c.category,
+            "category": _choice_label(Category, c.category),
             "env_specific": c.env_specific,
             "registered": c.registered,
             "roles": ", ".join(c.roles) or "—",
-            "object_types": ", ".join(c.object_types) or "—",
+            "object_types": ", ".join(_choice_label(ObjectType, o) for o in c.object_types) or "—",
             "offered": c.offered,
             "reasons": [str(REFUSAL_TEXTS[r]) for r in c.refusals] + (_routed_text(c) if c.routed_out else []),
         }
         for c in choices
     ]
+
+
+def _choice_label(choices: type[Category] | type[ObjectType], value: str) -> str:
+    """The label of ``value`` among ``choices`` in the active language; an unknown value shows itself."""
+    return str(dict(choices.choices).get(value, value))
 
 
 def _routed_text(choice: ToolChoice) -> list[str]:

@@ -163,7 +163,8 @@
         line.firstChild.textContent += ` — ${f.message}`;
         return;
       }
-      appendText(`⚠ ${f.message}`, "msg-error");
+      const shown = appendText(`⚠ ${f.message}`, "msg-error");
+      if (f.code === "busy" && f.text) offerResend(shown, f.text);
       if (f.code === "invalid_context" && !contextRejected) {
         contextRejected = true;
         describeContext();
@@ -171,6 +172,22 @@
       }
     },
   };
+
+  // A message the server refused for load (`busy`): one click sends it again.
+  function offerResend(line, text) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "resend";
+    button.dataset.testid = "resend";
+    button.textContent = t("resend");
+    button.addEventListener("click", () => {
+      button.remove();
+      lastSentText = text;
+      send({ type: "user_message", conversation_id: conversationId, text: text, context: currentContext() });
+    }, { once: true });
+    line.appendChild(document.createTextNode(" "));
+    line.appendChild(button);
+  }
 
   function send(frame) {
     const data = JSON.stringify(frame);

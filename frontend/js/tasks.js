@@ -35,7 +35,7 @@ window.AgentTasks = (function () {
 
   function render(box, data) {
     box.dataset.state = data.state;
-    box.querySelector(".task-title").textContent = t("task_title_kind", { id: data.task_id, kind: data.kind });
+    box.querySelector(".task-title").textContent = t("task_title_kind", { id: data.task_id, kind: data.kind_label || data.kind });
     box.querySelector(".task-state").textContent = `${STATES[data.state] || data.state} · ${data.progress} %`;
     box.querySelector("progress").value = data.progress;
     box.querySelector(".task-message").textContent = data.state === "failed" ? data.error : data.message || "";

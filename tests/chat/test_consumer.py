@@ -139,6 +139,20 @@ async def test_english_question_gets_english_answer(users, energy_dashboard):
     assert energy_dashboard["dashboard_title"] in answer
 
 
+async def test_english_question_on_a_russian_page_keeps_the_header_in_russian(users, energy_dashboard):
+    """The header's provider label is page chrome: a Russian page (no Accept-Language) keeps it Russian when the
+    question, and so the answer, is English."""
+    communicator, _, _ = await ws_connect(users["analyst"])
+    await communicator.send_json_to(
+        {"type": "user_message", "text": "tell me about this dashboard", "context": dashboard_context(energy_dashboard)}
+    )
+    frames = await frames_until(communicator, "message")
+    await communicator.disconnect()
+    assert frames[-1]["text"].startswith("Dashboard")
+    with translation.override("ru"):
+        assert frames[0]["provider"] == gettext("Offline planner (no network)")
+
+
 async def test_conversation_continues_with_its_id(users, energy_dashboard):
     communicator, _, _ = await ws_connect(users["engineer"])
     context = dashboard_context(energy_dashboard)

@@ -4,6 +4,7 @@ import psycopg
 from playwright.sync_api import expect
 
 from tests.support.browser import login
+from tests.support.wording import ptext, text
 
 
 def _task_create(server, username: str) -> int:
@@ -50,6 +51,9 @@ def test_progress_bar_follows_a_running_task(page, app_server):
     _task_update(app_server, task_id, state="succeeded", progress=100, message="20/20")
     expect(box.get_by_test_id("task-state")).to_have_text("готово · 100 %")
     expect(box).to_have_attribute("data-state", "succeeded")
+    # and the title names the kind in the page's language («Задача #N (резервная копия)»), not the stored code
+    title = text("ru", "Task #%(id)s (%(kind)s)", id=task_id, kind=ptext("ru", "task kind", "backup"))
+    expect(box.locator(".task-title")).to_have_text(title)
 
 
 def test_someone_elses_task_shows_no_bar(page, app_server):

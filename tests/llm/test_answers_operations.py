@@ -92,6 +92,23 @@ def test_task_status_answers_cover_not_found_running_and_failed():
     assert "✗ «Отчёт»: нет базы" in answer
 
 
+@pytest.mark.parametrize("language", ["ru", "en"])
+def test_task_status_answer_names_the_kind_in_its_language(language):
+    """«Задача #6 (резервная копия): выполняется, 50 %.» — the kind is a label in the answer's language, not the
+    stored code."""
+    running = {"found": True, "task_id": 6, "kind": "backup", "state": "running", "progress": 50, "message": ""}
+    expected = text(
+        language,
+        "Task #%(task)s (%(kind)s): %(state)s, %(progress)s %%.",
+        task=6,
+        kind=ptext(language, "task kind", "backup"),
+        state=ptext(language, "task state", "running"),
+        progress=50,
+    )
+    assert answer_from_result("get_task_status", running, language) == expected
+    assert ("(backup)" in expected) == (language == "en")
+
+
 def test_list_backups_answer_shows_size_count_and_author():
     result = {
         "env_id": "prod",

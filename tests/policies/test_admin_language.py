@@ -5,7 +5,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
+from django.utils import translation
 from django.utils.html import escape
+from django.utils.translation import pgettext
 
 from policies.models import AuditEvent, Environment, RiskRule, Tool, ToolPermission
 from policies.services import audit_record
@@ -58,3 +60,20 @@ def test_admin_choices_are_translated(root_client):
     page = _pages(root_client, Environment) + _pages(root_client, Tool)
     assert "prod (продакшен)" in page
     assert "чтение" in page
+
+
+@pytest.mark.parametrize("language", ["ru", "en"])
+def test_category_and_object_type_columns_show_labels_not_codes(root_client, language):
+    """The category column of role permissions and affinities, and the preview's category and object types, show
+    the choice labels in the admin's language («опасная операция», «дашборд, миграция»), as the tool list does."""
+    with translation.override(language):
+        dangerous = pgettext("tool category", "dangerous")
+        types = ", ".join(pgettext("object type", t) for t in ("dashboard", "migration"))
+    headers = {} if language == "ru" else {"accept_language": "en"}
+    for model in ("toolpermission", "contexttoolaffinity"):
+        url = reverse(f"admin:policies_{model}_changelist")
+        page = root_client.get(url, {"q": "execute_migration"}, headers=headers)
+        assert f'<td class="field-tool_category">{escape(dangerous)}</td>' in page.content.decode(), model
+    query = {"role": "admin", "object_type": "dashboard", "env_id": "ss-dev"}
+    rows = {r["name"]: r for r in root_client.get(reverse("policy-preview"), query, headers=headers).context["rows"]}
+    assert (rows["execute_migration"]["category"], rows["execute_migration"]["object_types"]) == (dangerous, types)

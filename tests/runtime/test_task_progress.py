@@ -15,6 +15,7 @@ from agentchat.models import TaskRecord
 from agentchat.runtime.background import task_progress
 from agentchat.turn.agent import AgentTurn
 from tests.support.db_threads import close_thread_connections  # noqa: F401 - autouse fixture
+from tests.support.wording import ptext
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -91,3 +92,14 @@ def test_task_api_shows_own_task_progress_and_hides_others(users):
     assert other.get(url).status_code == 404
     assert owner.get(f"/api/agent/tasks/{record.pk + 1000}/").status_code == 404
     assert anonymous.get(url).status_code == 403
+
+
+def test_task_api_names_the_kind_in_the_page_language(users):
+    """The progress box titles a task «Задача #N (резервная копия)»: ``kind_label`` in the request's language."""
+    record = TaskRecord.objects.create(kind="backup", user=users["engineer"], env_id="ss-dev")
+    owner = Client()
+    owner.force_login(users["engineer"])
+    for language, headers in (("ru", {}), ("en", {"accept_language": "en"})):
+        body = owner.get(f"/api/agent/tasks/{record.pk}/", headers=headers).json()
+        assert (body["kind"], body["kind_label"]) == ("backup", ptext(language, "task kind", "backup"))
+    assert ptext("ru", "task kind", "backup") != "backup"

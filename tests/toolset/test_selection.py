@@ -188,7 +188,8 @@ def test_toolset_reads_the_database_on_every_call(users):
 def test_admin_descriptions_are_what_the_llm_reads(users):
     Tool.objects.filter(name="search_dashboards").update(description_en="Admin text EN", description_ru="Текст RU")
     spec = next(s for s in toolset_for(user=users["analyst"], context=context(None)) if s.name == "search_dashboards")
-    assert spec.openai_schema()["function"]["description"] == "Admin text EN / Текст RU"
+    assert spec.openai_schema()["function"]["description"] == "Admin text EN"  # the LLM reads English (issue 16)
+    assert spec.description("ru") == "Текст RU"
     assert registry()["search_dashboards"].description_en != "Admin text EN"
 
 

@@ -63,6 +63,11 @@ def _dashboard_ids(m: Mentions, page: Page) -> list[int] | None:
     return ids or None
 
 
+def _migration_id(m: Mentions, page: Page) -> int | None:
+    """A migration page's saved plan, unless the question names dashboards of its own to move."""
+    return _page_object(page, "migration") if not _dashboard_ids(m, page) else None
+
+
 def _env(m: Mentions, page: Page) -> str | None:
     if len(m.envs) == 1:
         return m.envs[0]
@@ -105,6 +110,7 @@ FILLERS: dict[str, Callable[[Mentions, Page], Any]] = {
     "dataset_id": _object_id("dataset"),
     "database_id": lambda m, page: m.first_id("database"),
     "dashboard_ids": _dashboard_ids,
+    "migration_id": _migration_id,
     "task_id": _task_id,
     "sql": lambda m, page: m.sql,
     "dialect": lambda m, page: m.dialect,
@@ -153,6 +159,8 @@ def args_fill(
     missing = [name for name in required if name not in args]
     if tool == "deploy_dashboard" and "dashboard_id" not in args and "dashboard" not in args:
         missing.append("dashboard_id")
+    if "migration_id" in properties and "migration_id" not in args:  # no saved plan: dashboards and target
+        missing += [name for name in ("dashboard_ids", "target_env_id") if name not in args]
     return args, missing
 
 

@@ -6,6 +6,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext, pgettext, pgettext_lazy
 
 from agentchat.llm.offline.answers.base import answer_writer, items, more, when
+from agentchat.models import task_kind_label
 from agentchat.superset.migration_plan import TYPES, object_count
 
 TYPE_ONE = {
@@ -87,28 +88,51 @@ def deploy_dashboard(result: dict[str, Any], language: str) -> str:
 def preview_migration(result: dict[str, Any], language: str) -> str:
     objects, total = items(result.get("objects"))
     lines = [str(result.get("summary") or "")]
+    plan = result.get("migration")
+    if isinstance(plan, dict):  # a saved plan (the migration page): name it first
+        lines.insert(0, _plan_line(plan, result))
     for o in objects:
         lines.append(f"- {_label(TYPE_ONE, o.get('type'))} «{o.get('name')}»: {_label(PLANNED, o.get('action'))}")
     lines.append(_("Nothing was changed: this is a preview only."))
     return "\n".join(lines) + more(len(objects), total)
 
 
+def _plan_line(plan: dict[str, Any], result: dict[str, Any]) -> str:
+    return _("Migration **#%(id)s “%(name)s”**: %(src)s → %(dst)s, dashboards: %(names)s.") % {
+        "id": plan.get("id"),
+        "name": plan.get("name"),
+        "src": result.get("source_env_id"),
+        "dst": result.get("target_env_id"),
+        "names": ", ".join(f"«{name}»" for name in items(result.get("dashboards"))[0]) or "—",
+    }
+
+
 @answer_writer("execute_migration")
 def execute_migration(result: dict[str, Any], language: str) -> str:
     names, n = items(result.get("dashboards"))
-    return ngettext(
-        "Migration started: task #%(task)s — %(count)d dashboard (%(names)s) from %(src)s to %(dst)s. Progress "
-        "shows in the chat; you can ask “status of task %(task)s”.",
-        "Migration started: task #%(task)s — %(count)d dashboards (%(names)s) from %(src)s to %(dst)s. Progress "
-        "shows in the chat; you can ask “status of task %(task)s”.",
-        n,
-    ) % {
-        "task": result.get("task_id"),
-        "count": n,
-        "names": ", ".join(f"«{name}»" for name in names),
-        "src": result.get("source_env_id"),
-        "dst": result.get("target_env_id"),
-    }
+    plan = result.get("migration")
+    page = (
+        "\n" + _("Progress and the outcome of each dashboard: [migration “%(name)s”](%(url)s).") % plan
+        if isinstance(plan, dict)
+        else ""
+    )
+    return (
+        ngettext(
+            "Migration started: task #%(task)s — %(count)d dashboard (%(names)s) from %(src)s to %(dst)s. Progress "
+            "shows in the chat; you can ask “status of task %(task)s”.",
+            "Migration started: task #%(task)s — %(count)d dashboards (%(names)s) from %(src)s to %(dst)s. Progress "
+            "shows in the chat; you can ask “status of task %(task)s”.",
+            n,
+        )
+        % {
+            "task": result.get("task_id"),
+            "count": n,
+            "names": ", ".join(f"«{name}»" for name in names),
+            "src": result.get("source_env_id"),
+            "dst": result.get("target_env_id"),
+        }
+        + page
+    )
 
 
 @answer_writer("run_backup")
@@ -174,7 +198,7 @@ def get_task_status(result: dict[str, Any], language: str) -> str:
         _("Task #%(task)s (%(kind)s): %(state)s, %(progress)s %%.")
         % {
             "task": result.get("task_id"),
-            "kind": result.get("kind"),
+            "kind": task_kind_label(result.get("kind")),
             "state": _label(STATES, raw_state),
             "progress": result.get("progress"),
         }
