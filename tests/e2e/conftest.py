@@ -6,7 +6,7 @@ import os
 import pytest
 from playwright.sync_api import sync_playwright
 
-from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, AppServer
+from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, AppServer, service_mode
 from tests.support.processes import free_port, fresh_database
 
 
@@ -24,8 +24,7 @@ def app_server():
     server = AppServer(env, free_port())
     server.manage("migrate", "--noinput")
     server.manage("seed_demo")
-    for env_id in ("ss-dev", "staging", "prod"):  # about something else than whom the agent acts as (DESIGN §15)
-        server.manage("set_environment", env_id, "--auth-mode", "service")
+    service_mode(server)
     server.start()
     yield server
     server.stop()
