@@ -66,8 +66,13 @@ class ToolSpec:
         the LLM and admins read, not a message of the catalogue)."""
         return getattr(self, f"description_{language}", self.description_en)
 
-    def openai_schema(self) -> dict[str, Any]:
+    def openai_schema(self, page: dict[str, Any] | None = None) -> dict[str, Any]:
         """Return the tool in OpenAI function-calling form (``{"type": "function", "function": {...}}``).
+
+        Args:
+            page: the arguments the page supplies (``runtime.binding.page_bound``: ``{"dashboard_id": 3}``): they
+                leave ``required`` and their description says "Omit to use the page's … (3)." — the server fills
+                them from the validated context (issue 16, seed SC-001).
 
         As small as it can be without losing meaning (issue 16: every character is prompt processing on a CPU
         server): the English description only (the instructions are English and name the answer language; the
@@ -77,10 +82,28 @@ class ToolSpec:
         error to the model.
         """
         parameters = copy.deepcopy(_parameters_schema(self.args_schema))
+        for name, value in (page or {}).items():
+            prop = parameters.get("properties", {}).get(name)
+            if prop is None:
+                continue
+            noun = PAGE_NOUNS.get(name, "value")
+            prop["description"] = f"{prop.get('description', '')} Omit to use the page's {noun} ({value}).".strip()
+            parameters["required"] = [r for r in parameters.get("required", []) if r != name]
+            if not parameters["required"]:
+                parameters.pop("required")
         return {
             "type": "function",
             "function": {"name": self.name, "description": self.description_en, "parameters": parameters},
         }
+
+
+# What a page-bound argument names, for "Omit to use the page's <noun>".
+PAGE_NOUNS = {
+    "env_id": "environment",
+    "source_env_id": "environment",
+    "dashboard_id": "dashboard",
+    "dataset_id": "dataset",
+}
 
 
 @functools.cache

@@ -18,7 +18,7 @@ from django.contrib.auth.models import User
 from django.utils import translation
 from django.utils.translation import gettext
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import BaseMessage, SystemMessage
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import Runnable
 
 from agentchat.chat.events import Broadcast, ConversationEvent, Emit, ErrorEvent, OutboundEvent
@@ -29,6 +29,7 @@ from agentchat.guard import confirmations as confirm
 from agentchat.language import detect_language
 from agentchat.llm import chat_model, model_for_turn, provider_label
 from agentchat.models import Conversation, Message, PendingConfirmation
+from agentchat.runtime.binding import page_bound
 from agentchat.toolset.selection import Offer
 from agentchat.turn.admission import busy_retry_s, busy_text, turn_refuse
 from agentchat.turn.calls import CallRunner
@@ -203,7 +204,8 @@ class AgentTurn:
         messages: list[BaseMessage] = [SystemMessage(content=prompt)]
         messages += prepared.history
         offer = prepared.offer
-        schemas = [spec.openai_schema() for spec in offer.offered]
+        # Where the page names the object, the model may leave its id out (issue 16): the calls bind it.
+        schemas = [spec.openai_schema(page=page_bound(spec, context)) for spec in offer.offered]
         # The offline planner gets the turn's policy facts instead of reading the policy tables itself.
         model = model_for_turn(self.model or chat_model(), choices=offer.choices, environments=prepared.environments)
         bound = model.bind_tools(schemas) if schemas else model
@@ -237,8 +239,11 @@ class AgentTurn:
             return reply
         messages.append(reply.ai)
         waiting: list[int] = []
+        question = next((str(m.content) for m in reversed(messages) if isinstance(m, HumanMessage)), "")
         for call in reply.calls:
-            answer = await self.calls.handle(conversation, reply.row_id, call, offer, context, language)
+            answer = await self.calls.handle(
+                conversation, reply.row_id, call, offer, context, language, question=question
+            )
             if isinstance(answer, AwaitingDecision):
                 waiting.extend(answer.confirmation_ids)
             else:

@@ -4,6 +4,8 @@ guardrail decision → a card or a run, and the finish (ToolMessage stored and a
 Every call id gets exactly one ToolMessage: run, refused, invalid, failed or, later, decided on its card.
 """
 
+import re
+from dataclasses import replace
 from typing import Any
 
 from channels.db import database_sync_to_async
@@ -19,11 +21,13 @@ from agentchat.errors import error_text
 from agentchat.guard import confirmations as confirm
 from agentchat.guard.decision import args_sha256, guardrail_decide
 from agentchat.models import Conversation, PendingConfirmation
+from agentchat.runtime.binding import bind_call, object_used
 from agentchat.runtime.executor import ToolOutcome, tool_execute, tool_message_payload
 from agentchat.runtime.plans import plan_arguments
 from agentchat.runtime.registry import tool_spec
 from agentchat.runtime.spec import ToolSpec
 from agentchat.runtime.titles import tool_title
+from agentchat.toolset.reading import read_question
 from agentchat.toolset.selection import Offer, tool_call_refusal, toolset_offer
 from agentchat.turn.recording import call_started_record, tool_result_record
 from agentchat.turn.rendering import card_refused_event, card_required_event
@@ -32,6 +36,11 @@ from agentchat.turn.steps import AwaitingDecision
 from policies import services as policy
 
 TOOL_NAME_MAX_CHARS = 64  # Message.tool_name / AuditEvent.tool
+
+
+def _points_at_page(question: str) -> bool:
+    """The question points at the page's object («этот дашборд», "this one") and names no id of its own."""
+    return read_question(question).this and not re.search(r"\d", question)
 
 
 class CallRunner:
@@ -54,6 +63,7 @@ class CallRunner:
         offer: Offer,
         context: dict[str, Any] | None,
         language: str,
+        question: str = "",
     ) -> ToolMessage | AwaitingDecision:
         """Check one tool call and run it, refuse it, or put it on a card.
 
@@ -62,6 +72,8 @@ class CallRunner:
 
         Args:
             row_id: the assistant message that made the call; call: ``{"id", "name", "args"}`` (+ ``"invalid"``).
+            question: the user's message of the turn: when it points at the page's object ("this dashboard", no
+                other id), an object id contradicting the page is replaced by the page's (``runtime.binding``).
 
         Returns:
             The call's ToolMessage, or ``AwaitingDecision`` with the card's id when it waits for the user's
@@ -76,10 +88,9 @@ class CallRunner:
             return await self._deny(conversation, call, language, str(refusal or "unknown_tool"))
         if call.get("invalid"):
             return await self._reject_args(conversation, spec, call_id, {}, str(call["invalid"]), language)
-        args = dict(call.get("args") or {})
-        page_env = (context or {}).get("envId")
-        if "env_id" in spec.args_schema.model_fields and not args.get("env_id") and page_env:
-            args["env_id"] = page_env
+        args, replaced = bind_call(
+            spec, dict(call.get("args") or {}), context, points_at_page=_points_at_page(question)
+        )
         # A migration tool on a migration page works on that page's saved plan (issue 15).
         args = await database_sync_to_async(plan_arguments)(
             fields=spec.args_schema.model_fields, args=args, context=context
@@ -115,7 +126,9 @@ class CallRunner:
             )
             await self.emit(card_required_event(row))
             return AwaitingDecision(confirmation_ids=(row.pk,))
-        return await self._execute(conversation, spec, call_id, args, context, language, toolset=offer.allowed)
+        return await self._execute(
+            conversation, spec, call_id, args, context, language, toolset=offer.allowed, replaced=replaced
+        )
 
     async def run_approved(self, row: PendingConfirmation) -> None:
         """Execute an approved card's stored call once, for its user and conversation (hash checked)."""
@@ -216,6 +229,7 @@ class CallRunner:
         language: str,
         confirmation_id: int | None = None,
         toolset: tuple[ToolSpec, ...] = (),
+        replaced: dict[str, Any] | None = None,
     ) -> ToolMessage:
         await database_sync_to_async(call_started_record)(
             user=self.user,
@@ -236,6 +250,11 @@ class CallRunner:
             language=language,
             toolset=toolset,
         )
+        used = object_used(spec, args, context)
+        if outcome.ok and isinstance(outcome.result, dict) and used is not None:
+            # The result names the object the call acted on, and a replaced id is said, never silent (SC-001).
+            note = {**used, **({"replaced_id_given_by_model": replaced["given"]} if replaced else {})}
+            outcome = replace(outcome, result={"object_used": note, **outcome.result})
         return await self.finish(
             conversation,
             spec.name,

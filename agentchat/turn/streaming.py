@@ -13,14 +13,14 @@ import httpx
 import openai
 from channels.db import database_sync_to_async
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
-from langchain_core.messages.ai import add_ai_message_chunks
+from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.runnables import Runnable
 
 from agentchat.chat.events import Emit, ErrorEvent, TokenEvent
 from agentchat.conversations import services as conv
 from agentchat.conversations.selectors import unique_call_ids
 from agentchat.errors import LLMUnavailable
+from agentchat.llm.streams import ReplyStream
 from agentchat.models import Conversation, Message
 from agentchat.turn.rendering import message_event
 from agentchat.turn.reply import StreamIncomplete, llm_failure_text, stream_incomplete, stream_tool_calls
@@ -102,18 +102,15 @@ async def reply_stream(
         row = await database_sync_to_async(conv.message_add)(conversation=conversation, role=Message.Role.ASSISTANT)
         row_id = row.pk
     tokens = TokenStream(emit, row_id)
-    chunks: list[AIMessageChunk] = []
+    stream = ReplyStream(model, messages)  # the stream parsed once (llm.streams)
     try:
-        async for chunk in model.astream(messages):
-            chunks.append(chunk)
-            if chunk.content:
-                await tokens.add(str(chunk.content))
+        async for text in stream:
+            await tokens.add(text)
     except (openai.APIError, httpx.TransportError) as exc:
         await tokens.flush()
-        return await _llm_failed(emit, row_id, "".join(str(c.content) for c in chunks), exc, language)
+        return await _llm_failed(emit, row_id, stream.partial_text(), exc, language)
     await tokens.flush()
-    # One merge at the end: adding chunks one by one re-merges the growing message each time (O(n²)).
-    acc = add_ai_message_chunks(chunks[0], *chunks[1:]) if chunks else None
+    acc = stream.reply()
     text = str(acc.content) if acc is not None else ""
     if stream_incomplete(acc):
         return await _llm_failed(emit, row_id, text, StreamIncomplete(), language)

@@ -92,6 +92,24 @@ def test_task_status_answers_cover_not_found_running_and_failed():
     assert "✗ «Отчёт»: нет базы" in answer
 
 
+@pytest.mark.parametrize(
+    ("n", "found", "rows"),
+    [
+        (1, "Найден 1 дашборд", "1 строка"),
+        (2, "Найдено 2 дашборда", "2 строки"),
+        (5, "Найдено 5 дашбордов", "5 строк"),
+        (21, "Найден 21 дашборд", "21 строка"),
+    ],
+)
+def test_russian_answers_count_in_the_russian_form_itself(n, found, rows):
+    """The Russian forms themselves, not only whatever the catalogue holds: a catalogue whose «2»/«5» forms were
+    swapped would still pass the catalogue comparison above."""
+    search = {"env_id": "ss-dev", "count": n, "dashboards": [{"id": i, "title": f"D{i}"} for i in range(min(n, 3))]}
+    result = {"database": "Energy", "env_id": "ss-dev", "row_count": n, "columns": [{"name": "a"}], "rows": []}
+    assert answer_from_result("search_dashboards", search, "ru").startswith(f"{found} в ss-dev.")
+    assert f"в результате {rows}." in answer_from_result("superset_execute_sql", result, "ru")
+
+
 @pytest.mark.parametrize("language", ["ru", "en"])
 def test_task_status_answer_names_the_kind_in_its_language(language):
     """«Задача #6 (резервная копия): выполняется, 50 %.» — the kind is a label in the answer's language, not the
