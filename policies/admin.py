@@ -126,7 +126,8 @@ class ToolAdmin(admin.ModelAdmin):
 
     @admin.display(description=_("object types"))
     def object_types(self, obj: Tool) -> str:
-        return ", ".join(sorted(a.object_type for a in obj.affinities.all())) or "—"
+        affinities = sorted(obj.affinities.all(), key=lambda a: a.object_type)
+        return ", ".join(a.get_object_type_display() for a in affinities) or "—"  # labels, in the admin's language
 
 
 @admin.register(ToolPermission)
