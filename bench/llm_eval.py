@@ -10,10 +10,11 @@ The database ``<DATABASE_URL's name>_llm_eval`` is dropped and created; the defa
 (``chat_model()``: the real provider path, the router as configured) on a page of the seeded Superset objects;
 the model is reached through a recording loopback proxy that reads each response's ``usage`` (or llama.cpp's
 ``timings``) from the stream. Printed per scenario: the tools the model called (with the ids it gave, and the
-object the call ran on after context binding), cards and refusals, the answer's language
-(``detect_language``) against the question's, whether the answer names the facts from Superset (the dashboard's
-title and a chart, a dataset column), prompt/completion tokens per model call, and the seconds of the turn. SC-001:
-the page's object identified (the call ran on it) in every context scenario.
+object the call ran on after context binding), cards and refusals, the answer's language (``detect_language``
+of its prose: quoted names and Superset's titles left out) against the question's, whether the answer names the
+facts from Superset (the dashboard's title and a chart, a dataset column), prompt/completion tokens per model
+call, and the seconds of the turn. SC-001: the page's object identified (the call ran on it) in every context
+scenario.
 
 Scenarios: the seed's acceptance ones (main job on a dashboard page in ru and en, a dataset question, deploy to
 prod → the typed-confirmation card, an analyst asking for a write → refused, SC-001 object identification on the
@@ -249,7 +250,7 @@ async def run(scenario: Scenario, users: dict, proxy: RecordingProxy) -> dict[st
     answer = next((f["text"] for f in reversed(frames) if f["event"] == "message"), "")
     events = {f["event"] for f in frames}
     cards = [f.get("tool") for f in frames if f["event"] == "confirm_required"]
-    language_ok = bool(answer) and detect_language(answer) == detect_language(scenario.question)
+    language_ok = bool(answer) and detect_language(_prose(answer, scenario.facts)) == detect_language(scenario.question)
     facts = [fact for fact in scenario.facts if fact.casefold() in answer.casefold()]
     identified = None
     if scenario.identify:
@@ -268,6 +269,16 @@ async def run(scenario: Scenario, users: dict, proxy: RecordingProxy) -> dict[st
         "calls": proxy.take(),
         "seconds": seconds,
     }
+
+
+def _prose(answer: str, names: list[str]) -> str:
+    """The answer without the names it quotes (Superset's titles are Russian whatever the answer's language):
+    the known facts, «…», "…" and `…` segments are left out before the language is told."""
+    import re
+
+    for name in names:
+        answer = answer.replace(name, " ")
+    return re.sub(r"«[^»]*»|\"[^\"]*\"|`[^`]*`", " ", answer)
 
 
 def report(row: dict[str, Any]) -> None:
