@@ -35,14 +35,22 @@ def _local_secret_key() -> str:
 def _local_encryption_key() -> str:
     """Return a Fernet key kept in ``var/encryption_key`` (mode 0600), created on first use.
 
-    Used only when ``AGENTCHAT_ENCRYPTION_KEYS`` is unset (the local demo), like the secret key above.
+    Used only when ``AGENTCHAT_ENCRYPTION_KEYS`` is unset (the local demo), like the secret key above. Written to a
+    temporary file and linked into place, so a process started beside this one never reads a half-written key.
     """
     path = VAR_DIR / "encryption_key"
     if not path.exists():
         VAR_DIR.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        temporary = VAR_DIR / f".encryption_key.{os.getpid()}"
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w") as handle:
             handle.write(base64.urlsafe_b64encode(secrets.token_bytes(32)).decode())
+        try:
+            os.link(temporary, path)
+        except FileExistsError:  # another process made it first: use theirs
+            pass
+        finally:
+            temporary.unlink()
     return path.read_text().strip()
 
 

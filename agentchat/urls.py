@@ -3,7 +3,7 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from agentchat.web import api, health, migrations, policy_preview, views
+from agentchat.web import api, health, identities, migrations, policy_preview, views
 
 urlpatterns = [
     path("", views.index, name="index"),
@@ -18,6 +18,8 @@ urlpatterns = [
     path("migrations/", migrations.migrations, name="migrations"),
     path("migrations/<int:migration_id>/", migrations.migration, name="migration"),
     path("settings/", views.settings_page, name="settings"),
+    path("settings/identities/", identities.identity_api_key_add, name="identity-api-key"),
+    path("settings/identities/<int:identity_id>/delete/", identities.identity_delete, name="identity-delete"),
     path("agent", views.agent, name="agent"),
     path("agent/", views.agent),
     path("api/agent/context/", api.ContextView.as_view(), name="api-context"),

@@ -39,12 +39,14 @@ CASES = [
 def first_call(question, page: str, names: list[str], specs: dict) -> dict:
     """The chat-completions body of the turn's first model call (without model and limits)."""
     from agentchat.language import detect_language
+    from agentchat.runtime.binding import page_bound
     from agentchat.turn.prompt import system_prompt
 
-    system = system_prompt(question.context(), unavailable=False, language=detect_language(question.q))
+    context = question.context()
+    system = system_prompt(context, unavailable=False, language=detect_language(question.q))
     return {
         "messages": [{"role": "system", "content": system}, {"role": "user", "content": question.q}],
-        "tools": [specs[n].openai_schema() for n in names],
+        "tools": [specs[n].openai_schema(page=page_bound(specs[n], context)) for n in names],
     }
 
 

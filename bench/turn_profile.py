@@ -17,7 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.load import make_sessions, start_stub  # noqa: E402
+from bench.load.setup import make_sessions, start_stub  # noqa: E402
 from tests.support.contexts import DASHBOARD_1  # noqa: E402
 from tests.support.processes import fresh_database  # noqa: E402
 

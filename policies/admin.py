@@ -19,8 +19,17 @@ from django.utils.translation import gettext_lazy as _
 if TYPE_CHECKING:  # the stubs' name for "a str or a lazy translation" (django-stubs)
     from django.utils.functional import _StrOrPromise as StrOrPromise
 
-from policies.models import AuditEvent, ContextToolAffinity, Environment, RiskRule, Tool, ToolPermission
+from policies.models import AuditEvent, ContextToolAffinity, Environment, RiskRule, RoleMapping, Tool, ToolPermission
 from policies.services import tools_registered
+
+
+@admin.register(RoleMapping)
+class RoleMappingAdmin(admin.ModelAdmin):
+    """Superset role → agentchat role, applied at each password sign-in (DESIGN §15)."""
+
+    list_display = ["superset_role", "group", "created_at"]
+    list_filter = ["group"]
+    search_fields = ["superset_role"]
 
 
 @admin.register(Environment)
@@ -117,7 +126,8 @@ class ToolAdmin(admin.ModelAdmin):
 
     @admin.display(description=_("object types"))
     def object_types(self, obj: Tool) -> str:
-        return ", ".join(sorted(a.object_type for a in obj.affinities.all())) or "—"
+        affinities = sorted(obj.affinities.all(), key=lambda a: a.object_type)
+        return ", ".join(a.get_object_type_display() for a in affinities) or "—"  # labels, in the admin's language
 
 
 @admin.register(ToolPermission)

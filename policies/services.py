@@ -207,6 +207,21 @@ def environments_active() -> list[Environment]:
     return list(Environment.objects.filter(is_active=True))
 
 
+def environments_sharing_instance() -> list[tuple[Environment, Environment]]:
+    """Active environments whose Superset URL an earlier active environment (lower pk: created first) already
+    has, each with that first one: ``[(staging, ss-dev)]`` for the local demo, where staging points at ss-dev's
+    instance. URLs are compared without a trailing slash, case-insensitively."""
+    first: dict[str, Environment] = {}
+    twins = []
+    for environment in Environment.objects.filter(is_active=True).order_by("pk"):
+        url = environment.superset_url.rstrip("/").casefold()
+        if url in first:
+            twins.append((environment, first[url]))
+        else:
+            first[url] = environment
+    return twins
+
+
 def environment_get(*, env_id: str) -> Environment | None:
     """Return the active environment ``env_id`` or None."""
     return Environment.objects.filter(env_id=env_id, is_active=True).first()

@@ -121,6 +121,7 @@ class CardDecision(BaseModel):
     impact: dict[str, Any] | None = None
     typed_confirmation: bool | None = None
     prompt: str | None = None
+    acts_as: str | None = None  # user | service: whom the call acts as in Superset (DESIGN §15)
 
 
 class ConfirmRequiredEvent(OutboundEvent):

@@ -23,7 +23,7 @@ from agentchat.runtime.executor import tool_timeout_s
 from agentchat.runtime.spec import ToolSpec
 from agentchat.superset.call import CallState
 from policies import services as policy
-from policies.models import Environment, RiskRule
+from policies.models import AuthMode, Environment, RiskRule
 
 IMPACT_TIMEOUT_S = 15.0
 
@@ -41,6 +41,8 @@ class GuardrailDecision:
         prompt: the rule's card text in the user's language («Изменения в dev-окружении»).
         impact: what the call would change, looked up before the card (``summary``, ``objects``…), or None.
         category: the tool's category.
+        acts_as: ``user`` (the user's own Superset identity) or ``service`` (the environment is in service mode:
+            the card says «действует от сервисной учётной записи», DESIGN §15).
     """
 
     risk_level: str
@@ -54,6 +56,7 @@ class GuardrailDecision:
     typed_confirmation: bool
     prompt: str
     impact: dict[str, Any] | None = field(default=None)
+    acts_as: str = "user"
 
     def as_dict(self) -> dict[str, Any]:
         """Return the decision as the JSON object stored and sent in ``confirm_required``."""
@@ -151,6 +154,7 @@ async def guardrail_decide(
         requires_confirmation=requires,
         typed_confirmation=rule.typed_confirmation and requires,
         prompt=rule.prompt(language),
+        acts_as="service" if environment is not None and environment.auth_mode == AuthMode.SERVICE else "user",
     )
     if requires:
         decision.impact = await _impact(

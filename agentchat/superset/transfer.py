@@ -58,6 +58,33 @@ class TransferError(ToolError):
             return " ".join(str(message % params) if params else str(message) for message, params in self.parts)
 
 
+class SameInstance(TransferError):
+    """Source and target are one Superset instance (the same URL under two environment ids, e.g. a demo's staging
+    on ss-dev's Superset): a deploy onto itself is refused before anything is read or written. ``invalid_args``:
+    the call cannot succeed, so no confirmation card is offered (DESIGN §9)."""
+
+    code = "invalid_args"
+
+
+def instances_distinct(source: SupersetClient, target: SupersetClient) -> None:
+    """Refuse moving objects from an instance onto itself (issue 15: an honest demo).
+
+    Raises:
+        SameInstance: ``source`` and ``target`` have the same base URL (or are the same environment).
+    """
+    if source.base_url.rstrip("/").casefold() != target.base_url.rstrip("/").casefold():
+        return
+    raise SameInstance(
+        gettext_lazy(
+            "%(source)s and %(target)s are the same Superset instance (%(url)s): a deploy onto itself is refused — "
+            "it would change nothing, and its import would overwrite the source's own objects."
+        ),
+        source=source.env_id,
+        target=target.env_id,
+        url=source.base_url,
+    )
+
+
 async def objects_where(client: SupersetClient, kind: str, column: str, values: list[Any]) -> list[dict[str, Any]]:
     """Return the ``kind`` objects (``dashboard|chart|dataset|database``) whose ``column`` is one of ``values``.
 

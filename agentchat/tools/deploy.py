@@ -17,7 +17,7 @@ from agentchat.runtime.registry import assistant_tool
 from agentchat.superset.bundle import Bundle, bundle_remap, bundle_zip, dashboard_chart_uuids
 from agentchat.superset.client import SupersetClient
 from agentchat.superset.migration_plan import migration_plan
-from agentchat.superset.transfer import TransferError, bundle_import, objects_where
+from agentchat.superset.transfer import TransferError, bundle_import, instances_distinct, objects_where
 from agentchat.tools.migration_impact import SOURCE_ENV_FIELD, TARGET_ENV_FIELD, plan_impact, transfer_impact
 
 
@@ -72,6 +72,7 @@ async def deploy_apply(
         TransferError: the plan cannot run (nothing changed then), or the verification failed after import.
         UpstreamError / StatusUnknown: Superset refused or failed an import.
     """
+    instances_distinct(source, target)
     bundle, plan = await migration_plan(
         source=source, target=target, dashboard_ids=dashboard_ids, database_names=database_names
     )

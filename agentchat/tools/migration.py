@@ -20,7 +20,7 @@ from agentchat.runtime.background import Progress, task_start, tracked
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.jobs import job_context
 from agentchat.runtime.registry import assistant_tool
-from agentchat.superset.transfer import dashboards_require
+from agentchat.superset.transfer import dashboards_require, instances_distinct
 from agentchat.tools.deploy import deploy_apply
 from agentchat.tools.migration_impact import MigrationArgs, migration_impact, migration_target
 
@@ -140,7 +140,7 @@ async def execute_migration(ctx: ToolContext, args: MigrationArgs) -> dict[str, 
     """
     plan = await migration_target(args)
     source = await ctx.superset(plan.source_env_id)
-    await ctx.superset(plan.target_env_id)
+    instances_distinct(source, await ctx.superset(plan.target_env_id))
     rows = await dashboards_require(source, plan.dashboard_ids)
     migration_id = plan.migration.pk if plan.migration is not None else None
     if migration_id is not None:

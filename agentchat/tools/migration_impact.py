@@ -22,6 +22,7 @@ from agentchat.runtime import plans
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
 from agentchat.superset.migration_plan import TYPES, MigrationPlan, migration_plan, object_count
+from agentchat.superset.transfer import instances_distinct
 
 # What the import will do, as the heading of the objects it does it to («Создать: 3 графика, 1 датасет.»).
 ACTIONS = {
@@ -99,6 +100,7 @@ async def transfer_impact(
     """Plan moving ``dashboard_ids`` and return ``plan_impact`` of it (read-only on both environments)."""
     source = await ctx.superset(source_env_id)
     target = await ctx.superset(target_env_id)
+    instances_distinct(source, target)
     _bundle, plan = await migration_plan(
         source=source, target=target, dashboard_ids=dashboard_ids, database_names=database_names
     )

@@ -163,7 +163,9 @@ async def _new_form(request: AuthenticatedHttpRequest, context: dict[str, Any]) 
         context["form_error"] = exc.text()
         return None
     data = request.POST if request.method == "POST" else None
-    targets = [env_id for env_id in ids if env_id != source]
+    # A target on the source's own Superset instance (same URL) would be a deploy onto itself: not offered.
+    url = next(e.superset_url for e in environments if e.env_id == source).rstrip("/")
+    targets = [e.env_id for e in environments if e.env_id != source and e.superset_url.rstrip("/") != url]
     form = MigrationForm(data, source_env_id=source, targets=targets, dashboards=result["dashboards"])
     context["form"] = form
     return form

@@ -15,6 +15,7 @@ from django.utils.translation import gettext, ngettext
 
 from agentchat.conversations.selectors import conversations_of
 from agentchat.errors import not_found_text
+from agentchat.identity.services import identities_of
 from agentchat.llm import provider_label
 from agentchat.web.chat_texts import chat_texts
 from agentchat.web.pages import PageDataUnavailable, agent_link, dataset_detail, page_tool
@@ -152,8 +153,12 @@ async def dataset(request: AuthenticatedHttpRequest, dataset_id: int) -> HttpRes
 
 @login_required
 async def settings_page(request: AuthenticatedHttpRequest) -> HttpResponse:
+    """``/settings/``: the user's roles, the environments, their Superset identities (never a secret) and the form
+    that adds a personal API key (``web/identities.py``, DESIGN §15)."""
     roles = await sync_to_async(policy.user_roles)(user=request.user)
-    return await _page(request, "pages/settings.html", {"roles": roles, "agent_url": "/agent", "route": "/settings/"})
+    owned = await sync_to_async(identities_of)(user=request.user)
+    context = {"roles": roles, "identities": owned, "agent_url": "/agent", "route": "/settings/"}
+    return await _page(request, "pages/settings.html", context)
 
 
 @login_required

@@ -30,6 +30,7 @@ DECISION = {
     "impact": {"summary": "1 dataset", "objects": [{"id": 3, "name": "energy"}]},
     "typed_confirmation": False,
     "prompt": "Изменения в dev-окружении",
+    "acts_as": "user",
 }
 
 # (event, the frame the page receives) — each frame as the turn and the consumer wrote it as a dict literal.

@@ -6,13 +6,14 @@ import os
 import pytest
 from playwright.sync_api import sync_playwright
 
-from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, AppServer
+from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, AppServer, service_mode
 from tests.support.processes import free_port, fresh_database
 
 
 @pytest.fixture(scope="session")
 def app_server():
-    """agentchat on a free port with a fresh, migrated, demo-seeded PostgreSQL database (``<name>_e2e``)."""
+    """agentchat on a free port with a fresh, migrated, demo-seeded PostgreSQL database (``<name>_e2e``), its
+    environments in service mode (``test_acting_as_user`` starts a password-mode server of its own)."""
     base = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/agentchat")
     env = {
         **os.environ,
@@ -23,6 +24,7 @@ def app_server():
     server = AppServer(env, free_port())
     server.manage("migrate", "--noinput")
     server.manage("seed_demo")
+    service_mode(server)
     server.start()
     yield server
     server.stop()

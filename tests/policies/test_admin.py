@@ -11,7 +11,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 from django.utils.html import escape
-from django.utils.translation import gettext
+from django.utils.translation import gettext, pgettext
 
 from agentchat.runtime import registry as registry_module
 from agentchat.runtime.registry import registry
@@ -119,7 +119,8 @@ def test_tool_list_shows_registration_roles_and_object_types(root_client):
     admin_view = page.context["cl"].model_admin
     deploy = Tool.objects.get(name="deploy_dashboard")
     assert admin_view.roles(deploy) == "admin, engineer"
-    assert admin_view.object_types(deploy) == "dashboard"
+    with translation.override("ru"):  # the choice's label, as the admin shows it
+        assert admin_view.object_types(deploy) == pgettext("object type", "dashboard")
     assert admin_view.registered(deploy) == ("deploy_dashboard" in registry())
 
 

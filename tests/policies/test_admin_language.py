@@ -74,6 +74,8 @@ def test_category_and_object_type_columns_show_labels_not_codes(root_client, lan
         url = reverse(f"admin:policies_{model}_changelist")
         page = root_client.get(url, {"q": "execute_migration"}, headers=headers)
         assert f'<td class="field-tool_category">{escape(dangerous)}</td>' in page.content.decode(), model
+    tools = root_client.get(reverse("admin:policies_tool_changelist"), {"q": "execute_migration"}, headers=headers)
+    assert f'<td class="field-object_types">{escape(types)}</td>' in tools.content.decode()
     query = {"role": "admin", "object_type": "dashboard", "env_id": "ss-dev"}
     rows = {r["name"]: r for r in root_client.get(reverse("policy-preview"), query, headers=headers).context["rows"]}
     assert (rows["execute_migration"]["category"], rows["execute_migration"]["object_types"]) == (dangerous, types)

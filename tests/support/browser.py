@@ -66,6 +66,13 @@ class AppServer:
             self.process.wait(10)
 
 
+def service_mode(server: AppServer) -> None:
+    """Put the server's environments in service mode: browser tests about something else than whom the agent acts
+    as run as the shared account, explicitly (DESIGN §15; ``tests/e2e/test_acting_as_user.py`` does not)."""
+    for env_id in ("ss-dev", "staging", "prod"):
+        server.manage("set_environment", env_id, "--auth-mode", "service")
+
+
 @contextmanager
 def openai_app_server_with(app_server: AppServer, *, db_suffix: str, llm, extra_env: dict[str, str] | None = None):
     """Yield another agentchat process with ``LLM_PROVIDER=openai`` pointed at the scripted server ``llm``
@@ -84,6 +91,7 @@ def openai_app_server_with(app_server: AppServer, *, db_suffix: str, llm, extra_
     server = AppServer(env, free_port())
     server.manage("migrate", "--noinput")
     server.manage("seed_demo")
+    service_mode(server)
     server.start()
     server.llm = llm
     try:

@@ -3,6 +3,8 @@ dashboards with their Superset uuids; on a migration page the agent previews and
 further question (offline planner and an OpenAI-compatible model); the card names the plan and goes to the
 plan's target tier; a running plan is not started twice."""
 
+import io
+
 import pytest
 from channels.db import database_sync_to_async
 from django.contrib.auth import get_user_model
@@ -10,11 +12,13 @@ from django.test import Client
 
 from agentchat.models import Migration, PendingConfirmation, TaskRecord
 from agentchat.runtime import plans
+from agentchat.superset.transfer import SameInstance
 from agentchat.turn.agent import AgentTurn
 from tests.llm.test_offline_turns import Frames, ask, page
 from tests.llm.test_provider import openai_provider  # noqa: F401 - the scripted-LLM fixture
 from tests.support.chat_server import Call, Recorded, Reply
 from tests.support.superset_api import dashboard_uuid
+from tests.support.tool_runs import call_tool, tool_impact
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -185,3 +189,50 @@ def test_admin_lists_and_edits_migrations(users, energy_plan):
     assert energy_plan.name in listed.content.decode()
     assert page_.status_code == 200
     assert 'name="database_mapping"' in page_.content.decode()
+
+
+# --- an honest demo (issue 15 item 6) ---------------------------------------------------------------------------
+
+
+def test_staging_on_the_same_superset_as_ss_dev_is_found_and_switched_off_by_seed_demo(policy_defaults, settings):
+    from django.core.management import call_command
+
+    from policies import services as policy
+    from policies.models import Environment
+
+    assert [(e.env_id, t.env_id) for e, t in policy.environments_sharing_instance()] == [("staging", "ss-dev")]
+    settings.DEBUG = True
+
+    call_command("seed_demo", stdout=io.StringIO())
+
+    assert not Environment.objects.get(env_id="staging").is_active
+    assert Environment.objects.get(env_id="ss-dev").is_active
+    assert Environment.objects.get(env_id="prod").is_active
+    assert policy.environments_sharing_instance() == []
+
+
+def test_a_deploy_onto_the_same_superset_instance_is_refused_with_its_reason(users, energy_dashboard):
+    """ss-dev → staging (both http://127.0.0.1:8088): no card, no import; the reason names both and the URL."""
+    args = {"dashboard_ids": [energy_dashboard["id"]], "source_env_id": "ss-dev", "target_env_id": "staging"}
+
+    with pytest.raises(SameInstance) as refused:
+        tool_impact("execute_migration", args, users["admin"], language="en")
+    outcome = call_tool("preview_migration", args, users["engineer"], language="en")
+
+    expected = (
+        "ss-dev and staging are the same Superset instance (http://127.0.0.1:8088): a deploy onto itself is refused"
+    )
+    assert refused.value.code == "invalid_args"  # the card's look-up then offers no card (guard.decision)
+    assert refused.value.text("en").startswith(expected)
+    assert not outcome.ok
+    assert outcome.error_code == "invalid_args"
+    assert outcome.error_message.startswith(expected)
+
+
+async def test_asking_for_a_deploy_onto_the_same_instance_gets_no_card(users, energy_dashboard):
+    frames = await ask(users["engineer"], "задеплой этот дашборд в staging", page("dashboard", energy_dashboard["id"]))
+
+    assert frames.of("confirm_required") == []
+    assert "один и тот же экземпляр Superset" in frames.answer or any(
+        "один и тот же экземпляр Superset" in f["message"] for f in frames.of("error")
+    )

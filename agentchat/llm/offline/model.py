@@ -29,6 +29,7 @@ from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
 
 from agentchat.context.uicontext import parse_prompt_block
+from agentchat.errors import IdentityMissing
 from agentchat.language import detect_language
 from agentchat.llm.offline.arguments import Page
 from agentchat.llm.offline.planner import plan_step
@@ -128,7 +129,8 @@ class PolicyFacts:
     def not_offered_reason(self, tool: str, page: Page) -> str:
         """Why ``tool`` is not offered on ``page``, as a code, in this order: ``unbuilt`` (not registered, or no
         catalogue row), ``disabled``, ``environment`` (needs one, the page has none), ``page`` (not for this page
-        type) or ``role`` (only the user's role lacks it)."""
+        type), ``identity`` (the user has no Superset identity in the page's environment, DESIGN §15) or ``role``
+        (only the user's role lacks it)."""
         choice = self._choices.get(tool)
         if choice is None or not choice.registered or not choice.catalogued:
             return "unbuilt"
@@ -138,6 +140,8 @@ class PolicyFacts:
             return "environment"
         if page.object_type and page.object_type not in choice.object_types:
             return "page"
+        if Refusal.NO_IDENTITY in choice.refusals and Refusal.ROLE not in choice.refusals:
+            return "identity"
         return "role"
 
     def why_not_offered(self, tool: str, page: Page, language: str) -> str:
@@ -162,6 +166,8 @@ class PolicyFacts:
                 return _("That (%(title)s) needs an environment: pick one in the selector at the top of the page.") % {
                     "title": title
                 }
+            if reason == "identity":
+                return IdentityMissing(env=page.env_id).text(language)
             choice = self._choices[tool]
             if reason == "page" and page.object_type:  # "page" is only given for a page with an object type
                 return self._page_text(choice, page.object_type, title)

@@ -9,11 +9,15 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand, CommandError
 
+from policies import services as policy
 from policies.defaults import ROLES
 
 
 class Command(BaseCommand):
-    help = "Create groups analyst/engineer/admin and demo users of the same names (password DEMO_PASSWORD or 'demo')."
+    help = (
+        "Create groups analyst/engineer/admin and demo users of the same names (password DEMO_PASSWORD or 'demo'); "
+        "switch off an environment that shares another one's Superset instance."
+    )
 
     def add_arguments(self, parser: ArgumentParser) -> None:
         parser.add_argument("--force", action="store_true", help="Run even with DEBUG off.")
@@ -31,3 +35,12 @@ class Command(BaseCommand):
             user.save()
             user.groups.set([group])
             self.stdout.write(f"{'created' if created else 'updated'} user {role} (role {role})")
+        # An honest demo (issue 15): an environment on another one's Superset (the local staging on ss-dev's
+        # instance) is switched off, so nothing pretends to move objects between two instances that are one.
+        for environment, twin in policy.environments_sharing_instance():
+            environment.is_active = False
+            environment.save(update_fields=["is_active"])
+            self.stdout.write(
+                f"environment {environment.env_id}: inactive — the same Superset as {twin.env_id} "
+                f"({twin.superset_url}); give it its own instance with set_environment --url … --active"
+            )

@@ -5,6 +5,7 @@ The data migration creates ``ss-dev``, ``staging`` and ``prod`` on the local dem
 
     manage.py set_environment prod --url https://superset.example.com --tier prod --credentials-env SUPERSET_PROD
     manage.py set_environment staging --inactive
+    manage.py set_environment prod --auth-mode service   # every user acts as SUPERSET_PROD_USERNAME (DESIGN §15)
 """
 
 from typing import Any
@@ -12,11 +13,11 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from policies.models import Environment, Tier
+from policies.models import AuthMode, Environment, LoginProvider, Tier
 
 
 class Command(BaseCommand):
-    help = "Create or update an Environment (Superset URL, tier, credentials prefix, active flag)."
+    help = "Create or update an Environment (Superset URL, tier, credentials prefix, auth mode, active flag)."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("env_id", help="environment id, e.g. prod")
@@ -24,6 +25,10 @@ class Command(BaseCommand):
         parser.add_argument("--name", help="display name")
         parser.add_argument("--tier", choices=Tier.values)
         parser.add_argument("--credentials-env", help="prefix of <PREFIX>_USERNAME / <PREFIX>_PASSWORD")
+        parser.add_argument(
+            "--auth-mode", choices=AuthMode.values, help="password: as each user (default); service: the shared account"
+        )
+        parser.add_argument("--login-provider", choices=LoginProvider.values, help="Superset sign-in provider")
         state = parser.add_mutually_exclusive_group()
         state.add_argument("--active", action="store_true", help="offer it again")
         state.add_argument("--inactive", action="store_true", help="stop offering it")
@@ -35,7 +40,7 @@ class Command(BaseCommand):
             if missing:
                 raise CommandError(f"a new environment needs --{', --'.join(m.replace('_', '-') for m in missing)}")
             environment = Environment(env_id=options["env_id"], name=options["name"] or options["env_id"])
-        for field in ("url", "name", "tier", "credentials_env"):
+        for field in ("url", "name", "tier", "credentials_env", "auth_mode", "login_provider"):
             if options[field]:
                 setattr(environment, "superset_url" if field == "url" else field, options[field])
         if options["active"] or options["inactive"]:

