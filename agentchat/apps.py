@@ -1,4 +1,5 @@
-"""The agentchat app: fills the tool registry at start-up and keeps the ``policies.Tool`` rows in step with it."""
+"""The agentchat app: fills the tool registry at start-up and keeps the ``policies.Tool`` rows in step with it;
+connects the receivers that end a session's sockets (``chat.sessions``)."""
 
 import importlib
 import pkgutil
@@ -14,11 +15,14 @@ class AgentchatConfig(AppConfig):
 
     def ready(self) -> None:
         """Import every module of ``agentchat.tools`` (their ``@assistant_tool`` decorators register the tools, as
-        Django's admin ``autodiscover()`` does) and sync the catalogue after each ``migrate``."""
+        Django's admin ``autodiscover()`` does), sync the catalogue after each ``migrate`` and connect the session
+        receivers (logout, password change, deactivation close the sockets: ``chat.sessions``)."""
         # Imported here, not at module level: these modules import models, which needs the app registry ready.
         from agentchat import tools
+        from agentchat.chat.sessions import connect_signals
         from agentchat.runtime.catalogue import on_post_migrate
 
         for module in pkgutil.iter_modules(tools.__path__):
             importlib.import_module(f"{tools.__name__}.{module.name}")
         post_migrate.connect(on_post_migrate, sender=self)
+        connect_signals()

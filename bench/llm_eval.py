@@ -10,10 +10,11 @@ The database ``<DATABASE_URL's name>_llm_eval`` is dropped and created; the defa
 (``chat_model()``: the real provider path, the router as configured) on a page of the seeded Superset objects;
 the model is reached through a recording loopback proxy that reads each response's ``usage`` (or llama.cpp's
 ``timings``) from the stream. Printed per scenario: the tools the model called (with the ids it gave, and the
-object the call ran on after context binding), cards and refusals, the answer's language
-(``detect_language``) against the question's, whether the answer names the facts from Superset (the dashboard's
-title and a chart, a dataset column), prompt/completion tokens per model call, and the seconds of the turn. SC-001:
-the page's object identified (the call ran on it) in every context scenario.
+object the call ran on after context binding), cards and refusals, the answer's language (``detect_language``
+of its prose: quoted names and Superset's titles left out) against the question's, whether the answer names the
+facts from Superset (the dashboard's title and a chart, a dataset column), prompt/completion tokens per model
+call, and the seconds of the turn. SC-001: the page's object identified (the call ran on it) in every context
+scenario.
 
 Scenarios: the seed's acceptance ones (main job on a dashboard page in ru and en, a dataset question, deploy to
 prod → the typed-confirmation card, an analyst asking for a write → refused, SC-001 object identification on the
@@ -69,7 +70,8 @@ class RecordingProxy:
                 if body.get("stream"):
                     body["stream_options"] = {"include_usage": True}
                 started = time.perf_counter()
-                record: dict[str, Any] = {"tools": len(body.get("tools") or [])}
+                names = [t.get("function", {}).get("name") for t in body.get("tools") or []]
+                record: dict[str, Any] = {"tools": len(names), "names": names}
                 with (
                     httpx.Client(timeout=900, trust_env=False) as client,
                     client.stream("POST", proxy.upstream + self.path.removeprefix("/v1"), json=body) as answer,
@@ -248,7 +250,7 @@ async def run(scenario: Scenario, users: dict, proxy: RecordingProxy) -> dict[st
     answer = next((f["text"] for f in reversed(frames) if f["event"] == "message"), "")
     events = {f["event"] for f in frames}
     cards = [f.get("tool") for f in frames if f["event"] == "confirm_required"]
-    language_ok = detect_language(answer) == detect_language(scenario.question) if answer else False
+    language_ok = bool(answer) and detect_language(_prose(answer, scenario.facts)) == detect_language(scenario.question)
     facts = [fact for fact in scenario.facts if fact.casefold() in answer.casefold()]
     identified = None
     if scenario.identify:
@@ -263,9 +265,20 @@ async def run(scenario: Scenario, users: dict, proxy: RecordingProxy) -> dict[st
         "language_ok": language_ok,
         "facts": facts,
         "identified": identified,
+        "offered_write": any(c["tools"] and scenario.expect[0] in c.get("names", ()) for c in proxy.calls),
         "calls": proxy.take(),
         "seconds": seconds,
     }
+
+
+def _prose(answer: str, names: list[str]) -> str:
+    """The answer without the names it quotes (Superset's titles are Russian whatever the answer's language):
+    the known facts, «…», "…" and `…` segments are left out before the language is told."""
+    import re
+
+    for name in names:
+        answer = answer.replace(name, " ")
+    return re.sub(r"«[^»]*»|\"[^\"]*\"|`[^`]*`", " ", answer)
 
 
 def report(row: dict[str, Any]) -> None:
@@ -282,13 +295,17 @@ def report(row: dict[str, Any]) -> None:
         print(f"   card: {row['cards'] or 'none'} (expected {s.card}: {'yes' if s.card in row['cards'] else 'NO'})")
     if s.refused:
         ran = [n for n, _ in row["called"] if n == s.expect[0]]
+        print(f"   {s.expect[0]} offered to {s.role}: {'yes' if row['offered_write'] else 'no'}")
         print(f"   write refused: {'yes' if row['denied'] or not ran else 'NO'} (refusal frame: {row['denied']})")
     if row["identified"] is not None:
         print(f"   SC-001 page object identified: {'yes' if row['identified'] else 'NO'}")
-    print(f"   answer language right: {'yes' if row['language_ok'] else 'NO'}", end="")
-    if s.facts:
-        print(f" | names Superset facts: {len(row['facts'])}/{len(s.facts)} {row['facts']}", end="")
-    print()
+    if row["cards"] and not row["answer"]:
+        print("   answer: none yet, the turn waits on the card (language and facts: n/a)")
+    else:
+        print(f"   answer language right: {'yes' if row['language_ok'] else 'NO'}", end="")
+        if s.facts:
+            print(f" | names Superset facts: {len(row['facts'])}/{len(s.facts)} {row['facts']}", end="")
+        print()
     for i, call in enumerate(row["calls"], 1):
         print(
             f"   model call {i}: {call['tools']} tools, prompt {call.get('prompt')} tokens,"
@@ -340,8 +357,10 @@ def main() -> None:
         report(row)
         rows.append(row)
     identify = [r for r in rows if r["identified"] is not None]
+    answered = [r for r in rows if r["answer"] or not r["cards"]]
     print(
-        f"summary: {len(rows)} scenarios | answer language right {sum(r['language_ok'] for r in rows)}/{len(rows)}"
+        f"summary: {len(rows)} scenarios | answer language right {sum(r['language_ok'] for r in answered)}"
+        f"/{len(answered)} answered"
         f" | first call expected {sum(bool(r['called']) and r['called'][0][0] in r['scenario'].expect for r in rows)}"
         f"/{len(rows)} | SC-001 identified {sum(bool(r['identified']) for r in identify)}/{len(identify)}"
     )

@@ -4,11 +4,15 @@ Each turn runs as an ``asyncio.Task`` owned by the connection, so confirm/deny f
 runs. A turn outlives its socket: when the tab closes or reloads mid-answer the turn still finishes and is stored
 (it is bounded by the LLM and tool timeouts), and its final frames go to the conversation's other tabs — a reloaded
 page joins them with ``resume``. Malformed frames get an ``error`` frame and the socket stays open.
+
+A socket lives only as long as its Django session (``chat.sessions``): every frame re-reads the session first, and
+a logout, an expiry, a password change or a deactivation closes every socket of the session with 4401 at once.
 """
 
 import asyncio
 import logging
 from collections.abc import Awaitable, Coroutine, Mapping
+from datetime import timedelta
 from typing import Any, cast
 
 from channels.db import aclose_old_connections, database_sync_to_async
@@ -16,8 +20,9 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import Error as DatabaseError
+from django.db import connection
 from django.http import HttpRequest
-from django.utils import translation
+from django.utils import timezone, translation
 from django.utils.translation import gettext
 from langchain_core.language_models import BaseChatModel
 
@@ -31,10 +36,11 @@ from agentchat.chat.frames import (
     decode_frame,
     parse_frame,
 )
-from agentchat.chat.sessions import session_is_valid
+from agentchat.chat.sessions import session_expiry, session_group, session_is_valid, user_group
 from agentchat.context.intake import context_accept
 from agentchat.context.uicontext import ContextInvalid
 from agentchat.conversations.selectors import ConversationNotFound
+from agentchat.conversations.services import reference_refused
 from agentchat.errors import error_text
 from agentchat.language import detect_language
 from agentchat.turn.admission import turn_admission
@@ -44,6 +50,10 @@ from policies.models import AuditEvent
 
 log = logging.getLogger(__name__)
 CLOSE_UNAUTHENTICATED = 4401
+# The expiry timer re-reads the session at least this often (an engine without a readable expiry, an expiry far
+# off that a sign-in may move), seconds.
+EXPIRY_RECHECK_S = 3600.0
+EXPIRY_RETRY_S = 5.0  # after a database failure of the expiry timer
 
 
 def socket_language(scope: Mapping[str, Any]) -> str:
@@ -60,6 +70,13 @@ def socket_language(scope: Mapping[str, Any]) -> str:
     return translation.get_language_from_request(request) or settings.LANGUAGE_CODE
 
 
+def _close_broken_connection() -> None:
+    """Close this thread's database connection if it no longer answers (what the health check of the next unit
+    of work would do; the session check cannot wait for it)."""
+    if not connection.is_usable():
+        connection.close()
+
+
 def _group(conversation_id: int) -> str:
     """The channel-layer group of a conversation's open tabs."""
     return f"agentchat.conversation.{int(conversation_id)}"
@@ -69,25 +86,87 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
     """``/ws/agent/``: authenticated by the Django session; anonymous sockets are closed with 4401."""
 
     async def connect(self) -> None:
-        """Accept the socket, then close it with 4401 unless the session's user is authenticated (DESIGN §6)."""
+        """Accept the socket, then close it with 4401 unless the session's user is authenticated (DESIGN §6); an
+        authenticated socket joins its session's and its user's groups and starts its expiry timer."""
         # AuthMiddlewareStack's lazy wrapper of the session's User (AnonymousUser when signed out).
         self.user = cast("User", self.scope.get("user"))
         self.tasks: set[asyncio.Task[None]] = set()
         self.turn_lock = asyncio.Lock()
         self.conversation_groups: set[str] = set()
+        self.session_groups: list[str] = []
+        self.session_ended = False
+        self.expiry_timer: asyncio.Task[None] | None = None
         self.closed = False
         self.conversation_id: int | None = None  # of the turn running on this socket (from its first frame)
         self.language = socket_language(self.scope)
         await self.accept()
         if self.user is None or not self.user.is_authenticated:
             await self.close(code=CLOSE_UNAUTHENTICATED)
+            return
+        session_key = self.scope["session"].session_key or ""  # set: the user was authenticated by it
+        self.session_groups = [session_group(session_key), user_group(self.user.pk)]
+        for group in self.session_groups:
+            await self.channel_layer.group_add(group, self.channel_name)
+        self.expiry_timer = asyncio.create_task(self._watch_expiry())
 
     async def disconnect(self, code: int) -> None:
-        """Leave the conversations' groups; the socket's running turns go on (they hand their frames over)."""
+        """Leave the conversations' and the session's groups and stop the expiry timer; the socket's running turns
+        go on (they hand their frames over)."""
         # Running turns are not cancelled: they finish and are stored (see the module docstring).
         self.closed = True
-        for group in getattr(self, "conversation_groups", ()):
+        timer = getattr(self, "expiry_timer", None)
+        if timer is not None:
+            timer.cancel()
+        for group in [*getattr(self, "conversation_groups", ()), *getattr(self, "session_groups", ())]:
             await self.channel_layer.group_discard(group, self.channel_name)
+
+    # --- the session: one frame ``session_expired`` and close 4401 when it ends (chat.sessions)
+
+    async def session_end(self, event: dict) -> None:
+        """Channel-layer handler (``session.end``): the session was logged out; end this socket."""
+        await self._end_session()
+
+    async def session_check(self, event: dict) -> None:
+        """Channel-layer handler (``session.check``): the user's password, state or existence changed; end this
+        socket if its session no longer authenticates the user."""
+        try:
+            alive = await self._session_valid()
+        except DatabaseError:  # the database is away: the check of the next frame decides instead
+            log.exception("session check failed")
+            return
+        if not alive:
+            await self._end_session()
+
+    async def _watch_expiry(self) -> None:
+        """Sleep until the session's recorded expiry (at most ``EXPIRY_RECHECK_S``), then re-read it: end the
+        socket when it is dead, else wait for the (possibly moved) next expiry. While the database is away it
+        retries every ``EXPIRY_RETRY_S``."""
+        while not self.closed:
+            try:
+                expires = await database_sync_to_async(session_expiry)(self.scope)
+                wait_s = EXPIRY_RECHECK_S
+                if expires is not None:
+                    wait_s = min(wait_s, max((expires - timezone.now()) / timedelta(seconds=1), 0.0) + 0.05)
+                await asyncio.sleep(wait_s)
+                alive = await self._session_valid()
+            except DatabaseError:
+                log.exception("session expiry check failed")
+                await asyncio.sleep(EXPIRY_RETRY_S)
+                continue
+            if not alive:
+                await self._end_session()
+                return
+
+    async def _end_session(self) -> None:
+        """Refuse every later frame, tell the page (``session_expired``, unless a refused frame told it already)
+        and close with 4401 (the page then goes to the sign-in form)."""
+        if self.closed:
+            return
+        if not self.session_ended:
+            self.session_ended = True
+            await self.send_error("session_expired", error_text("session_expired", self.language))
+        self.closed = True
+        await self.close(code=CLOSE_UNAUTHENTICATED)
 
     async def emit(self, event: OutboundEvent) -> None:
         """Send an event to this socket; once it has closed, hand the events of a ``handed_over`` type to the other
@@ -122,20 +201,36 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
 
     async def conversation_frame(self, event: dict) -> None:
         """Channel-layer handler: a frame for every tab of the conversation (a card decided in some tab, or the
-        final frames of a turn whose own socket has closed)."""
-        await self.send_json(event["frame"])
+        final frames of a turn whose own socket has closed); nothing once this socket was closed."""
+        if not self.closed:
+            await self.send_json(event["frame"])
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None, **kwargs: Any) -> None:
-        """Parse one client frame (DESIGN §6) and start the service call it asks for; a malformed or binary frame
-        gets ``error`` ``bad_frame`` and the socket stays open (decoded here, not by Channels: channels #2219)."""
+        """Check the session, then parse one client frame (DESIGN §6) and start the service call it asks for.
+
+        A frame of any type (malformed too) on a dead session gets ``session_expired`` and runs nothing
+        (``_session_alive``). A malformed or binary frame gets ``error`` ``bad_frame`` and the socket stays open
+        (decoded here, not by Channels: channels #2219).
+        """
+        frame: UserMessageFrame | ConfirmFrame | DismissFrame | ResumeFrame | None = None
+        invalid: FrameInvalid | None = None
         try:
             frame = parse_frame(decode_frame(text_data))
         except FrameInvalid as exc:
-            detail = exc.text(self.language)
+            invalid = exc
+        await self._answered(self._dispatch(frame, invalid))
+
+    async def _dispatch(
+        self, frame: UserMessageFrame | ConfirmFrame | DismissFrame | ResumeFrame | None, invalid: FrameInvalid | None
+    ) -> None:
+        if not await self._session_alive(frame):
+            return
+        if frame is None:
+            detail = invalid.text(self.language) if invalid else ""
             await self.send_error("bad_frame", error_text("bad_frame", self.language, detail=detail))
             return
         if isinstance(frame, UserMessageFrame):
-            await self._answered(self.on_user_message(frame))
+            await self.on_user_message(frame)
         elif isinstance(frame, ConfirmFrame):
             self._spawn(
                 self._locked(
@@ -150,6 +245,35 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
             self._spawn(self._locked(self._agent().dismiss(confirmation_id=frame.confirmation_id)))
         elif isinstance(frame, ResumeFrame):
             self._spawn(self._locked(self._resume(frame.conversation_id)))
+
+    async def _session_alive(self, frame: UserMessageFrame | ConfirmFrame | DismissFrame | ResumeFrame | None) -> bool:
+        """Re-read the socket's session (``session_is_valid``); when it is dead, audit ``session_expired`` with
+        what the frame asked for, send ``session_expired`` (in the message's language for a ``user_message``)
+        and return False: nothing of the frame runs — no turn, no LLM call, no tool, no upstream request
+        (DESIGN §10)."""
+        if not self.session_ended and await self._session_valid():
+            return True
+        self.session_ended = True
+        language = detect_language(frame.text) if isinstance(frame, UserMessageFrame) else self.language
+        extra: dict[str, Any] = {"source": "websocket", "frame": frame.type if frame is not None else "invalid"}
+        if isinstance(frame, UserMessageFrame | ResumeFrame):
+            extra["claimed_conversation_id"] = frame.conversation_id
+        elif isinstance(frame, ConfirmFrame | DismissFrame):
+            extra["confirmation_id"] = frame.confirmation_id
+        await database_sync_to_async(policy.audit_record)(
+            event_type=AuditEvent.EventType.SESSION_EXPIRED, actor=self.user, outcome="session_expired", extra=extra
+        )
+        await self.send_error("session_expired", error_text("session_expired", language))
+        return False
+
+    async def _session_valid(self) -> bool:
+        """``session_is_valid`` in the database thread; a connection the database dropped since the last unit of
+        work (a restart, a failover: issue 17) is closed and the check made once more on a new one."""
+        try:
+            return await database_sync_to_async(session_is_valid)(self.scope)
+        except DatabaseError:
+            await database_sync_to_async(_close_broken_connection)()
+            return await database_sync_to_async(session_is_valid)(self.scope)
 
     def _agent(self) -> AgentTurn:
         return AgentTurn(
@@ -186,7 +310,11 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
         """
         try:
             await coro
-        except ConversationNotFound:
+        except ConversationNotFound as exc:
+            # Another user's (or no) conversation: refused as before, and audited (``forbidden_reference``).
+            await database_sync_to_async(reference_refused)(
+                user=self.user, kind="conversation", ref_id=int(exc.args[0])
+            )
             with translation.override(self.language):
                 detail = gettext("conversation not found")
             await self.send_error("bad_frame", error_text("bad_frame", self.language, detail=detail))
@@ -205,18 +333,9 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
         await self.emit(ErrorEvent(code=code, message=message, errors=errors))
 
     async def on_user_message(self, frame: UserMessageFrame) -> None:
-        """Check the session and the frame's UIContext (DESIGN §5 steps 1–2, §10), then run the turn as a task."""
+        """Check the frame's UIContext (DESIGN §5 step 2, §10; the session was checked in ``receive``), then run
+        the turn as a task."""
         language = detect_language(frame.text)
-        if not await database_sync_to_async(session_is_valid)(self.scope):
-            # Nothing runs for a dead session: no turn, no LLM call, no tool (DESIGN §10).
-            await database_sync_to_async(policy.audit_record)(
-                event_type=AuditEvent.EventType.SESSION_EXPIRED,
-                actor=self.user,
-                outcome="session_expired",
-                extra={"source": "websocket", "claimed_conversation_id": frame.conversation_id},
-            )
-            await self.send_error("session_expired", error_text("session_expired", language))
-            return
         context = None
         if frame.context is not None:
             # DESIGN §5 step 2: an invalid context is audited (in context_accept) and the turn is not run.

@@ -10,7 +10,9 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from agentchat.models import Conversation, Message
+from agentchat.models import Conversation, Message, PendingConfirmation
+from policies import services as policy
+from policies.models import AuditEvent
 
 TITLE_CHARS = 80
 
@@ -62,3 +64,35 @@ def message_update(*, message_id: int, content: str, tool_calls: list[dict[str, 
 def tool_payload(data: Any) -> str:
     """Serialise a ToolMessage payload as compact JSON with non-ASCII kept."""
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def reference_refused(*, user: User, kind: str, ref_id: int, source: str = "websocket") -> None:
+    """Audit a frame that named a conversation or card the user may not touch (``forbidden_reference``; issue 13).
+
+    The frame is refused as before (``bad_frame`` «conversation not found», ``card_not_found``); this records who
+    tried, what was named and whose it is, so probing another user's ids shows in the audit log.
+
+    Args:
+        user: the socket's user.
+        kind: ``conversation`` or ``confirmation``.
+        ref_id: the id the frame named.
+        source: where the frame came from (``websocket``).
+
+    The audit row: ``event_type`` and ``outcome`` ``forbidden_reference``; ``conversation_id`` the named
+    conversation's (None when it does not exist); ``extra`` {``source``, ``kind``, ``id``, ``owner_id``} (None
+    when it does not exist).
+    """
+    if kind == "confirmation":
+        row = PendingConfirmation.objects.filter(pk=ref_id).values("user_id", "conversation_id", "tool").first()
+        owner_id, conversation_id, tool = (row["user_id"], row["conversation_id"], row["tool"]) if row else (None,) * 3
+    else:
+        owner_id = Conversation.objects.filter(pk=ref_id).values_list("user_id", flat=True).first()
+        conversation_id, tool = (ref_id if owner_id is not None else None), ""
+    policy.audit_record(
+        event_type=AuditEvent.EventType.FORBIDDEN_REFERENCE,
+        actor=user,
+        conversation_id=conversation_id,
+        tool=tool or "",
+        outcome="forbidden_reference",
+        extra={"source": source, "kind": kind, "id": ref_id, "owner_id": owner_id},
+    )

@@ -160,18 +160,11 @@ def confirmation_decide(*, user: User, confirmation_id: int, approve: bool, type
     """Decide a pending confirmation once: a single conditional UPDATE ``pending`` → ``approved|denied``.
 
     A denial also stores the ToolMessage «declined, do not retry» and a system chat line «Операция отменена».
-    Another user's id is refused and audited without touching the row.
+    Another user's (or a missing) id is refused and audited as ``forbidden_reference`` without touching the row.
     """
     row = PendingConfirmation.objects.filter(pk=confirmation_id).select_related("user").first()
     if row is None or row.user_id != user.pk:
-        policy.audit_record(
-            event_type=Event.PERMISSION_DENIED,
-            actor=user,
-            conversation_id=row.conversation_id if row else None,
-            tool=row.tool if row else "",
-            outcome="foreign_confirmation",
-            extra={"confirmation_id": confirmation_id, "owner_id": row.user_id if row else None},
-        )
+        conv.reference_refused(user=user, kind="confirmation", ref_id=confirmation_id)
         return Decided("not_found")
     if row.status != Status.PENDING:
         return Decided("already", row)
@@ -212,10 +205,13 @@ def confirmation_finish(*, confirmation_id: int, status: str) -> None:
 
 
 def confirmation_dismiss(*, user: User, confirmation_id: int) -> PendingConfirmation | None:
-    """Dismiss a denied card («Недостаточно прав»): audit ``cancelled``; None if it is not the user's refusal."""
+    """Dismiss a denied card («Недостаточно прав»): audit ``cancelled``; None if it is not the user's refusal (a card
+    of another user, or none, is also audited as ``forbidden_reference``)."""
     row = PendingConfirmation.objects.filter(pk=confirmation_id, user=user, status=Status.REFUSED).first()
     if row is not None:
         _audit(row, Event.CANCELLED, "dismissed")
+    elif not PendingConfirmation.objects.filter(pk=confirmation_id, user=user).exists():
+        conv.reference_refused(user=user, kind="confirmation", ref_id=confirmation_id)  # another user's or none
     return row
 
 

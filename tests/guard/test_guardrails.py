@@ -250,10 +250,16 @@ async def test_another_users_approval_is_refused_audited_and_changes_nothing(use
     row = await PendingConfirmation.objects.aget(pk=confirmation_id)
     assert row.status == Status.PENDING
     audited = await database_sync_to_async(list)(
-        AuditEvent.objects.filter(actor=intruder, outcome="foreign_confirmation")
+        AuditEvent.objects.filter(actor=intruder, event_type=AuditEvent.EventType.FORBIDDEN_REFERENCE)
     )
     assert len(audited) == 1
-    assert audited[0].extra_data["confirmation_id"] == confirmation_id
+    assert audited[0].outcome == "forbidden_reference"
+    assert audited[0].extra_data == {
+        "source": "websocket",
+        "kind": "confirmation",
+        "id": confirmation_id,
+        "owner_id": users["engineer"].pk,
+    }
 
 
 async def test_tampered_arguments_never_run(users):
