@@ -30,7 +30,7 @@ def sign_in(username: str, password: str = "demo"):
 
 @pytest.fixture
 def analyst(password_mode, superset_stack):
-    """``analyst`` signed in through Superset: password identities in ss-dev, staging (ss-dev's URL) and prod."""
+    """``analyst`` signed in through Superset: a password identity in every active environment."""
     user = sign_in("analyst")
     assert user == password_mode["analyst"]
     return user

@@ -5,6 +5,7 @@ import pytest
 
 from agentchat.identity.crypto import secret_open
 from agentchat.models import SupersetIdentity
+from policies.models import Environment
 from tests.support.api_keys import api_key_create, api_key_revoke
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -16,8 +17,9 @@ def test_signed_in_identities_are_listed_without_secrets(client, analyst):
     html = client.get("/settings/").content.decode()
 
     identities = list(SupersetIdentity.objects.filter(user=analyst))
-    assert {i.environment.env_id for i in identities} == {"ss-dev", "staging", "prod"}
-    assert html.count('data-kind="password"') == 3
+    active = set(Environment.objects.filter(is_active=True).values_list("env_id", flat=True))
+    assert {i.environment.env_id for i in identities} == active >= {"ss-dev", "prod"}
+    assert html.count('data-kind="password"') == len(active)
     for identity in identities:
         secret = secret_open(identity.secret)
         assert secret["access"] not in html
