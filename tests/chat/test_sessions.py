@@ -13,6 +13,7 @@ from django.utils import timezone
 from agentchat.models import Conversation
 from policies.models import AuditEvent
 from tests.support.websocket import frames_until, ws_connect
+from tests.support.wording import text
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -70,7 +71,8 @@ async def test_ended_session_gets_session_expired_and_nothing_runs(users, end_se
     frames, close_code = await _until_quiet_or_closed(communicator)
     await communicator.disconnect()
 
-    assert frames == [{"event": "error", "code": "session_expired", "message": "сессия истекла, обновите страницу"}]
+    expired = text("ru", "session expired, reload the page")
+    assert frames == [{"event": "error", "code": "session_expired", "message": expired}]
     # a password change also reaches the user's group (close 4401); the socket's expiry timer may see a past
     # expiry first (close 4401); a deleted row is found by the frame only
     expected = {_change_password: {4401}, _expire: {None, 4401}, _log_out: {None}}[end_session]

@@ -25,6 +25,7 @@ from agentchat.context.uicontext import (
 )
 from policies.models import AuditEvent, Environment
 from tests.support.context_entry_points import scripted_connect, submit, via_api, ws_send
+from tests.support.wording import text
 
 pytestmark = pytest.mark.django_db(transaction=True)
 ENTRIES = ["api", "websocket"]
@@ -67,7 +68,9 @@ def assert_rejected(outcome, entry: str, field: str, raw: str) -> None:
         assert outcome.status == 422
     else:
         assert outcome.frames[0]["code"] == "invalid_context"
-        assert outcome.frames[0]["message"].startswith("Контекст страницы отклонён")
+        assert outcome.frames[0]["message"].startswith(
+            text("ru", "The page context was rejected: %(detail)s", detail="").rstrip(": ")
+        )
     audit = outcome.audit
     assert audit is not None
     assert audit.extra_data["source"] == entry
@@ -376,7 +379,7 @@ def test_context_errors_are_told_in_russian():
             {"contextVersion": 2, "objectId": "1e3", "envId": "nope", "extra": 1}, active_env_ids={"ss-dev"}
         )
     summary = caught.value.summary("ru")
-    assert "contextVersion: contextVersion должен быть целым числом 1" in summary
-    assert "objectId: objectId — только цифры 0–9" in summary
-    assert "extra: неизвестное поле" in summary
+    assert "contextVersion: " + text("ru", "contextVersion must be the integer 1") in summary
+    assert "objectId: " + text("ru", "objectId must be ASCII digits") in summary
+    assert "extra: " + text("ru", "Extra inputs are not permitted") in summary
     assert not re.search(r"[A-Za-z]{3,} [a-z]{3,} [a-z]{3,}", summary.replace("contextVersion", "")), summary

@@ -12,6 +12,7 @@ from agentchat.runtime.registry import registry
 from policies.models import AuditEvent, Tool
 from tests.support.contexts import DASHBOARD_1, dashboard_context
 from tests.support.websocket import frames_until, ws_connect
+from tests.support.wording import ptext, text
 
 pytestmark = pytest.mark.django_db(transaction=True)
 Event = AuditEvent.EventType
@@ -163,7 +164,7 @@ async def test_history_without_stored_context_says_context_unavailable_and_works
     await communicator.disconnect()
 
     assert frames[0]["context_status"] == "unavailable"
-    assert frames[-1]["text"].startswith("Контекст недоступен")
+    assert frames[-1]["text"].startswith(text("ru", "Context unavailable: general mode."))
     offered = (await audit_rows(conversation_id, Event.TOOL_OFFERED))[0]
     assert offered.extra_data["object_type"] is None
     assert "list_environments" in offered.extra_data["tools"]  # general mode: not filtered by an object type
@@ -176,7 +177,7 @@ async def test_context_less_conversation_of_today_is_not_reported_unavailable(us
     second = await ask(communicator, "что ты умеешь?", None, first[0]["conversation_id"])
     await communicator.disconnect()
     assert [first[0]["context_status"], second[0]["context_status"]] == ["none", "none"]
-    assert "Контекст недоступен" not in second[-1]["text"]
+    assert text("ru", "Context unavailable: general mode.").split(":")[0] not in second[-1]["text"]
 
 
 def test_turn_context_rules(users):
@@ -214,7 +215,7 @@ def test_history_list_shows_title_object_and_time_never_the_object_name(users):
     html = client.get("/agent").content.decode()
     assert f'href="/agent?conversation={conversation.pk}"' in html
     assert "статус отчёта" in html
-    assert "Дашборд #1 · ss-dev" in html
+    assert ptext("ru", "object type", "Dashboard") + " #1 · ss-dev" in html
     assert localtime(conversation.updated_at).strftime("%d.%m.%Y %H:%M") in html
     assert "Фальшивка" not in html
     assert "чужой разговор" not in html
@@ -232,7 +233,7 @@ def test_conversation_api_returns_messages_and_stored_context_only_to_its_owner(
     body = client.get(f"/api/agent/conversations/{conversation.pk}/").json()
     assert body["ui_context"] == context
     assert body["context_available"] is True
-    assert body["object"] == "Дашборд #1 · ss-dev"
+    assert body["object"] == ptext("ru", "object type", "Dashboard") + " #1 · ss-dev"
     assert [(m["role"], m["content"]) for m in body["messages"]] == [("user", "вопрос"), ("assistant", "ответ")]
     client.force_login(other)
     assert client.get(f"/api/agent/conversations/{conversation.pk}/").status_code == 404
@@ -288,7 +289,9 @@ def test_conversation_timeline_restores_tool_lines_system_lines_and_decided_card
         ("message", "system"),
     ]
     assert timeline[1]["id"] == executed.pk
-    assert "Подтверждено и выполнено" in timeline[1]["html"]
-    assert '<b title="create_branch">создание git-ветки</b>' in timeline[1]["html"]  # the title, not the code
-    assert (timeline[2]["title"], timeline[2]["ok"]) == ("создание git-ветки", True)
-    assert "Операция отменена" in timeline[3]["html"]
+    assert text("ru", "Confirmed and done") in timeline[1]["html"]
+    assert (
+        f'<b title="create_branch">{text("ru", "creating a git branch")}</b>' in timeline[1]["html"]
+    )  # the title, not the code
+    assert (timeline[2]["title"], timeline[2]["ok"]) == (text("ru", "creating a git branch"), True)
+    assert text("ru", "Operation cancelled") in timeline[3]["html"]

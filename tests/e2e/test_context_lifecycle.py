@@ -8,6 +8,7 @@ from playwright.sync_api import expect
 
 from tests.support import superset_api
 from tests.support.browser import ask, login
+from tests.support.wording import text
 
 ENERGY = "Отчёт по энергопотреблению"
 REGIONS = "Обзор регионов"
@@ -123,20 +124,22 @@ def test_history_conversation_without_stored_context_says_context_unavailable(pa
     login(page, app_server, "analyst")
     page.goto(app_server.url + "/agent")
     page.get_by_role("link", name=title).click()
-    expect(page.get_by_test_id("context-unavailable")).to_contain_text("Контекст недоступен")
+    expect(page.get_by_test_id("context-unavailable")).to_contain_text(
+        text("ru", "Context unavailable: the agent works in general mode.")
+    )
     expect(page.get_by_test_id("history-message")).to_have_count(2)
     answer = ask(page, "что ты умеешь?")
-    assert answer.startswith("Контекст недоступен")
-    assert "Вот что я могу сделать здесь" in answer
+    assert answer.startswith(text("ru", "Context unavailable: general mode."))
+    assert text("ru", "Here is what I can do here:") in answer
 
 
 def test_unknown_object_type_in_the_url_is_treated_as_no_object(page, app_server):
     login(page, app_server, "analyst")
     page.goto(app_server.url + "/agent?objectType=invalid&objectId=1&objectName=X&envId=ss-dev&route=/x")
-    expect(page.get_by_test_id("context-summary")).to_contain_text("Без контекста")
+    expect(page.get_by_test_id("context-summary")).to_contain_text(text("ru", "No context"))
     expect(page.get_by_test_id("env-select")).to_have_value("ss-dev")
     answer = ask(page, "что ты умеешь?")
-    assert "Вот что я могу сделать здесь" in answer
+    assert text("ru", "Here is what I can do here:") in answer
     expect(page.locator(".msg-error")).to_have_count(0)  # no invalid_context: the page sent objectType null
 
 

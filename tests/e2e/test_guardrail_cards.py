@@ -11,6 +11,7 @@ from playwright.sync_api import expect
 
 from tests.support.browser import ask, login, openai_app_server_with
 from tests.support.chat_server import Call, ChatServer, Recorded, Reply
+from tests.support.wording import text as catalogue_text
 
 ENERGY = "Отчёт по энергопотреблению"
 CARD = "[data-card=confirm]"
@@ -74,8 +75,8 @@ def test_deploy_to_prod_shows_a_destructive_production_card_with_real_names(page
 
     card.locator("[data-action=deny]").click()
     cancelled = page.locator("[data-card=cancelled]").last
-    expect(cancelled).to_contain_text("Операция отменена")
-    expect(page.locator(".entry.msg-system").last).to_contain_text("Операция отменена")
+    expect(cancelled).to_contain_text(catalogue_text("ru", "Operation cancelled"))
+    expect(page.locator(".entry.msg-system").last).to_contain_text(catalogue_text("ru", "Operation cancelled"))
     expect(page.locator(CARD)).to_have_count(0)  # the card was replaced by «Операция отменена»
 
 
@@ -92,7 +93,7 @@ def test_deploy_to_dev_shows_an_info_card(page, app_server):
     expect(card.locator("[data-role=typed-env]")).to_have_count(0)
     expect(card.locator("[data-action=approve]")).to_be_enabled()
     card.locator("[data-action=deny]").click()
-    expect(page.locator("[data-card=cancelled]").last).to_contain_text("Операция отменена")
+    expect(page.locator("[data-card=cancelled]").last).to_contain_text(catalogue_text("ru", "Operation cancelled"))
 
 
 def test_read_with_hitl_confirm_reads_is_a_success_read_card(page, scripted_server):
@@ -103,7 +104,7 @@ def test_read_with_hitl_confirm_reads_is_a_success_read_card(page, scripted_serv
     expect(card).to_be_visible(timeout=60_000)
     expect(card).to_have_attribute("data-tone", "success")
     expect(card).to_have_attribute("data-operation", "read")
-    expect(card).to_contain_text("Чтение данных")
+    expect(card).to_contain_text(catalogue_text("ru", "Reading data"))
     assert "⚠" not in card.inner_html()
     card.locator("[data-action=approve]").click()
     answer = page.locator("[data-testid=assistant-message][data-final='1']").last
@@ -114,7 +115,7 @@ def test_read_with_hitl_confirm_reads_is_a_success_read_card(page, scripted_serv
     page.reload()
     page.wait_for_selector("body[data-ws=open]")
     expect(page.locator("[data-card=state][data-status=executed]")).to_have_count(1)
-    expect(page.locator(".entry.tool-status").last).to_contain_text("✓ поиск дашбордов")
+    expect(page.locator(".entry.tool-status").last).to_contain_text("✓ " + catalogue_text("ru", "dashboard search"))
     expect(page.get_by_test_id("history-message").last).to_contain_text("Готово")
     expect(page.locator(CARD)).to_have_count(0)  # nothing left to confirm
 
@@ -124,10 +125,10 @@ def test_analyst_asking_for_a_deploy_gets_a_denied_card_without_confirm(page, sc
     open_agent(page, scripted_server, "ss-dev")
     answer = ask(page, "задеплой этот дашборд в prod")
     card = page.locator("[data-card=denied]").last
-    expect(card).to_contain_text("Недостаточно прав")
+    expect(card).to_contain_text(catalogue_text("ru", "Not enough permissions"))
     expect(card.get_by_test_id("required-roles")).to_contain_text("engineer")
     expect(card.locator("[data-action=approve]")).to_have_count(0)
     assert "confirm" not in card.inner_html().lower()
     assert "Готово" in answer
     card.locator("[data-action=dismiss]").click()
-    expect(page.locator("[data-card=cancelled]").last).to_contain_text("Операция отменена")
+    expect(page.locator("[data-card=cancelled]").last).to_contain_text(catalogue_text("ru", "Operation cancelled"))

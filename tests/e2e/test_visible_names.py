@@ -9,6 +9,7 @@ from playwright.sync_api import expect
 from tests.support import superset_api
 from tests.support.browser import ask, login
 from tests.support.superset_scratch import scratch
+from tests.support.wording import text
 
 RLO = "\u202e"
 TITLE = f"Отчёт {RLO}txt.exe"
@@ -40,5 +41,5 @@ def test_a_title_with_a_bidi_override_is_shown_visibly_and_the_button_opens_a_va
         assert SHOWN in answer  # the title read from Superset by id, shown visibly
         assert RLO not in answer
         messages = page.get_by_test_id("messages").inner_text()
-        assert "Контекст страницы отклонён" not in messages
+        assert text("ru", "The page context was rejected: %(detail)s", detail="").rstrip(": ") not in messages
         assert RLO not in page.content()

@@ -21,6 +21,7 @@ from tests.support.contexts import DASHBOARD_1
 from tests.support.history_check import history_errors
 from tests.support.scripted_llm import scripted, tool_calls_message
 from tests.support.users import make_user
+from tests.support.wording import text
 
 pytestmark = pytest.mark.django_db(transaction=True)
 Status = PendingConfirmation.Status
@@ -122,8 +123,9 @@ async def test_deny_cancels_says_so_in_chat_and_the_llm_continues(users):
     )
     cancelled = decided.of("cancelled")[0]
     assert cancelled["confirmation_id"] == card["confirmation_id"]
-    assert "Операция отменена" in cancelled["html"]
-    assert any("Операция отменена" in f["text"] for f in decided.of("message"))
+    assert text("ru", "Operation cancelled") in cancelled["html"]
+    line = text("ru", "Operation cancelled: %(title)s", title="")
+    assert any(line in f["text"] for f in decided.of("message"))
     assert not decided.of("tool_started")
     assert decided.of("message")[-1]["text"] == "Хорошо, не создаю."
     row = await PendingConfirmation.objects.aget(pk=card["confirmation_id"])
@@ -145,7 +147,7 @@ async def test_new_message_expires_the_pending_card_everywhere(users):
     expired = second.of("cancelled")[0]
     assert expired["confirmation_id"] == card["confirmation_id"]
     assert expired["reason"] == "expired"
-    assert "устарело" in expired["html"]
+    assert text("ru", "Confirmation expired") in expired["html"]
     row = await PendingConfirmation.objects.aget(pk=card["confirmation_id"])
     assert row.status == Status.EXPIRED
     assert len(await database_sync_to_async(_audit)(conversation_id, "expired")) == 1
@@ -245,7 +247,9 @@ async def test_another_users_approval_is_refused_audited_and_changes_nothing(use
     seen = Frames()
     await AgentTurn(user=intruder, emit=seen, model=model).decide(confirmation_id=confirmation_id, approve=True)
     assert seen.of("error")[0]["code"] == "card_not_found"
-    assert seen.of("error")[0]["message"] == f"Карточка подтверждения #{confirmation_id} не найдена (или она не ваша)."
+    assert seen.of("error")[0]["message"] == text(
+        "ru", "Confirmation card #%(card_id)s was not found (or is not yours).", card_id=confirmation_id
+    )
     assert not seen.of("tool_started")
     row = await PendingConfirmation.objects.aget(pk=confirmation_id)
     assert row.status == Status.PENDING
@@ -328,7 +332,7 @@ async def test_read_with_hitl_confirm_reads_gets_a_success_read_card(users, sett
     card = frames.of("confirm_required")[0]
     assert card["decision"]["operation"] == "read"
     assert card["decision"]["tone"] == "success"
-    assert "чтение данных" in card["html"].lower()
+    assert text("ru", "read-only: nothing changes").lower() in card["html"].lower()
     assert "⚠" not in card["html"]
     assert "tone-success" in card["html"]
 
@@ -380,6 +384,6 @@ async def test_a_call_the_tool_would_refuse_gets_no_card_but_a_reason(users, nam
 
     assert frames.of("confirm_required") == []
     [error] = frames.of("error")
-    assert error["message"].startswith("Неверные аргументы инструмента: ")
+    assert error["message"].startswith(text("ru", "Invalid tool arguments: %(detail)s", detail=""))
     assert expected in error["message"]
     assert not await PendingConfirmation.objects.filter(conversation_id=conversation_id).aexists()

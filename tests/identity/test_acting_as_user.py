@@ -41,7 +41,7 @@ async def test_analyst_reads_their_table_is_refused_another_and_superset_names_t
     assert refused.ok is False
     assert refused.error_code == "superset_denied"
     reason = refused.error_message.removeprefix(text("ru", "Superset refuses: %(reason)s", reason=""))
-    assert refused.error_message.startswith("Superset запрещает: ")
+    assert refused.error_message.startswith(text("ru", "Superset refuses: %(reason)s", reason=""))
     assert "main.regions" in reason  # Superset's own words: «You need access to the following tables: …»
     assert refused.requests == 2  # the database look-up and the query: never retried, never as another account
     identity = await SupersetIdentity.objects.aget(user=analyst, environment__env_id="ss-dev")
@@ -81,7 +81,9 @@ async def test_no_identity_runs_nothing_and_says_what_to_do(password_mode, super
     offered = await sync_to_async(toolset_for)(user=user, context={"objectType": "dataset", "envId": "prod"})
 
     assert outcome.error_code == "no_identity"
-    assert outcome.error_message == "Нет доступа к prod: войдите заново или добавьте API-ключ Superset в настройках."
+    assert outcome.error_message == text(
+        "ru", "No access to %(env)s: sign in again or add a Superset API key in settings.", env="prod"
+    )
     assert outcome.requests == 0
     assert all(not spec.env_specific for spec in offered)
     assert await sync_to_async(identity_env_ids)(user=user) == set()

@@ -5,6 +5,7 @@ import pytest
 
 from agentchat.turn.agent import AgentTurn
 from tests.support.contexts import ui_context
+from tests.support.wording import text
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -30,4 +31,6 @@ async def test_no_identity_answer_names_the_environment_and_what_to_do(password_
 
     answer = [f for f in frames if f["event"] == "message"][-1]["text"]
     assert not [f for f in frames if f["event"] in ("tool_started", "permission_denied", "confirm_required")]
-    assert "Нет доступа к prod: войдите заново или добавьте API-ключ Superset в настройках." in answer
+    assert (
+        text("ru", "No access to %(env)s: sign in again or add a Superset API key in settings.", env="prod") in answer
+    )

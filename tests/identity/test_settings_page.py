@@ -7,6 +7,7 @@ from agentchat.identity.crypto import secret_open
 from agentchat.models import SupersetIdentity
 from policies.models import Environment
 from tests.support.api_keys import api_key_create, api_key_revoke
+from tests.support.wording import text
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -39,10 +40,13 @@ def test_api_key_is_checked_saved_masked_and_removable(client, password_mode, su
     finally:
         api_key_revoke("ss-dev", "engineer", key_uuid)
 
-    assert "Superset ss-dev не принял этот API-ключ." in refused.content.decode()
+    assert text("ru", "Superset %(env)s did not accept this API key.", env="ss-dev") in refused.content.decode()
     html = added.content.decode()
     identity = SupersetIdentity.objects.get(user=user, kind="api_key")
-    assert "API-ключ для ss-dev добавлен: агент действует там от имени engineer." in html
+    added_line = text(
+        "ru", "API key of %(env)s added: the agent acts there as %(username)s.", env="ss-dev", username="engineer"
+    )
+    assert added_line in html
     assert f"{key[:4]}…{key[-4:]}" in html
     assert key not in html
     assert (identity.superset_username, identity.environment.env_id) == ("engineer", "ss-dev")

@@ -70,7 +70,7 @@ async def test_service_mode_card_and_audit_say_the_shared_account(password_mode,
     card, extra = await _approved_branch(password_mode["engineer"])
 
     assert card["decision"]["acts_as"] == "service"
-    assert "действует от сервисной учётной записи" in card["html"]
+    assert text("ru", "acts as the service account") in card["html"]
     assert extra["acting"] == {"ss-dev": {"kind": "service", "superset_username": "admin"}}
 
 
@@ -104,7 +104,7 @@ async def test_superset_refusal_in_a_turn_is_audited_as_permission_denied_from_s
     assert denied[0]["outcome"] == "superset_denied"
     assert denied[0]["extra_data"]["source"] == "superset"
     assert denied[0]["extra_data"]["acting"] == {"ss-dev": {"kind": "password", "superset_username": "analyst"}}
-    assert denied[0]["extra_data"]["message"].startswith("Superset запрещает: ")
+    assert denied[0]["extra_data"]["message"].startswith(text("ru", "Superset refuses: %(reason)s", reason=""))
     assert denied[0]["extra_data"]["retries"] == 0
     assert not [row for row in rows if row["event_type"] == "retry"]
     assert frames.of("tool_finished")[0]["ok"] is False

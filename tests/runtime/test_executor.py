@@ -20,8 +20,10 @@ from tests.support.faultproxy import FAULTY_ENV, Fault
 from tests.support.superset_api import chart_ids_named
 from tests.support.superset_scratch import charts_delete
 from tests.support.tool_runs import aset_tool_timeout
+from tests.support.wording import text
 
 pytestmark = pytest.mark.django_db(transaction=True)
+STATUS_UNKNOWN = "%(tool)s: operation status unknown — check the status."  # msgid of the catalogue
 
 DASHBOARD_LIST = r"^/api/v1/dashboard/$"
 LOGIN = r"^/api/v1/security/login$"
@@ -145,10 +147,11 @@ async def test_read_persistent_failure_stops_after_two_requests_with_clear_error
     assert outcome.error_code == "upstream_unavailable"
     assert fault_proxy.count("GET", DASHBOARD_LIST) == 2
     assert 0.95 <= _gaps(fault_proxy.hits("GET", DASHBOARD_LIST))[0] <= 1.6
-    assert outcome.error_message.startswith("Superset недоступен (faulty: ")
+    head, tail = text("ru", "Superset is unavailable (%(detail)s), try again later.", detail="\0").split("\0")
+    assert outcome.error_message.startswith(head + "faulty: ")
     expected = f"HTTP {status}" if status else "connection reset"
     assert expected in outcome.error_message
-    assert outcome.error_message.endswith("повторите позже.")
+    assert outcome.error_message.endswith(tail)
 
 
 async def test_write_with_503_is_sent_once_and_never_retried(users, faulty_env, fault_proxy, probe_chart_name):
@@ -159,7 +162,7 @@ async def test_write_with_503_is_sent_once_and_never_retried(users, faulty_env, 
 
     assert not outcome.ok
     assert outcome.error_code == "status_unknown"
-    assert outcome.error_message == "test_create_chart: статус операции неизвестен — проверьте статус."
+    assert outcome.error_message == text("ru", STATUS_UNKNOWN, tool="test_create_chart")
     assert fault_proxy.count("POST", CHART_CREATE) == 1
     assert outcome.retries == 0
     await asyncio.sleep(1.2)  # a retry would have come by now
@@ -182,7 +185,8 @@ async def test_write_committed_then_hang_is_status_unknown_and_exists_once(
     assert outcome.error_code == "status_unknown"
     assert outcome.timed_out
     assert 3.0 <= elapsed <= 4.0
-    assert "статус операции неизвестен — проверьте статус" in outcome.error_message
+    unknown = text("ru", STATUS_UNKNOWN, tool="").strip(": .")
+    assert unknown in outcome.error_message
     assert fault_proxy.count("POST", CHART_CREATE) == 1
     assert len(await wait_for_charts(probe_chart_name)) == 1
     await asyncio.sleep(1.2)  # no second attempt arrives later
@@ -249,7 +253,9 @@ async def test_read_hang_times_out_within_deadline_plus_one_second(users, faulty
     assert outcome.error_code == "timeout"
     assert outcome.timed_out
     assert 1.5 <= elapsed <= 2.5
-    assert outcome.error_message == "Инструмент search_dashboards не ответил за 1.5 с."
+    assert outcome.error_message == text(
+        "ru", "Tool %(tool)s did not answer within %(timeout_s)s s.", tool="search_dashboards", timeout_s=1.5
+    )
     assert fault_proxy.count("GET", DASHBOARD_LIST) == hits_before + 1
 
 
@@ -260,7 +266,7 @@ async def test_superset_401_twice_is_session_expired_after_at_most_two_logins(us
     outcome = await search(users["analyst"])
 
     assert outcome.error_code == "session_expired"
-    assert outcome.error_message == "сессия истекла, обновите страницу"
+    assert outcome.error_message == text("ru", "session expired, reload the page")
     assert fault_proxy.count("POST", LOGIN) <= 2
     assert fault_proxy.count("GET", DASHBOARD_LIST) == 2
     assert outcome.retries == 0
@@ -290,7 +296,8 @@ async def test_429_is_rate_limited_with_retry_after_and_one_request(users, fault
     outcome = await search(users["analyst"])
 
     assert outcome.error_code == "rate_limited"
-    assert outcome.error_message == "Слишком много запросов к Superset, повторите через 7 с."
+    retry_in = text("ru", "Too many requests to Superset, retry in %(retry_after)s s.", retry_after=7)
+    assert outcome.error_message == retry_in
     assert fault_proxy.count("GET", DASHBOARD_LIST) == 1
     await asyncio.sleep(1.2)
     assert fault_proxy.count("GET", DASHBOARD_LIST) == 1
@@ -388,4 +395,5 @@ async def test_crashing_tool_becomes_internal_error_not_an_exception(users, poli
 
     outcome = await run(spec, users["analyst"])
 
-    assert (outcome.ok, outcome.error_code, outcome.error_message) == (False, "internal", "Внутренняя ошибка сервера.")
+    expected = (False, "internal", text("ru", "Internal server error."))
+    assert (outcome.ok, outcome.error_code, outcome.error_message) == expected

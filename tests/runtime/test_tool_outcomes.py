@@ -23,6 +23,7 @@ from tests.support.faultproxy import FAULTY_ENV, Fault
 from tests.support.superset_scratch import charts_delete
 from tests.support.tool_runs import aset_tool_timeout
 from tests.support.websocket import frames_until, ws_connect
+from tests.support.wording import text
 
 pytestmark = pytest.mark.django_db(transaction=True)
 Event = AuditEvent.EventType
@@ -62,8 +63,10 @@ async def test_read_hang_in_chat_is_timeout_and_the_chat_keeps_working(
     assert finished["duration_ms"] <= 3000
     error = next(f for f in rest if f["event"] == "error")
     assert error["code"] == "timeout"
-    assert error["message"] == "Инструмент get_health_summary не ответил за 2 с."
-    assert "не ответил" in rest[-1]["text"]
+    assert error["message"] == text(
+        "ru", "Tool %(tool)s did not answer within %(timeout_s)s s.", tool="get_health_summary", timeout_s=2
+    )
+    assert error["message"] in rest[-1]["text"]
 
     fault_proxy.clear()
     conversation_id = started[0]["conversation_id"]
@@ -194,7 +197,10 @@ async def test_failed_outcome_becomes_error_frame_tool_message_and_audit_row(
     assert frames[1]["code"] == code
     assert frames[1]["message"] == outcome.error_message
     if code == "rate_limited":
-        assert "30 с" in frames[1]["message"]
+        assert (
+            text("ru", "Too many requests to Superset, retry in %(retry_after)s s.", retry_after=30)
+            == frames[1]["message"]
+        )
     assert tool_message.status == "error"
     payload = json.loads(tool_message.content)
     assert payload["error"] == code

@@ -19,6 +19,7 @@ from tests.llm.test_provider import openai_provider  # noqa: F401 - the scripted
 from tests.support.chat_server import Call, Recorded, Reply
 from tests.support.superset_api import dashboard_uuid
 from tests.support.tool_runs import call_tool, tool_impact
+from tests.support.wording import text
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -233,6 +234,16 @@ async def test_asking_for_a_deploy_onto_the_same_instance_gets_no_card(users, en
     frames = await ask(users["engineer"], "задеплой этот дашборд в staging", page("dashboard", energy_dashboard["id"]))
 
     assert frames.of("confirm_required") == []
-    assert "один и тот же экземпляр Superset" in frames.answer or any(
-        "один и тот же экземпляр Superset" in f["message"] for f in frames.of("error")
+    same = (
+        text(
+            "ru",
+            "%(source)s and %(target)s are the same Superset instance (%(url)s): a deploy onto itself is refused — "
+            "it would change nothing, and its import would overwrite the source's own objects.",
+            source="\0",
+            target="\0",
+            url="\0",
+        )
+        .split("\0")[2]
+        .strip(" —(")
     )
+    assert same in frames.answer or any(same in f["message"] for f in frames.of("error"))

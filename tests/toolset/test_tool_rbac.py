@@ -21,6 +21,7 @@ from policies.models import AuditEvent, Environment, ToolPermission
 from tests.support.contexts import ui_context
 from tests.support.loopback_proxy import CountingProxy
 from tests.support.scripted_llm import scripted, tool_calls_message
+from tests.support.wording import text
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -93,7 +94,7 @@ def assert_denial_card(frame: dict) -> None:
     """A «Недостаточно прав» card with a dismiss button and no confirm button anywhere (DESIGN §9)."""
     html = frame["html"]
     assert set(frame) == {"event", "call_id", "tool", "required_roles", "html"}
-    assert "Недостаточно прав" in html or "Not enough permissions" in html
+    assert text("ru", "Not enough permissions") in html or "Not enough permissions" in html
     assert re.findall(r"<button\b", html) == ["<button"]
     assert 'data-action="dismiss"' in html
     assert "confirm" not in html.lower()

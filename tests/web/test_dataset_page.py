@@ -6,6 +6,7 @@ import re
 import pytest
 
 from tests.support.superset_api import api, datasets_named
+from tests.support.wording import text
 
 pytestmark = pytest.mark.django_db
 
@@ -46,7 +47,7 @@ def test_dataset_page_shows_dependents_mapping_and_review_status(page):
     )
     link = f'<a href="/datasets/{prod_id}/?env_id=prod">есть (id {prod_id})</a>'
     assert re.search('data-env="prod" data-status="found">[^<]*<small>prod</small>:\\s*' + re.escape(link), html)
-    assert re.search(r'data-testid="dataset-review">не сертифицирован', html)
+    assert re.search('data-testid="dataset-review">' + re.escape(text("ru", "not certified")), html)
     assert 'data-testid="dataset-table">energy_consumption<' in html
     assert "objectType=dataset" in html
 
@@ -62,7 +63,7 @@ def test_virtual_dataset_page_shows_sql_missing_in_prod_and_certification(page, 
     html = page(virtual_dataset["id"]).content.decode()
 
     assert 'data-env="prod" data-status="missing">' in html
-    assert 'data-testid="dataset-review">сертифицирован: QA — ok' in html
+    assert 'data-testid="dataset-review">' + text("ru", "certified: %(by)s", by="QA") + " — ok" in html
     assert "SELECT region, population FROM regions" in html
 
 
@@ -70,4 +71,6 @@ def test_unknown_dataset_page_says_why(page):
     response = page(999_999)
 
     assert response.status_code == 404  # the dataset does not exist there: not an outage
-    assert "Датасет #999999 не найден в ss-dev." in response.content.decode()
+    assert (
+        text("ru", "Dataset #%(id)s was not found in %(env)s.", id=999_999, env="ss-dev") in response.content.decode()
+    )

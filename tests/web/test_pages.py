@@ -6,6 +6,7 @@ import pytest
 from django.test import Client
 
 from tests.support.superset_api import api
+from tests.support.wording import text as catalogue_text
 
 pytestmark = pytest.mark.django_db
 
@@ -30,13 +31,17 @@ def test_missing_object_is_a_404_page_that_says_so(engineer_client, superset_sta
     text = response.content.decode()
     assert expected in text
     assert "HTTP 404" not in text  # no raw upstream status
-    assert "Superset недоступен" not in text  # not an outage
+    unavailable = catalogue_text("ru", "Superset is unavailable (%(detail)s), try again later.", detail="\0").split(
+        "\0"
+    )[0]
+    assert unavailable.rstrip(" (") not in text  # not an outage
 
 
 def test_unknown_environment_is_an_app_404_page(engineer_client):
     response = engineer_client.get("/dashboards/?env_id=nonexistent")
     assert response.status_code == 404
-    assert "Окружение «nonexistent» не найдено" in response.content.decode()
+    missing = catalogue_text("ru", "Environment “%(env_id)s” was not found or is switched off.", env_id="nonexistent")
+    assert missing in response.content.decode()
     assert 'data-testid="page-error"' in response.content.decode()
 
 
