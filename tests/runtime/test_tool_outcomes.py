@@ -11,6 +11,7 @@ from channels.db import database_sync_to_async
 
 from agentchat.conversations import services as conv
 from agentchat.models import Message
+from agentchat.runtime.binding import object_used
 from agentchat.runtime.executor import tool_execute
 from agentchat.runtime.registry import tool_spec
 from agentchat.runtime.summarise import list_totals, to_json
@@ -130,9 +131,10 @@ async def test_large_result_is_summarised_for_the_llm_and_sizes_are_audited(
     conversation_id = await AgentTurn(user=users["analyst"], emit=emit).run(
         conversation_id=None, text="расскажи про этот дашборд", context=faulty_context(energy_dashboard)
     )
+    args = {"env_id": FAULTY_ENV, "dashboard_id": energy_dashboard["id"]}
     full = await tool_execute(
         spec=tool_spec("get_health_summary"),
-        args={"env_id": FAULTY_ENV, "dashboard_id": energy_dashboard["id"]},
+        args=args,
         user=users["analyst"],
         conversation_id=None,
         ui_context=None,
@@ -145,7 +147,9 @@ async def test_large_result_is_summarised_for_the_llm_and_sizes_are_audited(
     sent = json.loads(message.content)
     assert list_totals(sent)[("charts",)] == len(full.result["charts"]) == 3
     (summarised,) = await audit(event_type=Event.SUMMARISED, conversation_id=conversation_id)
-    assert summarised.raw_chars == len(to_json(full.result))
+    # The turn's result names the object it acted on (runtime/binding.py, SC-001) before it is measured.
+    used = object_used(tool_spec("get_health_summary"), args, faulty_context(energy_dashboard))
+    assert summarised.raw_chars == len(to_json({"object_used": used, **full.result}))
     assert summarised.sent_chars == len(message.content)
     (result,) = await audit(event_type=Event.TOOL_RESULT, conversation_id=conversation_id)
     assert (result.raw_chars, result.sent_chars) == (summarised.raw_chars, summarised.sent_chars)
