@@ -12,6 +12,9 @@ TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/agentchat
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/14
 # Parallel pytest workers: the suite mostly waits on Superset, subprocesses and deadlines, not the CPU.
 TEST_WORKERS ?= 4
+# The Superset part runs on fewer: its tests share two SQLite-backed Superset instances, and a dashboard list racing
+# another test's scratch-dashboard delete gets Superset's own HTTP 500 (ObjectDeletedError).
+SLOW_WORKERS ?= 2
 
 .PHONY: setup prepare prepare-tests chromium gettext superset-install superset superset-stop run test test-fast \
 	test-slow test-unit test-e2e lint format messages clean
@@ -83,7 +86,7 @@ test-fast: setup
 
 # The rest of the unit suite: the local Superset pair, db_worker and daphne processes, the long fuzz runs.
 test-slow: setup gettext superset
-	$(PYTEST) -n $(TEST_WORKERS) --dist worksteal -m "superset or processes or slow" tests --ignore=tests/e2e
+	$(PYTEST) -n $(SLOW_WORKERS) --dist worksteal -m "superset or processes or slow" tests --ignore=tests/e2e
 
 test-unit:
 	$(MAKE) test-fast test-slow
