@@ -3,6 +3,9 @@
 from datetime import date
 from typing import Any
 
+from django.conf import settings
+from django.utils.translation import get_language_info
+
 from agentchat.context.uicontext import UIContext, context_prompt_block
 
 SYSTEM_INSTRUCTIONS = """You are agentchat, the assistant of BI engineers and analysts who run Apache Superset.
@@ -12,12 +15,17 @@ page context below: call the tool about it at once (do not ask for its title or 
 omitted). If a tool needs an environment and none is given, ask the user to pick one. A refused or
 cancelled tool call must not be retried; explain it instead. Today is {today}."""
 # The answer language, stated for each turn from detect_language (issue 16: a small model answers a Russian
-# question in English unless told). The language names are English: the instructions are.
-ANSWER_LANGUAGE = {
-    "ru": "Answer in Russian: the user writes in Russian.",
-    "en": "Answer in English: the user writes in English.",
-}
+# question in English unless told). Its name is Django's English name of the language (the instructions are English).
+ANSWER_LANGUAGE = "Answer in {name}: the user writes in {name}."
 ANY_LANGUAGE = "Answer in the language of the user's last message (Russian or English)."
+
+
+def answer_language(language: str | None) -> str:
+    """The instruction naming the answer language: ``language`` one of ``settings.LANGUAGES`` (``ru``, ``en``), named
+    by ``django.utils.translation.get_language_info``; anything else gives ``ANY_LANGUAGE``."""
+    if language not in dict(settings.LANGUAGES):
+        return ANY_LANGUAGE
+    return ANSWER_LANGUAGE.format(name=get_language_info(language)["name"])
 
 
 def system_prompt(context: dict[str, Any] | None, *, unavailable: bool, language: str | None = None) -> str:
@@ -37,7 +45,7 @@ def system_prompt(context: dict[str, Any] | None, *, unavailable: bool, language
     parsed = UIContext.model_validate(context) if context else None
     block = context_prompt_block(parsed, unavailable=unavailable)
     head = SYSTEM_INSTRUCTIONS.format(
-        language=ANSWER_LANGUAGE.get(language or "", ANY_LANGUAGE),
+        language=answer_language(language),
         today=date.today().isoformat(),  # noqa: DTZ011
     )
     return head + "\n\n" + block
