@@ -69,7 +69,9 @@ def prod_restored():
             objects_delete("prod", kind, created)
 
 
-def test_migration_of_the_energy_report_from_the_migrations_page_to_prod(page, app_server, password_mode, worker, prod_restored):
+def test_migration_of_the_energy_report_from_the_migrations_page_to_prod(
+    page, app_server, password_mode, worker, prod_restored
+):
     login(page, app_server, "admin")
     page.goto(f"{app_server.url}/migrations/?source_env_id=ss-dev")
     form = page.get_by_test_id("migration-form")
