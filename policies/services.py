@@ -283,7 +283,39 @@ def audit_record(
     Returns:
         The saved event.
     """
-    return AuditEvent.objects.create(
+    event = audit_build(
+        event_type=event_type,
+        actor=actor,
+        conversation_id=conversation_id,
+        tool=tool,
+        env_id=env_id,
+        args=args,
+        raw_chars=raw_chars,
+        sent_chars=sent_chars,
+        duration_ms=duration_ms,
+        outcome=outcome,
+        extra=extra,
+    )
+    event.save(force_insert=True)
+    return event
+
+
+def audit_build(
+    *,
+    event_type: str,
+    actor: AbstractBaseUser | AnonymousUser | None = None,
+    conversation_id: int | None = None,
+    tool: str = "",
+    env_id: str | None = "",
+    args: Any = None,
+    raw_chars: int | None = None,
+    sent_chars: int | None = None,
+    duration_ms: int | None = None,
+    outcome: str = "",
+    extra: dict | None = None,
+) -> AuditEvent:
+    """The unsaved ``AuditEvent`` of ``audit_record`` (same arguments, same caps), for ``audit_record_many``."""
+    return AuditEvent(
         event_type=event_type,
         actor=actor if isinstance(actor, User) and actor.is_authenticated else None,
         conversation_id=conversation_id,
@@ -296,6 +328,11 @@ def audit_record(
         outcome=outcome,
         extra_data={k: _capped(v) for k, v in (extra or {}).items()},
     )
+
+
+def audit_record_many(events: list[AuditEvent]) -> None:
+    """Insert unsaved events (``audit_build``) in one statement (append-only: ``bulk_create`` only inserts)."""
+    AuditEvent.objects.bulk_create(events)
 
 
 def tool_catalogue_sync(*, entries: list[dict[str, Any]]) -> dict[str, int]:
