@@ -48,8 +48,7 @@ class TaskStatusArgs(BaseModel):
         "готово или ошибка, процент выполнения, последнее сообщение и результат."
     ),
     description_en=(
-        "Reports a background task (backup, migration, validation): queued, running, succeeded or failed, "
-        "percent done, latest message and result."
+        "State of a background task (backup, migration, validation): progress, latest message and result."
     ),
     examples_ru=[
         "Какой статус у задачи 12?",
