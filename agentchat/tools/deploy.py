@@ -23,9 +23,7 @@ from agentchat.tools.migration_impact import SOURCE_ENV_FIELD, TARGET_ENV_FIELD,
 
 class DeployArgs(BaseModel):
     dashboard_id: int | None = Field(None, ge=1, description="Dashboard id in the source environment.")
-    dashboard: str | None = Field(
-        None, min_length=1, max_length=255, description="Dashboard slug (instead of the id)."
-    )
+    dashboard: str | None = Field(None, min_length=1, max_length=255, description="Dashboard slug (instead of the id).")
     source_env_id: str = SOURCE_ENV_FIELD
     target_env_id: str = TARGET_ENV_FIELD
 

@@ -20,9 +20,7 @@ from agentchat.runtime.registry import assistant_tool
 from agentchat.superset.dashboard_export import dashboard_export_files, dashboard_export_status, export_title
 from agentchat.tools.superset import ENV_ID_FIELD
 
-BRANCH_FIELD = Field(
-    gitrepo.MAIN, max_length=200, description="Git branch."
-)
+BRANCH_FIELD = Field(gitrepo.MAIN, max_length=200, description="Git branch.")
 
 
 class GitStatusArgs(BaseModel):
@@ -43,9 +41,7 @@ class CommitChangesArgs(BaseModel):
     env_id: str = ENV_ID_FIELD
     dashboard_id: int = Field(ge=1, description="Numeric Superset id of the dashboard.")
     branch: str = BRANCH_FIELD
-    message: str | None = Field(
-        None, max_length=2000, description="Commit message (optional)."
-    )
+    message: str | None = Field(None, max_length=2000, description="Commit message (optional).")
 
 
 @assistant_tool(

@@ -112,8 +112,7 @@ class MigrationArgs(BaseModel):
         None,
         ge=1,
         description=(
-            "Id of a saved migration (on a migration page: its objectId); replaces dashboard_ids and the "
-            "environments."
+            "Id of a saved migration (on a migration page: its objectId); replaces dashboard_ids and the environments."
         ),
     )
     dashboard_ids: list[Annotated[int, Field(ge=1)]] | None = Field(
