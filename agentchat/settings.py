@@ -237,4 +237,7 @@ HEALTH_TIMEOUT_S = env.float("HEALTH_TIMEOUT_S", default=2.0)
 GIT_REPOS_DIR = Path(env.str("GIT_REPOS_DIR", default=str(VAR_DIR / "git")))
 
 # --- local Superset demo (DESIGN §13); real deployments put credentials in per-environment variables ---
+# The local stack's service account (scripts/devstack): what a service-mode environment on loopback acts as when
+# its SUPERSET_<ENV>_USERNAME/_PASSWORD are unset (DESIGN §15).
+SUPERSET_SERVICE_USERNAME = env.str("SUPERSET_SERVICE_USERNAME", default="agentchat_service")
 SUPERSET_ADMIN_PASSWORD = env.str("SUPERSET_ADMIN_PASSWORD", default="admin")

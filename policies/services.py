@@ -246,8 +246,9 @@ def _is_loopback(url: str) -> bool:
 def environment_credentials(*, environment: Environment) -> SupersetCredentials:
     """Read the Superset login of ``environment`` from ``<credentials_env>_USERNAME`` / ``_PASSWORD``.
 
-    A local instance on loopback falls back to ``admin`` / ``SUPERSET_ADMIN_PASSWORD`` (local demo only,
-    DESIGN §13); any other instance without variables is a configuration error.
+    A local instance on loopback falls back to the local stack's service account, ``SUPERSET_SERVICE_USERNAME``
+    (``agentchat_service``) / ``SUPERSET_ADMIN_PASSWORD`` (local demo only, DESIGN §13); any other instance without
+    variables is a configuration error.
 
     Raises:
         CredentialsMissing: the variables are unset and the instance is not on loopback.
@@ -258,7 +259,9 @@ def environment_credentials(*, environment: Environment) -> SupersetCredentials:
     if username and password:
         return SupersetCredentials(username, password)
     if _is_loopback(environment.superset_url):
-        return SupersetCredentials(username or "admin", password or settings.SUPERSET_ADMIN_PASSWORD)
+        return SupersetCredentials(
+            username or settings.SUPERSET_SERVICE_USERNAME, password or settings.SUPERSET_ADMIN_PASSWORD
+        )
     raise CredentialsMissing(f"Set {prefix}_USERNAME and {prefix}_PASSWORD for environment {environment.env_id}")
 
 
