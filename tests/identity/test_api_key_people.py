@@ -88,7 +88,8 @@ async def _approved(user, call: tuple[str, dict], context: dict, typed_env: str 
     await AgentTurn(user=user, emit=decided, model=model).decide(
         confirmation_id=card["confirmation_id"], approve=True, typed_env=typed_env
     )
-    assert (await PendingConfirmation.objects.aget(pk=card["confirmation_id"])).status == "executed", decided.of("error")
+    status = (await PendingConfirmation.objects.aget(pk=card["confirmation_id"])).status
+    assert status == "executed", decided.of("error")
     rows = await database_sync_to_async(list)(
         AuditEvent.objects.filter(conversation_id=conversation_id, tool=call[0]).values("event_type", "extra_data")
     )
