@@ -153,7 +153,6 @@ class SessionExpired(ToolError):
         return super().text(language)
 
 
-
 class IdentityExpired(SessionExpired):
     """The user's Superset identity for ``env`` stopped working: Superset refused its refresh token or API key
     (DESIGN §15). The identity is marked expired; signing in again (or a new key) restores it."""
