@@ -6,7 +6,8 @@ runs. A turn outlives its socket: when the tab closes or reloads mid-answer the 
 page joins them with ``resume``. Malformed frames get an ``error`` frame and the socket stays open.
 
 A socket lives only as long as its Django session (``chat.sessions``): every frame re-reads the session first, and
-a logout, an expiry, a password change or a deactivation closes every socket of the session with 4401 at once.
+a logout, an expiry, a password change or a deactivation closes every socket of the session with 4401 at once;
+a turn still running for it stops at its next tool call or LLM step (``AgentTurn(alive=…)``): nothing further runs.
 """
 
 import asyncio
@@ -282,8 +283,18 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
 
     def _agent(self) -> AgentTurn:
         return AgentTurn(
-            user=self.user, emit=self.emit, model=self.turn_model(), broadcast=self._broadcast, language=self.language
+            user=self.user,
+            emit=self.emit,
+            model=self.turn_model(),
+            broadcast=self._broadcast,
+            language=self.language,
+            alive=self._turn_alive,
         )
+
+    async def _turn_alive(self) -> bool:
+        """Whether this socket's running turns may go on (issue 13 item 5): not once its session ended. A socket
+        that closed (tab gone, its turn goes on) no longer hears the session's end, so it re-reads the session."""
+        return not self.session_ended and (not self.closed or await self._session_valid())
 
     async def _resume(self, conversation_id: int) -> None:
         await self._agent().resume(conversation_id=conversation_id)  # raises for another user's conversation
