@@ -209,6 +209,8 @@ AGENT_MAX_STEPS = env.int("AGENT_MAX_STEPS", default=8)
 # Overload without loss (agentchat/turn/admission.py): turns running at once per process, messages waiting for a
 # slot, the longest wait (s) before a message is refused ``busy``, and the retry delay the refusal names (s).
 TURN_MAX_ACTIVE = env.int("TURN_MAX_ACTIVE", default=100)
+# Of them, turns still starting (session, context, the first unit of database work: the process's own CPU).
+TURN_MAX_STARTING = env.int("TURN_MAX_STARTING", default=8)
 TURN_QUEUE_MAX = env.int("TURN_QUEUE_MAX", default=200)
 TURN_QUEUE_WAIT_S = env.float("TURN_QUEUE_WAIT_S", default=0.5)
 TURN_BUSY_RETRY_S = env.int("TURN_BUSY_RETRY_S", default=5)
@@ -235,4 +237,7 @@ HEALTH_TIMEOUT_S = env.float("HEALTH_TIMEOUT_S", default=2.0)
 GIT_REPOS_DIR = Path(env.str("GIT_REPOS_DIR", default=str(VAR_DIR / "git")))
 
 # --- local Superset demo (DESIGN §13); real deployments put credentials in per-environment variables ---
+# The local stack's service account (scripts/devstack): what a service-mode environment on loopback acts as when
+# its SUPERSET_<ENV>_USERNAME/_PASSWORD are unset (DESIGN §15).
+SUPERSET_SERVICE_USERNAME = env.str("SUPERSET_SERVICE_USERNAME", default="agentchat_service")
 SUPERSET_ADMIN_PASSWORD = env.str("SUPERSET_ADMIN_PASSWORD", default="admin")

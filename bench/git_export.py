@@ -25,8 +25,7 @@ from agentchat.gitstore import repo as gitrepo  # noqa: E402
 from agentchat.superset.call import CallState  # noqa: E402
 from agentchat.superset.client import SupersetClient  # noqa: E402
 from agentchat.superset.dashboard_export import dashboard_export_files  # noqa: E402
-
-URLS = {"ss-dev": "http://127.0.0.1:8088", "prod": "http://127.0.0.1:8089"}
+from tests.support.superset_api import SERVICE_PASSWORD, SERVICE_USERNAME, URLS  # noqa: E402
 
 
 def ms(samples: list[float]) -> str:
@@ -34,12 +33,11 @@ def ms(samples: list[float]) -> str:
 
 
 async def main(env_id: str, dashboard_id: int, rounds: int) -> None:
-    password = os.environ.get("SUPERSET_ADMIN_PASSWORD", "admin")
     client = SupersetClient(
         env_id=env_id,
         base_url=URLS[env_id],
-        username="admin",
-        password=password,
+        username=SERVICE_USERNAME,
+        password=SERVICE_PASSWORD,
         call=CallState(retry_transient=False),
         timeout_s=30,
     )

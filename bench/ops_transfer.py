@@ -26,14 +26,18 @@ from agentchat.superset.migration_plan import migration_plan  # noqa: E402
 from agentchat.superset.transfer import dashboards_all, dashboards_export  # noqa: E402
 from agentchat.tools.deploy import deploy_apply  # noqa: E402
 from agentchat.tools.migration_impact import plan_impact  # noqa: E402
-from tests.support.superset_api import URLS  # noqa: E402
+from tests.support.superset_api import SERVICE_PASSWORD, SERVICE_USERNAME, URLS  # noqa: E402
 from tests.support.superset_scratch import SupersetScratch  # noqa: E402
 
 
 def _client(env_id: str, call: CallState) -> SupersetClient:
-    password = os.environ.get("SUPERSET_ADMIN_PASSWORD", "admin")
     return SupersetClient(
-        env_id=env_id, base_url=URLS[env_id], username="admin", password=password, call=call, timeout_s=60
+        env_id=env_id,
+        base_url=URLS[env_id],
+        username=SERVICE_USERNAME,
+        password=SERVICE_PASSWORD,
+        call=call,
+        timeout_s=60,
     )
 
 

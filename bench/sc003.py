@@ -10,7 +10,6 @@ fails when its error reaches the caller. The same workload runs twice: with the 
 
 import argparse
 import asyncio
-import os
 import random
 import statistics
 import sys
@@ -24,7 +23,7 @@ from agentchat.errors import ToolError  # noqa: E402
 from agentchat.superset.call import CallState  # noqa: E402
 from agentchat.superset.client import SupersetClient  # noqa: E402
 from tests.support.faultproxy import Fault, FaultProxy  # noqa: E402
-from tests.support.superset_api import URLS  # noqa: E402
+from tests.support.superset_api import SERVICE_PASSWORD, SERVICE_USERNAME, URLS  # noqa: E402
 
 READS = [
     ("/api/v1/dashboard/", {"page_size": 25}),
@@ -34,14 +33,18 @@ READS = [
     ("/api/v1/chart/1", None),
     ("/api/v1/dataset/1", None),
 ]
-PASSWORD = os.environ.get("SUPERSET_ADMIN_PASSWORD", "admin")
 
 
 async def one_call(proxy_url: str, path: str, q, *, retry: bool) -> tuple[str, float, int]:
     """Run one read call; return (``ok`` or the error code, seconds, upstream requests)."""
     call = CallState(retry_transient=True, retry_budget=1 if retry else 0)
     client = SupersetClient(
-        env_id="ss-dev", base_url=proxy_url, username="admin", password=PASSWORD, call=call, timeout_s=30
+        env_id="ss-dev",
+        base_url=proxy_url,
+        username=SERVICE_USERNAME,
+        password=SERVICE_PASSWORD,
+        call=call,
+        timeout_s=30,
     )
     started = time.monotonic()
     try:

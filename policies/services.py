@@ -1,6 +1,8 @@
 """Pure policy look-ups and the audit writer (DESIGN §4, §5 steps 3 and 6).
 
-Every function reads the database on each call, so an admin change applies to the next message.
+The look-ups read the process's snapshot of the policy tables (``policies.snapshot``): one row (the policy version)
+per unit of work while nothing changed, the tables again after any change, so an admin change applies to the next
+message in every process.
 """
 
 import ipaddress
@@ -8,7 +10,6 @@ import os
 from collections.abc import Collection
 from dataclasses import dataclass
 from enum import StrEnum
-from types import SimpleNamespace
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -18,6 +19,7 @@ from django.db import transaction
 from django.utils.module_loading import import_string
 
 from policies.models import AuditEvent, ContextToolAffinity, Environment, RiskRule, Tool, ToolPermission
+from policies.snapshot import PolicySnapshot, policy_snapshot, verdict_key
 
 AUDIT_PAYLOAD_MAX_CHARS = 4096
 
@@ -35,10 +37,11 @@ class SupersetCredentials:
 
 
 def user_roles(*, user: User | AnonymousUser) -> list[str]:
-    """Return the role names (Django group names) of ``user``; empty for anonymous users."""
+    """Return the role names (Django group names) of ``user``, sorted; empty for anonymous users (read once per
+    policy version: a membership change bumps it)."""
     if not user.is_authenticated:
         return []
-    return sorted(user.groups.values_list("name", flat=True))
+    return list(policy_snapshot().user_roles(user.pk))
 
 
 class Refusal(StrEnum):
@@ -83,8 +86,8 @@ def tool_verdicts(*, roles: Collection[str], object_type: str | None, env_presen
     """Judge every catalogue row for a user with ``roles`` on a page of ``object_type`` (DESIGN §5 step 3).
 
     Policy part of the tool set: enabled ∩ role permission ∩ affinity(object_type) ∩ (env present or not
-    env-specific). No object type → every tool the roles have (seed AGCTX-FR-005). Three queries, read on every
-    call, so an admin change applies to the next message.
+    env-specific). No object type → every tool the roles have (seed AGCTX-FR-005). From the policy snapshot
+    (``policies.snapshot``: no query while nothing changed), so an admin change applies to the next message.
 
     Args:
         roles: role (Django group) names; only server-side roles may be passed here.
@@ -94,20 +97,18 @@ def tool_verdicts(*, roles: Collection[str], object_type: str | None, env_presen
     Returns:
         One verdict per ``Tool`` row, ordered by name. The caller intersects with the code registry.
     """
-    wanted = set(roles)
-    # Plain tuples, three queries: building ~100 model instances per turn cost more than the queries (bench/load.py).
-    roles_of: dict[str, list[str]] = {}
-    for tool_name, group_name in ToolPermission.objects.order_by().values_list("tool_id", "group__name"):
-        roles_of.setdefault(tool_name, []).append(group_name)
-    types_of: dict[str, list[str]] = {}
-    for tool_name, kind in ContextToolAffinity.objects.order_by().values_list("tool_id", "object_type"):
-        types_of.setdefault(tool_name, []).append(kind)
-    fields = ("name", "category", "env_specific", "enabled", "description_ru", "description_en")
+    snapshot = policy_snapshot()
+    key = verdict_key(roles, object_type, env_present)
+    if key not in snapshot.memo:
+        snapshot.remember(key, tuple(_verdicts(snapshot, set(roles), object_type, env_present)))
+    return list(snapshot.memo[key])
+
+
+def _verdicts(snapshot: PolicySnapshot, wanted: set[str], object_type: str | None, env_present: bool) -> list:
     verdicts = []
-    for row in Tool.objects.order_by("name").values(*fields):
-        tool = SimpleNamespace(**row)
-        tool_roles = tuple(sorted(roles_of.get(tool.name, ())))
-        object_types = tuple(sorted(types_of.get(tool.name, ())))
+    for tool in snapshot.tools:
+        tool_roles = snapshot.roles_of.get(tool.name, ())
+        object_types = snapshot.types_of.get(tool.name, ())
         refusals = []
         if not tool.enabled:
             refusals.append(Refusal.DISABLED)
@@ -156,7 +157,8 @@ def tool_refusal(*, user: User, tool_name: str) -> Refusal | None:
     Returns:
         ``UNKNOWN`` (no catalogue row), ``DISABLED``, ``ROLE`` or None.
     """
-    tool = Tool.objects.filter(name=tool_name).first()
+    snapshot = policy_snapshot()
+    tool = next((t for t in snapshot.tools if t.name == tool_name), None)
     if tool is None:
         return Refusal.UNKNOWN
     if not tool.enabled:
@@ -168,7 +170,11 @@ def tool_refusal(*, user: User, tool_name: str) -> Refusal | None:
 
 def tool_permitted(*, user: User, tool_name: str) -> bool:
     """Return True if ``tool_name`` exists, is enabled and one of ``user``'s roles may use it (AGTL-FR-005)."""
-    return ToolPermission.objects.filter(tool__name=tool_name, tool__enabled=True, group__user=user).exists()
+    snapshot = policy_snapshot()
+    tool = next((t for t in snapshot.tools if t.name == tool_name), None)
+    if tool is None or not tool.enabled or not user.is_authenticated:
+        return False
+    return bool(set(snapshot.user_roles(user.pk)) & set(snapshot.roles_of.get(tool_name, ())))
 
 
 def tool_required_roles(*, tool_name: str) -> list[str]:
@@ -204,8 +210,8 @@ def affinity_object_types(*, tool_name: str) -> list[str]:
 
 
 def environments_active() -> list[Environment]:
-    """Return active environments ordered by id."""
-    return list(Environment.objects.filter(is_active=True))
+    """Return active environments ordered by id (copies from the policy snapshot)."""
+    return policy_snapshot().active_environments()
 
 
 def environments_sharing_instance() -> list[tuple[Environment, Environment]]:
@@ -241,8 +247,9 @@ def _is_loopback(url: str) -> bool:
 def environment_credentials(*, environment: Environment) -> SupersetCredentials:
     """Read the Superset login of ``environment`` from ``<credentials_env>_USERNAME`` / ``_PASSWORD``.
 
-    A local instance on loopback falls back to ``admin`` / ``SUPERSET_ADMIN_PASSWORD`` (local demo only,
-    DESIGN §13); any other instance without variables is a configuration error.
+    A local instance on loopback falls back to the local stack's service account, ``SUPERSET_SERVICE_USERNAME``
+    (``agentchat_service``) / ``SUPERSET_ADMIN_PASSWORD`` (local demo only, DESIGN §13); any other instance without
+    variables is a configuration error.
 
     Raises:
         CredentialsMissing: the variables are unset and the instance is not on loopback.
@@ -253,7 +260,9 @@ def environment_credentials(*, environment: Environment) -> SupersetCredentials:
     if username and password:
         return SupersetCredentials(username, password)
     if _is_loopback(environment.superset_url):
-        return SupersetCredentials(username or "admin", password or settings.SUPERSET_ADMIN_PASSWORD)
+        return SupersetCredentials(
+            username or settings.SUPERSET_SERVICE_USERNAME, password or settings.SUPERSET_ADMIN_PASSWORD
+        )
     raise CredentialsMissing(f"Set {prefix}_USERNAME and {prefix}_PASSWORD for environment {environment.env_id}")
 
 
@@ -284,7 +293,39 @@ def audit_record(
     Returns:
         The saved event.
     """
-    return AuditEvent.objects.create(
+    event = audit_build(
+        event_type=event_type,
+        actor=actor,
+        conversation_id=conversation_id,
+        tool=tool,
+        env_id=env_id,
+        args=args,
+        raw_chars=raw_chars,
+        sent_chars=sent_chars,
+        duration_ms=duration_ms,
+        outcome=outcome,
+        extra=extra,
+    )
+    event.save(force_insert=True)
+    return event
+
+
+def audit_build(
+    *,
+    event_type: str,
+    actor: AbstractBaseUser | AnonymousUser | None = None,
+    conversation_id: int | None = None,
+    tool: str = "",
+    env_id: str | None = "",
+    args: Any = None,
+    raw_chars: int | None = None,
+    sent_chars: int | None = None,
+    duration_ms: int | None = None,
+    outcome: str = "",
+    extra: dict | None = None,
+) -> AuditEvent:
+    """The unsaved ``AuditEvent`` of ``audit_record`` (same arguments, same caps), for ``audit_record_many``."""
+    return AuditEvent(
         event_type=event_type,
         actor=actor if isinstance(actor, User) and actor.is_authenticated else None,
         conversation_id=conversation_id,
@@ -297,6 +338,11 @@ def audit_record(
         outcome=outcome,
         extra_data={k: _capped(v) for k, v in (extra or {}).items()},
     )
+
+
+def audit_record_many(events: list[AuditEvent]) -> None:
+    """Insert unsaved events (``audit_build``) in one statement (append-only: ``bulk_create`` only inserts)."""
+    AuditEvent.objects.bulk_create(events)
 
 
 def tool_catalogue_sync(*, entries: list[dict[str, Any]]) -> dict[str, int]:
@@ -340,7 +386,7 @@ def risk_rule_for(*, category: str, tier: str | None) -> RiskRule:
     A missing row (an admin deleted it) falls back to the strictest reading: dangerous, destructive, confirm.
     """
     tier = tier or RiskRule.TIER_NONE
-    rule = RiskRule.objects.filter(category=category, tier=tier).first()
+    rule = policy_snapshot().risk_rule(category, tier)
     if rule is not None:
         return rule
     return RiskRule(

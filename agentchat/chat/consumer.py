@@ -11,7 +11,7 @@ a logout, an expiry, a password change or a deactivation closes every socket of 
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from datetime import timedelta
 from typing import Any, cast
 
@@ -223,15 +223,19 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
     async def _dispatch(
         self, frame: UserMessageFrame | ConfirmFrame | DismissFrame | ResumeFrame | None, invalid: FrameInvalid | None
     ) -> None:
+        if isinstance(frame, UserMessageFrame) and not self.session_ended:
+            # Admission first, before any database work (issue 17): the session is checked inside the turn's slot.
+            self._spawn(self._locked(self._message(frame)))
+            return
         if not await self._session_alive(frame):
             return
         if frame is None:
             detail = invalid.text(self.language) if invalid else ""
             await self.send_error("bad_frame", error_text("bad_frame", self.language, detail=detail))
             return
-        if isinstance(frame, UserMessageFrame):
-            await self.on_user_message(frame)
-        elif isinstance(frame, ConfirmFrame):
+        if isinstance(frame, UserMessageFrame):  # on a session already seen dead: session_expired above
+            return
+        if isinstance(frame, ConfirmFrame):
             self._spawn(
                 self._locked(
                     self._agent().decide(
@@ -260,10 +264,11 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
             extra["claimed_conversation_id"] = frame.conversation_id
         elif isinstance(frame, ConfirmFrame | DismissFrame):
             extra["confirmation_id"] = frame.confirmation_id
+        # The frame first: a ``session.check`` of the same change may close the socket while the audit is written.
+        await self.send_error("session_expired", error_text("session_expired", language))
         await database_sync_to_async(policy.audit_record)(
             event_type=AuditEvent.EventType.SESSION_EXPIRED, actor=self.user, outcome="session_expired", extra=extra
         )
-        await self.send_error("session_expired", error_text("session_expired", language))
         return False
 
     async def _session_valid(self) -> bool:
@@ -284,17 +289,21 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
         await self._agent().resume(conversation_id=conversation_id)  # raises for another user's conversation
         await self._join(conversation_id)
 
-    async def _run(self, frame: UserMessageFrame, context: dict | None) -> None:
-        """Run the message's turn once the process has a free slot; refuse it ``busy`` when none frees within the
-        bound (``turn.admission``: never dropped, never left unanswered)."""
-        async with turn_admission.slot() as admitted:
-            if not admitted:
-                await self._agent().refuse_busy(conversation_id=frame.conversation_id, text=frame.text, context=context)
+    async def _message(self, frame: UserMessageFrame) -> None:
+        """Run the message's turn once the process has a free slot, else refuse it ``busy`` at once
+        (``turn.admission``: decided before any database work; never dropped, never left unanswered). Inside the
+        slot: the session (``_session_alive``), the frame's UIContext (``on_user_message``), then the turn."""
+        async with turn_admission.slot() as slot:
+            if not slot:
+                await self._agent().refuse_busy(
+                    conversation_id=frame.conversation_id, text=frame.text, context=frame.context
+                )
                 return
-            conversation_id = await self._agent().run(
-                conversation_id=frame.conversation_id, text=frame.text, context=context
-            )
-        await self._join(conversation_id)
+            if not await self._session_alive(frame):
+                return
+            conversation_id = await self.on_user_message(frame, opened=slot.started)
+        if conversation_id is not None:
+            await self._join(conversation_id)
 
     async def _locked(self, coro: Awaitable[None]) -> None:
         """Run a service call after the connection's previous one, mapping failures to ``error`` frames."""
@@ -332,9 +341,9 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
         """Send an ``error`` event (DESIGN §6); ``errors``: the UIContext field errors of ``invalid_context``."""
         await self.emit(ErrorEvent(code=code, message=message, errors=errors))
 
-    async def on_user_message(self, frame: UserMessageFrame) -> None:
-        """Check the frame's UIContext (DESIGN §5 step 2, §10; the session was checked in ``receive``), then run
-        the turn as a task."""
+    async def on_user_message(self, frame: UserMessageFrame, opened: Callable[[], None] | None = None) -> int | None:
+        """Check the frame's UIContext (DESIGN §5 step 2, §10; the session was checked just before), then run the
+        turn; return its conversation id (None: the context was refused, ``invalid_context`` sent)."""
         language = detect_language(frame.text)
         context = None
         if frame.context is not None:
@@ -348,8 +357,10 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
                 await self.send_error(
                     "invalid_context", error_text("invalid_context", language, detail=detail), errors=exc.errors
                 )
-                return
-        self._spawn(self._locked(self._run(frame, context)))
+                return None
+        return await self._agent().run(
+            conversation_id=frame.conversation_id, text=frame.text, context=context, opened=opened
+        )
 
     def turn_model(self) -> BaseChatModel | None:
         """Return the LangChain chat model for a turn; None means the configured provider (``LLM_PROVIDER``).

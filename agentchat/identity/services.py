@@ -169,11 +169,15 @@ def identity_env_ids(*, user: User | None) -> set[str]:
     """Return the ids of the active environments where ``user`` can act: service mode, or an active identity."""
     if user is None:
         return set()
-    service = Environment.objects.filter(is_active=True, auth_mode=AuthMode.SERVICE).values_list("env_id", flat=True)
-    own = SupersetIdentity.objects.filter(
-        user=user, state=State.ACTIVE, environment__is_active=True, environment__auth_mode=AuthMode.PASSWORD
-    ).values_list("environment__env_id", flat=True)
-    return set(service) | set(own)
+    active = policy.environments_active()  # the policy snapshot: no query while the environments are unchanged
+    service = {e.env_id for e in active if e.auth_mode == AuthMode.SERVICE}
+    password = {e.pk: e.env_id for e in active if e.auth_mode == AuthMode.PASSWORD}
+    if not password:
+        return service
+    own = SupersetIdentity.objects.filter(user=user, state=State.ACTIVE, environment_id__in=password).values_list(
+        "environment_id", flat=True
+    )
+    return service | {password[pk] for pk in own}
 
 
 @dataclass

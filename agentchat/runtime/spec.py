@@ -71,8 +71,8 @@ class ToolSpec:
 
         Args:
             page: the arguments the page supplies (``runtime.binding.page_bound``: ``{"dashboard_id": 3}``): they
-                leave ``required`` and their description says "Omit to use the page's … (3)." — the server fills
-                them from the validated context (issue 16, seed SC-001).
+                leave ``required`` and their description is replaced by "Omit to use the page's dashboard (3)." —
+                the server fills them from the validated context (issue 16, seed SC-001).
 
         As small as it can be without losing meaning (issue 16: every character is prompt processing on a CPU
         server): the English description only (the instructions are English and name the answer language; the
@@ -86,8 +86,9 @@ class ToolSpec:
             prop = parameters.get("properties", {}).get(name)
             if prop is None:
                 continue
-            noun = PAGE_NOUNS.get(name, "value")
-            prop["description"] = f"{prop.get('description', '')} Omit to use the page's {noun} ({value}).".strip()
+            # The whole description becomes the page's value: what the argument means is in its name and the
+            # tool's description, and a second sentence on the same argument is prompt the model reads twice.
+            prop["description"] = f"Omit to use the page's {PAGE_NOUNS.get(name, 'value')} ({value})."
             parameters["required"] = [r for r in parameters.get("required", []) if r != name]
             if not parameters["required"]:
                 parameters.pop("required")

@@ -175,8 +175,8 @@ async def backup_impact(ctx: ToolContext, args: BackupArgs) -> dict[str, Any]:
         "базами данных) в один zip-файл на сервере, фоновой задачей. Сразу возвращает номер задачи."
     ),
     description_en=(
-        "Backs up a Superset environment: exports all its dashboards (with charts, datasets and databases) into "
-        "one zip file on the server, as a background task. Returns the task id at once."
+        "Backs up an environment: all its dashboards with charts, datasets and databases into one zip on the "
+        "server, as a background task; returns the task id."
     ),
     examples_ru=[
         "Сделай бэкап прода",

@@ -137,8 +137,8 @@ async def _dataset(client: SupersetClient, dataset_id: int) -> dict[str, Any]:
         "датасета — его исходная таблица, колонки и зависимые графики и дашборды."
     ),
     description_en=(
-        "Explores the databases of a Superset environment: databases, their schemas and tables (marking which "
-        "have a dataset); for a dataset, its source table, columns and dependent charts and dashboards."
+        "Lists the databases of an environment, their schemas and tables (which have a dataset); for a dataset, "
+        "its source table, columns and dependent charts and dashboards."
     ),
     examples_ru=[
         "Какие базы данных подключены к Superset?",

@@ -125,8 +125,8 @@ async def create_dataset_impact(ctx: ToolContext, args: CreateDatasetArgs) -> di
         "SQL-запросу на чтение. Если такой датасет уже есть, ничего не создаёт и сообщает его id."
     ),
     description_en=(
-        "Creates a dataset in Superset: a physical one for a database table and schema, or a virtual one from "
-        "a read-only SQL query. If that dataset already exists, creates nothing and reports its id."
+        "Creates a dataset: physical for a table, or virtual from a read-only SQL query. An existing one is "
+        "reported, not created again."
     ),
     examples_ru=[
         "Создай датасет для таблицы regions в базе Energy",

@@ -172,8 +172,7 @@ async def _related_id(client: SupersetClient, field: str, text: str) -> tuple[in
         "Ищет датасеты в окружении Superset по части имени таблицы, базе данных, схеме, владельцу и сертификации."
     ),
     description_en=(
-        "Searches the datasets of a Superset environment by table name fragment, database, schema, owner and "
-        "certification."
+        "Finds datasets of an environment by table name fragment, database, schema, owner or certification."
     ),
     examples_ru=[
         "Найди датасеты про регионы",
@@ -274,8 +273,8 @@ async def dataset_mapping(
         "тот же датасет в других окружениях и статус проверки (сертификация)."
     ),
     description_en=(
-        "Dataset details: columns, metrics, source table or SQL, dependent charts and dashboards, the same "
-        "dataset in the other environments and its review status (certification)."
+        "Reads one dataset: columns, metrics, source table or SQL, dependent charts and dashboards, copies in "
+        "other environments, certification."
     ),
     examples_ru=[
         "Расскажи про этот датасет",

@@ -22,10 +22,8 @@ from agentchat.tools.migration_impact import SOURCE_ENV_FIELD, TARGET_ENV_FIELD,
 
 
 class DeployArgs(BaseModel):
-    dashboard_id: int | None = Field(None, ge=1, description="Numeric id of the dashboard in the source environment.")
-    dashboard: str | None = Field(
-        None, min_length=1, max_length=255, description="Slug of the dashboard in the source (instead of its id)."
-    )
+    dashboard_id: int | None = Field(None, ge=1, description="Dashboard id in the source environment.")
+    dashboard: str | None = Field(None, min_length=1, max_length=255, description="Dashboard slug (instead of the id).")
     source_env_id: str = SOURCE_ENV_FIELD
     target_env_id: str = TARGET_ENV_FIELD
 
@@ -166,9 +164,8 @@ async def deploy_impact(ctx: ToolContext, args: DeployArgs) -> dict[str, Any]:
         "проверяет результат и сообщает, что создано и что перезаписано."
     ),
     description_en=(
-        "Deploys a dashboard from one environment to another (e.g. ss-dev to prod): exports it with its charts "
-        "and datasets, imports it with overwrite, maps databases by name; verifies the result after import and "
-        "reports what was created and what was overwritten."
+        "Deploys a dashboard with its charts and datasets to another environment (e.g. ss-dev to prod), "
+        "overwriting there; reports what was created and what was overwritten."
     ),
     examples_ru=[
         "Выкати этот дашборд в прод",

@@ -20,9 +20,7 @@ from agentchat.runtime.registry import assistant_tool
 from agentchat.superset.dashboard_export import dashboard_export_files, dashboard_export_status, export_title
 from agentchat.tools.superset import ENV_ID_FIELD
 
-BRANCH_FIELD = Field(
-    gitrepo.MAIN, max_length=200, description="Branch of the environment's export repository (default main)."
-)
+BRANCH_FIELD = Field(gitrepo.MAIN, max_length=200, description="Git branch.")
 
 
 class GitStatusArgs(BaseModel):
@@ -36,16 +34,14 @@ class CreateBranchArgs(BaseModel):
     name: str = Field(
         min_length=1, max_length=200, description="New branch name, git rules (e.g. feature/energy-report)."
     )
-    base: str = Field(gitrepo.MAIN, max_length=200, description="Existing branch to start from (default main).")
+    base: str = Field(gitrepo.MAIN, max_length=200, description="Existing branch to start from.")
 
 
 class CommitChangesArgs(BaseModel):
     env_id: str = ENV_ID_FIELD
-    dashboard_id: int = Field(ge=1, description="Numeric Superset id of the dashboard whose export is committed.")
+    dashboard_id: int = Field(ge=1, description="Numeric Superset id of the dashboard.")
     branch: str = BRANCH_FIELD
-    message: str | None = Field(
-        None, max_length=2000, description="Commit message; by default «Export of dashboard <title>»."
-    )
+    message: str | None = Field(None, max_length=2000, description="Commit message (optional).")
 
 
 @assistant_tool(
@@ -58,8 +54,8 @@ class CommitChangesArgs(BaseModel):
         "и какие файлы отличаются: добавлены, изменены, удалены."
     ),
     description_en=(
-        "Checks whether the dashboard's current export is committed in the environment's git repository (main or "
-        "another branch) and which files differ: added, modified, removed."
+        "Checks whether the dashboard's current export is committed to the environment's git repository and "
+        "which files differ (added, modified, removed)."
     ),
     examples_ru=[
         "Этот дашборд сохранён в git?",
@@ -115,8 +111,8 @@ async def create_branch_impact(ctx: ToolContext, args: CreateBranchArgs) -> dict
         "Имя проверяется по правилам git; существующая ветка не перезаписывается."
     ),
     description_en=(
-        "Creates a branch in the environment's git repository of dashboard exports, from main or a given branch. "
-        "The name is checked by git's rules; an existing branch is never overwritten."
+        "Creates a branch in the environment's git repository of dashboard exports; an existing branch is never "
+        "overwritten."
     ),
     examples_ru=[
         "Создай ветку feature/energy-report",
@@ -184,8 +180,8 @@ async def commit_changes_impact(ctx: ToolContext, args: CommitChangesArgs) -> di
         "делает коммит от имени пользователя; сообщает хеш коммита и изменённые файлы."
     ),
     description_en=(
-        "Exports the dashboard from Superset, writes the unpacked YAML files into a branch of the environment's git "
-        "repository and commits them as the user; reports the commit hash and the changed files."
+        "Commits the dashboard's export (YAML files) to a branch of the environment's git repository; returns the "
+        "commit hash and changed files."
     ),
     examples_ru=[
         "Закоммить изменения дашборда",

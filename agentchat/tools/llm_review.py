@@ -23,12 +23,12 @@ from agentchat.tools.superset import ENV_ID_FIELD
 
 class ReviewArgs(BaseModel):
     env_id: str = ENV_ID_FIELD
-    dashboard_id: int = Field(ge=1, description="Numeric Superset id of the dashboard to review.")
+    dashboard_id: int = Field(ge=1, description="Numeric Superset id of the dashboard.")
 
 
 class DocumentationArgs(ReviewArgs):
     language: Literal["ru", "en"] | None = Field(
-        None, description="Language of the written descriptions; by default the language of the dashboard's names."
+        None, description="Language of the descriptions (default: that of the dashboard's names)."
     )
 
 
@@ -94,9 +94,9 @@ async def validation_impact(ctx: ToolContext, args: ReviewArgs) -> dict[str, Any
         "языков. Результат сохраняется и виден в сводке дашборда."
     ),
     description_en=(
-        "Starts a background review of the dashboard's metadata by the LLM (rule-based in offline mode): charts "
-        "without descriptions, datasets without owners, unused filters, default names, duplicates and mixed "
-        "languages. The result is stored and shown in the dashboard's health summary."
+        "Starts a background review of the dashboard's metadata (charts without descriptions, datasets without "
+        "owners, unused filters, default names, duplicates, mixed languages); the result shows in its health "
+        "summary."
     ),
     examples_ru=[
         "Проверь этот дашборд на ошибки",
@@ -164,8 +164,8 @@ async def documentation_impact(ctx: ToolContext, args: DocumentationArgs) -> dic
         "датасету и метрикам) пишет описания графикам, у которых их нет, и сохраняет их в Superset."
     ),
     description_en=(
-        "Starts background documentation of the dashboard: the LLM (templates from viz type, dataset and metrics in "
-        "offline mode) writes descriptions for the charts that have none and saves them in Superset."
+        "Starts a background task that writes descriptions for the dashboard's charts that have none and saves "
+        "them in Superset."
     ),
     examples_ru=[
         "Добавь описания к графикам дашборда",

@@ -28,7 +28,7 @@ class NoArgs(BaseModel):
     env_specific=False,
     args=NoArgs,
     description_ru="Показывает, что агент может сделать для пользователя здесь, по категориям.",
-    description_en="Shows what the agent can do for the user here, grouped by category.",
+    description_en="Lists what the agent can do here. Only when the user asks about the agent itself.",
     examples_ru=["Что ты умеешь?", "Чем ты можешь помочь?", "Какие у тебя есть инструменты?"],
     examples_en=["What can you do?", "How can you help me?", "Which tools do you have?"],
 )

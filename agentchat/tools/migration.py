@@ -106,9 +106,8 @@ async def execution_impact(ctx: ToolContext, args: MigrationArgs) -> dict[str, A
         "Сразу возвращает номер задачи; ход выполнения показывает get_task_status."
     ),
     description_en=(
-        "Migrates a set of dashboards from one environment to another (e.g. ss-dev to prod) as a background "
-        "task: each dashboard is exported and imported with overwrite, databases mapped by name. Returns the "
-        "task id at once; get_task_status shows its progress."
+        "Migrates dashboards to another environment (e.g. ss-dev to prod), overwriting there, as a background "
+        "task; returns the task id (progress: get_task_status)."
     ),
     examples_ru=[
         "Перенеси дашборды 1 и 2 из ss-dev в prod",

@@ -33,8 +33,8 @@ ACTIONS = {
 }
 CHANGING = ("create", "overwrite", "conflict")
 
-SOURCE_ENV_FIELD = Field(description="Environment the dashboards are taken from (e.g. ss-dev); the page's by default.")
-TARGET_ENV_FIELD = Field(description="Environment the dashboards are deployed into (e.g. prod).")
+SOURCE_ENV_FIELD = Field(description="Source environment, e.g. ss-dev.")
+TARGET_ENV_FIELD = Field(description="Target environment, e.g. prod.")
 
 
 def _headline(plan: MigrationPlan) -> str:
@@ -112,15 +112,14 @@ class MigrationArgs(BaseModel):
         None,
         ge=1,
         description=(
-            "A saved migration (its plan: dashboards, environments, database mapping). On a migration page it is "
-            "the page's objectId; give it instead of dashboard_ids and the environments."
+            "Id of a saved migration (on a migration page: its objectId); replaces dashboard_ids and the environments."
         ),
     )
     dashboard_ids: list[Annotated[int, Field(ge=1)]] | None = Field(
         None,
         min_length=1,
         max_length=50,
-        description="Numeric Superset ids of the dashboards in the source environment (without migration_id).",
+        description="Superset ids of the dashboards in the source environment.",
     )
     source_env_id: str | None = Field(None, description=SOURCE_ENV_FIELD.description)
     target_env_id: str | None = Field(None, description=TARGET_ENV_FIELD.description)
@@ -201,9 +200,8 @@ async def migration_impact(ctx: ToolContext, args: MigrationArgs) -> dict[str, A
         "будут заменены. Ничего не меняет."
     ),
     description_en=(
-        "Shows what moving a set of dashboards from one environment to another would do: which dashboards, "
-        "charts, datasets and databases would be created or overwritten, and which dashboards with the same "
-        "slug would be replaced. Changes nothing."
+        "Previews moving dashboards to another environment without changing anything: which dashboards, charts, "
+        "datasets and databases would be created or overwritten."
     ),
     examples_ru=[
         "Что изменится в prod, если перенести дашборды 1 и 2 из ss-dev?",

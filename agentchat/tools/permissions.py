@@ -158,8 +158,8 @@ def _role_entry(
         "дашборда и могут их читать или менять; для дашборда — владельцы и роли дашборда."
     ),
     description_en=(
-        "Audits Superset permissions: which roles (and their users) have data access to a dataset, database or "
-        "dashboard and may read or edit it; for a dashboard also its owners and dashboard roles."
+        "Audits who may read or edit a dataset, database or dashboard: roles with data access and their users; "
+        "for a dashboard also owners and dashboard roles."
     ),
     examples_ru=[
         "Кто имеет доступ к этому датасету?",

@@ -128,8 +128,8 @@ async def _target(client: SupersetClient, args: ExecuteSqlArgs) -> tuple[dict[st
         "отклоняются."
     ),
     description_en=(
-        "Runs one read-only query (SELECT, CTEs allowed) in SQL Lab on a dataset's or a named database and "
-        "returns the first rows. Data or schema changes, several statements, PRAGMA and ATTACH are refused."
+        "Runs one read-only SELECT in SQL Lab on a dataset's or a named database and returns the first rows; "
+        "changes are refused."
     ),
     examples_ru=[
         "Выполни SELECT region, SUM(consumption_mwh) FROM energy_consumption GROUP BY region",

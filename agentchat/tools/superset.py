@@ -12,7 +12,7 @@ from agentchat.runtime.registry import assistant_tool
 from agentchat.superset.client import SupersetClient, gather_requests
 from agentchat.superset.dashboard_export import dashboard_export_status
 
-ENV_ID_FIELD = Field(description="Environment id (e.g. ss-dev, staging, prod); from the page context if omitted.")
+ENV_ID_FIELD = Field(description="Environment id, e.g. ss-dev or prod.")
 
 
 class SearchDashboardsArgs(BaseModel):
@@ -52,7 +52,7 @@ def _dashboard_row(row: dict[str, Any], base_url: str) -> dict[str, Any]:
     env_specific=True,
     args=SearchDashboardsArgs,
     description_ru="Ищет дашборды в окружении Superset по части названия, владельцу и статусу публикации.",
-    description_en="Searches the dashboards of a Superset environment by title fragment, owner and published state.",
+    description_en="Finds dashboards of an environment by title fragment, owner or published state; returns their ids.",
     examples_ru=[
         "Найди дашборды про энергопотребление",
         "Какие дашборды есть в prod?",
@@ -101,8 +101,8 @@ async def search_dashboards(ctx: ToolContext, args: SearchDashboardsArgs) -> dic
         "дата и автор последнего изменения, сохранена ли его выгрузка в git и итог последней проверки."
     ),
     description_en=(
-        "Health summary of a dashboard: title, published state, charts, datasets, owners, last change date and "
-        "author, whether its export is committed to git, and the latest validation result."
+        "Reads one dashboard: title, published state, charts, datasets, owners, last change, git and validation "
+        "state. Use it to describe, summarise or check a dashboard."
     ),
     examples_ru=[
         "Расскажи про этот дашборд",

@@ -47,10 +47,7 @@ class TaskStatusArgs(BaseModel):
         "Сообщает состояние фоновой задачи (резервная копия, миграция, проверка): в очереди, выполняется, "
         "готово или ошибка, процент выполнения, последнее сообщение и результат."
     ),
-    description_en=(
-        "Reports a background task (backup, migration, validation): queued, running, succeeded or failed, "
-        "percent done, latest message and result."
-    ),
+    description_en=("State of a background task (backup, migration, validation): progress, latest message and result."),
     examples_ru=[
         "Какой статус у задачи 12?",
         "Бэкап уже закончился?",

@@ -10,6 +10,7 @@ so tests drive it directly. All state lives in the database (conversation, messa
 turn suspended on a confirmation card continues in whichever process receives the decision (DESIGN §14).
 """
 
+from collections.abc import Callable
 from typing import Any
 
 from channels.db import database_sync_to_async
@@ -31,10 +32,11 @@ from agentchat.llm import chat_model, model_for_turn, provider_label
 from agentchat.models import Conversation, Message, PendingConfirmation
 from agentchat.runtime.binding import page_bound
 from agentchat.toolset.selection import Offer
-from agentchat.turn.admission import busy_retry_s, busy_text, turn_refuse
+from agentchat.turn.admission import busy_retry_s, busy_text, turn_admission
 from agentchat.turn.calls import CallRunner
 from agentchat.turn.preparation import Prepared, step_prepare, turn_open
 from agentchat.turn.prompt import system_prompt
+from agentchat.turn.refusals import busy_audit, busy_event
 from agentchat.turn.rendering import (
     card_decided_event,
     card_dismissed_event,
@@ -81,47 +83,67 @@ class AgentTurn:
 
     # --- entry points -------------------------------------------------------------------------------------
 
-    async def run(self, *, conversation_id: int | None, text: str, context: dict[str, Any] | None) -> int:
+    async def run(
+        self,
+        *,
+        conversation_id: int | None,
+        text: str,
+        context: dict[str, Any] | None,
+        opened: Callable[[], None] | None = None,
+    ) -> int:
         """Handle one ``user_message``; return the conversation id.
 
         Pending cards of the conversation expire first (their calls get ToolMessages, the cards are replaced).
+        ``opened`` is called once the turn's first unit of database work is done (``turn.admission.Slot.started``).
 
         Raises:
             conversations.ConversationNotFound: the id is not the user's.
         """
         language = detect_language(text)
         with translation.override(language):
-            return await self._run(conversation_id=conversation_id, text=text, context=context, language=language)
+            return await self._run(
+                conversation_id=conversation_id, text=text, context=context, language=language, opened=opened
+            )
 
     async def _run(
-        self, *, conversation_id: int | None, text: str, context: dict[str, Any] | None, language: str
+        self,
+        *,
+        conversation_id: int | None,
+        text: str,
+        context: dict[str, Any] | None,
+        language: str,
+        opened: Callable[[], None] | None,
     ) -> int:
         # One unit of database work opens the turn: conversation, expiries, the user message, the offered tools,
         # the history and the answer's row (each hop to the database thread costs more than its queries).
-        opened = await database_sync_to_async(turn_open)(
+        turn = await database_sync_to_async(turn_open)(
             user=self.user, conversation_id=conversation_id, text=text, context=context
         )
-        conversation = opened.conversation
+        if opened is not None:
+            opened()
+        conversation = turn.conversation
         with translation.override(self.language):  # the page's header: the page's language, not the question's
             provider = provider_label()
         await self.emit(
-            ConversationEvent(conversation_id=conversation.pk, context_status=opened.status, provider=provider)
+            ConversationEvent(conversation_id=conversation.pk, context_status=turn.status, provider=provider)
         )
-        for row in opened.expired:  # every open tab of the conversation shows the card as expired, not only this one
+        for row in turn.expired:  # every open tab of the conversation shows the card as expired, not only this one
             await self._to_tabs(conversation.pk, card_expired_event(row, language))
-        unavailable = opened.status == "unavailable"
-        await self._answer(conversation, opened.context, language, opened.prepared, unavailable=unavailable)
+        unavailable = turn.status == "unavailable"
+        await self._answer(conversation, turn.context, language, turn.prepared, unavailable=unavailable)
         return conversation.pk
 
-    async def refuse_busy(self, *, conversation_id: int | None, text: str, context: dict[str, Any] | None) -> None:
-        """Answer a ``user_message`` the process could not start within its bound (``turn.admission``): store and
-        audit it (``turn_busy``), then ``error`` ``busy`` in the message's language, naming when to retry."""
-        await database_sync_to_async(turn_refuse)(
-            user=self.user, conversation_id=conversation_id, text=text, context=context
-        )
+    async def refuse_busy(self, *, conversation_id: int | None, text: str, context: Any) -> None:
+        """Answer a ``user_message`` the process could not start within its bound (``turn.admission``): ``error``
+        ``busy`` in the message's language naming when to retry, at once; its ``turn_busy`` row (the text, the
+        claimed conversation, the page as the frame sent it) is written afterwards (``turn.refusals``)."""
         retry_s = busy_retry_s()
         message = busy_text(retry_s, detect_language(text))
         await self.emit(ErrorEvent(code="busy", message=message, text=text, retry_after_s=retry_s))
+        row = busy_event(
+            user=self.user, conversation_id=conversation_id, text=text, context=context, queue=turn_admission.depth()
+        )
+        busy_audit.add(row)
 
     async def decide(self, *, confirmation_id: int, approve: bool, typed_env: str | None = None) -> None:
         """Apply the user's decision on a card; run the stored call once if approved; then continue the turn."""

@@ -16,6 +16,7 @@ from agentchat.models import Conversation, Message, PendingConfirmation
 from agentchat.toolset.selection import Offer, toolset_offer
 from agentchat.turn.recording import offer_record
 from policies import services as policy
+from policies.snapshot import policy_cache
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,7 @@ class Opened:
 
 
 @transaction.atomic
+@policy_cache.pinned()
 def turn_open(*, user: User, conversation_id: int | None, text: str, context: dict[str, Any] | None) -> Opened:
     """Open a turn in one transaction (one commit, one WAL flush, instead of one per row written).
 
@@ -77,6 +79,7 @@ def turn_open(*, user: User, conversation_id: int | None, text: str, context: di
 
 
 @transaction.atomic(savepoint=False)
+@policy_cache.pinned()
 def step_prepare(
     *,
     user: User,

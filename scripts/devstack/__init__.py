@@ -19,8 +19,9 @@ Environment variables:
   ``$AGENTCHAT_CACHE/superset-venv-<12 hex of sha256(requirements/superset.txt)>``, shared by every clone.
 - ``SUPERSET_VENV``: use this virtualenv path instead.
 - ``SUPERSET_STACK_DIR``: parent of the instance directories (default ``<repo>/var/superset``).
-- ``SUPERSET_ADMIN_PASSWORD``: password of the ``admin`` user (default ``admin``), set when an instance is
-  created and used to log in.
+- ``SUPERSET_ADMIN_PASSWORD``: password of the stack's service account ``agentchat_service`` (role Admin,
+  default ``admin``), set when an instance is created and used to log in; ``admin``, ``analyst`` and
+  ``engineer`` are demo people with ``DEMO_PASSWORD`` (default ``demo``, ``users.py``).
 - ``SUPERSET_BIND_HOST``: address the instances listen on (default ``127.0.0.1``; ``0.0.0.0`` in a container).
 
 Modules, in the order a start goes through them: ``config`` (instances, paths, settings), ``install`` (the
@@ -39,7 +40,7 @@ from __future__ import annotations
 from typing import Any
 
 from scripts.devstack.client import SupersetClient, rison
-from scripts.devstack.config import ADMIN_USERNAME, INSTANCES, Instance, admin_password, instance_urls
+from scripts.devstack.config import ADMIN_USERNAME, INSTANCES, SERVICE_USERNAME, Instance, admin_password, instance_urls
 from scripts.devstack.demo import DASHBOARDS, DATABASE_NAME, DATASETS, layout_chart_ids, position_json
 from scripts.devstack.energy_data import build_energy_db
 from scripts.devstack.install import install
@@ -54,6 +55,7 @@ __all__ = [
     "DATASETS",
     "INSTANCES",
     "Instance",
+    "SERVICE_USERNAME",
     "StackError",
     "SupersetClient",
     "admin_password",

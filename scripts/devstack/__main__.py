@@ -9,7 +9,7 @@ import argparse
 import sys
 import time
 
-from scripts.devstack import ADMIN_USERNAME, StackError, install, instance_urls, seed, start, status, stop, up
+from scripts.devstack import SERVICE_USERNAME, StackError, install, instance_urls, seed, start, status, stop, up
 from scripts.devstack import __doc__ as package_doc
 from scripts.devstack.report import log
 
@@ -29,7 +29,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     if args.command == "up":
         urls = ", ".join(f"{name} {url}" for name, url in instance_urls().items())
-        log(f"up: Superset ready in {time.monotonic() - started:.1f} s: {urls} (login {ADMIN_USERNAME})")
+        log(f"up: Superset ready in {time.monotonic() - started:.1f} s: {urls} (login {SERVICE_USERNAME})")
     return 0
 
 

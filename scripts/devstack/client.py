@@ -11,7 +11,7 @@ import contextlib
 import json
 from typing import Any
 
-from scripts.devstack.config import ADMIN_USERNAME, Instance, admin_password
+from scripts.devstack.config import ADMIN_USERNAME, SERVICE_USERNAME, Instance, admin_password
 from scripts.devstack.report import StackError
 
 try:
@@ -73,25 +73,48 @@ class SupersetClient:
     """
 
     def __init__(self, inst: Instance, timeout: float = 60.0) -> None:
-        """Log in as admin.
+        """Log in as the stack's service account (``SERVICE_USERNAME`` / ``admin_password()``).
+
+        An instance set up before that account existed has only ``admin`` with ``admin_password()``: the client
+        then logs in as it, once, so that the seed (``users.py``) can create the service account and give
+        ``admin`` the demo password.
 
         Args:
             inst: the instance.
             timeout: per-request timeout in seconds.
 
         Raises:
-            StackError: login failed.
+            StackError: neither login was accepted, or the instance failed.
         """
         _need_httpx()
         self.inst = inst
         self.http = httpx.Client(base_url=inst.url, timeout=timeout, trust_env=False)  # loopback: no proxy
-        body = {"username": ADMIN_USERNAME, "password": admin_password(), "provider": "db", "refresh": True}
         try:
-            token = self._request("POST", "/api/v1/security/login", json=body)["access_token"]
+            token = self._login(SERVICE_USERNAME) or self._login(ADMIN_USERNAME)
         except Exception:
             self.http.close()
             raise
+        if token is None:
+            self.http.close()
+            raise StackError(
+                f"[{inst.name}] login refused for {SERVICE_USERNAME} (and {ADMIN_USERNAME}) with "
+                "SUPERSET_ADMIN_PASSWORD"
+            )
         self.http.headers["Authorization"] = f"Bearer {token}"
+
+    def _login(self, username: str) -> str | None:
+        """Return an access token of ``username`` with ``admin_password()``, or None when Superset refuses it."""
+        body = {"username": username, "password": admin_password(), "provider": "db", "refresh": True}
+        try:
+            response = self.http.post("/api/v1/security/login", json=body)
+        except httpx.HTTPError as exc:
+            raise StackError(f"[{self.inst.name}] POST /api/v1/security/login: {exc}") from exc
+        if response.status_code == 401:
+            return None
+        if response.status_code >= 300:
+            raise StackError(f"[{self.inst.name}] login -> {response.status_code}: {response.text[:1000]}")
+        token: str = response.json()["access_token"]
+        return token
 
     def __enter__(self) -> SupersetClient:
         return self

@@ -21,6 +21,10 @@ REQUIREMENTS_FILE = REPO_ROOT / "requirements" / "superset.txt"
 # Superset's own configuration file, loaded by Superset through SUPERSET_CONFIG_PATH (never imported here).
 CONFIG_FILE = Path(__file__).resolve().parent / "superset_config.py"
 
+# The stack's own account (Superset role Admin, password ``admin_password()``): the stack seeds through it and
+# service-mode environments act as it (``SUPERSET_<ENV>_USERNAME``, DESIGN §15). ``admin`` is a demo person
+# (users.py) with the demo password, like ``analyst`` and ``engineer``.
+SERVICE_USERNAME = "agentchat_service"
 ADMIN_USERNAME = "admin"
 HEALTH_TIMEOUT_S = 120.0
 # In the virtualenv: the requirements hash it was installed from.
@@ -88,7 +92,8 @@ def stack_dir() -> Path:
 
 
 def admin_password() -> str:
-    """Return the admin password: ``$SUPERSET_ADMIN_PASSWORD`` or ``admin``."""
+    """Return the password of the stack's service account ``SERVICE_USERNAME``: ``$SUPERSET_ADMIN_PASSWORD`` or
+    ``admin`` (an instance set up before that account existed has it on its ``admin`` user until the next seed)."""
     return os.environ.get("SUPERSET_ADMIN_PASSWORD") or "admin"
 
 

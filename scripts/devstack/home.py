@@ -54,15 +54,16 @@ def superset_env(inst: Instance) -> dict[str, str]:
     return env
 
 
-# Runs db upgrade, fab create-admin and init in one interpreter: importing Superset costs ~8 s per command.
+# Runs db upgrade, fab create-admin (the stack's service account, config.SERVICE_USERNAME) and init in one
+# interpreter: importing Superset costs ~8 s per command.
 _SETUP_CODE = """
 import os
 from superset.cli.main import superset
 password = os.environ.pop("_STACK_ADMIN_PASSWORD")
 for args in (
     ["db", "upgrade"],
-    ["fab", "create-admin", "--username", "admin", "--firstname", "Admin", "--lastname", "User",
-     "--email", "admin@example.com", "--password", password],
+    ["fab", "create-admin", "--username", "agentchat_service", "--firstname", "agentchat", "--lastname", "service",
+     "--email", "agentchat_service@example.com", "--password", password],
     ["init"],
 ):
     print("=== superset " + " ".join(args[:2]), flush=True)

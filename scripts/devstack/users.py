@@ -1,18 +1,22 @@
-"""The demo people of each local instance: Superset users with real Superset roles (DESIGN §15, issue 13).
+"""The people of each local instance: Superset users with real Superset roles (DESIGN §15, issue 13).
 
 - ``analyst``: Gamma + sql_lab + ``agentchat_energy_reader`` (datasource access to ``energy_consumption`` only) +
   ``agentchat_api_keys``;
 - ``engineer``: Alpha + sql_lab + ``agentchat_api_keys``;
-- ``admin``: the instance's own admin (created at setup with ``SUPERSET_ADMIN_PASSWORD``; its password is not
-  changed here, the stack and the tests log in with it).
+- ``admin``: Admin;
+- ``agentchat_service`` (``config.SERVICE_USERNAME``): Admin, the stack's own account: the seed logs in as it and
+  service-mode environments act as it. Its password is ``SUPERSET_ADMIN_PASSWORD`` (default ``admin``).
 
-``analyst`` and ``engineer`` get the demo password (``$DEMO_PASSWORD`` or ``demo``), the one agentchat's demo
-users have. ``agentchat_api_keys`` holds FAB's ``ApiKey`` permissions (list, create, get, revoke: ``POST
+The three demo people get the demo password (``$DEMO_PASSWORD`` or ``demo``), the one agentchat's demo users
+have, so signing in to agentchat as any of them gets their own Superset identities. An instance set up before the
+service account existed had ``admin`` with ``SUPERSET_ADMIN_PASSWORD``: the seed creates the service account first,
+then gives ``admin`` the demo password (a password is changed only when Superset refuses the wanted one).
+``agentchat_api_keys`` holds FAB's ``ApiKey`` permissions (list, create, get, revoke: ``POST
 /api/v1/security/api_keys/``), which Gamma and Alpha lack; it exists once ``FAB_API_KEY_ENABLED`` is on.
 
 Everything goes through FAB's security REST API (``FAB_ADD_SECURITY_API``), finding each object by name first, so
 a second run changes nothing: ``/api/v1/security/roles/``, ``/permissions/``, ``/resources/``,
-``/permissions-resources/``, ``/roles/<id>/permissions``, ``/users/``.
+``/permissions-resources/``, ``/roles/<id>/permissions``, ``/users/``, ``/login``.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import os
 from typing import Any
 
 from scripts.devstack.client import SupersetClient, rison
+from scripts.devstack.config import ADMIN_USERNAME, SERVICE_USERNAME, admin_password
 from scripts.devstack.demo import DATABASE_NAME
 from scripts.devstack.report import StackError
 
@@ -33,7 +38,9 @@ API_KEY_PERMISSIONS = ("can_list", "can_create", "can_get", "can_revoke")
 DEMO_USERS: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "analyst": ("Demo", "Analyst", ("Gamma", "sql_lab", ENERGY_ROLE, API_KEY_ROLE)),
     "engineer": ("Demo", "Engineer", ("Alpha", "sql_lab", API_KEY_ROLE)),
+    ADMIN_USERNAME: ("Demo", "Admin", ("Admin",)),
 }
+SERVICE_USER = ("agentchat", "service", ("Admin",))
 
 
 def demo_password() -> str:
@@ -99,8 +106,14 @@ class UserSeeder:
         self.client.post(f"/api/v1/security/roles/{role_id}/permissions", {"permission_view_menu_ids": wanted})
         self.note("updated", f"role {role_name} permissions", role_id)
 
-    def user(self, username: str, first: str, last: str, roles: tuple[str, ...]) -> int:
-        """Ensure ``username`` exists, active, with exactly ``roles`` (its password is set only at creation)."""
+    def _password_works(self, username: str, password: str) -> bool:
+        """True when Superset accepts ``username`` / ``password`` (``POST /api/v1/security/login``)."""
+        body = {"username": username, "password": password, "provider": "db"}
+        return self.client.http.post("/api/v1/security/login", json=body).status_code == 200
+
+    def user(self, username: str, first: str, last: str, roles: tuple[str, ...], password: str) -> int:
+        """Ensure ``username`` exists, active, with exactly ``roles`` and ``password`` (set only when Superset
+        refuses it, e.g. an older instance's ``admin``)."""
         role_ids = sorted(self.role(name) for name in roles)
         found = self._list("users", username=username)
         if not found:
@@ -111,17 +124,22 @@ class UserSeeder:
                 "email": f"{username}@example.com",
                 "active": True,
                 "roles": role_ids,
-                "password": demo_password(),
+                "password": password,
             }
             user_id = int(self.client.post("/api/v1/security/users/", body)["id"])
             self.note("created", f"user {username}", user_id)
             return user_id
         user = found[0]
-        if sorted(int(role["id"]) for role in user.get("roles", [])) == role_ids and user.get("active"):
+        changes: dict[str, Any] = {}
+        if sorted(int(role["id"]) for role in user.get("roles", [])) != role_ids or not user.get("active"):
+            changes.update(roles=role_ids, active=True)
+        if not self._password_works(username, password):
+            changes["password"] = password
+        if not changes:
             self.note("reused", f"user {username}", user["id"])
             return int(user["id"])
-        self.client.put(f"/api/v1/security/users/{user['id']}", {"roles": role_ids, "active": True})
-        self.note("updated", f"user {username} (roles)", user["id"])
+        self.client.put(f"/api/v1/security/users/{user['id']}", changes)
+        self.note("updated", f"user {username} ({', '.join(sorted(changes))})", user["id"])
         return int(user["id"])
 
 
@@ -140,7 +158,7 @@ def dataset_resource_name(client: SupersetClient, table: str) -> str:
 
 
 def seed_users(client: SupersetClient, note: Any) -> dict[str, int]:
-    """Ensure the demo roles and users of ``DEMO_USERS`` in the instance of ``client``.
+    """Ensure the demo roles, the service account and the users of ``DEMO_USERS`` in the instance of ``client``.
 
     Returns:
         ``{username: Superset user id}``.
@@ -151,4 +169,8 @@ def seed_users(client: SupersetClient, note: Any) -> dict[str, int]:
     seeder = UserSeeder(client, note)
     seeder.grant(ENERGY_ROLE, [("datasource_access", dataset_resource_name(client, ANALYST_TABLE))])
     seeder.grant(API_KEY_ROLE, [(permission, "ApiKey") for permission in API_KEY_PERMISSIONS])
-    return {username: seeder.user(username, *spec) for username, spec in DEMO_USERS.items()}
+    # The service account first: the seed logs in as it from now on, before ``admin`` may get the demo password.
+    made = {SERVICE_USERNAME: seeder.user(SERVICE_USERNAME, *SERVICE_USER, password=admin_password())}
+    for username, spec in DEMO_USERS.items():
+        made[username] = seeder.user(username, *spec, password=demo_password())
+    return made

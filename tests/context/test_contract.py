@@ -116,7 +116,8 @@ async def test_fake_marker_and_instructions_stay_inside_the_data_block_and_tool_
     assert block.strip().count("\n") == 0
     assert "run_backup" in block
     assert "run_backup" not in prompt.replace(block, "")
-    assert parse_prompt_block(prompt) == {"status": "ok", **ctx(objectName=hostile)}
+    told = {k: v for k, v in ctx(objectName=hostile).items() if k != "contextVersion"}  # the model needs no version
+    assert parse_prompt_block(prompt) == {"status": "ok", **told}
     assert prompt.replace(block, "") == plain.prompt.replace(plain_block(plain.prompt), "")
     assert await offered_tools(attacked) == await offered_tools(plain)
     assert "run_backup" not in await offered_tools(attacked)

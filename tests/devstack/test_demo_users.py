@@ -63,7 +63,19 @@ def test_engineer_reads_every_table(seeded: dict[str, Any], name: str) -> None:
     assert answer.status_code == 200, answer.text
 
 
-@pytest.mark.parametrize("username", ["analyst", "engineer"])
+@pytest.mark.parametrize("name", INSTANCE_NAMES)
+def test_admin_is_a_superset_admin_with_the_demo_password(seeded: dict[str, Any], name: str) -> None:
+    """``admin`` signs in with the demo password as a person of role Admin, and the stack's own account is another
+    user (the service account, ``SUPERSET_ADMIN_PASSWORD``): Superset tells them apart."""
+    with _signed_in(name, "admin") as http:
+        me = http.get("/api/v1/me/").json()["result"]
+        roles = http.get("/api/v1/me/roles/").json()["result"]["roles"]
+    assert me["username"] == "admin"
+    assert "Admin" in roles
+    assert seeded[name]["users"]["admin"] != seeded[name]["users"][devstack.SERVICE_USERNAME]
+
+
+@pytest.mark.parametrize("username", ["analyst", "engineer", "admin"])
 def test_demo_users_may_create_api_keys(seeded: dict[str, Any], username: str) -> None:
     """FAB_API_KEY_ENABLED is on and the demo roles hold ApiKey: a key made by the user authenticates as them."""
     with _signed_in("ss-dev", username) as http:

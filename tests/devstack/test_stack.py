@@ -60,8 +60,8 @@ def test_health_answers(stack: ModuleType, seeded: dict[str, Any], name: str) ->
 
 
 @pytest.mark.parametrize("name", INSTANCE_NAMES)
-def test_admin_login_returns_tokens(stack: ModuleType, seeded: dict[str, Any], name: str) -> None:
-    body = {"username": "admin", "password": stack.admin_password(), "provider": "db", "refresh": True}
+def test_service_account_login_returns_tokens(stack: ModuleType, seeded: dict[str, Any], name: str) -> None:
+    body = {"username": stack.SERVICE_USERNAME, "password": stack.admin_password(), "provider": "db", "refresh": True}
     response = httpx.post(
         f"{stack.instance_urls()[name]}/api/v1/security/login", json=body, timeout=30, trust_env=False
     )

@@ -2,7 +2,9 @@
 /migrations/, opened, «Спросить агента»; «что изменится при этой миграции?» previews it; «запусти миграцию» shows
 the red PRODUCTION card with typed confirmation naming the plan; approved, a real db_worker runs it, the page shows
 the progress and ``done``, and the dashboard is in prod with its charts. Objects the run created in prod are
-removed afterwards (the seeded prod dashboard has the same uuid, so it is overwritten with the same content)."""
+removed afterwards (the seeded prod dashboard has the same uuid, so it is overwritten with the same content).
+The demo ``admin`` signs in with the demo password and acts as Superset's ``admin`` person in both instances
+(password mode, DESIGN §15): prod records the import under that person, not the stack's service account."""
 
 import re
 import subprocess
@@ -39,13 +41,12 @@ def worker(app_server, tmp_path):
 
 
 @pytest.fixture
-def service_mode(app_server):
-    """The demo's agentchat ``admin`` has no Superset identity of its own (Superset's admin keeps
-    ``SUPERSET_ADMIN_PASSWORD``), so for this test every environment acts as the shared account, as an admin sets
-    it (``Environment.auth_mode = service``, DESIGN §15); the modes are put back afterwards."""
+def password_mode(app_server):
+    """Every environment acts as the signed-in user (DESIGN §15; the session's server runs in service mode): the demo
+    ``admin`` signs in with the demo password and gets its own identity in both instances. Modes put back after."""
     with psycopg.connect(app_server.env["DATABASE_URL"], autocommit=True) as conn:
         modes = conn.execute("SELECT env_id, auth_mode FROM policies_environment").fetchall()
-        conn.execute("UPDATE policies_environment SET auth_mode = 'service'")
+        conn.execute("UPDATE policies_environment SET auth_mode = 'password'")
     yield
     with psycopg.connect(app_server.env["DATABASE_URL"], autocommit=True) as conn:
         for env_id, mode in modes:
@@ -69,7 +70,7 @@ def prod_restored():
 
 
 def test_migration_of_the_energy_report_from_the_migrations_page_to_prod(
-    page, app_server, service_mode, worker, prod_restored
+    page, app_server, password_mode, worker, prod_restored
 ):
     login(page, app_server, "admin")
     page.goto(f"{app_server.url}/migrations/?source_env_id=ss-dev")
@@ -112,6 +113,10 @@ def test_migration_of_the_energy_report_from_the_migrations_page_to_prod(
     prod = dashboard_by_slug("prod", "energy-report")
     source = dashboard_by_slug("ss-dev", "energy-report")
     assert prod["dashboard_title"] == ENERGY
+    people = api(
+        "prod", "GET", "/api/v1/security/users/", params={"q": "(filters:!((col:username,opr:eq,value:admin)))"}
+    )
+    assert prod["changed_by"]["id"] == people["result"][0]["id"]
     assert sorted(dashboard_chart_names("prod", prod["id"])) == sorted(dashboard_chart_names("ss-dev", source["id"]))
     page.goto(f"{app_server.url}/migrations/?env_id=prod&status=done")
     expect(page.locator(f"[data-migration-id='{migration_id}']")).to_be_visible()

@@ -44,6 +44,15 @@ def engineer(password_mode, superset_stack):
     return user
 
 
+@pytest.fixture
+def admin(password_mode, superset_stack):
+    """The demo ``admin`` signed in through Superset with the demo password: Superset's ``admin`` is a person of
+    role Admin in both instances (``scripts/devstack/users.py``), not the stack's service account."""
+    user = sign_in("admin")
+    assert user == password_mode["admin"]
+    return user
+
+
 def superset_secret_key(env_id: str) -> str:
     """The local instance's SECRET_KEY (``scripts/devstack`` keeps it in the instance home; JWTs are signed with it)."""
     stack = Path(os.environ.get("SUPERSET_STACK_DIR") or Path(__file__).resolve().parents[2] / "var" / "superset")

@@ -15,7 +15,7 @@ from agentchat.models import SupersetIdentity
 from agentchat.toolset.selection import toolset_for
 from policies.models import AuthMode, Environment
 from tests.identity.conftest import queries_by_marker
-from tests.support.superset_api import api, datasets_named
+from tests.support.superset_api import SERVICE_USERNAME, api, datasets_named
 from tests.support.superset_scratch import objects_delete
 from tests.support.tool_runs import run_tool
 from tests.support.wording import text
@@ -100,7 +100,7 @@ async def test_refused_password_leaves_no_identity(password_mode, superset_stack
 
 
 async def test_service_mode_acts_as_the_shared_account_and_says_so(password_mode, superset_stack):
-    """Where an admin sets service mode the call acts as the shared account (admin on loopback) and the outcome
+    """Where an admin sets service mode the call acts as the shared account (the stack's on loopback) and the outcome
     records it, without any identity of the user."""
     await Environment.objects.filter(env_id="ss-dev").aupdate(auth_mode=AuthMode.SERVICE)
     user = password_mode["analyst"]
@@ -108,5 +108,5 @@ async def test_service_mode_acts_as_the_shared_account_and_says_so(password_mode
     outcome = await run_tool(SQL_TOOL, user, env_id="ss-dev", database_id=1, sql="SELECT COUNT(*) AS n FROM regions")
 
     assert outcome.ok, outcome.error_message
-    assert outcome.acting == {"ss-dev": {"kind": "service", "superset_username": "admin"}}
+    assert outcome.acting == {"ss-dev": {"kind": "service", "superset_username": SERVICE_USERNAME}}
     assert await sync_to_async(identity_env_ids)(user=user) == {"ss-dev"}

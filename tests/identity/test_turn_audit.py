@@ -12,6 +12,7 @@ from agentchat.turn.agent import AgentTurn
 from policies.models import AuditEvent, AuthMode, Environment
 from tests.support.contexts import DASHBOARD_1
 from tests.support.scripted_llm import scripted, tool_calls_message
+from tests.support.superset_api import SERVICE_USERNAME
 from tests.support.wording import text
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -71,7 +72,7 @@ async def test_service_mode_card_and_audit_say_the_shared_account(password_mode,
 
     assert card["decision"]["acts_as"] == "service"
     assert text("ru", "acts as the service account") in card["html"]
-    assert extra["acting"] == {"ss-dev": {"kind": "service", "superset_username": "admin"}}
+    assert extra["acting"] == {"ss-dev": {"kind": "service", "superset_username": SERVICE_USERNAME}}
 
 
 DATASET_CONTEXT = {

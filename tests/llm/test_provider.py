@@ -117,7 +117,9 @@ async def test_text_streams_as_token_frames_and_request_carries_tools_and_contex
     assert server.model in frames.of("conversation")[0]["provider"]
     (request,) = server.requests
     assert request.body["stream"] is True
-    assert request.context == {**context, "status": "ok"}  # the validated context plus its status
+    # The validated context's fields that have a value, without contextVersion, plus its status.
+    told = {k: v for k, v in context.items() if v is not None and k != "contextVersion"}
+    assert request.context == {**told, "status": "ok"}
     expected = await database_sync_to_async(toolset_for)(
         user=users["engineer"], context=context, question="привет, что это за страница?"
     )

@@ -14,16 +14,19 @@ import httpx
 import prison
 
 URLS = {"ss-dev": "http://127.0.0.1:8088", "prod": "http://127.0.0.1:8089"}
+# The local stack's service account (role Admin, scripts/devstack/users.py): what service mode acts as on loopback.
+SERVICE_USERNAME = os.environ.get("SUPERSET_SERVICE_USERNAME") or "agentchat_service"
+SERVICE_PASSWORD = os.environ.get("SUPERSET_ADMIN_PASSWORD") or "admin"
 
 
 @contextmanager
 def superset(env_id: str) -> Iterator[httpx.Client]:
-    """Yield an httpx client logged in as the local admin of ``env_id`` (``ss-dev`` or ``prod``)."""
+    """Yield an httpx client logged in as the local stack's service account of ``env_id`` (``ss-dev`` or ``prod``;
+    Superset role Admin)."""
     with httpx.Client(base_url=URLS[env_id], timeout=30, trust_env=False) as client:
-        password = os.environ.get("SUPERSET_ADMIN_PASSWORD", "admin")
         login = client.post(
             "/api/v1/security/login",
-            json={"username": "admin", "password": password, "provider": "db", "refresh": True},
+            json={"username": SERVICE_USERNAME, "password": SERVICE_PASSWORD, "provider": "db", "refresh": True},
         )
         login.raise_for_status()
         client.headers["Authorization"] = f"Bearer {login.json()['access_token']}"

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from tests.support.superset_api import api, datasets_named
+from tests.support.superset_api import SERVICE_USERNAME, api, datasets_named
 from tests.support.tool_runs import answer, run_tool
 from tests.support.wording import ptext, text
 
@@ -23,7 +23,7 @@ async def test_search_datasets_by_fragment_database_schema_and_owner(engineer, s
         query=virtual_dataset["name"][-8:],
         database="energy",
         schema="main",
-        owner="admin",
+        owner=SERVICE_USERNAME,  # the scratch dataset is made as the stack's service account
     )
 
     assert outcome.ok, outcome.error_message

@@ -17,6 +17,7 @@ from langchain_core.outputs import ChatGenerationChunk
 
 from agentchat.chat.consumer import AgentConsumer
 from agentchat.turn.admission import TurnAdmission, busy_text, turn_admission
+from agentchat.turn.refusals import busy_audit
 from policies.models import AuditEvent
 from tests.support.db_threads import close_thread_connections  # noqa: F401 - autouse fixture
 from tests.support.scripted_llm import ScriptedChatModel
@@ -58,7 +59,42 @@ async def connect(user) -> WebsocketCommunicator:
 @pytest.fixture
 def limits(settings):
     settings.TURN_MAX_ACTIVE, settings.TURN_QUEUE_MAX, settings.TURN_QUEUE_WAIT_S = 1, 1, 0.3
+    settings.TURN_MAX_STARTING = 8
     return settings
+
+
+async def test_starting_turns_are_bounded_apart_from_running_ones(limits):
+    """``TURN_MAX_STARTING`` 1: a second message waits while the first is starting, and gets its slot as soon as
+    the first has started (``Slot.started``), though the first still runs."""
+    limits.TURN_MAX_ACTIVE, limits.TURN_MAX_STARTING, limits.TURN_QUEUE_WAIT_S = 10, 1, 2.0
+    gate = TurnAdmission()
+    started, release = asyncio.Event(), asyncio.Event()
+
+    async def first() -> None:
+        async with gate.slot() as slot:
+            await started.wait()
+            slot.started()
+            await release.wait()
+
+    admitted = asyncio.get_running_loop().create_future()
+
+    async def second() -> None:
+        async with gate.slot() as slot:
+            admitted.set_result(bool(slot))
+            await release.wait()
+
+    tasks = [asyncio.create_task(first())]
+    await asyncio.sleep(0.01)
+    tasks.append(asyncio.create_task(second()))
+    await asyncio.sleep(0.05)
+    assert not admitted.done()
+    assert (gate.depth()["queued"], gate.depth()["starting"]) == (1, 1)
+    started.set()
+    assert await asyncio.wait_for(admitted, 1) is True
+    assert (gate.depth()["running"], gate.depth()["starting"], gate.depth()["queued"]) == (2, 1, 0)
+    release.set()
+    await asyncio.gather(*tasks)
+    assert (gate.depth()["running"], gate.depth()["starting"]) == (0, 0)
 
 
 async def test_a_freed_slot_passes_to_the_waiter_and_a_full_queue_refuses_at_once(limits):
@@ -68,10 +104,10 @@ async def test_a_freed_slot_passes_to_the_waiter_and_a_full_queue_refuses_at_onc
 
     async def turn(name: str, hold: bool) -> bool:
         async with gate.slot() as admitted:
-            order.append(f"{name}:{admitted}")
+            order.append(f"{name}:{bool(admitted)}")
             if admitted and hold:
                 await release.wait()
-            return admitted
+            return bool(admitted)
 
     first = asyncio.create_task(turn("first", True))
     await asyncio.sleep(0.01)
@@ -88,9 +124,11 @@ async def test_a_freed_slot_passes_to_the_waiter_and_a_full_queue_refuses_at_onc
     assert order == ["first:True", "third:False", "second:True"]
     assert gate.depth() | {"refused": 0} == {
         "running": 0,
+        "starting": 0,
         "queued": 0,
         "refused": 0,
         "max_running": 1,
+        "max_starting": 8,
         "max_queued": 1,
         "wait_s": 0.3,
     }
@@ -104,7 +142,7 @@ async def test_a_message_waiting_longer_than_the_bound_is_refused(limits):
         began = time.monotonic()
         async with gate.slot() as admitted:
             waited = time.monotonic() - began
-    assert admitted is False
+    assert not admitted
     assert 0.25 <= waited < 1.0  # TURN_QUEUE_WAIT_S 0.3, never longer than a second
     assert gate.depth()["running"] == 0
     assert gate.depth()["queued"] == 0
@@ -153,11 +191,16 @@ async def test_message_beyond_the_bound_is_answered_busy_stored_and_audited(user
     await first.disconnect()
     await second.disconnect()
     assert final[-1]["event"] == "message"
-    rows = [
-        row
-        async for row in AuditEvent.objects.filter(event_type=AuditEvent.EventType.TURN_BUSY).values(
-            "actor__username", "args", "outcome"
-        )
-    ]
+    rows: list[dict] = []
+    deadline = time.monotonic() + 10  # written after the refusal, off the turn's path (turn.refusals)
+    while not rows and time.monotonic() < deadline:
+        rows = [
+            row
+            async for row in AuditEvent.objects.filter(event_type=AuditEvent.EventType.TURN_BUSY).values(
+                "actor__username", "args", "outcome"
+            )
+        ]
+        await asyncio.sleep(0.05)
+    await busy_audit.close_connection()
     assert rows == [{"actor__username": "engineer", "args": {"text": "покажи дашборды"}, "outcome": "busy"}]
     assert turn_admission.depth()["running"] == 0
