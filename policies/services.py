@@ -354,10 +354,9 @@ def tool_catalogue_sync(*, entries: list[dict[str, Any]]) -> dict[str, int]:
     Returns:
         ``{"created": n, "updated": n}``. Behaviour fields (category, env_specific) follow the code; a
         description is filled only while the admin has left it empty; ``enabled``/``timeout_s`` are untouched.
-        All rows change in one transaction (one commit instead of one per row, and no half-synced catalogue).
     """
     created = updated = 0
-    with transaction.atomic():
+    with transaction.atomic():  # one commit, not one per row; never a half-synced catalogue
         for entry in entries:
             tool, was_created = Tool.objects.get_or_create(
                 name=entry["name"], defaults={k: v for k, v in entry.items() if k != "name"}
