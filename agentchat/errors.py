@@ -20,6 +20,7 @@ ERROR_TEXTS: dict[str, Promise] = {
     "upstream_unavailable": _("Superset is unavailable (%(detail)s), try again later."),
     "upstream_error": _("Superset returned an error: %(detail)s"),
     "session_expired": _("session expired, reload the page"),
+    "session_expired_in_env": _("Superset session in %(env)s expired, reload the page."),
     "rate_limited": _("Too many requests to Superset, retry in %(retry_after)s s."),
     "rate_limited_no_delay": _("Too many requests to Superset, try again later."),
     "bad_frame": _("Malformed frame: %(detail)s"),
@@ -137,9 +138,19 @@ class UpstreamError(ToolError):
 
 
 class SessionExpired(ToolError):
-    """Superset answered 401 after one token refresh, or the Django session ended (DESIGN §10)."""
+    """Superset answered 401 after one token refresh, or the Django session ended (DESIGN §10).
+
+    With ``env`` in the params (Superset's refusal) the text names that environment (issue 13: the message says
+    which environment); without it (the Django session) it is ``ERROR_TEXTS["session_expired"]``.
+    """
 
     code = "session_expired"
+
+    def text(self, language: str = "") -> str:
+        """Return the message in ``language``, naming ``env`` when Superset of that environment refused."""
+        if self.message is None and self.params.get("env"):
+            return error_text("session_expired_in_env", language, **self.params)
+        return super().text(language)
 
 
 class IdentityExpired(SessionExpired):

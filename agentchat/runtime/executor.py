@@ -45,7 +45,10 @@ LLM_ERROR_INSTRUCTIONS = {
         "The change may or may not have been applied. Never repeat it; ask the user to check its status."
     ),
     "upstream_unavailable": "Superset is unavailable (already retried). Do not call tools again in this turn.",
-    "session_expired": "The session expired. Tell the user to reload the page; do not call tools again.",
+    "session_expired": (
+        "The Superset session of that environment expired. Do not call tools again in this turn; tell the user "
+        "what the message says to do (sign in again or reload the page)."
+    ),
     "no_identity": (
         "The user has no Superset access in that environment. Do not call tools there again; tell the user what "
         "the message says to do."

@@ -93,7 +93,7 @@ class ServiceLogin:
             response = await client.auth_request("/api/v1/security/login", json=body)
             if response.status_code == 401:
                 _SERVICE_TOKENS.pop(key, None)
-                raise SessionExpired(f"{client.env_id}: login refused")
+                raise SessionExpired(f"{client.env_id}: login refused", env=client.env_id)
             client.raise_for_status(response, mutating=False)
             token: str = response.json()["access_token"]
             _SERVICE_TOKENS[key] = token

@@ -258,7 +258,7 @@ class SupersetClient:
                 return response
             if attempt == 0:
                 token = await self.auth.renew(self, token)
-        raise SessionExpired(f"{self.env_id}: 401 after token refresh")
+        raise SessionExpired(f"{self.env_id}: 401 after token refresh", env=self.env_id)
 
     async def request(self, method: str, path: str, *, read: bool = False, **kwargs: Any) -> httpx.Response:
         """Send one request under the call's retry policy and return the response (status < 400).

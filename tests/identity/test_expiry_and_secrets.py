@@ -7,13 +7,18 @@ import logging
 import pytest
 from asgiref.sync import sync_to_async
 from django.db import connection
+from django.test import Client
 
 from agentchat.identity.crypto import secret_open, secret_seal
 from agentchat.models import SupersetIdentity
+from agentchat.turn.agent import AgentTurn
 from policies.models import AuditEvent, Environment
 from tests.identity.conftest import expired_copy, sign_in, superset_secret_key
 from tests.support.api_keys import api_key_create, api_key_revoke
+from tests.support.contexts import ui_context
+from tests.support.scripted_llm import scripted, tool_calls_message
 from tests.support.tool_runs import run_tool
+from tests.support.wording import text
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -124,3 +129,51 @@ async def test_no_secret_in_the_database_logs_or_audit(analyst, caplog):
         assert plain not in caplog.text
         assert plain not in repr(outcome)
         assert all(plain not in row for row in audit)
+
+
+class _Frames(list):
+    async def __call__(self, event):
+        self.append(event.wire())
+
+    def of(self, event: str) -> list[dict]:
+        return [f for f in self if f.get("event") == event]
+
+
+async def _sql_turn(user, env_id: str) -> _Frames:
+    """One chat turn whose model asks for a COUNT(*) in ``env_id`` (offline planner answers after the call)."""
+    call = (SQL_TOOL, {"env_id": env_id, "database_id": 1, "sql": COUNT_SQL})
+    frames = _Frames()
+    context = ui_context("dataset", 1, env_id=env_id, route="/datasets/1")
+    await AgentTurn(user=user, emit=frames, model=scripted(tool_calls_message([call]), "Готово.")).run(
+        conversation_id=None, text=f"выполни {COUNT_SQL}", context=context
+    )
+    return frames
+
+
+async def test_expired_session_in_a_turn_names_the_environment_and_the_login_form_restores_it(analyst):
+    """What the user reads in the chat: the ``error`` frame ``session_expired`` says «сессия … в prod истекла» and
+    what to do, the audit row is ``session_expired``; signing in again through the real login form (POST
+    /accounts/login/) makes the next turn work — same processes, nothing restarted."""
+    identity = await SupersetIdentity.objects.aget(user=analyst, environment__env_id="prod")
+    secret = secret_open(identity.secret)
+    key = superset_secret_key("prod")
+    stale = {name: expired_copy(secret[name], key=key) for name in ("access", "refresh")}
+    await sync_to_async(_replace_secret)(analyst, "prod", **stale)
+
+    expired = await _sql_turn(analyst, "prod")
+    response = await sync_to_async(Client().post)("/accounts/login/", {"username": "analyst", "password": "demo"})
+    again = await _sql_turn(analyst, "prod")
+
+    [error] = expired.of("error")
+    assert error["code"] == "session_expired"
+    assert error["message"] == text(
+        "ru", "Superset session for %(env)s has expired: sign in again or add a new API key in settings.", env="prod"
+    )
+    assert "истекла" in error["message"]
+    assert expired.of("tool_finished")[0]["ok"] is False
+    audited = [row async for row in AuditEvent.objects.filter(tool=SQL_TOOL).values("event_type", "extra_data")]
+    assert [row["event_type"] for row in audited if row["event_type"] == "session_expired"] == ["session_expired"]
+    assert response.status_code == 302  # signed in: redirected away from the form
+    assert (await SupersetIdentity.objects.aget(pk=identity.pk)).state == "active"
+    assert again.of("error") == []
+    assert again.of("tool_finished")[0]["ok"] is True

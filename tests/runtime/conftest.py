@@ -16,7 +16,7 @@ def fault_proxy(superset_stack):
 @pytest.fixture
 def faulty_env(policy_defaults, fault_proxy):
     """An active dev ``Environment`` ``faulty`` whose Superset URL is the fault proxy, in service mode (these tests
-    are about the call's failures, not whom it acts as: the loopback admin login)."""
+    are about the call's failures, not whom it acts as: the local stack's service account)."""
     from policies.models import Environment
 
     Environment.objects.update_or_create(

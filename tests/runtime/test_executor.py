@@ -266,7 +266,7 @@ async def test_superset_401_twice_is_session_expired_after_at_most_two_logins(us
     outcome = await search(users["analyst"])
 
     assert outcome.error_code == "session_expired"
-    assert outcome.error_message == text("ru", "session expired, reload the page")
+    assert outcome.error_message == text("ru", "Superset session in %(env)s expired, reload the page.", env=faulty_env)
     assert fault_proxy.count("POST", LOGIN) <= 2
     assert fault_proxy.count("GET", DASHBOARD_LIST) == 2
     assert outcome.retries == 0
