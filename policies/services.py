@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
+from django.db import transaction
 from django.utils.module_loading import import_string
 
 from policies.models import AuditEvent, ContextToolAffinity, Environment, RiskRule, Tool, ToolPermission
@@ -355,25 +356,26 @@ def tool_catalogue_sync(*, entries: list[dict[str, Any]]) -> dict[str, int]:
         description is filled only while the admin has left it empty; ``enabled``/``timeout_s`` are untouched.
     """
     created = updated = 0
-    for entry in entries:
-        tool, was_created = Tool.objects.get_or_create(
-            name=entry["name"], defaults={k: v for k, v in entry.items() if k != "name"}
-        )
-        if was_created:
-            created += 1
-            continue
-        changed = []
-        for key in ("category", "env_specific"):
-            if getattr(tool, key) != entry[key]:
-                setattr(tool, key, entry[key])
-                changed.append(key)
-        for key in ("description_ru", "description_en"):
-            if not getattr(tool, key) and entry[key]:
-                setattr(tool, key, entry[key])
-                changed.append(key)
-        if changed:
-            tool.save(update_fields=[*changed, "updated_at"])
-            updated += 1
+    with transaction.atomic():  # one commit, not one per row; never a half-synced catalogue
+        for entry in entries:
+            tool, was_created = Tool.objects.get_or_create(
+                name=entry["name"], defaults={k: v for k, v in entry.items() if k != "name"}
+            )
+            if was_created:
+                created += 1
+                continue
+            changed = []
+            for key in ("category", "env_specific"):
+                if getattr(tool, key) != entry[key]:
+                    setattr(tool, key, entry[key])
+                    changed.append(key)
+            for key in ("description_ru", "description_en"):
+                if not getattr(tool, key) and entry[key]:
+                    setattr(tool, key, entry[key])
+                    changed.append(key)
+            if changed:
+                tool.save(update_fields=[*changed, "updated_at"])
+                updated += 1
     return {"created": created, "updated": updated}
 
 

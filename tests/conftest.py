@@ -73,10 +73,19 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture(scope="session")
 def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
     """Tests close each connection after its unit of work (``CONN_MAX_AGE`` 0): async tests run database calls in
-    worker threads, whose persistent connections would outlive the test database and block its removal."""
+    worker threads, whose persistent connections would outlive the test database and block its removal.
+
+    On PostgreSQL the tests use ``tests.support.postgresql``, whose flush after a transactional test deletes rows
+    instead of truncating tables (about 0.1 s instead of 1 s per test on the CI machine; see that module).
+    """
     from django.db import connections
 
-    connections.settings["default"]["CONN_MAX_AGE"] = 0
+    database = connections.settings["default"]
+    database["CONN_MAX_AGE"] = 0
+    if database["ENGINE"] == "django.db.backends.postgresql":
+        database["ENGINE"] = "tests.support.postgresql"
+        connections["default"].close()
+        del connections["default"]  # this thread's wrapper was built with the old engine; the next use rebuilds it
 
 
 @pytest.fixture(scope="session")

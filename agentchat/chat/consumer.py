@@ -11,8 +11,9 @@ a turn still running for it stops at its next tool call or LLM step (``AgentTurn
 """
 
 import asyncio
+import functools
 import logging
-from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from collections.abc import Awaitable, Coroutine, Mapping
 from datetime import timedelta
 from typing import Any, cast
 
@@ -302,19 +303,58 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
 
     async def _message(self, frame: UserMessageFrame) -> None:
         """Run the message's turn once the process has a free slot, else refuse it ``busy`` at once
-        (``turn.admission``: decided before any database work; never dropped, never left unanswered). Inside the
-        slot: the session (``_session_alive``), the frame's UIContext (``on_user_message``), then the turn."""
+        (``turn.admission``: decided before any database work; never dropped, never left unanswered).
+
+        Inside the slot one unit of database work checks the session and the frame's UIContext, then opens the turn
+        (``_precheck``, ``turn.preparation.turn_open``: one transaction; issue 17).
+        """
         async with turn_admission.slot() as slot:
             if not slot:
                 await self._agent().refuse_busy(
                     conversation_id=frame.conversation_id, text=frame.text, context=frame.context
                 )
                 return
-            if not await self._session_alive(frame):
-                return
-            conversation_id = await self.on_user_message(frame, opened=slot.started)
+            seen: dict[str, bool] = {}
+            conversation_id = await self._agent().run(
+                conversation_id=frame.conversation_id,
+                text=frame.text,
+                context=None,
+                opened=slot.started,
+                precheck=functools.partial(self._precheck, frame, seen),
+            )
+            if seen.get("session_ended"):
+                self.session_ended = True  # after its frame was sent (``_end_session`` sends one otherwise)
         if conversation_id is not None:
             await self._join(conversation_id)
+
+    def _precheck(self, frame: UserMessageFrame, seen: dict[str, bool]) -> dict[str, Any] | None | ErrorEvent:
+        """The checks of a ``user_message`` before its turn (sync: inside the turn's opening unit of work).
+
+        A dead session (``session_is_valid``): audited ``session_expired`` with what the frame asked for, and its
+        ``session_expired`` event returned — nothing of the frame runs (DESIGN §10). An invalid UIContext (DESIGN
+        §5 step 2): audited ``context_rejected`` (``context_accept``) and ``invalid_context`` returned. Otherwise
+        the validated context (None: the frame sent none).
+        """
+        language = detect_language(frame.text)
+        if not session_is_valid(self.scope):
+            seen["session_ended"] = True
+            policy.audit_record(
+                event_type=AuditEvent.EventType.SESSION_EXPIRED,
+                actor=self.user,
+                outcome="session_expired",
+                extra={"source": "websocket", "frame": frame.type, "claimed_conversation_id": frame.conversation_id},
+            )
+            return ErrorEvent(code="session_expired", message=error_text("session_expired", language))
+        if frame.context is None:
+            return None
+        try:
+            return context_accept(
+                payload=frame.context, actor=self.user, source="websocket", conversation_id=frame.conversation_id
+            )
+        except ContextInvalid as exc:
+            detail = exc.summary(language)
+            message = error_text("invalid_context", language, detail=detail)
+            return ErrorEvent(code="invalid_context", message=message, errors=exc.errors)
 
     async def _locked(self, coro: Awaitable[None]) -> None:
         """Run a service call after the connection's previous one, mapping failures to ``error`` frames."""
@@ -351,27 +391,6 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
     async def send_error(self, code: str, message: str, errors: dict[str, list[str]] | None = None) -> None:
         """Send an ``error`` event (DESIGN §6); ``errors``: the UIContext field errors of ``invalid_context``."""
         await self.emit(ErrorEvent(code=code, message=message, errors=errors))
-
-    async def on_user_message(self, frame: UserMessageFrame, opened: Callable[[], None] | None = None) -> int | None:
-        """Check the frame's UIContext (DESIGN §5 step 2, §10; the session was checked just before), then run the
-        turn; return its conversation id (None: the context was refused, ``invalid_context`` sent)."""
-        language = detect_language(frame.text)
-        context = None
-        if frame.context is not None:
-            # DESIGN §5 step 2: an invalid context is audited (in context_accept) and the turn is not run.
-            try:
-                context = await database_sync_to_async(context_accept)(
-                    payload=frame.context, actor=self.user, source="websocket", conversation_id=frame.conversation_id
-                )
-            except ContextInvalid as exc:
-                detail = exc.summary(language)
-                await self.send_error(
-                    "invalid_context", error_text("invalid_context", language, detail=detail), errors=exc.errors
-                )
-                return None
-        return await self._agent().run(
-            conversation_id=frame.conversation_id, text=frame.text, context=context, opened=opened
-        )
 
     def turn_model(self) -> BaseChatModel | None:
         """Return the LangChain chat model for a turn; None means the configured provider (``LLM_PROVIDER``).

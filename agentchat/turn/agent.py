@@ -34,7 +34,7 @@ from agentchat.runtime.binding import page_bound
 from agentchat.toolset.selection import Offer
 from agentchat.turn.admission import busy_retry_s, busy_text, turn_admission
 from agentchat.turn.calls import CallRunner
-from agentchat.turn.preparation import Prepared, step_prepare, turn_open
+from agentchat.turn.preparation import Precheck, Prepared, step_prepare, turn_open
 from agentchat.turn.prompt import system_prompt
 from agentchat.turn.recording import session_stop_record
 from agentchat.turn.refusals import busy_audit, busy_event
@@ -47,6 +47,7 @@ from agentchat.turn.rendering import (
 )
 from agentchat.turn.steps import AwaitingDecision, Final, RunAgain, Step
 from agentchat.turn.streaming import reply_stream
+from agentchat.turn.units import unit
 
 
 class AgentTurn:
@@ -97,11 +98,15 @@ class AgentTurn:
         text: str,
         context: dict[str, Any] | None,
         opened: Callable[[], None] | None = None,
-    ) -> int:
-        """Handle one ``user_message``; return the conversation id.
+        precheck: Precheck | None = None,
+    ) -> int | None:
+        """Handle one ``user_message``; return the conversation id (None: ``precheck`` refused the message and its
+        error event was sent).
 
         Pending cards of the conversation expire first (their calls get ToolMessages, the cards are replaced).
-        ``opened`` is called once the turn's first unit of database work is done (``turn.admission.Slot.started``).
+        ``opened`` is called once the turn's first unit of database work is done (``turn.admission.Slot.started``);
+        ``precheck`` runs inside that unit first (``turn.preparation.Precheck``: the consumer's session and context
+        checks), so a turn makes two units of database work when it calls no tool: open, and store the answer.
 
         Raises:
             conversations.ConversationNotFound: the id is not the user's.
@@ -109,7 +114,12 @@ class AgentTurn:
         language = detect_language(text)
         with translation.override(language):
             return await self._run(
-                conversation_id=conversation_id, text=text, context=context, language=language, opened=opened
+                conversation_id=conversation_id,
+                text=text,
+                context=context,
+                language=language,
+                opened=opened,
+                precheck=precheck,
             )
 
     async def _run(
@@ -120,14 +130,18 @@ class AgentTurn:
         context: dict[str, Any] | None,
         language: str,
         opened: Callable[[], None] | None,
-    ) -> int:
+        precheck: Precheck | None,
+    ) -> int | None:
         # One unit of database work opens the turn: conversation, expiries, the user message, the offered tools,
         # the history and the answer's row (each hop to the database thread costs more than its queries).
-        turn = await database_sync_to_async(turn_open)(
-            user=self.user, conversation_id=conversation_id, text=text, context=context
+        turn = await unit(turn_open)(
+            user=self.user, conversation_id=conversation_id, text=text, context=context, precheck=precheck
         )
         if opened is not None:
             opened()
+        if isinstance(turn, ErrorEvent):
+            await self.emit(turn)
+            return None
         conversation = turn.conversation
         with translation.override(self.language):  # the page's header: the page's language, not the question's
             provider = provider_label()

@@ -2,6 +2,7 @@
 history. Each function is one unit of work called once through ``database_sync_to_async`` (each hop to the
 database thread costs more than its queries)."""
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -9,6 +10,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from langchain_core.messages import BaseMessage
 
+from agentchat.chat.events import ErrorEvent
 from agentchat.conversations import services as conv
 from agentchat.conversations.selectors import conversation_get, conversation_turn_context, history_messages
 from agentchat.guard import confirmations as confirm
@@ -55,16 +57,36 @@ class Opened:
     prepared: Prepared
 
 
+# The caller's checks before a turn opens (the consumer's: the session, the frame's UIContext), run in the turn's
+# opening transaction: the validated context to use, or the error event that refuses the message (its audit row
+# written, and kept: the refusal is returned, not raised).
+Precheck = Callable[[], "dict[str, Any] | None | ErrorEvent"]
+
+
 @transaction.atomic
 @policy_cache.pinned()
-def turn_open(*, user: User, conversation_id: int | None, text: str, context: dict[str, Any] | None) -> Opened:
-    """Open a turn in one transaction (one commit, one WAL flush, instead of one per row written).
+def turn_open(
+    *,
+    user: User,
+    conversation_id: int | None,
+    text: str,
+    context: dict[str, Any] | None,
+    precheck: Precheck | None = None,
+) -> Opened | ErrorEvent:
+    """Open a turn in one transaction (one commit, one WAL flush, instead of one per row written; issue 17: one
+    unit of database work per phase).
 
-    Starts or loads the conversation, expires its pending cards, stores the user message, then ``step_prepare``.
+    Runs ``precheck`` first (its ``ErrorEvent`` is returned as it is: nothing else happens), then starts or loads
+    the conversation, expires its pending cards, stores the user message, then ``step_prepare``.
 
     Raises:
         conversations.ConversationNotFound: ``conversation_id`` is not the user's.
     """
+    if precheck is not None:
+        checked = precheck()
+        if isinstance(checked, ErrorEvent):
+            return checked
+        context = checked
     expired: list[PendingConfirmation] = []
     if conversation_id is None:
         conversation = conv.conversation_start(user=user, text=text, context=context)

@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import openai
 from channels.db import database_sync_to_async
+from django.db import transaction
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.runnables import Runnable
@@ -25,6 +26,7 @@ from agentchat.models import Conversation, Message
 from agentchat.turn.rendering import message_event
 from agentchat.turn.reply import StreamIncomplete, llm_failure_text, stream_incomplete, stream_tool_calls
 from agentchat.turn.steps import Final
+from agentchat.turn.units import unit
 
 log = logging.getLogger(__name__)
 TOKEN_FLUSH_S = 0.05
@@ -116,14 +118,27 @@ async def reply_stream(
         return await _llm_failed(emit, row_id, text, StreamIncomplete(), language)
     # Strict parse: a call cut off by the token limit or with broken JSON runs nowhere (turn.reply).
     calls = stream_tool_calls(acc)
-    if calls:
-        calls = await database_sync_to_async(unique_call_ids)(conversation=conversation, calls=calls)
-    await database_sync_to_async(conv.message_update)(message_id=row_id, content=text, tool_calls=calls)
+    calls = await unit(reply_store)(conversation=conversation, message_id=row_id, content=text, calls=calls)
     if not calls:
         await emit(message_event(message_id=row_id, text=text))
         return Final(message_id=row_id)
     ai = AIMessage(content=text, tool_calls=[{k: c[k] for k in ("id", "name", "args")} for c in calls])
     return Reply(ai=ai, row_id=row_id, calls=calls)
+
+
+def reply_store(
+    *, conversation: Conversation, message_id: int, content: str, calls: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Store a streamed reply in one unit of work: its calls get ids unique in the conversation
+    (``unique_call_ids``), then the text and the calls are written; returns the calls as stored. A reply without
+    calls is one statement (no transaction block: one round trip)."""
+    if not calls:
+        conv.message_update(message_id=message_id, content=content, tool_calls=[])
+        return []
+    with transaction.atomic():
+        calls = unique_call_ids(conversation=conversation, calls=calls)
+        conv.message_update(message_id=message_id, content=content, tool_calls=calls)
+    return calls
 
 
 async def _llm_failed(emit: Emit, row_id: int, partial: str, exc: BaseException, language: str) -> Final:

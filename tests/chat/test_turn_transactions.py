@@ -1,0 +1,50 @@
+"""A turn's database cost (issue 17): one unit of database work per phase, at most three transactions per turn.
+
+Counted by PostgreSQL itself, with the production connection settings (kept connections, health checks on): each
+transaction of a backend takes the next local number of its virtual transaction id (``pg_locks``), so the number
+read on the database thread's connection before and after a turn tells how many transactions the turn made there,
+whatever their statements (a ``SELECT 1`` health check counts too). The backend must be the same one throughout.
+"""
+
+import pytest
+from channels.db import database_sync_to_async
+from django.db import connection
+
+from tests.chat.test_database_restart import persistent_connections  # noqa: F401 - fixture
+from tests.support.contexts import DASHBOARD_1
+from tests.support.websocket import frames_until, ws_connect
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _backend_transaction() -> tuple[int, int]:
+    """``(backend pid, local number of this statement's virtual transaction)`` on the database thread."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pid, virtualtransaction FROM pg_locks WHERE pid = pg_backend_pid() AND locktype = 'virtualxid'"
+        )
+        pid, vxid = cursor.fetchone()
+    return pid, int(vxid.split("/")[1])
+
+
+@pytest.mark.usefixtures("persistent_connections")
+async def test_a_turn_without_tool_calls_makes_at_most_three_transactions(users):
+    communicator, connected, _ = await ws_connect(users["analyst"])
+    assert connected
+    read = database_sync_to_async(_backend_transaction)
+    await communicator.send_json_to({"type": "user_message", "text": "привет", "context": DASHBOARD_1})
+    first = await frames_until(communicator, "message")
+    spent = []
+    for text in ("ещё раз привет", "и снова привет"):
+        pid, before = await read()
+        frame = {"type": "user_message", "conversation_id": first[0]["conversation_id"], "text": text}
+        await communicator.send_json_to(frame | {"context": DASHBOARD_1})
+        answer = await frames_until(communicator, "message")
+        after_pid, after = await read()
+        assert after_pid == pid  # one kept connection: the numbers are of one backend
+        assert [f["event"] for f in answer if f["event"] in ("card_required", "error")] == []
+        # ``read`` itself: its health check and its own statement are the last two numbers
+        spent.append(after - before - 2)
+    await communicator.disconnect()
+    assert max(spent) <= 3, spent
+    assert spent == [2, 2]  # open the turn (session, context, conversation, history, tools); store the answer
