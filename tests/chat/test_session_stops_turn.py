@@ -32,13 +32,16 @@ TOOL = "search_dashboards"
 
 
 class HeldModel(ScriptedChatModel):
-    """Streams one word, waits until the test says the session ended (at most 10 s), then asks for ``TOOL``."""
+    """Streams one word, says it is holding, waits until the test says the session ended (at most 10 s), then asks
+    for ``TOOL``."""
 
+    holding: asyncio.Event = Field(default_factory=asyncio.Event)
     released: asyncio.Event = Field(default_factory=asyncio.Event)
 
     async def _astream(self, messages, stop=None, run_manager=None, **kwargs):
         self.seen.append(list(messages))
         yield ChatGenerationChunk(message=AIMessageChunk(content="Смотрю"))
+        self.holding.set()
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.released.wait(), 10)
         chunk = {"name": TOOL, "args": json.dumps({"env_id": "ss-dev"}), "id": "held_0", "index": 0}
@@ -76,8 +79,7 @@ async def test_logout_mid_turn_stops_it_before_its_tool_call(users, proxy, monke
     connected, _ = await tab.connect(timeout=10)
     assert connected
     await tab.send_json_to({"type": "user_message", "text": "найди дашборды", "context": DASHBOARD_1})
-    while (await tab.receive_json_from(timeout=30)).get("event") != "token":
-        pass
+    await asyncio.wait_for(model.holding.wait(), 30)  # the turn is mid-reply
 
     await sync_to_async(client.post)("/accounts/logout/")
     closed = await _until_closed(tab)
