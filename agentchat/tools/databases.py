@@ -138,7 +138,7 @@ async def _dataset(client: SupersetClient, dataset_id: int) -> dict[str, Any]:
     ),
     description_en=(
         "Lists the databases of an environment, their schemas and tables (which have a dataset); for a dataset, "
-        "its source table, columns and dependent charts and dashboards."
+        "its source table and dependent charts and dashboards."
     ),
     examples_ru=[
         "Какие базы данных подключены к Superset?",
