@@ -210,9 +210,9 @@ AGENT_MAX_STEPS = env.int("AGENT_MAX_STEPS", default=8)
 # slot, the longest wait (s) before a message is refused ``busy``, and the retry delay the refusal names (s).
 TURN_MAX_ACTIVE = env.int("TURN_MAX_ACTIVE", default=100)
 # Of them, turns still starting (session, context, the first unit of database work: the process's own CPU).
-TURN_MAX_STARTING = env.int("TURN_MAX_STARTING", default=8)
+TURN_MAX_STARTING = env.int("TURN_MAX_STARTING", default=4)
 TURN_QUEUE_MAX = env.int("TURN_QUEUE_MAX", default=200)
-TURN_QUEUE_WAIT_S = env.float("TURN_QUEUE_WAIT_S", default=0.5)
+TURN_QUEUE_WAIT_S = env.float("TURN_QUEUE_WAIT_S", default=0.2)
 TURN_BUSY_RETRY_S = env.int("TURN_BUSY_RETRY_S", default=5)
 TOOL_TIMEOUT_S = env.float("TOOL_TIMEOUT_S", default=30.0)
 TOOL_RESPONSE_MAX_CHARS = env.int("TOOL_RESPONSE_MAX_CHARS", default=4000)
