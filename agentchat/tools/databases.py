@@ -137,8 +137,8 @@ async def _dataset(client: SupersetClient, dataset_id: int) -> dict[str, Any]:
         "датасета — его исходная таблица, колонки и зависимые графики и дашборды."
     ),
     description_en=(
-        "Lists the databases of an environment, their schemas and tables (which have a dataset); for a dataset, "
-        "its source table, columns and dependent charts and dashboards."
+        "Describes a dataset (dataset_id): its columns, source table and dependent charts and dashboards. Without "
+        "one, lists the databases of an environment, their schemas and tables."
     ),
     examples_ru=[
         "Какие базы данных подключены к Superset?",

@@ -29,8 +29,8 @@ class SearchDatasetsArgs(BaseModel):
     database: str | None = Field(None, max_length=200, description="Database name (exact or a unique fragment).")
     schema_name: str | None = Field(None, alias="schema", max_length=200, description="Schema name (exact).")
     owner: str | None = Field(None, max_length=100, description="Owner's name or username (a unique fragment).")
-    certified: bool | None = Field(None, description="Only certified (true) or uncertified (false) datasets.")
-    limit: int = Field(25, ge=1, le=100, description="Maximum number of datasets returned.")
+    certified: bool | None = Field(None, description="Certified (true) or not (false).")
+    limit: int = Field(25, ge=1, le=100, description="Most datasets returned.")
 
     model_config = ConfigDict(populate_by_name=True)
 
@@ -274,7 +274,7 @@ async def dataset_mapping(
     ),
     description_en=(
         "Reads one dataset: columns, metrics, source table or SQL, dependent charts and dashboards, copies in "
-        "other environments, certification."
+        "other environments, certification. Use it to describe a dataset or list its columns."
     ),
     examples_ru=[
         "Расскажи про этот датасет",

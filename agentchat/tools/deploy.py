@@ -164,8 +164,8 @@ async def deploy_impact(ctx: ToolContext, args: DeployArgs) -> dict[str, Any]:
         "проверяет результат и сообщает, что создано и что перезаписано."
     ),
     description_en=(
-        "Deploys a dashboard with its charts and datasets to another environment (e.g. ss-dev to prod), "
-        "overwriting there; reports what was created and what was overwritten."
+        "Deploys a dashboard with its charts and datasets to another environment (e.g. prod), overwriting "
+        "there; reports what was created or overwritten."
     ),
     examples_ru=[
         "Выкати этот дашборд в прод",

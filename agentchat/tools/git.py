@@ -41,7 +41,7 @@ class CommitChangesArgs(BaseModel):
     env_id: str = ENV_ID_FIELD
     dashboard_id: int = Field(ge=1, description="Numeric Superset id of the dashboard.")
     branch: str = BRANCH_FIELD
-    message: str | None = Field(None, max_length=2000, description="Commit message (optional).")
+    message: str | None = Field(None, max_length=2000, description="Commit message.")
 
 
 @assistant_tool(

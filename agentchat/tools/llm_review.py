@@ -28,7 +28,7 @@ class ReviewArgs(BaseModel):
 
 class DocumentationArgs(ReviewArgs):
     language: Literal["ru", "en"] | None = Field(
-        None, description="Language of the descriptions (default: that of the dashboard's names)."
+        None, description="Language of the descriptions; default: the dashboard's."
     )
 
 

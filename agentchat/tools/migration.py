@@ -106,8 +106,8 @@ async def execution_impact(ctx: ToolContext, args: MigrationArgs) -> dict[str, A
         "Сразу возвращает номер задачи; ход выполнения показывает get_task_status."
     ),
     description_en=(
-        "Migrates dashboards to another environment (e.g. ss-dev to prod), overwriting there, as a background "
-        "task; returns the task id (progress: get_task_status)."
+        "Migrates dashboards to another environment (e.g. prod), overwriting there, as a background task; "
+        "returns its task id."
     ),
     examples_ru=[
         "Перенеси дашборды 1 и 2 из ss-dev в prod",

@@ -111,15 +111,13 @@ class MigrationArgs(BaseModel):
     migration_id: int | None = Field(
         None,
         ge=1,
-        description=(
-            "Id of a saved migration (on a migration page: its objectId); replaces dashboard_ids and the environments."
-        ),
+        description=("Saved migration (on its page: objectId); replaces dashboard_ids and the environments."),
     )
     dashboard_ids: list[Annotated[int, Field(ge=1)]] | None = Field(
         None,
         min_length=1,
         max_length=50,
-        description="Superset ids of the dashboards in the source environment.",
+        description="Dashboard ids in the source environment.",
     )
     source_env_id: str | None = Field(None, description=SOURCE_ENV_FIELD.description)
     target_env_id: str | None = Field(None, description=TARGET_ENV_FIELD.description)

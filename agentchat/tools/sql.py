@@ -27,10 +27,7 @@ class FormatSqlArgs(BaseModel):
     sql: str = Field(min_length=1, max_length=SQL_MAX_CHARS, description="The SQL text to format.")
     dialect: Literal[DIALECT_CHOICES] | None = Field(  # type: ignore[valid-type]
         None,
-        description=(
-            "SQL dialect (sqlglot name, e.g. sqlite, postgres, mysql, tsql; Superset backend names such as "
-            "postgresql are accepted). Omitted: sqlglot's generic dialect."
-        ),
+        description=("SQL dialect (also Superset's names, e.g. postgresql); omit for a generic one."),
     )
 
     @field_validator("dialect", mode="before")
@@ -129,7 +126,7 @@ async def _target(client: SupersetClient, args: ExecuteSqlArgs) -> tuple[dict[st
     ),
     description_en=(
         "Runs one read-only SELECT in SQL Lab on a dataset's or a named database and returns the first rows; "
-        "changes are refused."
+        "changes are refused. Only for questions that need rows or numbers from the data."
     ),
     examples_ru=[
         "Выполни SELECT region, SUM(consumption_mwh) FROM energy_consumption GROUP BY region",

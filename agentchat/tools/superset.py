@@ -17,10 +17,10 @@ ENV_ID_FIELD = Field(description="Environment id, e.g. ss-dev or prod.")
 
 class SearchDashboardsArgs(BaseModel):
     env_id: str = ENV_ID_FIELD
-    query: str | None = Field(None, max_length=200, description="Part of the dashboard title to look for.")
-    owner: str | None = Field(None, max_length=100, description="Owner's username, first or last name.")
-    published: bool | None = Field(None, description="Only published (true) or draft (false) dashboards.")
-    limit: int = Field(25, ge=1, le=100, description="Maximum number of dashboards returned.")
+    query: str | None = Field(None, max_length=200, description="Part of the title.")
+    owner: str | None = Field(None, max_length=100, description="Owner's name or username.")
+    published: bool | None = Field(None, description="Published (true) or draft (false).")
+    limit: int = Field(25, ge=1, le=100, description="Most dashboards returned.")
 
 
 class DashboardArgs(BaseModel):

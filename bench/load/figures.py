@@ -38,6 +38,8 @@ def summarise(result: dict, stats: dict | None = None) -> dict:
         "lost": len(turns) - len(answered) - len(busy) - len(failed),
         "errors": len(busy) + len(failed),
         "busy_p99": quantile([t.final - t.sent for t in busy], 0.99),
+        "busy_max": max((t.final - t.sent for t in busy), default=None),
+        "final_max": max(final, default=None),
         "turns_s": len(answered) / window if window else 0.0,
         "first_p50": quantile(first, 0.5),
         "first_p99": quantile(first, 0.99),
@@ -75,8 +77,9 @@ def print_row(n: int, agent: dict, echo: dict) -> None:
         f"{n:6d} chats | agent: sent {sent:5d} answered {share(agent['answered'], sent)} busy "
         f"{share(agent['busy'], sent)} failed {share(agent['failed'], sent)} {agent['failed_codes'] or ''} lost "
         f"{agent['lost']:4d} | {agent['turns_s']:6.1f} turns/s | first p50 {ms(agent['first_p50'])} p99 "
-        f"{ms(agent['first_p99'])} | final p50 {ms(agent['final_p50'])} p99 {ms(agent['final_p99'])} ms | busy "
-        f"answered within p99 {ms(agent['busy_p99'])} ms | abnormal closes {agent['abnormal_closes'] or 0}"
+        f"{ms(agent['first_p99'])} | final p50 {ms(agent['final_p50'])} p99 {ms(agent['final_p99'])} max "
+        f"{ms(agent['final_max'])} ms | busy answered within p99 {ms(agent['busy_p99'])} max {ms(agent['busy_max'])} ms"
+        f" | abnormal closes {agent['abnormal_closes'] or 0}"
     )
     print(
         f"{'':6s}       | echo:  sent {echo['sent']:5d} lost {echo['lost']:4d}         "

@@ -5,8 +5,10 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from django.template import Context, Template
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from agentchat.context.display import visible, visible_cut
+from agentchat.context.display import _shown, visible, visible_cut
 from agentchat.context.uicontext import MAX_OBJECT_NAME_CHARS, ContextInvalid, validate_ui_context
 from agentchat.guard.cards import card_confirm
 from agentchat.guard.decision import target_env_id
@@ -91,3 +93,10 @@ def test_the_ask_agent_link_of_a_hostile_title_makes_a_valid_context():
         validate_ui_context({**payload, "objectName": HOSTILE}, active_env_ids={"ss-dev"})
     long = agent_link(object_type="dashboard", object_id=7, object_name=RLO * 300, env_id=None, route="/")
     assert len(parse_qs(urlsplit(long).query)["objectName"][0]) <= MAX_OBJECT_NAME_CHARS
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.text(max_size=40), st.booleans())
+def test_the_printable_fast_path_gives_what_the_character_walk_gives(text, keep_breaks):
+    """``visible`` skips the walk for printable text (issue 17); any text, the result is the walk's."""
+    assert visible(text, keep_breaks=keep_breaks) == "".join(_shown(ch, keep_breaks) for ch in text)

@@ -98,6 +98,20 @@ def branches(env_id: str) -> list[str]:
 # --- streaming text ---------------------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("temperature", [None, 0.0])
+async def test_the_request_carries_the_configured_temperature_or_none(users, openai_provider, settings, temperature):
+    """LLM_TEMPERATURE (issue 16: a small local model's tool calls are steadier at 0) goes with every call; unset,
+    the request names none and the server's default applies."""
+    server = openai_provider(Reply(text="ok"))
+    settings.LLM_TEMPERATURE = temperature
+
+    await ask(users["engineer"], "hello", page())
+
+    (request,) = server.requests
+    assert request.body.get("temperature") == temperature
+    assert ("temperature" in request.body) == (temperature is not None)
+
+
 async def test_text_streams_as_token_frames_and_request_carries_tools_and_context(users, openai_provider, settings):
     """Tokens arrive in several ``token`` frames whose text is the final message; the request streamed, offered
     exactly the turn's routed tool set (top-K + show_capabilities) and carried the page context in the

@@ -48,7 +48,8 @@ def test_the_schema_lets_the_model_omit_what_the_page_names():
 
     assert page == {"env_id": "ss-dev", "dashboard_id": 3}
     assert "required" not in schema
-    assert "Omit to use the page's dashboard (3)." in schema["properties"]["dashboard_id"]["description"]
+    assert schema["properties"]["dashboard_id"] == {"type": "integer", "default": 3}
+    assert schema["properties"]["env_id"] == {"type": "string", "default": "ss-dev"}
     assert spec.openai_schema()["function"]["parameters"]["required"] == ["env_id", "dashboard_id"]
     # A dataset page binds no dashboard; no page binds nothing.
     assert page_bound(spec, ui_context("dataset", 2)) == {"env_id": "ss-dev"}

@@ -46,7 +46,10 @@ def test_a_value_spelling_the_closing_marker_stays_data():
 
 @pytest.mark.parametrize(
     ("message", "named"),
-    [("расскажи про этот дашборд", "Answer in Russian"), ("summarise this dashboard", "Answer in English")],
+    [
+        ("расскажи про этот дашборд", "write your answers in Russian"),
+        ("summarise this dashboard", "write your answers in English"),
+    ],
 )
 def test_the_answer_language_is_named_from_the_message(message, named):
     prompt = system_prompt(PAGE, unavailable=False, language=detect_language(message))
