@@ -114,7 +114,6 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
     async def disconnect(self, code: int) -> None:
         """Leave the conversations' and the session's groups and stop the expiry timer; the socket's running turns
         go on (they hand their frames over)."""
-        # Running turns are not cancelled: they finish and are stored (see the module docstring).
         self.closed = True
         timer = getattr(self, "expiry_timer", None)
         if timer is not None:
@@ -283,18 +282,14 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
             return await database_sync_to_async(session_is_valid)(self.scope)
 
     def _agent(self) -> AgentTurn:
-        return AgentTurn(
-            user=self.user,
-            emit=self.emit,
-            model=self.turn_model(),
-            broadcast=self._broadcast,
-            language=self.language,
-            alive=self._turn_alive,
+        turn = AgentTurn(
+            user=self.user, emit=self.emit, model=self.turn_model(), broadcast=self._broadcast, language=self.language
         )
+        turn.alive = self._turn_alive  # a running turn stops once this socket's session ended (issue 13 item 5)
+        return turn
 
     async def _turn_alive(self) -> bool:
-        """Whether this socket's running turns may go on (issue 13 item 5): not once its session ended. A socket
-        that closed (tab gone, its turn goes on) no longer hears the session's end, so it re-reads the session."""
+        """Not once the session ended; a closed socket (tab gone) no longer hears its end, so it re-reads it."""
         return not self.session_ended and (not self.closed or await self._session_valid())
 
     async def _resume(self, conversation_id: int) -> None:
