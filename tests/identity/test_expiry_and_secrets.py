@@ -2,6 +2,7 @@
 shown in plaintext (DESIGN §15, issue 13). Against the local Superset pair."""
 
 import asyncio
+import json
 import logging
 
 import pytest
@@ -177,3 +178,7 @@ async def test_expired_session_in_a_turn_names_the_environment_and_the_login_for
     assert (await SupersetIdentity.objects.aget(pk=identity.pk)).state == "active"
     assert again.of("error") == []
     assert again.of("tool_finished")[0]["ok"] is True
+    renewed = secret_open((await SupersetIdentity.objects.aget(pk=identity.pk)).secret)
+    sent = json.dumps([*expired, *again], ensure_ascii=False)  # every frame the user's page received
+    for token in (*secret.values(), *stale.values(), *renewed.values()):
+        assert token not in sent
