@@ -28,6 +28,7 @@ from django.db import transaction
 from hypothesis import settings as hypothesis_settings
 
 from tests.support import superset_api
+from tests.support.people import SignIns
 from tests.support.processes import ROOT, database_url
 from tests.support.superset_scratch import scratch
 from tests.support.users import ensure_policy_defaults, make_user
@@ -153,11 +154,28 @@ def policy_defaults(db):
     ensure_policy_defaults()
 
 
+@pytest.fixture(scope="session")
+def superset_sign_ins(superset_stack) -> SignIns:
+    """The demo people's sign-ins to the local pair, made once per test process (``tests.support.people``)."""
+    return SignIns()
+
+
 @pytest.fixture
-def users(policy_defaults) -> dict:
-    """Users ``analyst``, ``engineer`` and ``admin`` in their groups (password ``demo``)."""
+def users(request, policy_defaults) -> dict:
+    """Users ``analyst``, ``engineer`` and ``admin`` in their groups (password ``demo``).
+
+    In a test that reaches the local Superset pair they act as themselves, as in the demo (DESIGN §15, issue 13):
+    the pair's environments are in ``password`` mode and each user has the password identities a sign-in stores,
+    so Superset's own permissions apply (analyst: energy_consumption only; engineer: Alpha; admin: Admin). Tests
+    marked ``service_mode`` keep the shared account instead.
+    """
     with transaction.atomic():  # one commit in transactional tests
-        return {role: make_user(role) for role in ("analyst", "engineer", "admin")}
+        people = {role: make_user(role) for role in ("analyst", "engineer", "admin")}
+    if "superset_stack" in request.fixturenames and request.node.get_closest_marker("service_mode") is None:
+        sign_ins: SignIns = request.getfixturevalue("superset_sign_ins")
+        with transaction.atomic():
+            sign_ins.act_as_people(list(people.values()))
+    return people
 
 
 @pytest.fixture

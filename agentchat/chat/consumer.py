@@ -6,7 +6,8 @@ runs. A turn outlives its socket: when the tab closes or reloads mid-answer the 
 page joins them with ``resume``. Malformed frames get an ``error`` frame and the socket stays open.
 
 A socket lives only as long as its Django session (``chat.sessions``): every frame re-reads the session first, and
-a logout, an expiry, a password change or a deactivation closes every socket of the session with 4401 at once.
+a logout, an expiry, a password change or a deactivation closes every socket of the session with 4401 at once;
+a turn still running for it stops at its next tool call or LLM step (``AgentTurn(alive=…)``): nothing further runs.
 """
 
 import asyncio
@@ -113,7 +114,6 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
     async def disconnect(self, code: int) -> None:
         """Leave the conversations' and the session's groups and stop the expiry timer; the socket's running turns
         go on (they hand their frames over)."""
-        # Running turns are not cancelled: they finish and are stored (see the module docstring).
         self.closed = True
         timer = getattr(self, "expiry_timer", None)
         if timer is not None:
@@ -282,9 +282,15 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
             return await database_sync_to_async(session_is_valid)(self.scope)
 
     def _agent(self) -> AgentTurn:
-        return AgentTurn(
+        turn = AgentTurn(
             user=self.user, emit=self.emit, model=self.turn_model(), broadcast=self._broadcast, language=self.language
         )
+        turn.alive = self._turn_alive  # a running turn stops once this socket's session ended (issue 13 item 5)
+        return turn
+
+    async def _turn_alive(self) -> bool:
+        """Not once the session ended; a closed socket (tab gone) no longer hears its end, so it re-reads it."""
+        return not self.session_ended and (not self.closed or await self._session_valid())
 
     async def _resume(self, conversation_id: int) -> None:
         await self._agent().resume(conversation_id=conversation_id)  # raises for another user's conversation

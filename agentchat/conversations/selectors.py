@@ -3,7 +3,7 @@
 Sync selectors (called through ``database_sync_to_async``); the writes are in ``conversations.services``.
 """
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.contrib.auth.models import User
 from django.utils.functional import Promise
@@ -88,6 +88,14 @@ def unique_call_ids(*, conversation: Conversation, calls: list[dict[str, Any]]) 
     return out
 
 
+class _HistoryRow(NamedTuple):
+    role: str
+    content: str
+    tool_calls: list[dict[str, Any]]
+    tool_call_id: str
+    status: str
+
+
 def history_messages(*, conversation: Conversation) -> list[BaseMessage]:
     """Return the conversation as LangChain messages (without the system prompt), oldest first.
 
@@ -95,8 +103,13 @@ def history_messages(*, conversation: Conversation) -> list[BaseMessage]:
     exactly one ToolMessage per tool call, placed right after it; calls without an answer yet (a pending
     confirmation) are left out of the assistant message; orphan or duplicate tool messages are dropped.
     """
-    rows = list(conversation.messages.exclude(role=Message.Role.SYSTEM))
-    answers: dict[str, Message] = {}
+    # Plain tuples of the fields used (issue 17: whole rows decoded every message's UIContext JSON, every turn).
+    fields = ("role", "content", "tool_calls", "tool_call_id", "status")
+    rows = [
+        _HistoryRow(*values)
+        for values in conversation.messages.exclude(role=Message.Role.SYSTEM).order_by("id").values_list(*fields)
+    ]
+    answers: dict[str, _HistoryRow] = {}
     for row in rows:
         if row.role == Message.Role.TOOL:
             answers.setdefault(row.tool_call_id, row)

@@ -10,7 +10,7 @@ so tests drive it directly. All state lives in the database (conversation, messa
 turn suspended on a confirmation card continues in whichever process receives the decision (DESIGN §14).
 """
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from channels.db import database_sync_to_async
@@ -36,6 +36,7 @@ from agentchat.turn.admission import busy_retry_s, busy_text, turn_admission
 from agentchat.turn.calls import CallRunner
 from agentchat.turn.preparation import Precheck, Prepared, step_prepare, turn_open
 from agentchat.turn.prompt import system_prompt
+from agentchat.turn.recording import session_stop_record
 from agentchat.turn.refusals import busy_audit, busy_event
 from agentchat.turn.rendering import (
     card_decided_event,
@@ -60,6 +61,10 @@ class AgentTurn:
             consumer's channel-layer group); card state changes go there so other tabs see them. None: ``emit``.
         language: the language of what is not tied to a message or a card (``ru``/``en``; the page's, from the
             socket's handshake): an unknown card id. None: ``LANGUAGE_CODE``.
+        alive: coroutine telling whether the session the turn runs for is still valid (the consumer's; issue 13
+            item 5). Asked before every LLM step after the first and before every tool call: once it says no,
+            nothing further runs — each remaining call gets a ``session_expired`` ToolMessage and audit row, no
+            request, and the turn ends. None: always alive (tests, jobs).
 
     Each entry point makes one language decision and runs under ``translation.override`` of it (DESIGN §5):
     ``run`` the language of the user's message (``detect_language``), ``decide`` and ``dismiss`` the card's stored
@@ -74,12 +79,14 @@ class AgentTurn:
         model: BaseChatModel | None = None,
         broadcast: Broadcast | None = None,
         language: str | None = None,
+        alive: Callable[[], Awaitable[bool]] | None = None,
     ):
         self.user = user
         self.emit = emit
         self.model = model
         self.broadcast = broadcast
         self.language = language or settings.LANGUAGE_CODE
+        self.alive = alive
         self.calls = CallRunner(user=user, emit=emit)
 
     # --- entry points -------------------------------------------------------------------------------------
@@ -247,6 +254,10 @@ class AgentTurn:
         bound = model.bind_tools(schemas) if schemas else model
         row_id: int | None = prepared.row_id  # the first step streams into the row prepared with the history
         for _ in range(settings.AGENT_MAX_STEPS):
+            # The first step streams into the row opened just after the session was checked; a later one asks.
+            if row_id is None and not await self._alive():
+                await database_sync_to_async(session_stop_record)(user=self.user, conversation_id=conversation.pk)
+                return Final(message_id=None)
             step = await self._step(conversation, bound, messages, offer, context, language, row_id)
             row_id = None
             match step:
@@ -277,6 +288,9 @@ class AgentTurn:
         waiting: list[int] = []
         question = next((str(m.content) for m in reversed(messages) if isinstance(m, HumanMessage)), "")
         for call in reply.calls:
+            if not await self._alive():  # the session ended during the step: this call never runs
+                messages.append(await self.calls.skip_ended(conversation, call, language))
+                continue
             answer = await self.calls.handle(
                 conversation, reply.row_id, call, offer, context, language, question=question
             )
@@ -285,6 +299,9 @@ class AgentTurn:
             else:
                 messages.append(answer)
         return AwaitingDecision(confirmation_ids=tuple(waiting)) if waiting else RunAgain()
+
+    async def _alive(self) -> bool:
+        return self.alive is None or await self.alive()
 
     # --- events -------------------------------------------------------------------------------------------
 

@@ -266,6 +266,18 @@ class CallRunner:
             language=language,
         )
 
+    async def skip_ended(self, conversation: Conversation, call: dict[str, Any], language: str) -> ToolMessage:
+        """A call of a turn whose session ended before it ran (issue 13 item 5): no check, no request; its
+        ToolMessage and audit row say ``session_expired`` (the history stays valid: one ToolMessage per call)."""
+        spec = tool_spec(call["name"])
+        outcome = ToolOutcome(
+            ok=False, error_code="session_expired", error_message=error_text("session_expired", language)
+        )
+        name = spec.name if spec else str(call["name"])[:TOOL_NAME_MAX_CHARS]
+        args = dict(call.get("args") or {}) if isinstance(call.get("args"), dict) else {}
+        category = spec.category if spec else "read"
+        return await self.finish(conversation, name, category, call["id"], args, outcome, announce=False)
+
     async def _reject_args(
         self, conversation: Conversation, spec: ToolSpec, call_id: str, args: dict[str, Any], detail: str, language: str
     ) -> ToolMessage:

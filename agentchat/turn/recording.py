@@ -139,3 +139,15 @@ def _error_event(outcome: ToolOutcome) -> str:
     if outcome.error_code == "superset_denied":
         return Event.PERMISSION_DENIED  # Superset's own permissions refused it (extra source: superset)
     return Event.SESSION_EXPIRED if outcome.error_code == "session_expired" else Event.TOOL_ERROR
+
+
+def session_stop_record(*, user: User, conversation_id: int) -> None:
+    """Audit ``session_expired`` (``extra.source`` = ``turn``): the turn stopped before its next LLM step because its
+    session ended (logout, expiry, password change, deactivation; issue 13 item 5)."""
+    policy.audit_record(
+        event_type=Event.SESSION_EXPIRED,
+        actor=user,
+        conversation_id=conversation_id,
+        outcome="session_expired",
+        extra={"source": "turn", "stopped": "step"},
+    )

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from django.contrib.auth import authenticate
 
+from agentchat.models import SupersetIdentity
 from policies.models import AuthMode, Environment
 from tests.support.db_threads import close_thread_connections  # noqa: F401 - autouse: the executor's thread
 from tests.support.superset_api import superset
@@ -18,8 +19,10 @@ from tests.support.superset_api import superset
 
 @pytest.fixture
 def password_mode(users):
-    """Every environment acts as the requesting user (DESIGN §15), committed (the tests are transactional)."""
+    """Every environment acts as the requesting user (DESIGN §15), committed (the tests are transactional); nobody
+    has an identity yet (these tests are about obtaining them: ``users`` may have copied the people's)."""
     Environment.objects.update(auth_mode=AuthMode.PASSWORD)
+    SupersetIdentity.objects.all().delete()
     return users
 
 

@@ -107,9 +107,6 @@ async def test_engineer_deploy_to_prod_with_api_keys_is_made_and_audited_as_engi
     engineer = keyed["engineer"]
     dev = scratch.dashboard("ss-dev", "Деплой по ключу", slug=f"key-deploy-{scratch.tag}")
     scratch.chart("ss-dev", "График по ключу", [dev["id"]])
-    # Published, so Superset lets the Alpha engineer see the dashboard the service account made (a draft is its
-    # owner's only: Superset's permission, which applies here as it would to engineer in Superset's UI).
-    scratch.rename("ss-dev", "dashboard", dev["id"], "published", True)
     context = ui_context("dashboard", dev["id"], route=f"/dashboards/{dev['id']}")
     call = ("deploy_dashboard", {"dashboard_id": dev["id"], "source_env_id": "ss-dev", "target_env_id": "prod"})
 

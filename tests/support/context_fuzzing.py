@@ -21,7 +21,16 @@ from django.test import Client
 
 from agentchat.chat.frames import decode_frame, parse_frame
 from agentchat.context.intake import AUDIT_PAYLOAD_MAX_CHARS, context_accept
-from agentchat.context.uicontext import BLOCK_BEGIN, BLOCK_END, ContextInvalid, has_unsafe_chars, printable
+from agentchat.context.uicontext import (
+    BLOCK_BEGIN,
+    BLOCK_END,
+    BLOCK_LEFT_OUT,
+    BLOCK_NAME_NOTE,
+    BLOCK_PREAMBLE,
+    ContextInvalid,
+    has_unsafe_chars,
+    printable,
+)
 from agentchat.turn.prompt import system_prompt
 from policies.models import AuditEvent, Environment
 from tests.support.context_entry_points import API_URL, frame_text
@@ -29,22 +38,26 @@ from tests.support.context_payloads import INACTIVE_ENV, Case
 
 
 def assert_prompt_holds_only(prompt: str, expected: dict) -> None:
-    """The system prompt is the fixed text plus one data block holding exactly ``expected``, on one printable line
-    (readable letters; only what could end the block escaped)."""
+    """The system prompt is the fixed text plus one data block holding exactly ``expected`` (the fields that have a
+    value, without ``BLOCK_LEFT_OUT``), on one printable line (readable letters; only what could end the block
+    escaped). The fixed text is the instructions, then the block's preamble and, when a name was sent, its note."""
     head, sep, rest = prompt.partition(BLOCK_BEGIN + "\n")
     assert sep
     body, sep, tail = rest.partition("\n" + BLOCK_END)
     assert sep
     assert tail == ""
-    fixed = {
-        system_prompt(None, unavailable=False, language=lang).partition(BLOCK_BEGIN)[0] for lang in ("ru", "en", None)
+    present = {key: value for key, value in expected.items() if value is not None and key not in BLOCK_LEFT_OUT}
+    notes = " ".join([BLOCK_PREAMBLE, *([BLOCK_NAME_NOTE] if present.get("objectName") else [])])
+    instructions = {
+        system_prompt(None, unavailable=False, language=lang).partition(BLOCK_PREAMBLE)[0]
+        for lang in ("ru", "en", None)
     }
-    assert head in fixed
+    assert head in {text + notes + "\n" for text in instructions}
     assert "\n" not in body
     assert not has_unsafe_chars(body)
     assert "<" not in body
     assert ">" not in body
-    assert json.loads(body) == {"status": "ok", **expected}
+    assert json.loads(body) == {"status": "ok", **present}
 
 
 def make_inactive_environment() -> None:

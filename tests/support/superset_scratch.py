@@ -6,6 +6,11 @@ dashboard or dataset is still in use) and then every dashboard and chart in eith
 its ``tag`` — the copies a deploy or migration under test made in ``prod``. Names get the tag appended unless a
 test needs them exact (``tagged=False``: review rules read names). Uses the independent httpx view of
 ``tests.support.superset_api``, never the app's client.
+
+Dashboards, charts and virtual datasets are made by the stack's service account and owned by it and by the demo
+``engineer`` (``OWNERS``): the tests act as the demo people in Superset (``tests.support.people``), and Superset shows
+an Alpha user a draft dashboard, or lets them change an object, only when they own it — as in a team whose engineer
+works on their own dashboards.
 """
 
 import json
@@ -16,13 +21,25 @@ from typing import Any
 
 import prison
 
-from tests.support.superset_api import superset
+from tests.support.superset_api import SERVICE_USERNAME, superset
 
 ENVIRONMENTS = ("ss-dev", "prod")
 ENERGY_DATASET = 1  # seeded energy_consumption in ss-dev
 REGIONS_DATASET = 2  # seeded regions in ss-dev
 # Deleted in this order: a chart holds its dashboards and dataset, a dataset its database.
 _KINDS = ("chart", "dashboard", "dataset", "database")
+OWNERS = (SERVICE_USERNAME, "engineer")  # of every dashboard, chart and virtual dataset made here
+_OWNER_IDS: dict[str, list[int]] = {}  # env_id: Superset user ids of OWNERS (the same for the whole run)
+
+
+def owner_ids(env_id: str) -> list[int]:
+    """The Superset user ids of ``OWNERS`` in ``env_id`` (looked up once per process)."""
+    if env_id not in _OWNER_IDS:
+        q = prison.dumps({"filters": [{"col": "username", "opr": "in", "value": list(OWNERS)}], "page_size": 10})
+        with superset(env_id) as client:
+            rows = client.get("/api/v1/security/users/", params={"q": q}).json()["result"]
+        _OWNER_IDS[env_id] = sorted(int(row["id"]) for row in rows)
+    return _OWNER_IDS[env_id]
 
 
 def unique() -> str:
@@ -83,7 +100,11 @@ class SupersetScratch:
         Tagged, the title and the slug (``slug`` or ``scratch``) get the tag; untagged, the title is exact and
         the dashboard has no slug unless ``slug`` is given.
         """
-        body: dict[str, Any] = {"dashboard_title": self._name(title, tagged), "published": False}
+        body: dict[str, Any] = {
+            "dashboard_title": self._name(title, tagged),
+            "published": False,
+            "owners": owner_ids(env_id),
+        }
         if tagged or slug:
             body["slug"] = f"{slug or 'scratch'}-{self.tag}" if tagged else slug
         if json_metadata is not None:
@@ -118,6 +139,7 @@ class SupersetScratch:
             "datasource_type": "table",
             "params": json.dumps(form),
             "dashboards": dashboard_ids,
+            "owners": owner_ids(env_id),
         }
         if description is not None:
             body["description"] = description
@@ -128,9 +150,9 @@ class SupersetScratch:
     ) -> int:
         """Create a virtual dataset ``name`` (exact) over ``sql`` on the Energy database (id 1); return its id.
 
-        ``owners`` replaces the owners Superset gives it (``[]``: none).
+        ``owners`` replaces the owners (``OWNERS`` unless given; ``[]``: none).
         """
-        body: dict[str, Any] = {"database": 1, "table_name": name, "sql": sql}
+        body: dict[str, Any] = {"database": 1, "table_name": name, "sql": sql, "owners": owner_ids(env_id)}
         if schema is not None:
             body["schema"] = schema
         dataset_id = self._create(env_id, "dataset", body)

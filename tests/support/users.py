@@ -14,8 +14,9 @@ def ensure_policy_defaults(*, auth_mode: str = AuthMode.SERVICE) -> None:
     """Put the default policies, risk rules and the tool catalogue back (transactional tests flush the tables
     the data migration filled), with every environment in ``auth_mode``.
 
-    Tests about something else than whom the agent acts as run in ``service`` mode, explicitly (the shared
-    ``admin`` account of the local Superset); the identity tests pass ``AuthMode.PASSWORD`` (DESIGN §15).
+    Tests without Superset run in ``service`` mode, explicitly (the local stack's service account); the ``users``
+    fixture then puts the local pair in ``password`` mode with the demo people's identities for tests that reach it
+    (``tests.support.people``), and the identity tests pass ``AuthMode.PASSWORD`` (DESIGN §15).
     One transaction: in a transactional test each of the ~150 small writes would otherwise commit on its own.
     """
     with transaction.atomic():

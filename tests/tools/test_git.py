@@ -69,21 +69,22 @@ def test_author_uses_full_name_and_email_when_set(users, repos, test_dashboard):
 
 
 def test_status_is_clean_after_commit_and_dirty_after_a_change_in_superset(users, repos, test_dashboard):
+    # As engineer: the test's dashboard is a draft engineer owns (Superset shows drafts only to their owners).
     args = {"env_id": "ss-dev", "dashboard_id": test_dashboard}
-    before = call_tool("get_git_status", args, users["analyst"]).result
+    before = call_tool("get_git_status", args, users["engineer"]).result
     assert before["tracked"] is False
     assert before["committed"] is False
     assert not (repos / "ss-dev").exists()  # a read does not create the repository
 
     call_tool("commit_changes", args, users["engineer"])
     for _ in range(2):  # unchanged dashboard: clean on every fresh export (volatile fields normalised)
-        clean = call_tool("get_git_status", args, users["analyst"]).result
+        clean = call_tool("get_git_status", args, users["engineer"]).result
         assert clean["committed"] is True
         assert clean["changes"] == {"added": [], "modified": [], "removed": []}
 
     with superset("ss-dev") as client:
         client.put(f"/api/v1/dashboard/{test_dashboard}", json={"css": ".x { color: red; }"}).raise_for_status()
-    dirty = call_tool("get_git_status", args, users["analyst"]).result
+    dirty = call_tool("get_git_status", args, users["engineer"]).result
     assert dirty["committed"] is False
     dashboard_file = next(p for p in raw_export("ss-dev", test_dashboard) if p.startswith("dashboards/"))
     assert dirty["changes"]["modified"] == [f"dashboard-{test_dashboard}/{dashboard_file}"]
@@ -106,7 +107,7 @@ def test_status_is_clean_after_commit_and_dirty_after_a_change_in_superset(users
 
     again = call_tool("commit_changes", args, users["engineer"]).result
     assert again["changes"]["modified"] == dirty["changes"]["modified"]
-    assert call_tool("get_git_status", args, users["analyst"]).result["committed"] is True
+    assert call_tool("get_git_status", args, users["engineer"]).result["committed"] is True
 
 
 def test_second_commit_without_changes_says_nothing_to_commit(users, repos, test_dashboard):

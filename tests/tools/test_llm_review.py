@@ -187,7 +187,7 @@ def test_health_summary_shows_git_status_and_latest_validation(
 ):
     settings.GIT_REPOS_DIR = tmp_path / "git"
     args = {"env_id": "ss-dev", "dashboard_id": review_dashboard["dashboard"]}
-    before = call_tool("get_health_summary", args, users["analyst"]).result
+    before = call_tool("get_health_summary", args, users["engineer"]).result
     assert before["git"]["tracked"] is False
     assert before["validation"] is None
     assert set(before) >= {"dashboard", "charts", "datasets"}
@@ -197,7 +197,7 @@ def test_health_summary_shows_git_status_and_latest_validation(
     assert wait_task(started["task_id"])["state"] == "succeeded"
     run = ValidationRun.objects.get(pk=started["run_id"])
 
-    summary = call_tool("get_health_summary", args, users["analyst"]).result
+    summary = call_tool("get_health_summary", args, users["engineer"]).result
     assert summary["git"]["committed"] is True
     assert summary["git"]["last_commit"]["sha"] == commit["sha"]
     assert summary["validation"]["run_id"] == run.pk
@@ -218,7 +218,7 @@ def test_health_summary_shows_git_status_and_latest_validation(
 
     with superset("ss-dev") as client:
         client.put(f"/api/v1/dashboard/{review_dashboard['dashboard']}", json={"css": "/* x */"}).raise_for_status()
-    dirty = call_tool("get_health_summary", args, users["analyst"], language="en").result
+    dirty = call_tool("get_health_summary", args, users["engineer"], language="en").result
     assert dirty["git"]["committed"] is False
     assert len(dirty["git"]["changes"]["modified"]) == 1
     assert "there are uncommitted changes against main: 1 modified" in answer_from_result(

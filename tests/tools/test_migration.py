@@ -15,7 +15,9 @@ from tests.support.background_jobs import count_to
 from tests.support.db_threads import close_thread_connections  # noqa: F401 - autouse fixture
 from tests.support.superset_scratch import SupersetScratch
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# Service mode (the stack's shared account) is still a mode an admin may choose: these migrations run in it; the
+# demo admin's own migration in password mode is tests/identity/test_admin_migration.py.
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.service_mode]
 
 
 @pytest.fixture

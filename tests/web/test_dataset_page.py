@@ -12,8 +12,14 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def page(client, users, superset_stack):
-    client.force_login(users["analyst"])
+def viewer(request, users):
+    """Who looks at the page: the analyst (energy_consumption only, in Superset too) unless parametrized."""
+    return users[getattr(request, "param", "analyst")]
+
+
+@pytest.fixture
+def page(client, viewer, superset_stack):
+    client.force_login(viewer)
 
     def get(dataset_id: int, env_id: str = "ss-dev"):
         return client.get(f"/datasets/{dataset_id}/", {"env_id": env_id})
@@ -52,6 +58,7 @@ def test_dataset_page_shows_dependents_mapping_and_review_status(page):
     assert "objectType=dataset" in html
 
 
+@pytest.mark.parametrize("viewer", ["engineer"], indirect=True)  # the virtual dataset reads regions
 def test_virtual_dataset_page_shows_sql_missing_in_prod_and_certification(page, virtual_dataset):
     api(
         "ss-dev",
