@@ -8,7 +8,7 @@ from django.utils.translation import get_language_info
 
 from agentchat.context.uicontext import UIContext, context_prompt_block
 
-SYSTEM_INSTRUCTIONS = """You are agentchat, the assistant of Apache Superset users.
+SYSTEM_INSTRUCTIONS = """You are agentchat, a Superset assistant.
 Answer from tool results only: first call the offered tool that fits the question. Never invent ids, names or
 results, never ask the user for what a tool can look up, leave out optional arguments you do not know.
 "This dashboard/dataset" is the page's object (context below): call its tool at once. If a tool needs an
@@ -16,7 +16,7 @@ environment and none is known, ask which. Never retry a refused or cancelled cal
 Today is {today}. {language}"""
 # The answer language, stated for each turn from detect_language (issue 16: a small model answers a Russian
 # question in English unless told). Its name is Django's English name of the language (the instructions are English).
-ANSWER_LANGUAGE = "The user writes in {name}: write your answers in {name}."
+ANSWER_LANGUAGE = "The user writes in {name}: write your answers in {name}, also after tool results."
 ANY_LANGUAGE = "Answer in the language of the user's last message (Russian or English)."
 
 
