@@ -4,6 +4,7 @@ hand its tool calls to the loop; a model that cannot be reached ends the turn cl
 ``turn.reply`` parses what was streamed (strict tool-call arguments, the failure text).
 """
 
+import asyncio
 import logging
 import time
 from dataclasses import dataclass
@@ -35,10 +36,11 @@ TOKEN_FLUSH_CHARS = 400
 
 class TokenStream:
     """Coalesces streamed text into few ``token`` events: at most one per ``TOKEN_FLUSH_S`` (50 ms) or
-    ``TOKEN_FLUSH_CHARS`` (400 characters), so a busy process sends a handful of frames per answer.
+    ``TOKEN_FLUSH_CHARS`` (400 characters), so a busy process sends a handful of frames per answer. Text is never
+    held longer than 50 ms: when the model pauses, a timer sends what is buffered without waiting for its next chunk.
 
     Args:
-        emit: sends each ``TokenEvent``.
+        emit: sends each ``TokenEvent`` (in the order the text came; one at a time).
         message_id: the assistant message the text belongs to.
     """
 
@@ -48,20 +50,44 @@ class TokenStream:
         self._buffer: list[str] = []
         self._size = 0
         self._last = time.monotonic()
+        self._timer: asyncio.TimerHandle | None = None
+        self._sending = asyncio.Lock()
+        self._pending: set[asyncio.Task[None]] = set()
 
     async def add(self, text: str) -> None:
-        """Buffer ``text``; send the buffer once it is 400 characters or 50 ms old."""
+        """Buffer ``text``; send the buffer once it is 400 characters or 50 ms old (by a timer when no more text
+        comes)."""
         self._buffer.append(text)
         self._size += len(text)
-        if self._size >= TOKEN_FLUSH_CHARS or time.monotonic() - self._last >= TOKEN_FLUSH_S:
+        age = time.monotonic() - self._last
+        if self._size >= TOKEN_FLUSH_CHARS or age >= TOKEN_FLUSH_S:
             await self.flush()
+        elif self._timer is None:
+            self._timer = asyncio.get_running_loop().call_later(TOKEN_FLUSH_S - age, self._flush_later)
+
+    def _flush_later(self) -> None:
+        """Timer callback: flush in a task of its own (kept referenced until it ends)."""
+        self._timer = None
+        task = asyncio.ensure_future(self.flush())
+        self._pending.add(task)
+        task.add_done_callback(self._flushed)
+
+    def _flushed(self, task: asyncio.Task[None]) -> None:
+        """A timer's flush ended: forget it; a failed send is logged (the stream's own next send fails too)."""
+        self._pending.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.warning("token flush failed", exc_info=task.exception())
 
     async def flush(self) -> None:
-        """Send what is buffered (nothing when empty)."""
-        if self._buffer:
-            text = "".join(self._buffer)
-            self._buffer, self._size, self._last = [], 0, time.monotonic()
-            await self._emit(TokenEvent(message_id=self._message_id, text=text))
+        """Send what is buffered (nothing when empty); a pending timer is cancelled."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        async with self._sending:  # a timer's flush and the stream's own never reorder frames
+            if self._buffer:
+                text = "".join(self._buffer)
+                self._buffer, self._size, self._last = [], 0, time.monotonic()
+                await self._emit(TokenEvent(message_id=self._message_id, text=text))
 
 
 @dataclass(frozen=True)
