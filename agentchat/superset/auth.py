@@ -211,7 +211,8 @@ def password_sign_in(*, base_url: str, username: str, password: str, provider: s
 
 
 def whoami(*, base_url: str, bearer: str, timeout_s: float) -> dict[str, Any] | None:
-    """Return ``GET /api/v1/me/``'s ``result`` for ``bearer`` (an API key or an access token), or None on 401/403.
+    """Return ``GET /api/v1/me/``'s ``result`` for ``bearer`` (an API key or an access token), or None when Superset
+    refuses it: 401/403, or 400/422 for a bearer that is not a token at all (Superset's JWT layer answers 422).
 
     Raises:
         UpstreamUnavailable: the instance cannot be reached or answers 5xx.
@@ -221,7 +222,7 @@ def whoami(*, base_url: str, bearer: str, timeout_s: float) -> dict[str, Any] | 
             response = http.get("/api/v1/me/", headers={"Authorization": f"Bearer {bearer}"})
     except httpx.HTTPError as exc:
         raise UpstreamUnavailable(f"{base_url}: {type(exc).__name__}") from exc
-    if response.status_code in (401, 403):
+    if response.status_code in (400, 401, 403, 422):
         return None
     if response.status_code >= 300:
         raise UpstreamUnavailable(f"{base_url}: /api/v1/me/ HTTP {response.status_code}")

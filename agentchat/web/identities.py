@@ -24,7 +24,8 @@ def identity_api_key_add(request: HttpRequest) -> HttpResponse:
     that environment when Superset accepts it; the key is never echoed back, logged or shown again."""
     env_id = request.POST.get("env_id", "")
     key = request.POST.get("api_key", "").strip()
-    if not key or len(key) > MAX_KEY_CHARS:
+    # A key Superset made is printable ASCII; anything else can never be one and cannot go into an HTTP header.
+    if not key or len(key) > MAX_KEY_CHARS or not (key.isascii() and key.isprintable()):
         messages.error(request, gettext("Paste the API key Superset showed when it was created."))
         return redirect("settings")
     try:

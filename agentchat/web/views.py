@@ -13,6 +13,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext, ngettext
 
+from agentchat.context.display import visible_cut
+from agentchat.context.uicontext import MAX_OBJECT_NAME_CHARS
 from agentchat.conversations.selectors import conversations_of
 from agentchat.errors import not_found_text
 from agentchat.identity.services import identities_of
@@ -163,6 +165,15 @@ async def settings_page(request: AuthenticatedHttpRequest) -> HttpResponse:
 
 @login_required
 async def agent(request: AuthenticatedHttpRequest) -> HttpResponse:
+    """``GET /agent?objectType=…&objectName=…``: the chat page. An ``objectName`` holding format or control
+    characters, or longer than ``MAX_OBJECT_NAME_CHARS``, is first redirected to its visible form (``⟨U+202E⟩``,
+    ``context.display.visible_cut``), as ``agent_link`` writes it: the page shows the name inert and makes a valid
+    UIContext from it (issue 13 item 6; the server rule refusing such characters stays, DESIGN §7)."""
+    name = request.GET.get("objectName")
+    if name is not None and (shown := visible_cut(name, MAX_OBJECT_NAME_CHARS)) != name:
+        query = request.GET.copy()
+        query["objectName"] = shown
+        return redirect(f"{request.path}?{query.urlencode()}")
     history = await sync_to_async(conversations_of)(user=request.user)
     context = {"provider": provider_label(), "history": history, "chat_texts": chat_texts()}
     return await _page(request, "pages/agent.html", context)

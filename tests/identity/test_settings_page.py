@@ -58,3 +58,27 @@ def test_api_key_is_checked_saved_masked_and_removable(client, password_mode, su
     client.force_login(user)
     client.post(f"/settings/identities/{identity.pk}/delete/")
     assert not SupersetIdentity.objects.filter(pk=identity.pk).exists()
+
+
+@pytest.mark.parametrize("pasted", ["sst_Ключ", "sst_abcdef\u202e", "sst_tab\tinside"])
+def test_a_key_that_cannot_be_one_is_refused_before_superset_and_never_echoed(client, analyst, pasted):
+    """Superset's keys are printable ASCII: anything else is the «paste the key» message, not an HTTP 500 whose
+    error page would carry the pasted text (it cannot go into an HTTP header)."""
+    client.force_login(analyst)
+
+    response = client.post("/settings/identities/", {"env_id": "ss-dev", "api_key": pasted}, follow=True)
+
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert text("ru", "Paste the API key Superset showed when it was created.") in html
+    assert pasted not in html
+    assert not SupersetIdentity.objects.filter(user=analyst, kind="api_key").exists()
+
+
+def test_a_malformed_key_is_not_accepted_rather_than_superset_unavailable(client, password_mode, superset_stack):
+    """Superset answers 422 to a bearer that is no token at all: the user reads that the key was not accepted."""
+    client.force_login(password_mode["analyst"])
+
+    response = client.post("/settings/identities/", {"env_id": "ss-dev", "api_key": "garbage"}, follow=True)
+
+    assert text("ru", "Superset %(env)s did not accept this API key.", env="ss-dev") in response.content.decode()

@@ -82,3 +82,28 @@ def test_datasets_page_lists_the_environments_datasets_from_superset(engineer_cl
 
 def test_datasets_page_of_an_unknown_environment_is_a_404(engineer_client):
     assert engineer_client.get("/datasets/?env_id=nonexistent").status_code == 404
+
+
+def test_agent_page_shows_a_raw_name_from_the_url_visibly_and_keeps_the_rest(engineer_client):
+    """An ``objectName`` with bidi/zero-width characters typed into the URL is redirected to its visible form, so
+    the page never shows it active and makes a valid context from it (issue 13 item 6)."""
+    raw = "/agent?objectType=dataset&objectId=1&objectName=energy%E2%80%AEconsumption%E2%80%8B&envId=ss-dev"
+
+    response = engineer_client.get(raw)
+
+    assert response.status_code == 302
+    page = engineer_client.get(response["Location"])
+    assert page.wsgi_request.GET["objectName"] == "energy⟨U+202E⟩consumption⟨U+200B⟩"
+    assert {k: page.wsgi_request.GET[k] for k in ("objectType", "objectId", "envId")} == {
+        "objectType": "dataset",
+        "objectId": "1",
+        "envId": "ss-dev",
+    }
+    assert page.status_code == 200
+    assert "\u202e" not in page.content.decode()
+
+
+def test_agent_page_with_a_clean_name_is_not_redirected(engineer_client):
+    response = engineer_client.get("/agent?objectType=dataset&objectId=1&objectName=energy_consumption")
+
+    assert response.status_code == 200
