@@ -124,10 +124,12 @@ def _shrink(value: Any, level: _Level, depth: int = 0) -> Any:
             return kept
         return {"items": kept, "total": len(value), "truncated": True}
     if isinstance(value, dict):
-        if len(value) <= level.keys:
+        # A key of the data named like the marker is counted as omitted, never kept: the marker is always ours.
+        own = {k: v for k, v in value.items() if k != OMITTED_KEYS}
+        if len(own) == len(value) <= level.keys:
             return {k: _shrink(v, level, depth + 1) for k, v in value.items()}
-        keep = _kept_keys(value, level.keys)
-        out = {k: _shrink(v, level, depth + 1) for k, v in value.items() if k in keep}
+        keep = _kept_keys(own, level.keys)
+        out = {k: _shrink(v, level, depth + 1) for k, v in own.items() if k in keep}
         out[OMITTED_KEYS] = len(value) - len(keep)
         return out
     return cut_text(str(value), level.chars)  # dates, decimals, …: as to_json would render them

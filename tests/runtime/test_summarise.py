@@ -222,3 +222,16 @@ def test_list_total_always_equals_the_real_count(n, budget):
 
     assert len(to_json(out)) <= budget
     assert list_totals(out) == {("result",): n}
+
+
+def test_a_key_named_like_the_marker_is_counted_never_taken_for_the_count():
+    """Superset data with its own ``_omitted_keys`` key: once summarised, the marker is ours and counts that key."""
+    value = {f"field_{i:04d}": "значение " * 5 for i in range(2000)}
+    value[OMITTED_KEYS] = "from Superset"
+
+    out, summarised = summarise(value, BUDGET)
+
+    assert summarised
+    assert isinstance(out[OMITTED_KEYS], int)
+    assert out[OMITTED_KEYS] == len(value) - (len(out) - 1)
+    assert_faithful(value, out)
