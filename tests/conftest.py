@@ -179,6 +179,16 @@ def users(request, policy_defaults) -> dict:
 
 
 @pytest.fixture
+def backup_dir(tmp_path, monkeypatch, settings, request) -> Path:
+    """BACKUP_DIR in a temporary folder for this process and the task worker (started after it is set)."""
+    folder = tmp_path / "backups"
+    monkeypatch.setenv("BACKUP_DIR", str(folder))
+    settings.BACKUP_DIR = folder
+    request.getfixturevalue("task_worker")
+    return folder
+
+
+@pytest.fixture
 def task_worker(transactional_db, tmp_path):
     """A real ``manage.py db_worker`` process on the test database (tests using it must be transactional)."""
     log = tmp_path / "db_worker.log"

@@ -9,11 +9,10 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from agentchat.models import SupersetIdentity
-from agentchat.runtime.executor import tool_execute
-from agentchat.runtime.registry import tool_spec
 from tests.support import superset_api
 from tests.support.db_threads import close_thread_connections  # noqa: F401 - autouse fixture
 from tests.support.superset_scratch import SupersetScratch
+from tests.support.tool_runs import run_tool
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -25,16 +24,10 @@ def scratch(superset_stack):
     made.cleanup()
 
 
-async def _run(tool: str, args: dict, user):
-    return await tool_execute(
-        spec=tool_spec(tool), args=args, user=user, conversation_id=None, ui_context=None, language="ru"
-    )
-
-
 async def _finished(task_id: int, user, deadline_s: float = 240) -> dict:
     end = time.monotonic() + deadline_s
     while time.monotonic() < end:
-        status = (await _run("get_task_status", {"task_id": task_id}, user)).result
+        status = (await run_tool("get_task_status", user, task_id=task_id)).result
         if status["state"] in ("succeeded", "failed"):
             return status
         await asyncio.sleep(0.1)
@@ -51,10 +44,8 @@ async def test_demo_admin_runs_a_migration_as_superset_admin_person(admin, scrat
     dashboard = scratch.dashboard("ss-dev", "Миграция админа", slug=f"mig-admin-{scratch.tag}")
     scratch.chart("ss-dev", "График админа", [dashboard["id"]])
 
-    outcome = await _run(
-        "execute_migration",
-        {"dashboard_ids": [dashboard["id"]], "source_env_id": "ss-dev", "target_env_id": "prod"},
-        admin,
+    outcome = await run_tool(
+        "execute_migration", admin, dashboard_ids=[dashboard["id"]], source_env_id="ss-dev", target_env_id="prod"
     )
     assert outcome.ok, outcome.error_message
     assert outcome.acting["prod"] == {"kind": "password", "superset_username": "admin"}

@@ -52,16 +52,6 @@ def keyed(password_mode, superset_stack):
 
 
 @pytest.fixture
-def backup_dir(tmp_path, monkeypatch, settings, request):
-    """BACKUP_DIR in a temporary folder for this process and the worker (started after it is set)."""
-    folder = tmp_path / "backups"
-    monkeypatch.setenv("BACKUP_DIR", str(folder))
-    settings.BACKUP_DIR = folder
-    request.getfixturevalue("task_worker")
-    return folder
-
-
-@pytest.fixture
 def scratch(superset_stack):
     made = SupersetScratch()
     yield made

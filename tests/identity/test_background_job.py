@@ -15,16 +15,6 @@ from tests.support.superset_api import superset
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@pytest.fixture
-def backup_dir(tmp_path, monkeypatch, settings, request):
-    """BACKUP_DIR in a temporary folder for this process and the worker (started after it is set)."""
-    folder = tmp_path / "backups"
-    monkeypatch.setenv("BACKUP_DIR", str(folder))
-    settings.BACKUP_DIR = folder
-    request.getfixturevalue("task_worker")
-    return folder
-
-
 async def _run(tool: str, args: dict, user):
     return await tool_execute(
         spec=tool_spec(tool), args=args, user=user, conversation_id=None, ui_context=None, language="ru"

@@ -30,16 +30,6 @@ def scratch(superset_stack):
     made.cleanup()
 
 
-@pytest.fixture
-def backup_dir(tmp_path, monkeypatch, settings, request) -> Path:
-    """BACKUP_DIR in a temporary folder for this process and the worker (started after it is set)."""
-    folder = tmp_path / "backups"
-    monkeypatch.setenv("BACKUP_DIR", str(folder))
-    settings.BACKUP_DIR = folder
-    request.getfixturevalue("task_worker")
-    return folder
-
-
 async def _run(tool: str, args: dict, user, language: str = "ru"):
     return await tool_execute(
         spec=tool_spec(tool), args=args, user=user, conversation_id=None, ui_context=None, language=language
