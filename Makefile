@@ -10,8 +10,10 @@ PORT ?= 8000
 # Tests run against PostgreSQL and Redis (CI machines run both on loopback).
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/agentchat
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/14
-# Parallel pytest workers: the suite mostly waits on Superset, subprocesses and deadlines, not the CPU.
-TEST_WORKERS ?= 4
+# Parallel pytest workers for the fast part. It waits on sockets and deadlines as much as it computes, but each
+# worker pays ~7 s of CPU (imports, migrations, the embedding model): on two cores 3 workers took 72-76 s, 4 took
+# 86-103 s (issue 12).
+TEST_WORKERS ?= 3
 # The Superset part runs on fewer: its tests share two SQLite-backed Superset instances, and a dashboard list racing
 # another test's scratch-dashboard delete gets Superset's own HTTP 500 (ObjectDeletedError).
 SLOW_WORKERS ?= 2

@@ -18,6 +18,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from agentchat.context.uicontext import parse_prompt_block
+from tests.support.loopback import serve_in_thread, stop_serving
 
 
 @dataclass
@@ -194,16 +195,15 @@ class ChatServer:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread: threading.Thread | None = None
 
     def __enter__(self) -> "ChatServer":
-        self._thread.start()
+        self._thread = serve_in_thread(self._server)
         return self
 
     def __exit__(self, *exc) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
+        assert self._thread is not None
+        stop_serving(self._server, self._thread)
 
     def _next(self, recorded: Recorded) -> Reply:
         with self._lock:

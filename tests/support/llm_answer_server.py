@@ -1,9 +1,10 @@
 """A scripted OpenAI-compatible chat-completions server on loopback (streamed and plain answers)."""
 
 import json
-import threading
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from tests.support.loopback import serve_in_thread, stop_serving
 
 
 @contextmanager
@@ -59,10 +60,8 @@ def chat_server(answer: str):
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    thread = serve_in_thread(server)
     try:
         yield f"http://127.0.0.1:{server.server_port}/v1", requests
     finally:
-        server.shutdown()
-        server.server_close()
+        stop_serving(server, thread)

@@ -9,6 +9,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
 
+from tests.support.loopback import serve_in_thread, stop_serving
+
 HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "host", "content-length"}
 
 
@@ -27,7 +29,7 @@ class CountingProxy:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread: threading.Thread | None = None
 
     @property
     def count(self) -> int:
@@ -62,10 +64,9 @@ class CountingProxy:
         return Handler
 
     def __enter__(self) -> "CountingProxy":
-        self._thread.start()
+        self._thread = serve_in_thread(self._server)
         return self
 
     def __exit__(self, *exc) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
+        assert self._thread is not None
+        stop_serving(self._server, self._thread)
