@@ -311,7 +311,7 @@ class CallRunner:
                 call_id=call["id"], tool=name, roles=roles, language=language, refusal=refusal, card_id=row.pk
             )
         )
-        content = confirm.declined_payload(name, "refused", refusal)
+        content = confirm.declined_payload(name, "refused", refusal, language=language, roles=roles)
         return ToolMessage(content=content, tool_call_id=call["id"], status="error")
 
 

@@ -1,34 +1,41 @@
 """The system prompt of a turn (DESIGN §5 step 4): fixed instructions, today's date and the UIContext block (§7)."""
 
+from collections.abc import Sequence
 from datetime import date
 from typing import Any
 
-from django.conf import settings
-from django.utils.translation import get_language_info
-
 from agentchat.context.uicontext import UIContext, context_prompt_block
+from agentchat.language import language_name
 
 SYSTEM_INSTRUCTIONS = """You are agentchat, a Superset assistant.
 Answer from tool results only: first call the offered tool that fits the question. Never invent ids, names or
 results, never ask the user for what a tool can look up, leave out optional arguments you do not know.
 "This dashboard/dataset" is the page's object (context below): call its tool at once. If a tool needs an
 environment and none is known, ask which. Never retry a refused or cancelled call; explain it.
-Today is {today}. {language}"""
+{withheld}Today is {today}. {language}"""
 # The answer language, stated for each turn from detect_language (issue 16: a small model answers a Russian
 # question in English unless told). Its name is Django's English name of the language (the instructions are English).
 ANSWER_LANGUAGE = "The user writes in {name}: write your answers in {name}, also after tool results."
 ANY_LANGUAGE = "Answer in the language of the user's last message (Russian or English)."
+# The tools the user's role may not use on this page (``Offer.role_withheld``; issue 16): asked for one, a small
+# model offered none of them called another tool instead of saying the role may not.
+ROLE_WITHHELD = "Not allowed for this user's role: {names}. If asked for one, call no tool; say the role may not.\n"
 
 
 def answer_language(language: str | None) -> str:
     """The instruction naming the answer language: ``language`` one of ``settings.LANGUAGES`` (``ru``, ``en``), named
-    by ``django.utils.translation.get_language_info``; anything else gives ``ANY_LANGUAGE``."""
-    if language not in dict(settings.LANGUAGES):
-        return ANY_LANGUAGE
-    return ANSWER_LANGUAGE.format(name=get_language_info(language)["name"])
+    by ``agentchat.language.language_name``; anything else gives ``ANY_LANGUAGE``."""
+    name = language_name(language)
+    return ANY_LANGUAGE if name is None else ANSWER_LANGUAGE.format(name=name)
 
 
-def system_prompt(context: dict[str, Any] | None, *, unavailable: bool, language: str | None = None) -> str:
+def system_prompt(
+    context: dict[str, Any] | None,
+    *,
+    unavailable: bool,
+    language: str | None = None,
+    withheld: Sequence[str] = (),
+) -> str:
     """Return the system prompt for a turn.
 
     Args:
@@ -37,6 +44,8 @@ def system_prompt(context: dict[str, Any] | None, *, unavailable: bool, language
             then says «контекст недоступен».
         language: ``ru`` or ``en``, the language of the user's message (``agentchat.language.detect_language``);
             the instructions then name it. None: "the language of the user's last message".
+        withheld: the tools the user's role may not use on this page (``toolset.Offer.role_withheld``); named
+            in a line of their own (``ROLE_WITHHELD``) when any.
 
     Returns:
         The instructions with the answer language and today's date, a blank line, then ``context_prompt_block``
@@ -46,6 +55,7 @@ def system_prompt(context: dict[str, Any] | None, *, unavailable: bool, language
     block = context_prompt_block(parsed, unavailable=unavailable)
     head = SYSTEM_INSTRUCTIONS.format(
         language=answer_language(language),
+        withheld=ROLE_WITHHELD.format(names=", ".join(withheld)) if withheld else "",
         today=date.today().isoformat(),  # noqa: DTZ011
     )
     return head + "\n\n" + block

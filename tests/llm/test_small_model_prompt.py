@@ -1,0 +1,142 @@
+"""What a small model must read to act right (issue 16): the answer language where it reads it last, and the
+tools the user's role may not use.
+
+The system prompt names the turn's language (``turn.prompt``), but after a tool result a 1.5B model answers from
+what it read last: an English «tell the user it was refused» made it answer a Russian question in English
+(``bench/llm_eval.py`` analyst-write). So the ToolMessage of a refused call names the language and carries what to
+tell the user in it, and the one of a declined card names the language. A scripted model on loopback
+(``tests/support/chat_server.py``) records what the agent sent it.
+
+Offered none of the writes, a 1.5B model asked by an analyst to create a branch called search_dashboards: the
+system prompt names the tools this page has that the user's role may not use, so it can say so instead.
+"""
+
+import json
+import uuid
+
+import pytest
+
+from agentchat.models import Message
+from agentchat.turn.agent import AgentTurn
+from tests.support.chat_server import Call, ChatServer, Reply
+from tests.support.contexts import ui_context
+from tests.support.wording import ptext, text
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+class Frames(list):
+    async def __call__(self, event):
+        self.append(event.wire())
+
+    def of(self, event: str) -> list[dict]:
+        return [f for f in self if f["event"] == event]
+
+
+@pytest.fixture
+def chat_server(settings):
+    """Start a scripted server with the given replies and point ``LLM_PROVIDER=openai`` at it."""
+    started: list[ChatServer] = []
+
+    def serve(*steps) -> ChatServer:
+        server = ChatServer(*steps).__enter__()
+        started.append(server)
+        settings.LLM_PROVIDER, settings.LLM_BASE_URL, settings.LLM_API_KEY = "openai", server.url, "test-key"
+        settings.LLM_MODEL, settings.LLM_TIMEOUT_S, settings.EMBEDDINGS = server.model, 10, "off"
+        return server
+
+    yield serve
+    for server in started:
+        server.__exit__(None, None, None)
+
+
+def refused_role_text(language: str) -> str:
+    """«Операция «создание git-ветки» недоступна вашей роли: нужна роль admin или engineer. Ничего не выполнено.»"""
+    roles = ptext(language, "between alternative roles", " or ").join(["admin", "engineer"])
+    title = text(language, "creating a git branch")
+    said = text(
+        language, "%(title)s is not available to your role: it needs the role %(roles)s.", title=title, roles=roles
+    )
+    return f"{said[:1].upper()}{said[1:]} {text(language, 'Nothing was run.')}"
+
+
+@pytest.mark.parametrize(
+    ("question", "language", "name"),
+    [("создай ветку feature/summer", "ru", "Russian"), ("create the branch feature/summer", "en", "English")],
+)
+async def test_a_refused_call_tells_the_model_the_language_and_what_to_say(
+    users, chat_server, question, language, name
+):
+    """The analyst's model calls create_branch (not offered): the refusal it reads names the question's language
+    and the sentence to tell the user in it; the stored ToolMessage (the next turn's history) says the same."""
+    server = chat_server(
+        Reply(calls=[Call("create_branch", {"env_id": "ss-dev", "name": "feature/summer"}, id="c_refused")]),
+        Reply(text="…"),
+    )
+    frames = Frames()
+
+    conversation = await AgentTurn(user=users["analyst"], emit=frames).run(
+        conversation_id=None, text=question, context=ui_context("dashboard", 1)
+    )
+
+    assert frames.of("permission_denied")[0]["call_id"] == "c_refused"
+    sent = server.requests[1].messages[-1]
+    assert sent["tool_call_id"] == "c_refused"
+    told = json.loads(sent["content"])["message"]
+    assert told.endswith(f"Tell the user in {name}: {refused_role_text(language)}")
+    stored = await Message.objects.filter(conversation_id=conversation, role=Message.Role.TOOL).aget()
+    assert json.loads(stored.content)["message"] == told
+
+
+async def test_a_declined_card_tells_the_model_the_language(users, chat_server, settings, tmp_path):
+    """The engineer declines the create_branch card of a Russian question: the model reads «ask the user instead,
+    in Russian» last, after the decision."""
+    settings.GIT_REPOS_DIR = tmp_path / "git"
+    branch = f"feature/lang-{uuid.uuid4().hex[:8]}"
+    server = chat_server(
+        Reply(calls=[Call("create_branch", {"env_id": "ss-dev", "name": branch}, id="c_card")]),
+        Reply(text="Хорошо, ветку не создаю."),
+    )
+    frames = Frames()
+    turn = AgentTurn(user=users["engineer"], emit=frames)
+
+    await turn.run(conversation_id=None, text=f"создай ветку {branch}", context=ui_context("dashboard", 1))
+    (card,) = frames.of("confirm_required")
+    await turn.decide(confirmation_id=card["confirmation_id"], approve=False)
+
+    told = json.loads(server.requests[1].messages[-1]["content"])["message"]
+    assert told.endswith("Do not retry it; ask the user instead, in Russian.")
+
+
+@pytest.mark.parametrize(
+    ("role", "withheld"),
+    [
+        (
+            "analyst",
+            "commit_changes, create_branch, deploy_dashboard, execute_migration, run_llm_documentation, "
+            "run_llm_validation",
+        ),
+        ("engineer", "execute_migration"),
+        ("admin", None),
+    ],
+)
+async def test_the_prompt_names_the_tools_the_role_may_not_use_here(users, chat_server, role, withheld):
+    """On a dashboard page: the analyst's prompt names the page's writes it lacks (none of them is offered), the
+    engineer's only execute_migration, the admin's no such line; the answer-language line stays last."""
+    server = chat_server(Reply(text="…"))
+
+    await AgentTurn(user=users[role], emit=Frames()).run(
+        conversation_id=None, text="создай ветку feature/summer", context=ui_context("dashboard", 1)
+    )
+
+    (request,) = server.requests
+    instructions = request.system.partition("\n\n")[0]
+    lines = [line for line in instructions.splitlines() if line.startswith("Not allowed for this user's role")]
+    if withheld is None:
+        assert lines == []
+    else:
+        assert lines == [
+            f"Not allowed for this user's role: {withheld}. If asked for one, call no tool; say the role may not."
+        ]
+        assert not set(withheld.split(", ")) & set(request.tools)
+    assert instructions.endswith("write your answers in Russian, also after tool results.")
