@@ -140,3 +140,34 @@ async def test_the_prompt_names_the_tools_the_role_may_not_use_here(users, chat_
         ]
         assert not set(withheld.split(", ")) & set(request.tools)
     assert instructions.endswith("write your answers in Russian, also after tool results.")
+
+
+@pytest.mark.parametrize(
+    ("question", "name"),
+    [("какие окружения подключены?", "Russian"), ("which environments are configured?", "English")],
+)
+async def test_every_tool_result_ends_with_the_answer_language(users, chat_server, question, name):
+    """A result the model reads (and a schema error) ends with ``answer_in``: after an English tool result the
+    1.5B model answered a Russian question in English; stored the same for the next turn's history."""
+    server = chat_server(
+        Reply(
+            calls=[
+                Call("list_environments", {}, id="c_ok"),
+                Call("list_environments", raw_args='{"limit": ', id="c_broken"),
+            ]
+        ),
+        Reply(text="…"),
+    )
+
+    conversation = await AgentTurn(user=users["analyst"], emit=Frames()).run(
+        conversation_id=None, text=question, context=ui_context("dataset", 1)
+    )
+
+    results = {r["tool_call_id"]: r["content"] for r in server.requests[1].tool_results()}
+    assert "environments" in json.dumps(results["c_ok"])
+    assert results["c_broken"]["error"] == "invalid_args"
+    for content in results.values():
+        assert list(content)[-1] == "answer_in"
+        assert content["answer_in"] == name
+    stored = Message.objects.filter(conversation_id=conversation, role=Message.Role.TOOL).order_by("id")
+    assert [json.loads(m.content) async for m in stored] == [results["c_ok"], results["c_broken"]]
