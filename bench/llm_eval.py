@@ -57,6 +57,13 @@ class RecordingProxy:
             calls, self.calls = self.calls, []
         return calls
 
+    def _record(self, record: dict[str, Any], started: float) -> None:
+        """Keep ``record`` once (at the stream's ``[DONE]``, or when a reply without it ends)."""
+        with self._lock:
+            if "seconds" not in record:
+                record["seconds"] = time.perf_counter() - started
+                self.calls.append(record)
+
     def _handler(self):
         proxy = self
 
@@ -82,12 +89,12 @@ class RecordingProxy:
                     self.end_headers()
                     for line in answer.iter_lines():
                         _usage(line, record)
+                        if line.strip() == "data: [DONE]":  # recorded before the client can finish the turn
+                            proxy._record(record, started)
                         data = (line + "\n").encode()
                         self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
                     self.wfile.write(b"0\r\n\r\n")
-                record["seconds"] = time.perf_counter() - started
-                with proxy._lock:
-                    proxy.calls.append(record)
+                proxy._record(record, started)
 
             def log_message(self, *args):
                 pass

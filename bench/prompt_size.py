@@ -36,15 +36,14 @@ CASES = [
 ]
 
 
-def first_call(question, page: str, names: list[str], specs: dict, withheld: list[str] = ()) -> dict:
-    """The chat-completions body of the turn's first model call (without model and limits); ``withheld``: the
-    page's tools the role may not use (named in the prompt, ``Offer.role_withheld``)."""
+def first_call(question, page: str, names: list[str], specs: dict) -> dict:
+    """The chat-completions body of the turn's first model call (without model and limits)."""
     from agentchat.language import detect_language
     from agentchat.runtime.binding import page_bound
     from agentchat.turn.prompt import system_prompt
 
     context = question.context()
-    system = system_prompt(context, unavailable=False, language=detect_language(question.q), withheld=withheld)
+    system = system_prompt(context, unavailable=False, language=detect_language(question.q))
     return {
         "messages": [{"role": "system", "content": system}, {"role": "user", "content": question.q}],
         "tools": [specs[n].openai_schema(page=page_bound(specs[n], context)) for n in names],
@@ -99,9 +98,11 @@ def main() -> None:
             continue
         for lang, text in (("ru", ru), ("en", en)):
             question = Question(text, page, (), ())
-            here = [n for n in sorted(specs) if offered_by_default(question, n)]
-            names = [n for n in here if opts.role in TOOLS.get(n, ("", False, (), ()))[3]]
-            withheld = [n for n in here if n not in names]
+            names = [
+                n
+                for n in sorted(specs)
+                if offered_by_default(question, n) and opts.role in TOOLS.get(n, ("", False, (), ()))[3]
+            ]
             for state in ("off", "on"):
                 chosen = names
                 if state == "on" and router is not None:
@@ -110,7 +111,7 @@ def main() -> None:
                     )
                     kept = routed(ranked, settings.ROUTER_TOP_K)
                     chosen = [n for n in names if n in kept]
-                body = first_call(question, page, chosen, specs, withheld)
+                body = first_call(question, page, chosen, specs)
                 system = len(body["messages"][0]["content"])
                 schemas = len(json.dumps(body["tools"], ensure_ascii=False, separators=(",", ":")))
                 total = len(json.dumps(body, ensure_ascii=False, separators=(",", ":")))

@@ -183,16 +183,6 @@ class Offer:
     allowed: tuple[ToolSpec, ...]
     offered: tuple[ToolSpec, ...]
 
-    @property
-    def role_withheld(self) -> tuple[str, ...]:
-        """The registered tools this page would offer but the user's roles may not use (refused for ``role``
-        alone, a missing Superset identity aside), by name. The system prompt names them (issue 16): offered
-        none of them, a 1.5B model asked by an analyst to create a branch called search_dashboards instead of
-        saying the role may not."""
-        return tuple(
-            c.name for c in self.choices if c.registered and set(c.refusals) - {Refusal.NO_IDENTITY} == {Refusal.ROLE}
-        )
-
 
 def toolset_offer(*, user: User, context: dict | None, question: str | None = None) -> Offer:
     """Judge every tool for ``user`` on the page ``context`` and the ``question`` once; see ``toolset_for``.

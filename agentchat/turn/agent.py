@@ -243,10 +243,10 @@ class AgentTurn:
         unavailable: bool = False,
     ) -> Step:
         """Run steps until one is ``Final`` or ``AwaitingDecision``, at most ``AGENT_MAX_STEPS`` (DESIGN §5 step 8)."""
-        offer = prepared.offer
-        prompt = system_prompt(context, unavailable=unavailable, language=language, withheld=offer.role_withheld)
+        prompt = system_prompt(context, unavailable=unavailable, language=language)
         messages: list[BaseMessage] = [SystemMessage(content=prompt)]
         messages += prepared.history
+        offer = prepared.offer
         # Where the page names the object, the model may leave its id out (issue 16): the calls bind it.
         schemas = [spec.openai_schema(page=page_bound(spec, context)) for spec in offer.offered]
         # The offline planner gets the turn's policy facts instead of reading the policy tables itself.

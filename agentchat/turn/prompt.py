@@ -1,6 +1,5 @@
 """The system prompt of a turn (DESIGN §5 step 4): fixed instructions, today's date and the UIContext block (§7)."""
 
-from collections.abc import Sequence
 from datetime import date
 from typing import Any
 
@@ -12,14 +11,11 @@ Answer from tool results only: first call the offered tool that fits the questio
 results, never ask the user for what a tool can look up, leave out optional arguments you do not know.
 "This dashboard/dataset" is the page's object (context below): call its tool at once. If a tool needs an
 environment and none is known, ask which. Never retry a refused or cancelled call; explain it.
-{withheld}Today is {today}. {language}"""
+Today is {today}. {language}"""
 # The answer language, stated for each turn from detect_language (issue 16: a small model answers a Russian
 # question in English unless told). Its name is Django's English name of the language (the instructions are English).
 ANSWER_LANGUAGE = "The user writes in {name}: write your answers in {name}, also after tool results."
 ANY_LANGUAGE = "Answer in the language of the user's last message (Russian or English)."
-# The tools the user's role may not use on this page (``Offer.role_withheld``; issue 16): asked for one, a small
-# model offered none of them called another tool instead of saying the role may not.
-ROLE_WITHHELD = "Not allowed for this user's role: {names}. If asked for one, call no tool; say the role may not.\n"
 
 
 def answer_language(language: str | None) -> str:
@@ -29,13 +25,7 @@ def answer_language(language: str | None) -> str:
     return ANY_LANGUAGE if name is None else ANSWER_LANGUAGE.format(name=name)
 
 
-def system_prompt(
-    context: dict[str, Any] | None,
-    *,
-    unavailable: bool,
-    language: str | None = None,
-    withheld: Sequence[str] = (),
-) -> str:
+def system_prompt(context: dict[str, Any] | None, *, unavailable: bool, language: str | None = None) -> str:
     """Return the system prompt for a turn.
 
     Args:
@@ -44,8 +34,6 @@ def system_prompt(
             then says «контекст недоступен».
         language: ``ru`` or ``en``, the language of the user's message (``agentchat.language.detect_language``);
             the instructions then name it. None: "the language of the user's last message".
-        withheld: the tools the user's role may not use on this page (``toolset.Offer.role_withheld``); named
-            in a line of their own (``ROLE_WITHHELD``) when any.
 
     Returns:
         The instructions with the answer language and today's date, a blank line, then ``context_prompt_block``
@@ -55,7 +43,6 @@ def system_prompt(
     block = context_prompt_block(parsed, unavailable=unavailable)
     head = SYSTEM_INSTRUCTIONS.format(
         language=answer_language(language),
-        withheld=ROLE_WITHHELD.format(names=", ".join(withheld)) if withheld else "",
         today=date.today().isoformat(),  # noqa: DTZ011
     )
     return head + "\n\n" + block

@@ -1,14 +1,11 @@
-"""What a small model must read to act right (issue 16): the answer language where it reads it last, and the
-tools the user's role may not use.
+"""The answer language reaches the model where a small model reads it last (issue 16).
 
 The system prompt names the turn's language (``turn.prompt``), but after a tool result a 1.5B model answers from
 what it read last: an English «tell the user it was refused» made it answer a Russian question in English
 (``bench/llm_eval.py`` analyst-write). So the ToolMessage of a refused call names the language and carries what to
 tell the user in it, and the one of a declined card names the language. A scripted model on loopback
-(``tests/support/chat_server.py``) records what the agent sent it.
-
-Offered none of the writes, a 1.5B model asked by an analyst to create a branch called search_dashboards: the
-system prompt names the tools this page has that the user's role may not use, so it can say so instead.
+(``tests/support/chat_server.py``) records what the agent sent it. Every other tool result ends with
+``answer_in``: after an English search result the same model answered «создай ветку» in English.
 """
 
 import json
@@ -106,40 +103,6 @@ async def test_a_declined_card_tells_the_model_the_language(users, chat_server, 
 
     told = json.loads(server.requests[1].messages[-1]["content"])["message"]
     assert told.endswith("Do not retry it; ask the user instead, in Russian.")
-
-
-@pytest.mark.parametrize(
-    ("role", "withheld"),
-    [
-        (
-            "analyst",
-            "commit_changes, create_branch, deploy_dashboard, execute_migration, run_llm_documentation, "
-            "run_llm_validation",
-        ),
-        ("engineer", "execute_migration"),
-        ("admin", None),
-    ],
-)
-async def test_the_prompt_names_the_tools_the_role_may_not_use_here(users, chat_server, role, withheld):
-    """On a dashboard page: the analyst's prompt names the page's writes it lacks (none of them is offered), the
-    engineer's only execute_migration, the admin's no such line; the answer-language line stays last."""
-    server = chat_server(Reply(text="…"))
-
-    await AgentTurn(user=users[role], emit=Frames()).run(
-        conversation_id=None, text="создай ветку feature/summer", context=ui_context("dashboard", 1)
-    )
-
-    (request,) = server.requests
-    instructions = request.system.partition("\n\n")[0]
-    lines = [line for line in instructions.splitlines() if line.startswith("Not allowed for this user's role")]
-    if withheld is None:
-        assert lines == []
-    else:
-        assert lines == [
-            f"Not allowed for this user's role: {withheld}. If asked for one, call no tool; say the role may not."
-        ]
-        assert not set(withheld.split(", ")) & set(request.tools)
-    assert instructions.endswith("write your answers in Russian, also after tool results.")
 
 
 @pytest.mark.parametrize(

@@ -31,7 +31,7 @@ from agentchat.context.uicontext import (
     has_unsafe_chars,
     printable,
 )
-from agentchat.turn.prompt import ROLE_WITHHELD, system_prompt
+from agentchat.turn.prompt import system_prompt
 from policies.models import AuditEvent, Environment
 from tests.support.context_entry_points import API_URL, frame_text
 from tests.support.context_payloads import INACTIVE_ENV, Case
@@ -43,9 +43,6 @@ def assert_prompt_holds_only(prompt: str, expected: dict) -> None:
     escaped). The fixed text is the instructions, then the block's preamble and, when a name was sent, its note."""
     head, sep, rest = prompt.partition(BLOCK_BEGIN + "\n")
     assert sep
-    # The line naming the tools the user's role may not use on this page depends on the user, not on the context.
-    withheld = ROLE_WITHHELD.partition("{")[0]
-    head = "".join(line for line in head.splitlines(keepends=True) if not line.startswith(withheld))
     body, sep, tail = rest.partition("\n" + BLOCK_END)
     assert sep
     assert tail == ""
