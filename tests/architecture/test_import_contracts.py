@@ -76,7 +76,8 @@ def test_an_import_inside_a_function_needs_a_reason(tmp_path: Path):
     assert refused.returncode != 0
     assert "PLC0415" in refused.stdout
 
-    module.write_text('def load() -> str:\n    import json  # noqa: PLC0415 - loaded on first use\n\n    return json.dumps("x")\n')
+    explained = "    import json  # noqa: PLC0415 - loaded on first use\n"
+    module.write_text(f'def load() -> str:\n{explained}\n    return json.dumps("x")\n')
     assert _ruff_local_imports(module).returncode == 0
 
 
