@@ -106,6 +106,7 @@ class Reading:
         check_clause: a check verb followed by a clause ("проверь, что сломается…"): a question, not a review.
         quantity: a quantity or a superlative is asked («сколько», "lowest"): on a dataset page, numbers.
         env_named: an environment is named by its tier ("where is staging hosted?").
+        places: objects named only as a place («в схеме main», "for table regions"): not what is asked about.
     """
 
     verb: str
@@ -117,6 +118,7 @@ class Reading:
     check_clause: bool = False
     quantity: bool = False
     env_named: bool = False
+    places: tuple[str, ...] = ()
 
 
 def _tokens(question: str) -> list[str]:
@@ -139,7 +141,7 @@ def _unprefixed(token: str) -> str:
     if _object_of(token) or MAKE_RU.match(token) or CHECK_WORDS.match(token) or not re.match("[а-я]", token):
         return token
     for prefix in PREFIXES_RU:
-        rest = token[len(prefix) :]
+        rest = _corrected(token[len(prefix) :])  # «незакомиченные» → «закоммиченные»
         if (
             token.startswith(prefix)
             and len(rest) >= 4
@@ -150,16 +152,52 @@ def _unprefixed(token: str) -> str:
 
 
 def _corrected(token: str) -> str:
-    """``token`` or the vocabulary word it is a typo of (``difflib`` ratio ≥ 0.8, Latin words of 6+ letters).
-
-    Russian words are not corrected: their endings change with case and number, so an inflected word is as
-    close to another stem as a typo is («суперсету» ~ «суперсеты», «проверь» ~ «проверк»)."""
-    if len(token) < 6 or not token.isascii() or _object_of(token):
+    """``token`` or the vocabulary word it is a typo of (Latin words of 6+ letters: ``difflib`` ratio ≥ 0.8;
+    Russian ones: ``_stem_typo``)."""
+    if len(token) < 6 or _object_of(token):
         return token
+    if not token.isascii():
+        return _stem_typo(token)
     close = difflib.get_close_matches(token, VOCABULARY, n=1, cutoff=0.8)
     if not close or close[0].rstrip("s") == token.rstrip("s"):
         return token  # "feature" is not a typo of "features": another word's plural or singular is kept
     return close[0]
+
+
+def _stem_typo(token: str) -> str:
+    """A Russian ``token`` whose start is one edit away from a stem of 6+ letters («дошборд», «датасэты»,
+    «дашбоард»), rewritten with that stem; else ``token``.
+
+    Russian endings change with case and number, so the edit must keep the stem's first and last letters (an
+    inflected «проверь» is not a typo of «проверк», nor «коммент» of «коммит»), and a verb form is never
+    corrected."""
+    if MAKE_RU.match(token) or CHECK_WORDS.match(token) or SHOW_WORDS.match(token):
+        return token
+    for stem in RU_STEMS:
+        n = len(stem)
+        head = token[:n]
+        if len(head) == n and head[0] == stem[0] and head[-1] == stem[-1]:
+            diff = [i for i in range(n) if head[i] != stem[i]]
+            swapped = len(diff) == 2 and diff[1] == diff[0] + 1 and head[diff[0]] == stem[diff[1]]
+            if len(diff) == 1 or (swapped and head[diff[1]] == stem[diff[0]]):
+                return stem + token[n:]
+        longer = token[: n + 1]  # one letter too many
+        if (
+            len(longer) == n + 1
+            and longer[-1] == stem[-1]
+            and any(longer[:i] + longer[i + 1 :] == stem for i in range(1, n))
+        ):
+            return stem + token[n + 1 :]
+        shorter = token[: n - 1]  # one letter missing
+        if shorter[-1:] == stem[-1] and any(stem[:i] + stem[i + 1 :] == shorter for i in range(1, n - 1)):
+            return stem + token[n - 1 :]
+    return token
+
+
+RU_STEMS = sorted(
+    {stem for stems in OBJECTS.values() for stem in stems if len(stem) >= 6 and "$" not in stem and not stem.isascii()},
+    key=lambda stem: (-len(stem), stem),
+)
 
 
 def _verb(tokens: list[str], question: str, objects: set[str]) -> str:
@@ -175,6 +213,8 @@ def _verb(tokens: list[str], question: str, objects: set[str]) -> str:
             return SHOW  # "can you do …?" asks what the agent can do
         if DESCRIBE.match(token):
             return MAKE if "chart" in objects else SHOW  # «опиши графики»: their descriptions are written
+        if INFINITIVE_RU.match(token) and after == "бы":
+            return MAKE  # «задеплоить бы его на стейдж»: a wish
         if MODAL_RU.match(token) and after != "ли":
             wanted = next(
                 (t for t in tokens[i + 1 :] if INFINITIVE_RU.match(t) and not NOT_INFINITIVE_RU.search(t)), ""
@@ -213,15 +253,21 @@ def read_question(question: str) -> Reading:
     main = BEFORE_CLAUSE.sub("", question) or question
     tokens = [_unprefixed(_corrected(t)) for t in _tokens(main)]
     found = set()
+    places = []
     head = ""
     for i, token in enumerate(tokens):
         obj = _object_of(token)
         after_preposition = any(PREPOSITIONS.match(t) for t in tokens[max(0, i - 3) : i])
-        if obj is None or (obj in PLACE_OBJECTS and after_preposition):
+        if obj in PLACE_OBJECTS and after_preposition:
+            places.append(obj)
+            continue
+        if obj is None:
             continue
         found.add(obj)
         head = head or (obj if obj in GENERIC else "")
     found |= {name for name, pattern in PHRASES.items() if pattern.search(main)}
+    if head == "table" and "dataset" in found and (re.search(r"\b\d+\b", main) or NAMED.search(main)):
+        head = "dataset"  # "the schema of dataset 2": a given dataset's table is its attribute
     verb = _verb(tokens, main, found)
     if verb == MAKE and "chart" in found and any(DESCRIBE.match(t) for t in tokens):
         found.add("docs")
@@ -241,6 +287,7 @@ def read_question(question: str) -> Reading:
         named=bool(NAMED.search(main)),
         quantity=any(QUANTITY_WORDS.match(t) for t in tokens),
         env_named=any(ENV_NAMES.match(t) for t in tokens),
+        places=tuple(dict.fromkeys(o for o in places if o not in objects)),
     )
 
 
@@ -321,7 +368,7 @@ def intent_scores(question: str, object_type: str | None) -> dict[str, float]:
         for plural, search in (("dashboards", "search_dashboards"), ("datasets", "search_datasets")):
             if plural in reading.objects and search != tool:
                 scores[search] = -READING_WEIGHT
-    for obj in reading.objects:
+    for obj in (*reading.objects, *reading.places):
         # A generic object that is not what the question is about («… в схеме main») loses its tool's weight.
         generic = READINGS.get((SHOW, obj))
         if obj in GENERIC and generic and generic not in scores:
@@ -354,8 +401,8 @@ def _one_object_scores(reading: Reading, object_type: str | None, tool: str, sco
 
     - named without an id: the search for it is the first step (``+READING_WEIGHT / 2``);
     - given by id or on its page: it is one object, not a search (the search ``−READING_WEIGHT``);
-    - the target of a tool of ``TARGETING`` (permissions, a deploy, a task…): its own read tool
-      ``−READING_WEIGHT`` (not for git or reviews, whose state its summary reports).
+    - the target of a tool of ``TARGETING`` (permissions, a deploy, a task…; git off the dashboard page): its
+      own read tool ``−READING_WEIGHT`` (not for reviews, whose state its summary reports).
     """
     for noun in ("dashboard", "dataset"):
         if noun not in reading.objects:
@@ -368,7 +415,9 @@ def _one_object_scores(reading: Reading, object_type: str | None, tool: str, sco
             scores.setdefault(search, -READING_WEIGHT)
         one = "superset_explore_database" if object_type == "dataset" and noun == "dataset" else ONE_OBJECT[noun]
         family = reading.objects[0]
-        if tool != one and family in TARGETING and (reading.has_id or reading.this):
+        # On the dashboard page its summary reports the git and review state (get_git_status is not offered there).
+        targeting = TARGETING if object_type == "dashboard" else (*TARGETING, "git", "branch")
+        if tool != one and family in targeting and (reading.has_id or reading.this):
             scores.setdefault(one, -READING_WEIGHT)
 
 

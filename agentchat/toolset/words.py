@@ -74,6 +74,7 @@ OBJECTS: dict[str, tuple[str, ...]] = {
         "максимальн",
         "минимальн",
         "посчитай",
+        "выборк",
     ),
     "validation": ("валидац", "валидир", "провалид", "validat", "проверк", "review", "lint$"),
     "docs": ("описани", "документ", "задокумент", "descriptions$", "document"),
@@ -89,7 +90,19 @@ OBJECTS: dict[str, tuple[str, ...]] = {
         "перезапиш",
         "overwrit",
     ),
-    "deploy": ("деплой", "задеплой", "выкат", "разверн", "deploy", "ship$", "promote", "копир", "скопир"),
+    "deploy": (
+        "депло",  # деплой, деплоить, деплоя
+        "задепло",
+        "выкат",
+        "разверн",
+        "deploy",
+        "ship$",
+        "promote",
+        "копир",
+        "скопир",
+        "отправ",
+        "send$",
+    ),
     "task": ("задач", "task$", "job$"),
     "permission": (
         "доступа$",
@@ -117,7 +130,7 @@ OBJECTS: dict[str, tuple[str, ...]] = {
 MAKE_RU = re.compile(
     r"^(сделай|создай|заведи|запусти|выполни|сохрани|зафиксируй|закоммить|сгенер\w*|напиши|задокументируй"
     r"|заполни|провалидируй|валидируй|разверни|выкати|задеплой|деплой|перенеси|мигрируй|забэкап\w*|забекап\w*"
-    r"|сними|добавь|открой|экспортируй|выгрузи|копируй|скопируй|нужн[аоы]|нужен|хочу|давай)$"
+    r"|сними|добавь|открой|экспортируй|выгрузи|копируй|скопируй|отправь|нужн[аоы]|нужен|хочу|давай)$"
 )
 MAKE_EN = re.compile(
     r"^(make|create|run|start|do|take|save|commit|push|generate|write|fill|document|validate|deploy|ship|promote"
@@ -129,7 +142,7 @@ NEW_RU = re.compile(r"^нов(ый|ую|ая|ое)$")  # «новый датас
 SHOW_WORDS = re.compile(
     r"^(покажи|покаж\w*|список|перечисли|найди|ищу|поищи|какие|какой|какая|каких|кто|когда|где|сколько|есть|ли"
     r"|расскажи|раскажи|что|чем|как|куда|откуда|почему|зачем|чей|чья|чьи|был|была|были|прош[её]л|прошла"
-    r"|show|list|find|tell|which|what|who|when|where|why|whose"
+    r"|дай|дайте|show|list|find|tell|which|what|who|when|where|why|whose"
     r"|how|is|are|was|were|did|does|has|have|any|give|summary|overview)$"
 )
 CHECK_WORDS = re.compile(r"^(проверь|провер\w*|check|validate|валидируй)$")
@@ -154,7 +167,7 @@ PHRASES: dict[str, re.Pattern] = {
 # place) is what the question is about; the others are its attributes.
 GENERIC = ("dashboards", "datasets", "table", "dashboard", "chart", "dataset")
 PLACE_OBJECTS = ("table", "environment")
-PREPOSITIONS = re.compile(r"^(в|во|на|из|при|к|ко|of|in|on|from|at|inside)$")
+PREPOSITIONS = re.compile(r"^(в|во|на|из|при|к|ко|по|для|под|of|in|on|from|at|inside|for|by|over)$")
 
 
 THIS_WORDS = re.compile(
@@ -163,7 +176,7 @@ THIS_WORDS = re.compile(
 FIND_WORDS = re.compile(r"^(найди|найти|ищу|поищи|ищи|поиск|find|search|look|where)$")
 # Russian verbs take perfective prefixes («смигрируй», «перепроверь», «закомить»): a token that is not a known
 # word is read again without one.
-PREFIXES_RU = ("пере", "за", "с", "по", "вы", "про")
+PREFIXES_RU = ("пере", "за", "с", "по", "вы", "про", "не")
 # «опиши», "describe": a request to be told about the object, unless the object is its charts (their
 # descriptions are written: «опиши графики» = run_llm_documentation, holdout set of issue 8).
 DESCRIBE = re.compile(r"^(опиши|описать|describe|auto-describe|describes)$")

@@ -121,7 +121,12 @@ def test_deploy_without_target_asks_where(specs, knowledge):
 
 @pytest.mark.parametrize(
     ("question", "language"),
-    [("удали этот дашборд", "ru"), ("remove this chart from the dashboard", "en")],
+    [
+        ("удали этот дашборд", "ru"),
+        ("remove this chart from the dashboard", "en"),
+        ("откати этот дашборд на прошлую версию", "ru"),  # no tool restores a version or a backup
+        ("restore the dashboard from yesterday's backup", "en"),
+    ],
 )
 def test_request_no_tool_can_do_is_refused_honestly(specs, knowledge, question, language):
     """No health summary for «удали…»: an honest refusal that says nothing changed, in the user's language,

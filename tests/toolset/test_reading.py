@@ -39,6 +39,7 @@ from agentchat.toolset.router import rank_with_rules
         ("опиши этот датасет", SHOW),  # to describe the object is to tell about it
         ("опиши чарты этого дашборда", MAKE),  # its charts' descriptions are written
         ("куда можно мигрировать дашборд 4?", SHOW),  # a question word comes first
+        ("выкатить бы дашборд 4 на прод", MAKE),  # an infinitive with «бы» is a wish
     ],
 )
 def test_the_verb_says_make_show_or_check(question, verb):
@@ -71,6 +72,11 @@ def test_the_verb_says_make_show_or_check(question, verb):
         ("is prod up?", None, "list_environments"),  # an environment named, nothing else: it is the object
         ("can the Alpha role open dashboard 3?", None, "superset_audit_permissions"),
         ("do we have a dataset on sales?", None, "search_datasets"),  # existence without an id: a search
+        ("дашбрд 4 опубликован?", None, "get_health_summary"),  # Russian typos within a stem are read through
+        ("покаж датасэты", None, "search_datasets"),
+        ("есть незакомиченные правки в дашборде 4?", None, "get_git_status"),  # «не» + a typo
+        ("по каким таблицам собран датасет 4?", None, "get_dataset_details"),  # «по таблицам» is a place
+        ("what is the schema of dataset 4", None, "get_dataset_details"),  # a given dataset's table: its attribute
     ],
 )
 def test_verb_and_object_name_the_tool(question, page, tool):
@@ -141,3 +147,13 @@ def test_a_named_object_is_searched_for_first_and_ranked_next_to_its_tool(questi
     assert ranked[0] == tool
     if step:
         assert ranked[1] == step
+
+
+@pytest.mark.parametrize("word", ["проверь", "проверить", "коммент", "описать", "перевод"])
+def test_an_inflected_word_is_not_taken_for_a_typo(word):
+    assert read_question(word).objects == ()
+
+
+def test_a_place_still_takes_weight_from_its_tool():
+    assert "table" in read_question("есть ли датасет для таблицы orders?").places
+    assert intent_scores("есть ли датасет для таблицы orders?", None)["superset_explore_database"] < 0

@@ -222,7 +222,10 @@ def _search_args(turn: Turn, tool: str, mentions: Mentions) -> dict[str, Any]:
 
 
 COUNT = re.compile(r"сколько (всего )?(записей|строк)|how many (rows|records)|count (the )?rows|number of rows", re.I)
-FIRST_ROWS = re.compile(r"(первые|first|top)\s+\d+|покажи (строки|данные|записи)|show (me )?(the )?(rows|data)", re.I)
+# "top 5 regions by value" is a query, not the first rows: "top" counts only before rows.
+FIRST_ROWS = re.compile(
+    r"(первые|first)\s+\d+|top\s+\d+\s+(rows|records)|покажи (строки|данные|записи)|show (me )?(the )?(rows|data)", re.I
+)
 
 
 def _sql_from_dataset(turn: Turn, mentions: Mentions, args: dict[str, Any]) -> AIMessage | None:
