@@ -18,9 +18,11 @@ from typing import Any
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
-from django.contrib.auth import get_user
+from django.contrib.auth import get_user, get_user_model
 from django.contrib.auth.models import User
+from django.contrib.auth.signals import user_logged_out
 from django.db import transaction
+from django.db.models.signals import post_delete, post_save
 from django.http import HttpRequest
 
 log = logging.getLogger(__name__)
@@ -125,10 +127,6 @@ def on_user_deleted(sender: Any, instance: User, **kwargs: Any) -> None:
 
 def connect_signals() -> None:
     """Connect the receivers above (called from ``AgentchatConfig.ready``)."""
-    from django.contrib.auth import get_user_model
-    from django.contrib.auth.signals import user_logged_out
-    from django.db.models.signals import post_delete, post_save
-
     user_model = get_user_model()
     user_logged_out.connect(on_logged_out, dispatch_uid="agentchat.sessions.logged_out")
     post_save.connect(on_user_saved, sender=user_model, dispatch_uid="agentchat.sessions.user_saved")

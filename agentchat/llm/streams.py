@@ -167,7 +167,7 @@ def _endpoint(client: openai.AsyncOpenAI) -> tuple[str, dict[str, str]]:
 
 def _openai_chat(model: BaseChatModel | Runnable) -> tuple[Any, dict[str, Any]]:
     """``(ChatOpenAI, bound kwargs such as tools)`` when ``model`` is the ``openai`` provider, else ``(None, {})``."""
-    from langchain_openai import ChatOpenAI  # the provider is imported already when a ChatOpenAI exists
+    from langchain_openai import ChatOpenAI  # noqa: PLC0415 - the provider is imported already when a ChatOpenAI exists
 
     kwargs: dict[str, Any] = {}
     if isinstance(model, RunnableBinding):
