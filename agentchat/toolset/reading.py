@@ -11,8 +11,8 @@ so a question nobody wrote a rule for still lands on the right tool:
   tasks, permissions, environments, dashboards (one or many), datasets (one, many, a new one), tables and
   databases, the agent itself;
 - words are first matched against the vocabulary of the objects and verbs with ``difflib`` (a typo such as
-  "valdiate" or "dashbaord" reads as the word meant), and a Russian word that is not known is read again without
-  its perfective prefix («смигрируй» → «мигрируй»);
+  "valdiate" or "dashbaord" reads as the word meant; Russian typos within a stem too), and a Russian word that
+  is not known is read again without its perfective prefix («смигрируй» → «мигрируй»): ``agentchat.toolset.tokens``;
 - grammar around the verb: a modal with an infinitive is a request («можно ветку завести?»), unless the infinitive
   is a seeing one («хочу посмотреть»); English verbs count at the head of the sentence and not before a noun
   they qualify ("backup history", "health check"); "do we have …?" asks; «опиши» / "describe" asks to be told
@@ -29,11 +29,11 @@ weights only add to the similarity and the keyword rules, so a question the rule
 a write or dangerous tool: the planner's read-vs-write guard uses it).
 """
 
-import difflib
 import functools
 import re
 from dataclasses import dataclass, field
 
+from agentchat.toolset.tokens import corrected, object_of, tokens_of, unprefixed
 from agentchat.toolset.words import (
     AUX_EN,
     BEFORE_CLAUSE,
@@ -62,7 +62,6 @@ from agentchat.toolset.words import (
     ONE_OBJECT,
     PHRASES,
     PLACE_OBJECTS,
-    PREFIXES_RU,
     PREPOSITIONS,
     QUANTITY_WORDS,
     READINGS,
@@ -81,15 +80,6 @@ __all__ = ["CHECK", "MAKE", "SHOW", "Reading", "asks_for_review", "asks_to_see",
 # Weight of a (verb, object) reading, in cosine units like intents.STRONG / MEDIUM: below MEDIUM, so a reading
 # alone never makes the planner call a tool "clearly wanted but not offered" (that takes a keyword rule too).
 READING_WEIGHT = 0.08
-
-
-def _vocabulary() -> list[str]:
-    words = [stem.rstrip("$") for stems in OBJECTS.values() for stem in stems if len(stem.rstrip("$")) >= 5]
-    words += ["validate", "validation", "dashboard", "dashboards", "environments", "environment", "descriptions"]
-    return sorted(set(words))
-
-
-VOCABULARY = _vocabulary()
 
 
 @dataclass(frozen=True)
@@ -119,85 +109,6 @@ class Reading:
     quantity: bool = False
     env_named: bool = False
     places: tuple[str, ...] = ()
-
-
-def _tokens(question: str) -> list[str]:
-    return re.findall(r"[\w'-]+", question.casefold().replace("ё", "е"))
-
-
-def _object_of(token: str) -> str | None:
-    for name, stems in OBJECTS.items():
-        for stem in stems:
-            if stem.endswith("$") and token == stem[:-1]:
-                return name
-            if not stem.endswith("$") and token.startswith(stem):
-                return name
-    return None
-
-
-def _unprefixed(token: str) -> str:
-    """A Russian ``token`` without its perfective prefix when only the rest is a known word («смигрируй» →
-    «мигрируй», «перепроверь» → «проверь»); else ``token``."""
-    if _object_of(token) or MAKE_RU.match(token) or CHECK_WORDS.match(token) or not re.match("[а-я]", token):
-        return token
-    for prefix in PREFIXES_RU:
-        rest = _corrected(token[len(prefix) :])  # «незакомиченные» → «закоммиченные»
-        if (
-            token.startswith(prefix)
-            and len(rest) >= 4
-            and (_object_of(rest) or MAKE_RU.match(rest) or CHECK_WORDS.match(rest))
-        ):
-            return rest
-    return token
-
-
-def _corrected(token: str) -> str:
-    """``token`` or the vocabulary word it is a typo of (Latin words of 6+ letters: ``difflib`` ratio ≥ 0.8;
-    Russian ones: ``_stem_typo``)."""
-    if len(token) < 6 or _object_of(token):
-        return token
-    if not token.isascii():
-        return _stem_typo(token)
-    close = difflib.get_close_matches(token, VOCABULARY, n=1, cutoff=0.8)
-    if not close or close[0].rstrip("s") == token.rstrip("s"):
-        return token  # "feature" is not a typo of "features": another word's plural or singular is kept
-    return close[0]
-
-
-def _stem_typo(token: str) -> str:
-    """A Russian ``token`` whose start is one edit away from a stem of 6+ letters («дошборд», «датасэты»,
-    «дашбоард»), rewritten with that stem; else ``token``.
-
-    Russian endings change with case and number, so the edit must keep the stem's first and last letters (an
-    inflected «проверь» is not a typo of «проверк», nor «коммент» of «коммит»), and a verb form is never
-    corrected."""
-    if MAKE_RU.match(token) or CHECK_WORDS.match(token) or SHOW_WORDS.match(token):
-        return token
-    for stem in RU_STEMS:
-        n = len(stem)
-        head = token[:n]
-        if len(head) == n and head[0] == stem[0] and head[-1] == stem[-1]:
-            diff = [i for i in range(n) if head[i] != stem[i]]
-            swapped = len(diff) == 2 and diff[1] == diff[0] + 1 and head[diff[0]] == stem[diff[1]]
-            if len(diff) == 1 or (swapped and head[diff[1]] == stem[diff[0]]):
-                return stem + token[n:]
-        longer = token[: n + 1]  # one letter too many
-        if (
-            len(longer) == n + 1
-            and longer[-1] == stem[-1]
-            and any(longer[:i] + longer[i + 1 :] == stem for i in range(1, n))
-        ):
-            return stem + token[n + 1 :]
-        shorter = token[: n - 1]  # one letter missing
-        if shorter[-1:] == stem[-1] and any(stem[:i] + stem[i + 1 :] == shorter for i in range(1, n - 1)):
-            return stem + token[n - 1 :]
-    return token
-
-
-RU_STEMS = sorted(
-    {stem for stems in OBJECTS.values() for stem in stems if len(stem) >= 6 and "$" not in stem and not stem.isascii()},
-    key=lambda stem: (-len(stem), stem),
-)
 
 
 def _verb(tokens: list[str], question: str, objects: set[str]) -> str:
@@ -251,12 +162,12 @@ def read_question(question: str) -> Reading:
         A ``Reading``; ``verb`` is '' when neither an imperative, a question word nor a "?" is found.
     """
     main = BEFORE_CLAUSE.sub("", question) or question
-    tokens = [_unprefixed(_corrected(t)) for t in _tokens(main)]
+    tokens = [unprefixed(corrected(t)) for t in tokens_of(main)]
     found = set()
     places = []
     head = ""
     for i, token in enumerate(tokens):
-        obj = _object_of(token)
+        obj = object_of(token)
         after_preposition = any(PREPOSITIONS.match(t) for t in tokens[max(0, i - 3) : i])
         if obj in PLACE_OBJECTS and after_preposition:
             places.append(obj)
