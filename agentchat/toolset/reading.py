@@ -58,6 +58,7 @@ from agentchat.toolset.words import (
     NEW_RU,
     NOT_INFINITIVE_RU,
     NOUN_AFTER_EN,
+    OBJECT_IMPERATIVE_RU,
     OBJECTS,
     ONE_OBJECT,
     PHRASES,
@@ -141,6 +142,8 @@ def _verb(tokens: list[str], question: str, objects: set[str]) -> str:
             return SHOW if CLAUSE_AFTER_CHECK.search(question) else CHECK
         if lead and english and NOUN_AFTER_EN.match(after) and (MAKE_EN.match(token) or CHECK_WORDS.match(token)):
             return SHOW  # "backup history", "review results": the word qualifies a noun asked about
+        if not english and OBJECT_IMPERATIVE_RU.match(token) and object_of(token):
+            return MAKE
         if MAKE_RU.match(token) or (lead and (MAKE_EN.match(token) or NEW_RU.match(token))):
             return MAKE
         if SHOW_WORDS.match(token):
@@ -230,6 +233,8 @@ def reading_tool(reading: Reading, object_type: str | None) -> str | None:
         tool = READINGS.get((verb, obj))
         if tool:
             return tool
+        if verb == SHOW and obj == "attribute" and object_type == "dashboard":
+            return "get_health_summary"  # «владельцы?» on a dashboard page: its summary
         if verb == SHOW and obj == "chart" and object_type in ("dashboard", "dataset"):
             # The charts of the page's dashboard are in its summary; those built on the page's dataset in its
             # description.

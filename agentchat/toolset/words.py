@@ -47,6 +47,8 @@ OBJECTS: dict[str, tuple[str, ...]] = {
     "backup": ("бэкап", "бекап", "резервн", "backup", "забэкап", "забекап"),
     "branch": ("ветк", "ветку$", "branch", "бранч"),
     "git": (
+        "репо$",
+        "пуш",  # «запушь в репо»
         "git$",
         "гит",
         "репозитор",
@@ -124,13 +126,28 @@ OBJECTS: dict[str, tuple[str, ...]] = {
     "dashboard": ("дашборд", "отчет", "панел", "dashboard", "dash$"),
     # The parts of a dashboard (and what a dataset feeds): asked about on its page, the page's object is meant.
     "chart": ("график", "чарт", "chart", "диаграм"),
+    # What a dashboard has: asked about on its page, its summary answers («владельцы?», "last modified?").
+    "attribute": (
+        "владел",
+        "owner",
+        "автор",
+        "author",
+        "фильтр",
+        "filter",
+        "опубликован",
+        "published$",
+        "modified$",
+        "updated$",
+        "изменен",
+        "обновлял",
+    ),
     "dataset": ("датасет", "dataset"),
 }
 # Imperatives and wishes (Russian: the imperative forms; a past «делали» or an infinitive «перенести» is not one).
 MAKE_RU = re.compile(
     r"^(сделай|создай|заведи|запусти|выполни|сохрани|зафиксируй|закоммить|сгенер\w*|напиши|задокументируй"
     r"|заполни|провалидируй|валидируй|разверни|выкати|задеплой|деплой|перенеси|мигрируй|забэкап\w*|забекап\w*"
-    r"|сними|добавь|открой|экспортируй|выгрузи|копируй|скопируй|отправь|нужн[аоы]|нужен|хочу|давай)$"
+    r"|сними|добавь|открой|экспортируй|выгрузи|копируй|скопируй|отправь|проведи|сгенерь|запушь|нужн[аоы]|нужен|хочу|давай)$"
 )
 MAKE_EN = re.compile(
     r"^(make|create|run|start|do|take|save|commit|push|generate|write|fill|document|validate|deploy|ship|promote"
@@ -140,7 +157,7 @@ MAKE_EN = re.compile(
 EN_LEAD = re.compile(r"^(please|pls|plz|can|could|would|you|u|let's|lets|i|we|want|to|need|now)$")
 NEW_RU = re.compile(r"^нов(ый|ую|ая|ое)$")  # «новый датасет: …» at the head of a request
 SHOW_WORDS = re.compile(
-    r"^(покажи|покаж\w*|список|перечисли|найди|ищу|поищи|какие|какой|какая|каких|кто|когда|где|сколько|есть|ли"
+    r"^(покажи|покаж\w*|скажи|подскаж\w*|глянь|посмотри|слушай|смотри|список|перечисли|найди|ищу|поищи|какие|какой|какая|каких|кто|когда|где|сколько|есть|ли"
     r"|расскажи|раскажи|что|чем|как|куда|откуда|почему|зачем|чей|чья|чьи|был|была|были|прош[её]л|прошла"
     r"|дай|дайте|show|list|find|tell|which|what|who|when|where|why|whose"
     r"|how|is|are|was|were|did|does|has|have|any|give|summary|overview)$"
@@ -165,7 +182,7 @@ PHRASES: dict[str, re.Pattern] = {
 }
 # Generic objects: of these, the first one named (not after a preposition: «в таблице», "in the database" is a
 # place) is what the question is about; the others are its attributes.
-GENERIC = ("dashboards", "datasets", "table", "dashboard", "chart", "dataset")
+GENERIC = ("dashboards", "datasets", "table", "dashboard", "chart", "attribute", "dataset")
 PLACE_OBJECTS = ("table", "environment")
 PREPOSITIONS = re.compile(r"^(в|во|на|из|при|к|ко|по|для|под|of|in|on|from|at|inside|for|by|over)$")
 
@@ -270,3 +287,6 @@ SEARCH_OF = {"dashboard": "search_dashboards", "dataset": "search_datasets"}
 # object as its target takes nothing from this tool: «проверь права на датасет 2» is not about its columns).
 ONE_OBJECT = {"dashboard": "get_health_summary", "dataset": "get_dataset_details"}
 TARGETING = ("permission", "deploy", "migration", "task", "backup")
+# A colloquial Russian imperative made from an object's word («коммитни», «бэкапни», «деплойни»): the
+# noun forms of these words never end so.
+OBJECT_IMPERATIVE_RU = re.compile(r"^[а-я]{2,}(ни|нь)$")  # not -шь: «умеешь», «можешь» are questions

@@ -40,6 +40,8 @@ from agentchat.toolset.router import rank_with_rules
         ("опиши чарты этого дашборда", MAKE),  # its charts' descriptions are written
         ("куда можно мигрировать дашборд 4?", SHOW),  # a question word comes first
         ("выкатить бы дашборд 4 на прод", MAKE),  # an infinitive with «бы» is a wish
+        ("бэкапни стейджинг", MAKE),  # a colloquial imperative made from an object's word
+        ("умеешь работать с бэкапами?", SHOW),  # a second person «-шь» is a question, not an imperative
     ],
 )
 def test_the_verb_says_make_show_or_check(question, verb):
@@ -77,6 +79,8 @@ def test_the_verb_says_make_show_or_check(question, verb):
         ("есть незакомиченные правки в дашборде 4?", None, "get_git_status"),  # «не» + a typo
         ("по каким таблицам собран датасет 4?", None, "get_dataset_details"),  # «по таблицам» is a place
         ("what is the schema of dataset 4", None, "get_dataset_details"),  # a given dataset's table: its attribute
+        ("фильтры?", "dashboard", "get_health_summary"),  # what the page's dashboard has: its summary
+        ("last updated when?", "dashboard", "get_health_summary"),
     ],
 )
 def test_verb_and_object_name_the_tool(question, page, tool):

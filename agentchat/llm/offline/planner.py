@@ -95,12 +95,20 @@ def tool_choose(*, question: str, page: Page, offered: Sequence[str], knowledge:
         # else the best read tool, if any fits.
         # The reading's own read tool first («проверь, что сломается при переносе» → preview_migration), then
         # the write tool's read counterpart, then the best read tool.
+        # A read tool the page does not offer gives way to its substitute («он в гите актуальный?» on a dashboard
+        # page: the health summary reports the git state).
         wanted = reading_tool(read_question(question), page.object_type)
         counterpart = READ_COUNTERPART.get(best_offered.name)
         reads = [r for r in ranked if r.name in offered and not _changes_state(r.name)]
-        best_offered = next(
-            (r for name in (wanted, counterpart) for r in reads if r.name == name), reads[0] if reads else None
-        )
+
+        def offered_read(name: str | None) -> Ranked | None:
+            names = (name, *SUBSTITUTES.get(name, ())) if name else ()
+            return next((r for n in names for r in reads if r.name == n), None)
+
+        meant = offered_read(wanted)
+        if meant is not None:  # the reading names it: no similarity margin needed
+            return Choice("tool", meant.name, rules=meant.rules)
+        best_offered = offered_read(counterpart) or (reads[0] if reads else None)
     if best_offered is None:
         return Choice("unknown")
     mean = sum(r.similarity for r in ranked) / len(ranked)
