@@ -41,12 +41,14 @@ from agentchat.toolset.words import (
     CHECK,
     CHECK_WORDS,
     CLAUSE_AFTER_CHECK,
+    COUNT,
     DESCRIBE,
     EN_LEAD,
     ENV_NAMES,
     EXISTS_EN,
     EXISTS_WORDS,
     FIND_WORDS,
+    FIRST_ROWS,
     FIRST_STEP,
     GENERIC,
     INFINITIVE_RU,
@@ -295,15 +297,21 @@ def intent_scores(question: str, object_type: str | None) -> dict[str, float]:
     return scores
 
 
-def first_step(question: str, tool: str) -> str | None:
-    """The tool the planner calls before ``tool`` for ``question``, or None (issue 16: the router keeps it next
-    to the tool it serves, so an LLM offered the top-K gets it too).
+def first_step(question: str, tool: str, object_type: str | None = None) -> str | None:
+    """The tool the planner calls before ``tool`` for ``question`` on a page of ``object_type``, or None (issue 16:
+    the router keeps it next to the tool it serves, so an LLM offered the top-K gets it too).
 
     A migration is previewed first (DESIGN §11); a dashboard or dataset named without an id is searched for
-    first (a name → search_dashboards).
+    first (a name → search_dashboards); a count or the first rows of the page's dataset read its table first.
     """
     if tool in FIRST_STEP:
         return FIRST_STEP[tool]
+    if (
+        tool == "superset_execute_sql"
+        and object_type == "dataset"
+        and (COUNT.search(question) or FIRST_ROWS.search(question))
+    ):
+        return "superset_explore_database"
     reading = read_question(question)
     if reading.named and not reading.has_id:
         for noun in ("dashboard", "dataset"):

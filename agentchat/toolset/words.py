@@ -223,10 +223,12 @@ SEE_INFINITIVE_RU = re.compile(
     r"^(по)?(смотреть|глядеть|глянуть)|^(у)?видеть$|^(у)?знать$|^понять$|^взглянуть$|^найти$|^прочитать$"
     r"|^показать$|^получить$|^вывести$|^перечислить$|^рассказать$"
 )
-# A name given: quoted, an identifier (energy_consumption), a Title In Capitals after the sentence's start, words
+# A name given: quoted, an identifier (energy_consumption), a Title In Capitals after the sentence's start (in
+# Russian, a capitalised word after a lower-case one), words
 # between "the" and the noun ("the regions overview dashboard") or a topic after it («отчёт по энергопотреблению»).
 NAMED = re.compile(
     r"«[^»]+»|\"[^\"]+\"|\b[a-z]\w*_\w+\b|(?<=\w )[A-Z][a-z]+(?: [A-Z][a-z]+)+\b"
+    r"|(?<=[а-яё] )[А-ЯЁ][а-яё]+(?: [а-яёА-ЯЁ]+)?\b"  # «проверь дашборд Обзор продаж»: a Russian title
     r"|(?i:\bthe (?!(this|that|same|whole|new|main|current|last|first|other|previous|next|entire|latest)\b)"
     r"([a-z]+ ){1,3}(dashboard|dataset|report)\b)"
     r"|(?i:(дашборд|отч[её]т|датасет)\w*\s+(по|про|об?)\s+[а-яё]{4,})"
@@ -290,3 +292,9 @@ TARGETING = ("permission", "deploy", "migration", "task", "backup")
 # A colloquial Russian imperative made from an object's word («коммитни», «бэкапни», «деплойни»): the
 # noun forms of these words never end so.
 OBJECT_IMPERATIVE_RU = re.compile(r"^[а-я]{2,}(ни|нь)$")  # not -шь: «умеешь», «можешь» are questions
+# A count or the first rows of a dataset: on its page the planner reads its table first, then writes the SQL.
+COUNT = re.compile(r"сколько (всего )?(записей|строк)|how many (rows|records)|count (the )?rows|number of rows", re.I)
+# "top 5 regions by value" is a query, not the first rows: "top" counts only before rows.
+FIRST_ROWS = re.compile(
+    r"(первые|first)\s+\d+|top\s+\d+\s+(rows|records)|покажи (строки|данные|записи)|show (me )?(the )?(rows|data)", re.I
+)

@@ -140,6 +140,7 @@ def test_one_object_by_id_or_on_its_page_is_not_searched_for():
         ("columns of the orders_daily dataset", "get_dataset_details", "search_datasets"),
         ("сводка по дашборду 4", "get_health_summary", None),  # an id: nothing to search
         ("запусти миграцию дашборда 4", "execute_migration", "preview_migration"),
+        ("проверь дашборд Воронка продаж", "run_llm_validation", "search_dashboards"),  # a Russian title
     ],
 )
 def test_a_named_object_is_searched_for_first_and_ranked_next_to_its_tool(question, tool, step):
@@ -161,3 +162,12 @@ def test_an_inflected_word_is_not_taken_for_a_typo(word):
 def test_a_place_still_takes_weight_from_its_tool():
     assert "table" in read_question("есть ли датасет для таблицы orders?").places
     assert intent_scores("есть ли датасет для таблицы orders?", None)["superset_explore_database"] < 0
+
+
+def test_a_count_on_the_dataset_page_keeps_the_table_read_next_to_the_query():
+    similarities = {"superset_execute_sql": 0.9, "superset_format_sql": 0.6, "superset_create_dataset": 0.6}
+    similarities["superset_explore_database"] = 0.1
+    ranked = rank_with_rules(question="first 20 rows please", similarities=similarities, object_type="dataset")
+
+    assert [r.name for r in ranked[:2]] == ["superset_execute_sql", "superset_explore_database"]
+    assert first_step("first 20 rows please", "superset_execute_sql", None) is None  # no dataset page

@@ -15,7 +15,6 @@ One step:
 4. After the results: continue the chain or write the answer with the templates, in the user's language.
 """
 
-import re
 import uuid
 from collections.abc import Sequence
 from typing import Any
@@ -47,6 +46,7 @@ from agentchat.toolset.intents import (
 )
 from agentchat.toolset.reading import read_question, reading_tool
 from agentchat.toolset.router import Ranked
+from agentchat.toolset.words import COUNT, FIRST_ROWS
 
 # A tool wanted but not offered whose need an offered tool covers (DESIGN §8: the dashboard page has no
 # get_git_status, but the health summary reports the git state; the dataset page has no get_dataset_details,
@@ -227,13 +227,6 @@ def _search_args(turn: Turn, tool: str, mentions: Mentions) -> dict[str, Any]:
         tool=tool, parameters=turn.tools[tool].get("parameters") or {}, mentions=mentions, page=turn.page
     )
     return {k: v for k, v in args.items() if k in ("env_id", "query")}
-
-
-COUNT = re.compile(r"сколько (всего )?(записей|строк)|how many (rows|records)|count (the )?rows|number of rows", re.I)
-# "top 5 regions by value" is a query, not the first rows: "top" counts only before rows.
-FIRST_ROWS = re.compile(
-    r"(первые|first)\s+\d+|top\s+\d+\s+(rows|records)|покажи (строки|данные|записи)|show (me )?(the )?(rows|data)", re.I
-)
 
 
 def _sql_from_dataset(turn: Turn, mentions: Mentions, args: dict[str, Any]) -> AIMessage | None:
