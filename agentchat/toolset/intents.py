@@ -301,7 +301,8 @@ ROUTER_EXAMPLES: dict[str, tuple[str, ...]] = {
 }
 
 REQUESTS_WITHOUT_TOOL = re.compile(
-    r"\b(удали\w*|удалить|снеси|delete|remove|drop|переименуй\w*|rename|"
+    r"\b(удали\w*|удалить|снеси|delete|remove|drop|переименуй\w*|rename|откат\w*|rollback|roll back|revert|"
+    r"восстанови\w*|restore|"
     r"(дай|выдай|назначь|отбери|забери)\w* .*(прав|рол|доступ)|grant|revoke|"
     r"(создай|сделай|нарисуй|добавь) (нов\w+ )?(график|чарт)|create (a )?(new )?chart|"
     r"(измени|поменяй) (цвет|график|фильтр|sql датасета)|change the (colou?r|chart|filter))",

@@ -11,8 +11,8 @@ so a question nobody wrote a rule for still lands on the right tool:
   tasks, permissions, environments, dashboards (one or many), datasets (one, many, a new one), tables and
   databases, the agent itself;
 - words are first matched against the vocabulary of the objects and verbs with ``difflib`` (a typo such as
-  "valdiate" or "dashbaord" reads as the word meant), and a Russian word that is not known is read again without
-  its perfective prefix («смигрируй» → «мигрируй»);
+  "valdiate" or "dashbaord" reads as the word meant; Russian typos within a stem too), and a Russian word that
+  is not known is read again without its perfective prefix («смигрируй» → «мигрируй»): ``agentchat.toolset.tokens``;
 - grammar around the verb: a modal with an infinitive is a request («можно ветку завести?»), unless the infinitive
   is a seeing one («хочу посмотреть»); English verbs count at the head of the sentence and not before a noun
   they qualify ("backup history", "health check"); "do we have …?" asks; «опиши» / "describe" asks to be told
@@ -29,11 +29,11 @@ weights only add to the similarity and the keyword rules, so a question the rule
 a write or dangerous tool: the planner's read-vs-write guard uses it).
 """
 
-import difflib
 import functools
 import re
 from dataclasses import dataclass, field
 
+from agentchat.toolset.tokens import corrected, object_of, tokens_of, unprefixed
 from agentchat.toolset.words import (
     AUX_EN,
     BEFORE_CLAUSE,
@@ -41,12 +41,14 @@ from agentchat.toolset.words import (
     CHECK,
     CHECK_WORDS,
     CLAUSE_AFTER_CHECK,
+    COUNT,
     DESCRIBE,
     EN_LEAD,
     ENV_NAMES,
     EXISTS_EN,
     EXISTS_WORDS,
     FIND_WORDS,
+    FIRST_ROWS,
     FIRST_STEP,
     GENERIC,
     INFINITIVE_RU,
@@ -58,11 +60,11 @@ from agentchat.toolset.words import (
     NEW_RU,
     NOT_INFINITIVE_RU,
     NOUN_AFTER_EN,
+    OBJECT_IMPERATIVE_RU,
     OBJECTS,
     ONE_OBJECT,
     PHRASES,
     PLACE_OBJECTS,
-    PREFIXES_RU,
     PREPOSITIONS,
     QUANTITY_WORDS,
     READINGS,
@@ -83,15 +85,6 @@ __all__ = ["CHECK", "MAKE", "SHOW", "Reading", "asks_for_review", "asks_to_see",
 READING_WEIGHT = 0.08
 
 
-def _vocabulary() -> list[str]:
-    words = [stem.rstrip("$") for stems in OBJECTS.values() for stem in stems if len(stem.rstrip("$")) >= 5]
-    words += ["validate", "validation", "dashboard", "dashboards", "environments", "environment", "descriptions"]
-    return sorted(set(words))
-
-
-VOCABULARY = _vocabulary()
-
-
 @dataclass(frozen=True)
 class Reading:
     """A question read as verb + objects.
@@ -106,6 +99,7 @@ class Reading:
         check_clause: a check verb followed by a clause ("проверь, что сломается…"): a question, not a review.
         quantity: a quantity or a superlative is asked («сколько», "lowest"): on a dataset page, numbers.
         env_named: an environment is named by its tier ("where is staging hosted?").
+        places: objects named only as a place («в схеме main», "for table regions"): not what is asked about.
     """
 
     verb: str
@@ -117,49 +111,7 @@ class Reading:
     check_clause: bool = False
     quantity: bool = False
     env_named: bool = False
-
-
-def _tokens(question: str) -> list[str]:
-    return re.findall(r"[\w'-]+", question.casefold().replace("ё", "е"))
-
-
-def _object_of(token: str) -> str | None:
-    for name, stems in OBJECTS.items():
-        for stem in stems:
-            if stem.endswith("$") and token == stem[:-1]:
-                return name
-            if not stem.endswith("$") and token.startswith(stem):
-                return name
-    return None
-
-
-def _unprefixed(token: str) -> str:
-    """A Russian ``token`` without its perfective prefix when only the rest is a known word («смигрируй» →
-    «мигрируй», «перепроверь» → «проверь»); else ``token``."""
-    if _object_of(token) or MAKE_RU.match(token) or CHECK_WORDS.match(token) or not re.match("[а-я]", token):
-        return token
-    for prefix in PREFIXES_RU:
-        rest = token[len(prefix) :]
-        if (
-            token.startswith(prefix)
-            and len(rest) >= 4
-            and (_object_of(rest) or MAKE_RU.match(rest) or CHECK_WORDS.match(rest))
-        ):
-            return rest
-    return token
-
-
-def _corrected(token: str) -> str:
-    """``token`` or the vocabulary word it is a typo of (``difflib`` ratio ≥ 0.8, Latin words of 6+ letters).
-
-    Russian words are not corrected: their endings change with case and number, so an inflected word is as
-    close to another stem as a typo is («суперсету» ~ «суперсеты», «проверь» ~ «проверк»)."""
-    if len(token) < 6 or not token.isascii() or _object_of(token):
-        return token
-    close = difflib.get_close_matches(token, VOCABULARY, n=1, cutoff=0.8)
-    if not close or close[0].rstrip("s") == token.rstrip("s"):
-        return token  # "feature" is not a typo of "features": another word's plural or singular is kept
-    return close[0]
+    places: tuple[str, ...] = ()
 
 
 def _verb(tokens: list[str], question: str, objects: set[str]) -> str:
@@ -175,6 +127,8 @@ def _verb(tokens: list[str], question: str, objects: set[str]) -> str:
             return SHOW  # "can you do …?" asks what the agent can do
         if DESCRIBE.match(token):
             return MAKE if "chart" in objects else SHOW  # «опиши графики»: their descriptions are written
+        if INFINITIVE_RU.match(token) and after == "бы":
+            return MAKE  # «задеплоить бы его на стейдж»: a wish
         if MODAL_RU.match(token) and after != "ли":
             wanted = next(
                 (t for t in tokens[i + 1 :] if INFINITIVE_RU.match(t) and not NOT_INFINITIVE_RU.search(t)), ""
@@ -190,6 +144,8 @@ def _verb(tokens: list[str], question: str, objects: set[str]) -> str:
             return SHOW if CLAUSE_AFTER_CHECK.search(question) else CHECK
         if lead and english and NOUN_AFTER_EN.match(after) and (MAKE_EN.match(token) or CHECK_WORDS.match(token)):
             return SHOW  # "backup history", "review results": the word qualifies a noun asked about
+        if not english and OBJECT_IMPERATIVE_RU.match(token) and object_of(token):
+            return MAKE
         if MAKE_RU.match(token) or (lead and (MAKE_EN.match(token) or NEW_RU.match(token))):
             return MAKE
         if SHOW_WORDS.match(token):
@@ -211,17 +167,23 @@ def read_question(question: str) -> Reading:
         A ``Reading``; ``verb`` is '' when neither an imperative, a question word nor a "?" is found.
     """
     main = BEFORE_CLAUSE.sub("", question) or question
-    tokens = [_unprefixed(_corrected(t)) for t in _tokens(main)]
+    tokens = [unprefixed(corrected(t)) for t in tokens_of(main)]
     found = set()
+    places = []
     head = ""
     for i, token in enumerate(tokens):
-        obj = _object_of(token)
+        obj = object_of(token)
         after_preposition = any(PREPOSITIONS.match(t) for t in tokens[max(0, i - 3) : i])
-        if obj is None or (obj in PLACE_OBJECTS and after_preposition):
+        if obj in PLACE_OBJECTS and after_preposition:
+            places.append(obj)
+            continue
+        if obj is None:
             continue
         found.add(obj)
         head = head or (obj if obj in GENERIC else "")
     found |= {name for name, pattern in PHRASES.items() if pattern.search(main)}
+    if head == "table" and "dataset" in found and (re.search(r"\b\d+\b", main) or NAMED.search(main)):
+        head = "dataset"  # "the schema of dataset 2": a given dataset's table is its attribute
     verb = _verb(tokens, main, found)
     if verb == MAKE and "chart" in found and any(DESCRIBE.match(t) for t in tokens):
         found.add("docs")
@@ -241,6 +203,7 @@ def read_question(question: str) -> Reading:
         named=bool(NAMED.search(main)),
         quantity=any(QUANTITY_WORDS.match(t) for t in tokens),
         env_named=any(ENV_NAMES.match(t) for t in tokens),
+        places=tuple(dict.fromkeys(o for o in places if o not in objects)),
     )
 
 
@@ -272,6 +235,8 @@ def reading_tool(reading: Reading, object_type: str | None) -> str | None:
         tool = READINGS.get((verb, obj))
         if tool:
             return tool
+        if verb == SHOW and obj == "attribute" and object_type == "dashboard":
+            return "get_health_summary"  # «владельцы?» on a dashboard page: its summary
         if verb == SHOW and obj == "chart" and object_type in ("dashboard", "dataset"):
             # The charts of the page's dashboard are in its summary; those built on the page's dataset in its
             # description.
@@ -321,7 +286,7 @@ def intent_scores(question: str, object_type: str | None) -> dict[str, float]:
         for plural, search in (("dashboards", "search_dashboards"), ("datasets", "search_datasets")):
             if plural in reading.objects and search != tool:
                 scores[search] = -READING_WEIGHT
-    for obj in reading.objects:
+    for obj in (*reading.objects, *reading.places):
         # A generic object that is not what the question is about («… в схеме main») loses its tool's weight.
         generic = READINGS.get((SHOW, obj))
         if obj in GENERIC and generic and generic not in scores:
@@ -332,15 +297,21 @@ def intent_scores(question: str, object_type: str | None) -> dict[str, float]:
     return scores
 
 
-def first_step(question: str, tool: str) -> str | None:
-    """The tool the planner calls before ``tool`` for ``question``, or None (issue 16: the router keeps it next
-    to the tool it serves, so an LLM offered the top-K gets it too).
+def first_step(question: str, tool: str, object_type: str | None = None) -> str | None:
+    """The tool the planner calls before ``tool`` for ``question`` on a page of ``object_type``, or None (issue 16:
+    the router keeps it next to the tool it serves, so an LLM offered the top-K gets it too).
 
     A migration is previewed first (DESIGN §11); a dashboard or dataset named without an id is searched for
-    first (a name → search_dashboards).
+    first (a name → search_dashboards); a count or the first rows of the page's dataset read its table first.
     """
     if tool in FIRST_STEP:
         return FIRST_STEP[tool]
+    if (
+        tool == "superset_execute_sql"
+        and object_type == "dataset"
+        and (COUNT.search(question) or FIRST_ROWS.search(question))
+    ):
+        return "superset_explore_database"
     reading = read_question(question)
     if reading.named and not reading.has_id:
         for noun in ("dashboard", "dataset"):
@@ -354,8 +325,8 @@ def _one_object_scores(reading: Reading, object_type: str | None, tool: str, sco
 
     - named without an id: the search for it is the first step (``+READING_WEIGHT / 2``);
     - given by id or on its page: it is one object, not a search (the search ``−READING_WEIGHT``);
-    - the target of a tool of ``TARGETING`` (permissions, a deploy, a task…): its own read tool
-      ``−READING_WEIGHT`` (not for git or reviews, whose state its summary reports).
+    - the target of a tool of ``TARGETING`` (permissions, a deploy, a task…; git off the dashboard page): its
+      own read tool ``−READING_WEIGHT`` (not for reviews, whose state its summary reports).
     """
     for noun in ("dashboard", "dataset"):
         if noun not in reading.objects:
@@ -368,7 +339,9 @@ def _one_object_scores(reading: Reading, object_type: str | None, tool: str, sco
             scores.setdefault(search, -READING_WEIGHT)
         one = "superset_explore_database" if object_type == "dataset" and noun == "dataset" else ONE_OBJECT[noun]
         family = reading.objects[0]
-        if tool != one and family in TARGETING and (reading.has_id or reading.this):
+        # On the dashboard page its summary reports the git and review state (get_git_status is not offered there).
+        targeting = TARGETING if object_type == "dashboard" else (*TARGETING, "git", "branch")
+        if tool != one and family in targeting and (reading.has_id or reading.this):
             scores.setdefault(one, -READING_WEIGHT)
 
 

@@ -218,7 +218,7 @@ def rank_with_rules(*, question: str, similarities: dict[str, float], object_typ
     rules = rule_scores(question, object_type)
     ranked = [Ranked(name, sim + rules.get(name, 0.0), sim, rules.get(name, 0.0)) for name, sim in similarities.items()]
     ranked.sort(key=lambda r: (-r.score, r.name))
-    step = first_step(question, ranked[0].name) if ranked else None
+    step = first_step(question, ranked[0].name, object_type) if ranked else None
     at = next((i for i, r in enumerate(ranked) if r.name == step), 0)
     if at > 1:
         # The planner's first step for the best tool (a search for a named dashboard, a migration's preview)

@@ -47,6 +47,8 @@ OBJECTS: dict[str, tuple[str, ...]] = {
     "backup": ("бэкап", "бекап", "резервн", "backup", "забэкап", "забекап"),
     "branch": ("ветк", "ветку$", "branch", "бранч"),
     "git": (
+        "репо$",
+        "пуш",  # «запушь в репо»
         "git$",
         "гит",
         "репозитор",
@@ -74,6 +76,7 @@ OBJECTS: dict[str, tuple[str, ...]] = {
         "максимальн",
         "минимальн",
         "посчитай",
+        "выборк",
     ),
     "validation": ("валидац", "валидир", "провалид", "validat", "проверк", "review", "lint$"),
     "docs": ("описани", "документ", "задокумент", "descriptions$", "document"),
@@ -89,7 +92,19 @@ OBJECTS: dict[str, tuple[str, ...]] = {
         "перезапиш",
         "overwrit",
     ),
-    "deploy": ("деплой", "задеплой", "выкат", "разверн", "deploy", "ship$", "promote", "копир", "скопир"),
+    "deploy": (
+        "депло",  # деплой, деплоить, деплоя
+        "задепло",
+        "выкат",
+        "разверн",
+        "deploy",
+        "ship$",
+        "promote",
+        "копир",
+        "скопир",
+        "отправ",
+        "send$",
+    ),
     "task": ("задач", "task$", "job$"),
     "permission": (
         "доступа$",
@@ -111,13 +126,28 @@ OBJECTS: dict[str, tuple[str, ...]] = {
     "dashboard": ("дашборд", "отчет", "панел", "dashboard", "dash$"),
     # The parts of a dashboard (and what a dataset feeds): asked about on its page, the page's object is meant.
     "chart": ("график", "чарт", "chart", "диаграм"),
+    # What a dashboard has: asked about on its page, its summary answers («владельцы?», "last modified?").
+    "attribute": (
+        "владел",
+        "owner",
+        "автор",
+        "author",
+        "фильтр",
+        "filter",
+        "опубликован",
+        "published$",
+        "modified$",
+        "updated$",
+        "изменен",
+        "обновлял",
+    ),
     "dataset": ("датасет", "dataset"),
 }
 # Imperatives and wishes (Russian: the imperative forms; a past «делали» or an infinitive «перенести» is not one).
 MAKE_RU = re.compile(
     r"^(сделай|создай|заведи|запусти|выполни|сохрани|зафиксируй|закоммить|сгенер\w*|напиши|задокументируй"
     r"|заполни|провалидируй|валидируй|разверни|выкати|задеплой|деплой|перенеси|мигрируй|забэкап\w*|забекап\w*"
-    r"|сними|добавь|открой|экспортируй|выгрузи|копируй|скопируй|нужн[аоы]|нужен|хочу|давай)$"
+    r"|сними|добавь|открой|экспортируй|выгрузи|копируй|скопируй|отправь|проведи|сгенерь|запушь|нужн[аоы]|нужен|хочу|давай)$"
 )
 MAKE_EN = re.compile(
     r"^(make|create|run|start|do|take|save|commit|push|generate|write|fill|document|validate|deploy|ship|promote"
@@ -127,9 +157,9 @@ MAKE_EN = re.compile(
 EN_LEAD = re.compile(r"^(please|pls|plz|can|could|would|you|u|let's|lets|i|we|want|to|need|now)$")
 NEW_RU = re.compile(r"^нов(ый|ую|ая|ое)$")  # «новый датасет: …» at the head of a request
 SHOW_WORDS = re.compile(
-    r"^(покажи|покаж\w*|список|перечисли|найди|ищу|поищи|какие|какой|какая|каких|кто|когда|где|сколько|есть|ли"
+    r"^(покажи|покаж\w*|скажи|подскаж\w*|глянь|посмотри|слушай|смотри|список|перечисли|найди|ищу|поищи|какие|какой|какая|каких|кто|когда|где|сколько|есть|ли"
     r"|расскажи|раскажи|что|чем|как|куда|откуда|почему|зачем|чей|чья|чьи|был|была|были|прош[её]л|прошла"
-    r"|show|list|find|tell|which|what|who|when|where|why|whose"
+    r"|дай|дайте|show|list|find|tell|which|what|who|when|where|why|whose"
     r"|how|is|are|was|were|did|does|has|have|any|give|summary|overview)$"
 )
 CHECK_WORDS = re.compile(r"^(проверь|провер\w*|check|validate|валидируй)$")
@@ -152,9 +182,9 @@ PHRASES: dict[str, re.Pattern] = {
 }
 # Generic objects: of these, the first one named (not after a preposition: «в таблице», "in the database" is a
 # place) is what the question is about; the others are its attributes.
-GENERIC = ("dashboards", "datasets", "table", "dashboard", "chart", "dataset")
+GENERIC = ("dashboards", "datasets", "table", "dashboard", "chart", "attribute", "dataset")
 PLACE_OBJECTS = ("table", "environment")
-PREPOSITIONS = re.compile(r"^(в|во|на|из|при|к|ко|of|in|on|from|at|inside)$")
+PREPOSITIONS = re.compile(r"^(в|во|на|из|при|к|ко|по|для|под|of|in|on|from|at|inside|for|by|over)$")
 
 
 THIS_WORDS = re.compile(
@@ -163,7 +193,7 @@ THIS_WORDS = re.compile(
 FIND_WORDS = re.compile(r"^(найди|найти|ищу|поищи|ищи|поиск|find|search|look|where)$")
 # Russian verbs take perfective prefixes («смигрируй», «перепроверь», «закомить»): a token that is not a known
 # word is read again without one.
-PREFIXES_RU = ("пере", "за", "с", "по", "вы", "про")
+PREFIXES_RU = ("пере", "за", "с", "по", "вы", "про", "не")
 # «опиши», "describe": a request to be told about the object, unless the object is its charts (their
 # descriptions are written: «опиши графики» = run_llm_documentation, holdout set of issue 8).
 DESCRIBE = re.compile(r"^(опиши|описать|describe|auto-describe|describes)$")
@@ -193,10 +223,12 @@ SEE_INFINITIVE_RU = re.compile(
     r"^(по)?(смотреть|глядеть|глянуть)|^(у)?видеть$|^(у)?знать$|^понять$|^взглянуть$|^найти$|^прочитать$"
     r"|^показать$|^получить$|^вывести$|^перечислить$|^рассказать$"
 )
-# A name given: quoted, an identifier (energy_consumption), a Title In Capitals after the sentence's start, words
+# A name given: quoted, an identifier (energy_consumption), a Title In Capitals after the sentence's start (in
+# Russian, a capitalised word after a lower-case one), words
 # between "the" and the noun ("the regions overview dashboard") or a topic after it («отчёт по энергопотреблению»).
 NAMED = re.compile(
     r"«[^»]+»|\"[^\"]+\"|\b[a-z]\w*_\w+\b|(?<=\w )[A-Z][a-z]+(?: [A-Z][a-z]+)+\b"
+    r"|(?<=[а-яё] )[А-ЯЁ][а-яё]+(?: [а-яёА-ЯЁ]+)?\b"  # «проверь дашборд Обзор продаж»: a Russian title
     r"|(?i:\bthe (?!(this|that|same|whole|new|main|current|last|first|other|previous|next|entire|latest)\b)"
     r"([a-z]+ ){1,3}(dashboard|dataset|report)\b)"
     r"|(?i:(дашборд|отч[её]т|датасет)\w*\s+(по|про|об?)\s+[а-яё]{4,})"
@@ -257,3 +289,12 @@ SEARCH_OF = {"dashboard": "search_dashboards", "dataset": "search_datasets"}
 # object as its target takes nothing from this tool: «проверь права на датасет 2» is not about its columns).
 ONE_OBJECT = {"dashboard": "get_health_summary", "dataset": "get_dataset_details"}
 TARGETING = ("permission", "deploy", "migration", "task", "backup")
+# A colloquial Russian imperative made from an object's word («коммитни», «бэкапни», «деплойни»): the
+# noun forms of these words never end so.
+OBJECT_IMPERATIVE_RU = re.compile(r"^[а-я]{2,}(ни|нь)$")  # not -шь: «умеешь», «можешь» are questions
+# A count or the first rows of a dataset: on its page the planner reads its table first, then writes the SQL.
+COUNT = re.compile(r"сколько (всего )?(записей|строк)|how many (rows|records)|count (the )?rows|number of rows", re.I)
+# "top 5 regions by value" is a query, not the first rows: "top" counts only before rows.
+FIRST_ROWS = re.compile(
+    r"(первые|first)\s+\d+|top\s+\d+\s+(rows|records)|покажи (строки|данные|записи)|show (me )?(the )?(rows|data)", re.I
+)

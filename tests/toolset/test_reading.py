@@ -39,6 +39,9 @@ from agentchat.toolset.router import rank_with_rules
         ("опиши этот датасет", SHOW),  # to describe the object is to tell about it
         ("опиши чарты этого дашборда", MAKE),  # its charts' descriptions are written
         ("куда можно мигрировать дашборд 4?", SHOW),  # a question word comes first
+        ("выкатить бы дашборд 4 на прод", MAKE),  # an infinitive with «бы» is a wish
+        ("бэкапни стейджинг", MAKE),  # a colloquial imperative made from an object's word
+        ("умеешь работать с бэкапами?", SHOW),  # a second person «-шь» is a question, not an imperative
     ],
 )
 def test_the_verb_says_make_show_or_check(question, verb):
@@ -71,6 +74,13 @@ def test_the_verb_says_make_show_or_check(question, verb):
         ("is prod up?", None, "list_environments"),  # an environment named, nothing else: it is the object
         ("can the Alpha role open dashboard 3?", None, "superset_audit_permissions"),
         ("do we have a dataset on sales?", None, "search_datasets"),  # existence without an id: a search
+        ("дашбрд 4 опубликован?", None, "get_health_summary"),  # Russian typos within a stem are read through
+        ("покаж датасэты", None, "search_datasets"),
+        ("есть незакомиченные правки в дашборде 4?", None, "get_git_status"),  # «не» + a typo
+        ("по каким таблицам собран датасет 4?", None, "get_dataset_details"),  # «по таблицам» is a place
+        ("what is the schema of dataset 4", None, "get_dataset_details"),  # a given dataset's table: its attribute
+        ("фильтры?", "dashboard", "get_health_summary"),  # what the page's dashboard has: its summary
+        ("last updated when?", "dashboard", "get_health_summary"),
     ],
 )
 def test_verb_and_object_name_the_tool(question, page, tool):
@@ -130,6 +140,7 @@ def test_one_object_by_id_or_on_its_page_is_not_searched_for():
         ("columns of the orders_daily dataset", "get_dataset_details", "search_datasets"),
         ("сводка по дашборду 4", "get_health_summary", None),  # an id: nothing to search
         ("запусти миграцию дашборда 4", "execute_migration", "preview_migration"),
+        ("проверь дашборд Воронка продаж", "run_llm_validation", "search_dashboards"),  # a Russian title
     ],
 )
 def test_a_named_object_is_searched_for_first_and_ranked_next_to_its_tool(question, tool, step):
@@ -141,3 +152,22 @@ def test_a_named_object_is_searched_for_first_and_ranked_next_to_its_tool(questi
     assert ranked[0] == tool
     if step:
         assert ranked[1] == step
+
+
+@pytest.mark.parametrize("word", ["проверь", "проверить", "коммент", "описать", "перевод"])
+def test_an_inflected_word_is_not_taken_for_a_typo(word):
+    assert read_question(word).objects == ()
+
+
+def test_a_place_still_takes_weight_from_its_tool():
+    assert "table" in read_question("есть ли датасет для таблицы orders?").places
+    assert intent_scores("есть ли датасет для таблицы orders?", None)["superset_explore_database"] < 0
+
+
+def test_a_count_on_the_dataset_page_keeps_the_table_read_next_to_the_query():
+    similarities = {"superset_execute_sql": 0.9, "superset_format_sql": 0.6, "superset_create_dataset": 0.6}
+    similarities["superset_explore_database"] = 0.1
+    ranked = rank_with_rules(question="first 20 rows please", similarities=similarities, object_type="dataset")
+
+    assert [r.name for r in ranked[:2]] == ["superset_execute_sql", "superset_explore_database"]
+    assert first_step("first 20 rows please", "superset_execute_sql", None) is None  # no dataset page
