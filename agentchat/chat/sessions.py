@@ -102,9 +102,9 @@ def _session_inputs(session_model: Any, key: str, user_id: int) -> tuple[Any, ..
     names = {
         "session": q(session_model._meta.db_table),
         "user": q(users.db_table),
-        "pk": q(users.pk.column),
-        "password": q(users.get_field("password").column),
-        "active": q(users.get_field("is_active").column),
+        "pk": q(str(users.pk.column)),  # concrete fields: always a column (``str | None`` in the stubs)
+        "password": q(str(users.get_field("password").column)),
+        "active": q(str(users.get_field("is_active").column)),
     }
     sql = (  # noqa: S608 - quoted identifiers only (above)
         "SELECT s.session_data, u.{password}, u.{active} FROM {session} s LEFT JOIN {user} u ON u.{pk} = %s "
