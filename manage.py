@@ -7,7 +7,8 @@ import sys
 
 def main():
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "agentchat.settings")
-    from django.core.management import execute_from_command_line
+    # Imported after DJANGO_SETTINGS_MODULE is set, as django-admin's own manage.py template does.
+    from django.core.management import execute_from_command_line  # noqa: PLC0415 - see the comment above
 
     execute_from_command_line(sys.argv)
 

@@ -18,9 +18,9 @@ class AgentchatConfig(AppConfig):
         Django's admin ``autodiscover()`` does), sync the catalogue after each ``migrate`` and connect the session
         receivers (logout, password change, deactivation close the sockets: ``chat.sessions``)."""
         # Imported here, not at module level: these modules import models, which needs the app registry ready.
-        from agentchat import tools
-        from agentchat.chat.sessions import connect_signals
-        from agentchat.runtime.catalogue import on_post_migrate
+        from agentchat import tools  # noqa: PLC0415 - see the comment above
+        from agentchat.chat.sessions import connect_signals  # noqa: PLC0415 - see the comment above
+        from agentchat.runtime.catalogue import on_post_migrate  # noqa: PLC0415 - see the comment above
 
         for module in pkgutil.iter_modules(tools.__path__):
             importlib.import_module(f"{tools.__name__}.{module.name}")

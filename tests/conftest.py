@@ -30,7 +30,7 @@ from hypothesis import settings as hypothesis_settings
 from tests.support import superset_api
 from tests.support.people import SignIns
 from tests.support.processes import ROOT, database_url
-from tests.support.superset_scratch import scratch
+from tests.support.superset_scratch import SupersetScratch, scratch
 from tests.support.users import ensure_policy_defaults, make_user
 
 # Property tests check behaviour, not speed: on a loaded 2-core machine one example can take > 200 ms.
@@ -119,6 +119,13 @@ def superset_stack():
 def energy_dashboard(superset_stack) -> dict:
     """The seeded «Отчёт по энергопотреблению» dashboard in ss-dev, as Superset has it."""
     return superset_stack.dashboard_by_slug("ss-dev", "energy-report")
+
+
+@pytest.fixture(name="scratch")
+def scratch_objects(superset_stack) -> Iterator[SupersetScratch]:
+    """A ``SupersetScratch`` in the local pair; everything it made (and everything tagged) is deleted afterwards."""
+    with scratch() as made:
+        yield made
 
 
 @pytest.fixture

@@ -38,7 +38,7 @@ from agentchat.chat.frames import (
     decode_frame,
     parse_frame,
 )
-from agentchat.chat.sessions import session_expiry, session_group, session_is_valid, user_group
+from agentchat.chat.sessions import SessionCheck, session_expiry, session_group, user_group
 from agentchat.context.intake import context_accept
 from agentchat.context.uicontext import ContextInvalid
 from agentchat.conversations.selectors import ConversationNotFound
@@ -92,6 +92,7 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
         authenticated socket joins its session's and its user's groups and starts its expiry timer."""
         # AuthMiddlewareStack's lazy wrapper of the session's User (AnonymousUser when signed out).
         self.user = cast("User", self.scope.get("user"))
+        self.session_valid = SessionCheck(self.scope)  # re-read at every frame: one query while nothing changed
         self.tasks: set[asyncio.Task[None]] = set()
         self.turn_lock = asyncio.Lock()
         self.conversation_groups: set[str] = set()
@@ -252,10 +253,9 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
             self._spawn(self._locked(self._resume(frame.conversation_id)))
 
     async def _session_alive(self, frame: UserMessageFrame | ConfirmFrame | DismissFrame | ResumeFrame | None) -> bool:
-        """Re-read the socket's session (``session_is_valid``); when it is dead, audit ``session_expired`` with
-        what the frame asked for, send ``session_expired`` (in the message's language for a ``user_message``)
-        and return False: nothing of the frame runs — no turn, no LLM call, no tool, no upstream request
-        (DESIGN §10)."""
+        """Re-read the socket's session (``SessionCheck``); when it is dead, audit ``session_expired`` with what the
+        frame asked for, send ``session_expired`` (in the message's language for a ``user_message``) and return
+        False: nothing of the frame runs — no turn, no LLM call, no tool, no upstream request (DESIGN §10)."""
         if not self.session_ended and await self._session_valid():
             return True
         self.session_ended = True
@@ -273,13 +273,13 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
         return False
 
     async def _session_valid(self) -> bool:
-        """``session_is_valid`` in the database thread; a connection the database dropped since the last unit of
+        """``SessionCheck`` in the database thread; a connection the database dropped since the last unit of
         work (a restart, a failover: issue 17) is closed and the check made once more on a new one."""
         try:
-            return await database_sync_to_async(session_is_valid)(self.scope)
+            return await database_sync_to_async(self.session_valid)()
         except DatabaseError:
             await database_sync_to_async(_close_broken_connection)()
-            return await database_sync_to_async(session_is_valid)(self.scope)
+            return await database_sync_to_async(self.session_valid)()
 
     def _agent(self) -> AgentTurn:
         turn = AgentTurn(
@@ -325,13 +325,13 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
     def _precheck(self, frame: UserMessageFrame, seen: dict[str, bool]) -> dict[str, Any] | None | ErrorEvent:
         """The checks of a ``user_message`` before its turn (sync: inside the turn's opening unit of work).
 
-        A dead session (``session_is_valid``): audited ``session_expired`` with what the frame asked for, and its
+        A dead session (``SessionCheck``): audited ``session_expired`` with what the frame asked for, and its
         ``session_expired`` event returned — nothing of the frame runs (DESIGN §10). An invalid UIContext (DESIGN
         §5 step 2): audited ``context_rejected`` (``context_accept``) and ``invalid_context`` returned. Otherwise
         the validated context (None: the frame sent none).
         """
         language = detect_language(frame.text)
-        if not session_is_valid(self.scope):
+        if not self.session_valid():
             seen["session_ended"] = True
             policy.audit_record(
                 event_type=AuditEvent.EventType.SESSION_EXPIRED,

@@ -18,10 +18,13 @@ from typing import Any
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
-from django.contrib.auth import get_user
+from django.contrib.auth import get_user, get_user_model
 from django.contrib.auth.models import User
-from django.db import transaction
+from django.contrib.auth.signals import user_logged_out
+from django.db import connection, transaction
+from django.db.models.signals import post_delete, post_save
 from django.http import HttpRequest
+from django.utils import timezone
 
 log = logging.getLogger(__name__)
 SESSION_END = "session.end"  # consumer handler ``session_end``: close unconditionally
@@ -54,6 +57,63 @@ def session_is_valid(scope: Mapping[str, Any]) -> bool:
     request.session = store
     current = get_user(request)
     return current.is_authenticated and current.pk == user.pk
+
+
+class SessionCheck:
+    """``session_is_valid`` for one socket in one statement while nothing changed (issue 17).
+
+    The verdict of ``session_is_valid`` depends only on the session row (its ``session_data``, unexpired) and the
+    user's row (``password``: the session auth hash; ``is_active``: every configured backend's ``get_user``). Each
+    call reads exactly those in one query; when they equal the ones of the last positive verdict, the verdict
+    stands; else (the first call, a login or logout, a password change, a deactivation) the full check runs
+    (``session_is_valid``: two queries, signature and auth hash verified) and its inputs are remembered when it
+    says valid. Engines without session rows (``signed_cookies``, ``cache``) always take the full check.
+
+    Args:
+        scope: the socket's Channels scope (``user`` and ``session`` from ``AuthMiddlewareStack``).
+    """
+
+    def __init__(self, scope: Mapping[str, Any]):
+        self.scope = scope
+        self._seen: tuple[Any, ...] | None = None
+
+    def __call__(self) -> bool:
+        """Whether the socket's session still authenticates its user (see ``session_is_valid``)."""
+        user = self.scope.get("user")
+        key = getattr(self.scope.get("session"), "session_key", None)
+        store_class = import_module(settings.SESSION_ENGINE).SessionStore
+        if user is None or not user.is_authenticated or not key or not hasattr(store_class, "get_model_class"):
+            return session_is_valid(self.scope)
+        inputs = _session_inputs(store_class.get_model_class(), key, user.pk)
+        if inputs is None:
+            return False  # no unexpired row: load() would give an empty session, an anonymous user
+        if inputs == self._seen:
+            return True
+        valid = session_is_valid(self.scope)
+        self._seen = inputs if valid else None
+        return valid
+
+
+def _session_inputs(session_model: Any, key: str, user_id: int) -> tuple[Any, ...] | None:
+    """``(session_data, password, is_active)`` of the unexpired session ``key`` and of user ``user_id`` (None, None
+    when the user is gone), in one query; None when there is no unexpired session row."""
+    users = get_user_model()._meta
+    q = connection.ops.quote_name  # identifiers from the models' meta, quoted; the values are parameters
+    names = {
+        "session": q(session_model._meta.db_table),
+        "user": q(users.db_table),
+        "pk": q(str(users.pk.column)),  # concrete fields: always a column (``str | None`` in the stubs)
+        "password": q(str(users.get_field("password").column)),
+        "active": q(str(users.get_field("is_active").column)),
+    }
+    sql = (  # noqa: S608 - quoted identifiers only (above)
+        "SELECT s.session_data, u.{password}, u.{active} FROM {session} s LEFT JOIN {user} u ON u.{pk} = %s "
+        "WHERE s.session_key = %s AND s.expire_date > %s"
+    ).format(**names)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [user_id, key, timezone.now()])
+        row = cursor.fetchone()
+    return tuple(row) if row is not None else None
 
 
 def session_expiry(scope: Mapping[str, Any]) -> datetime | None:
@@ -125,10 +185,6 @@ def on_user_deleted(sender: Any, instance: User, **kwargs: Any) -> None:
 
 def connect_signals() -> None:
     """Connect the receivers above (called from ``AgentchatConfig.ready``)."""
-    from django.contrib.auth import get_user_model
-    from django.contrib.auth.signals import user_logged_out
-    from django.db.models.signals import post_delete, post_save
-
     user_model = get_user_model()
     user_logged_out.connect(on_logged_out, dispatch_uid="agentchat.sessions.logged_out")
     post_save.connect(on_user_saved, sender=user_model, dispatch_uid="agentchat.sessions.user_saved")

@@ -6,11 +6,12 @@ Sync selectors (called through ``database_sync_to_async``); the writes are in ``
 from typing import Any, NamedTuple
 
 from django.contrib.auth.models import User
+from django.db.models import Exists, OuterRef
 from django.utils.functional import Promise
 from django.utils.translation import pgettext_lazy
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
-from agentchat.models import Conversation, Message
+from agentchat.models import Conversation, Message, PendingConfirmation
 
 
 class ConversationNotFound(Exception):
@@ -27,6 +28,22 @@ def conversation_get(*, user: User, conversation_id: int) -> Conversation:
     if conversation is None:
         raise ConversationNotFound(conversation_id)
     return conversation
+
+
+def conversation_for_turn(*, user: User, conversation_id: int) -> tuple[Conversation, bool]:
+    """Return the user's conversation ``conversation_id`` and whether it has pending cards, in one query (a turn
+    expires them: issue 17, the look-up for cards is skipped when there are none, as in most turns).
+
+    Raises:
+        ConversationNotFound: missing or owned by someone else.
+    """
+    pending = PendingConfirmation.objects.filter(conversation=OuterRef("pk"), status=PendingConfirmation.Status.PENDING)
+    conversation = (
+        Conversation.objects.filter(pk=conversation_id, user=user).annotate(has_pending=Exists(pending)).first()
+    )
+    if conversation is None:
+        raise ConversationNotFound(conversation_id)
+    return conversation, bool(conversation.has_pending)
 
 
 def conversation_predates_context(*, conversation: Conversation) -> bool:

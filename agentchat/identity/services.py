@@ -22,6 +22,7 @@ from agentchat.models import SupersetIdentity
 from agentchat.superset.auth import ApiKey, ServiceLogin, SignIn, SupersetAuth, TokenPair, password_sign_in, whoami
 from policies import services as policy
 from policies.models import AuthMode, Environment, RoleMapping
+from policies.snapshot import policy_snapshot
 
 log = logging.getLogger(__name__)
 Kind = SupersetIdentity.Kind
@@ -166,10 +167,21 @@ def identities_of(*, user: User) -> list[SupersetIdentity]:
 
 
 def identity_env_ids(*, user: User | None) -> set[str]:
-    """Return the ids of the active environments where ``user`` can act: service mode, or an active identity."""
+    """Return the ids of the active environments where ``user`` can act: service mode, or an active identity.
+
+    Kept per user in the policy snapshot (``policies.snapshot``, issue 17): a write to an identity's user,
+    environment or state moves the policy version (agentchat migration 0009), so a turn reads no identity while
+    none of the user's changed. Calls still resolve their identity when they run (``acting_resolve``)."""
     if user is None:
         return set()
-    active = policy.environments_active()  # the policy snapshot: no query while the environments are unchanged
+    snapshot = policy_snapshot()  # no query while the policy tables and the identities are unchanged
+    key = ("identity_env_ids", user.pk)
+    if key not in snapshot.memo:
+        snapshot.remember(key, frozenset(_identity_env_ids(user, snapshot.environments)))
+    return set(snapshot.memo[key])
+
+
+def _identity_env_ids(user: User, active: tuple[Environment, ...]) -> set[str]:
     service = {e.env_id for e in active if e.auth_mode == AuthMode.SERVICE}
     password = {e.pk: e.env_id for e in active if e.auth_mode == AuthMode.PASSWORD}
     if not password:

@@ -64,7 +64,7 @@ def _openai_model(
     """One ``ChatOpenAI`` per configuration, shared by every turn of the process: building it (and its SDK
     clients) for each turn cost milliseconds of CPU (bench/load.py); it keeps no per-call state."""
     # Imported on first use: importing langchain_openai takes about 2 s, which the offline default should not pay.
-    from langchain_openai import ChatOpenAI
+    from langchain_openai import ChatOpenAI  # noqa: PLC0415 - see the comment above
 
     extra: dict[str, Any] = {"max_tokens": max_tokens} if max_tokens > 0 else {}
     if temperature is not None:  # unset: the request carries none and the server's default applies

@@ -1,19 +1,26 @@
 """One streamed model reply, parsed once (issue 17): the text deltas as they come, one merged message at the end.
 
-For the ``openai`` provider (``ChatOpenAI``, DESIGN §11) the chat-completions stream is read through the OpenAI
-SDK's raw streaming response and each ``data:`` line is decoded once with ``json.loads``: LangChain's path builds an
-SDK model object, a ``ChatGenerationChunk`` and an ``AIMessageChunk`` per chunk and merges them, which was most of
-a turn's CPU (``bench/turn_profile.py``). The request is the one ``ChatOpenAI`` itself sends (its
-``_get_request_payload``: messages converted, bound tools, model, limits) on its own client (timeouts, no
-retries), so the provider's contract and its errors stay: ``openai.APIError`` (status, connection, an ``error``
-event in the stream) and ``httpx.TransportError`` (the stream broke off). Any other model (the offline planner,
-scripted test models) is streamed through LangChain's ``astream`` as before.
+For the ``openai`` provider (``ChatOpenAI``, DESIGN §11) the chat-completions request is sent on the SDK's own HTTP
+client (``httpx2``: its connection pool, timeouts, proxy and TLS settings) as one POST, and each ``data:`` line of
+the answer is decoded once with ``json.loads``. LangChain's path builds an SDK model object, a
+``ChatGenerationChunk`` and an ``AIMessageChunk`` per chunk and merges them; the SDK's own request path walks the
+body against its TypedDicts, builds options, headers and URLs in several layers and wraps the response — together
+most of the event loop's CPU per turn (``bench/turn_profile.py``). The body is the one ``ChatOpenAI`` itself sends
+(its ``_get_request_payload``: messages converted, bound tools, model, limits), with the SDK's headers (its
+``default_headers`` and ``auth_headers``), no retries and no redirects (DESIGN §10), so the provider's contract
+and its errors stay: ``openai.APIStatusError`` (the SDK's own subclass per status, built by the SDK from the
+response), ``openai.APITimeoutError``, ``openai.APIConnectionError`` (no connection, or it failed before the
+answer began), ``openai.APIError`` (an ``error`` event in the stream). A connection that breaks off mid-answer ends
+the stream: the reply then has no ``finish_reason`` (``turn.reply.stream_incomplete``). Any other model (the
+offline planner, scripted test models) is streamed through LangChain's ``astream`` as before.
 """
 
+import functools
 import json
 from collections.abc import AsyncIterator
 from typing import Any
 
+import httpx2
 import openai
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessageChunk, BaseMessage
@@ -69,29 +76,50 @@ class ReplyStream:
     async def _openai(self, chat: Any, kwargs: dict[str, Any]) -> AsyncIterator[str]:
         self._meta = {"model_provider": "openai", "finish_reason": None}
         payload = chat._get_request_payload(self._messages, **{**kwargs, "stream": True})
-        create = chat.root_async_client.chat.completions.with_streaming_response.create
-        # The body goes as ``extra_body``, sent as it is: the SDK's own parameters are walked against its TypedDicts
-        # first (``async_maybe_transform``: a third of the event loop's CPU per turn for a long history and ~20 tool
-        # schemas, issue 17) although the payload is already the wire format (LangChain built it). Same request,
-        # same client, same errors.
-        body = {k: v for k, v in payload.items() if k not in ("model", "stream")}
-        async with create(model=payload["model"], messages=[], stream=True, extra_body=body) as response:
-            async for line in response.iter_lines():
-                if not line.startswith("data:"):
+        client = chat.root_async_client  # openai.AsyncOpenAI: its HTTP client, URL, key and headers
+        http: httpx2.AsyncClient = client._client  # the SDK's own pool (no public accessor)
+        url, headers = _endpoint(client)
+        request = http.build_request(
+            "POST", url, content=json.dumps(payload).encode(), headers=headers, timeout=client.timeout
+        )
+        response = await _send(http, request)
+        try:
+            if response.status_code >= 400:
+                await response.aread()
+                raise client._make_status_error_from_response(response)  # the SDK's class per status
+            async for text in self._lines(response, request):
+                yield text
+        finally:
+            await response.aclose()
+
+    async def _lines(self, response: httpx2.Response, request: httpx2.Request) -> AsyncIterator[str]:
+        """The text deltas of the ``data:`` lines until ``[DONE]``; the body is read to its end (what follows
+        ``[DONE]`` is only the chunked terminator), so the connection goes back to the pool instead of being
+        closed unread (a new TCP connection per call otherwise)."""
+        done = False
+        try:
+            async for line in response.aiter_lines():
+                if done or not line.startswith("data:"):
                     continue  # blank separators, ``event:`` and ``:`` comment lines
                 data = line[5:].strip()
                 if data == "[DONE]":
-                    break
-                text = self._chunk(json.loads(data), response)
+                    done = True
+                    continue
+                text = self._chunk(json.loads(data), request)
                 if text:
                     yield text
+        except httpx2.TimeoutException as exc:
+            if not done:
+                raise openai.APITimeoutError(request=request) from exc
+        except httpx2.TransportError:
+            return  # broke off: before [DONE] with no finish_reason the reply is incomplete (turn.reply)
 
-    def _chunk(self, data: dict[str, Any], response: Any) -> str:
+    def _chunk(self, data: dict[str, Any], request: httpx2.Request) -> str:
         """Fold one chunk into the reply; return its text delta."""
         if data.get("error"):  # what the SDK raises for an error event in the stream
             error = data["error"]
             message = error.get("message") if isinstance(error, dict) else str(error)
-            raise openai.APIError(message or "error in the stream", response.http_request, body=error)
+            raise openai.APIError(message or "error in the stream", request, body=error)
         self._meta.setdefault("model_name", data.get("model"))
         text = ""
         for choice in data.get("choices") or ():
@@ -117,9 +145,29 @@ class ReplyStream:
         entry["args"] += function.get("arguments") or ""
 
 
+async def _send(http: httpx2.AsyncClient, request: httpx2.Request) -> httpx2.Response:
+    """Send ``request`` and return the streaming response (status not checked); failures as the SDK raises them:
+    ``openai.APITimeoutError`` for a timeout, ``openai.APIConnectionError`` for any other transport failure."""
+    try:
+        return await http.send(request, stream=True, follow_redirects=False)
+    except httpx2.TimeoutException as exc:
+        raise openai.APITimeoutError(request=request) from exc
+    except httpx2.TransportError as exc:
+        raise openai.APIConnectionError(request=request) from exc
+
+
+@functools.lru_cache(maxsize=8)
+def _endpoint(client: openai.AsyncOpenAI) -> tuple[str, dict[str, str]]:
+    """The chat-completions URL of ``client`` and the headers the SDK sends with it: its defaults (user agent,
+    platform, the model's ``default_headers``; unset ones left out) and its authorization. Kept per client (one per
+    configuration, ``llm._openai_model``): the key and the URL of a client never change."""
+    headers = {k: v for k, v in client.default_headers.items() if isinstance(v, str)}
+    return str(client.base_url.join("chat/completions")), {**headers, **client.auth_headers}
+
+
 def _openai_chat(model: BaseChatModel | Runnable) -> tuple[Any, dict[str, Any]]:
     """``(ChatOpenAI, bound kwargs such as tools)`` when ``model`` is the ``openai`` provider, else ``(None, {})``."""
-    from langchain_openai import ChatOpenAI  # the provider is imported already when a ChatOpenAI exists
+    from langchain_openai import ChatOpenAI  # noqa: PLC0415 - the provider is imported already when a ChatOpenAI exists
 
     kwargs: dict[str, Any] = {}
     if isinstance(model, RunnableBinding):

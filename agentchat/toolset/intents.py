@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from agentchat.toolset.reading import CHECK, MAKE, asks_for_review, asks_to_see, intent_scores, read_question
+from agentchat.toolset.words import BEFORE_CLAUSE
 
 STRONG, MEDIUM, WEAK = 0.16, 0.09, 0.045
 
@@ -49,7 +50,11 @@ RULES: list[Rule] = [
     _r("show_capabilities", r"what (can|are) you|what kinds? of things|your (functions|capabilities|tools)", STRONG),
     _r("show_capabilities", r"how can you help|^\s*(help|помощь|справка)\W*$", STRONG),
     # --- environments
-    _r("list_environments", r"(окружени[яй]|стенд(ы|ов|ах|ам)?|инстанс(ы|ов|ах)?|environments|instances)\b", STRONG),
+    _r(
+        "list_environments",
+        r"(окружени[яй]|стенд(ы|ов|ах|ам)?|инстанс(ы|ов|ах)?|енв(ы|ов|ах)?|environments|instances|envs)\b",
+        STRONG,
+    ),
     _r("list_environments", r"(адрес|url|ссылк)\w* .*(суперсет|superset)|(суперсет|superset)\w* .*(адрес|url)", STRONG),
     _r("list_environments", r"\b(which|what) env\b|staging and|where can i (migrate|deploy)|targets?\b", MEDIUM),
     _r("list_environments", r"боев(ой|ое|ая)", WEAK),
@@ -120,7 +125,8 @@ RULES: list[Rule] = [
     # --- SQL
     _r(
         "superset_format_sql",
-        r"(от)?формат|оформи|читаем|в порядок|красив|отступ|beautif|\bformat|indent|pretty|tidy",
+        r"(от)?формат|оформи|читаем|читабельн|в порядок|красив|отступ|beautif|\bformat|indent|pretty|tidy"
+        r"|clean ?up",
         STRONG,
     ),
     _r("superset_format_sql", r"\b(postgres\w*|mysql|sqlite|tsql|bigquery|snowflake|clickhouse)\b", WEAK),
@@ -171,7 +177,7 @@ RULES: list[Rule] = [
         STRONG,
     ),
     _r("list_backups", r"do we have (a|any) backup", STRONG),
-    _r("run_backup", r"(сделай|создай|сними|запусти|забэкап)\w*.*(бэкап|резервн)|забэкап", STRONG),
+    _r("run_backup", r"(сдела[йт]|созда[йт]|сним|запуст|забэкап)\w*.*(бэкап|бекап|резервн)|забэкап", STRONG),
     _r("run_backup", r"\bback (it )?up\b|\b(take|make|run|create) (a )?backup|\bexport (all|every)", STRONG),
     # --- migrations
     _r(
@@ -247,10 +253,14 @@ def action_requested(question: str) -> bool:
 
 # Penalties: a word that rules a tool out (a formatting request is not an execution, a result is not a new run).
 PENALTIES: list[Rule] = [
-    _r("superset_execute_sql", r"(от)?формат|оформи|читаем|в порядок|beautif|\bformat|indent|pretty", -STRONG),
+    _r(
+        "superset_execute_sql",
+        r"(от)?формат|оформи|читаем|читабельн|в порядок|beautif|\bformat|indent|pretty|clean ?up",
+        -STRONG,
+    ),
     _r("superset_execute_sql", r"(создай|сделай|заведи)\w* .*датасет|\b(create|make)\b.*dataset", -STRONG),
     _r("run_llm_validation", r"(итог|результат)\w* .*проверк", -STRONG),
-    _r("list_backups", r"(сделай|создай|сними|забэкап)|\b(take|make|run) (a )?backup|\bback up\b", -STRONG),
+    _r("list_backups", r"(сдела[йт]|созда[йт]|сним|забэкап)|\b(take|make|run) (a )?backup|\bback up\b", -STRONG),
     _r(
         "execute_migration",
         r"предварительн|что изменится|что будет|без применения|перезапиш|\bpreview|dry.?run|would",
@@ -294,7 +304,8 @@ ROUTER_EXAMPLES: dict[str, tuple[str, ...]] = {
 }
 
 REQUESTS_WITHOUT_TOOL = re.compile(
-    r"\b(удали\w*|удалить|снеси|delete|remove|drop|переименуй\w*|rename|"
+    r"\b(удали\w*|удалить|снеси|delete|remove|drop|переименуй\w*|rename|откат\w*|rollback|roll back|revert|"
+    r"восстанови\w*|restore|"
     r"(дай|выдай|назначь|отбери|забери)\w* .*(прав|рол|доступ)|grant|revoke|"
     r"(создай|сделай|нарисуй|добавь) (нов\w+ )?(график|чарт)|create (a )?(new )?chart|"
     r"(измени|поменяй) (цвет|график|фильтр|sql датасета)|change the (colou?r|chart|filter))",
@@ -314,10 +325,13 @@ def rule_scores(question: str, object_type: str | None) -> dict[str, float]:
     """
     page = object_type or "none"
     scores: dict[str, float] = dict(intent_scores(question, object_type))
+    # A precondition clause («… перед миграцией», "… before I deploy") says when, not what: the rules that name
+    # a tool read the question without it (the penalties read it all).
+    main = BEFORE_CLAUSE.sub("", question) or question
     for rule in (*RULES, *PENALTIES):
         if rule.pages is not None and page not in rule.pages:
             continue
-        if rule.pattern.search(question):
+        if rule.pattern.search(main if rule.weight > 0 else question):
             scores[rule.tool] = scores.get(rule.tool, 0.0) + rule.weight
     return scores
 

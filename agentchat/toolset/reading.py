@@ -11,7 +11,17 @@ so a question nobody wrote a rule for still lands on the right tool:
   tasks, permissions, environments, dashboards (one or many), datasets (one, many, a new one), tables and
   databases, the agent itself;
 - words are first matched against the vocabulary of the objects and verbs with ``difflib`` (a typo such as
-  "valdiate" or "dashbaord" reads as the word meant).
+  "valdiate" or "dashbaord" reads as the word meant; Russian typos within a stem too), and a Russian word that
+  is not known is read again without its perfective prefix («смигрируй» → «мигрируй»): ``agentchat.toolset.tokens``;
+- grammar around the verb: a modal with an infinitive is a request («можно ветку завести?»), unless the infinitive
+  is a seeing one («хочу посмотреть»); English verbs count at the head of the sentence and not before a noun
+  they qualify ("backup history", "health check"); "do we have …?" asks; «опиши» / "describe" asks to be told
+  about the object, except its charts, whose descriptions are written; a check of something no review covers
+  (git, permissions, a task) reads its state; a precondition clause («… перед миграцией») is not read;
+- one object: named without an id it is searched for first (``first_step``: the router keeps the search next to
+  the tool that needs the id), given by id or on its page it is not searched for.
+
+The vocabulary and the (verb, object) → tool table are data, in ``agentchat.toolset.words``.
 
 ``intent_scores`` turns (verb, object) into rule weights for the tool router, in the units of ``intents``; the
 weights only add to the similarity and the keyword rules, so a question the rules already place stays placed.
@@ -19,137 +29,60 @@ weights only add to the similarity and the keyword rules, so a question the rule
 a write or dangerous tool: the planner's read-vs-write guard uses it).
 """
 
-import difflib
+import functools
 import re
 from dataclasses import dataclass, field
 
-MAKE, SHOW, CHECK = "make", "show", "check"
+from agentchat.toolset.tokens import corrected, object_of, tokens_of, unprefixed
+from agentchat.toolset.words import (
+    AUX_EN,
+    BEFORE_CLAUSE,
+    BY_ID,
+    CHECK,
+    CHECK_WORDS,
+    CLAUSE_AFTER_CHECK,
+    COUNT,
+    DESCRIBE,
+    EN_LEAD,
+    ENV_NAMES,
+    EXISTS_EN,
+    EXISTS_WORDS,
+    FIND_WORDS,
+    FIRST_ROWS,
+    FIRST_STEP,
+    GENERIC,
+    INFINITIVE_RU,
+    MAKE,
+    MAKE_EN,
+    MAKE_RU,
+    MODAL_RU,
+    NAMED,
+    NEW_RU,
+    NOT_INFINITIVE_RU,
+    NOUN_AFTER_EN,
+    OBJECT_IMPERATIVE_RU,
+    OBJECTS,
+    ONE_OBJECT,
+    PHRASES,
+    PLACE_OBJECTS,
+    PREPOSITIONS,
+    QUANTITY_WORDS,
+    READINGS,
+    REVIEWED,
+    SEARCH_OF,
+    SEE_INFINITIVE_RU,
+    SHOW,
+    SHOW_WORDS,
+    SUBJECT_EN,
+    TARGETING,
+    THIS_WORDS,
+)
+
+__all__ = ["CHECK", "MAKE", "SHOW", "Reading", "asks_for_review", "asks_to_see", "intent_scores", "read_question"]
+
 # Weight of a (verb, object) reading, in cosine units like intents.STRONG / MEDIUM: below MEDIUM, so a reading
 # alone never makes the planner call a tool "clearly wanted but not offered" (that takes a keyword rule too).
 READING_WEIGHT = 0.08
-
-# Objects: name → stems (a token matches a stem when it starts with it; "$" ends a stem for an exact word), in
-# the order they are tried: the specific families first, a bare dashboard or dataset last.
-OBJECTS: dict[str, tuple[str, ...]] = {
-    "agent": ("умеешь", "можешь$", "хелп", "помощ", "help$", "commands$", "capabilit", "features$"),
-    "environment": (
-        "окружени",
-        "сред$",
-        "среды$",
-        "средах$",
-        "стенд",
-        "инстанс",
-        "суперсетов$",
-        "суперсеты$",
-        "environment",
-        "envs$",
-        "env$",
-        "енвайронмент",
-        "url$",
-        "адрес",
-        "targets$",
-        "куда$",
-    ),
-    "backup": ("бэкап", "бекап", "резервн", "backup", "забэкап", "забекап"),
-    "branch": ("ветк", "ветку$", "branch"),
-    "git": ("git$", "гит", "репозитор", "repo$", "коммит", "закоммит", "закоммич", "зафиксир", "commit"),
-    # Problems asked about are a review run (DESIGN §8: «найди проблемы», "any issues?" start run_llm_validation).
-    "problems": ("проблем", "ошибк", "issues$", "problems$"),
-    # An aggregate over data is a query (superset_execute_sql).
-    "query": (
-        "max$",
-        "min$",
-        "avg$",
-        "average$",
-        "total$",
-        "sum$",
-        "сумм",
-        "средн",
-        "максимальн",
-        "минимальн",
-        "посчитай",
-    ),
-    "validation": ("валидац", "валидир", "провалид", "validat", "проверк", "review", "lint$"),
-    "docs": ("описани", "документ", "задокумент", "descriptions$", "document", "опиши$"),
-    "migration": (
-        "миграц",
-        "мигрир",
-        "migrat",
-        "перенос",
-        "перенес",
-        "переноса$",
-        "moving$",
-        "move$",
-        "перезапиш",
-        "overwrit",
-    ),
-    "deploy": ("деплой", "задеплой", "выкат", "разверн", "deploy", "ship$", "promote", "копир", "скопир"),
-    "task": ("задач", "task$", "job$"),
-    "permission": (
-        "доступа$",
-        "доступ$",
-        "доступом$",
-        "права$",
-        "прав$",
-        "роли$",
-        "ролей$",
-        "access$",
-        "permission",
-        "roles$",
-    ),
-    "table": ("таблиц", "table$", "tables$", "баз$", "база$", "базы$", "database", "схем", "schema"),
-    "datasets": ("датасеты$", "датасетов$", "datasets$"),
-    "dashboards": ("дашборды$", "дашбордов$", "дашбордах$", "отчеты$", "отчетов$", "панели$", "dashboards$"),
-    "dashboard": ("дашборд", "отчет", "панел", "dashboard", "dash$"),
-    "dataset": ("датасет", "dataset"),
-}
-# Imperatives and wishes (Russian: the imperative forms; a past «делали» or an infinitive «перенести» is not one).
-MAKE_RU = re.compile(
-    r"^(сделай|создай|заведи|запусти|выполни|сохрани|зафиксируй|закоммить|сгенер\w*|напиши|задокументируй"
-    r"|заполни|провалидируй|валидируй|разверни|выкати|задеплой|деплой|перенеси|мигрируй|забэкап\w*|забекап\w*"
-    r"|сними|добавь|открой|экспортируй|выгрузи|опиши|копируй|скопируй|нужн[аоы]|нужен|хочу|давай)$"
-)
-MAKE_EN = re.compile(
-    r"^(make|create|run|start|do|take|save|commit|push|generate|write|fill|document|validate|deploy|ship|promote"
-    r"|migrate|move|backup|back|add|open|put|export|register|new|need|copy|lint|review)$"
-)
-# English verbs lead the sentence (after a politeness), else they are nouns ("the backup", "a new branch").
-EN_LEAD = re.compile(r"^(please|pls|plz|can|could|would|you|u|let's|lets|i|we|want|to|need|now)$")
-NEW_RU = re.compile(r"^нов(ый|ую|ая|ое)$")  # «новый датасет: …» at the head of a request
-SHOW_WORDS = re.compile(
-    r"^(покажи|покаж\w*|список|перечисли|найди|ищу|поищи|какие|какой|какая|каких|кто|когда|где|сколько|есть|ли"
-    r"|расскажи|раскажи|что|чем|как|был|была|были|прош[её]л|прошла|show|list|find|tell|which|what|who|when|where"
-    r"|how|is|are|was|were|did|does|has|have|any|give|summary|overview)$"
-)
-CHECK_WORDS = re.compile(r"^(проверь|провер\w*|check|validate|валидируй)$")
-CLAUSE_AFTER_CHECK = re.compile(
-    r"(провер\w*|check)\b([^.?!]*?,\s*|\W+)(что|ли|не|все ли|всё ли|whether|if|that|what)\b", re.I
-)
-# Phrases that name an object in more than one word.
-PHRASES: dict[str, re.Pattern] = {
-    "permission": re.compile(r"\b(кто (может|сможет|видит)|кому|who can|who (sees|may))\b", re.I),
-    "agent": re.compile(r"\b(can|could) (you|u) do\b", re.I),
-    "problems": re.compile(r"в порядке", re.I),  # «всё ли в порядке с метаданными?» asks for a review run
-    "query": re.compile(r"сколько (всего )?(строк|записей)|how many (rows|records)|больше всего|меньше всего", re.I),
-}
-# Generic objects: of these, the first one named (not after a preposition: «в таблице», "in the database" is a
-# place) is what the question is about; the others are its attributes.
-GENERIC = ("dashboards", "datasets", "table", "dashboard", "dataset")
-PLACE_OBJECTS = ("table", "environment")
-PREPOSITIONS = re.compile(r"^(в|во|на|из|при|к|ко|of|in|on|from|at|inside)$")
-
-
-THIS_WORDS = re.compile(r"^(этот|этом|этого|этому|этим|эти|этих|эта|этой|это|эту|его|него|this|it|here|тут|здесь)$")
-FIND_WORDS = re.compile(r"^(найди|найти|ищу|поищи|ищи|поиск|find|search|look|where)$")
-
-
-def _vocabulary() -> list[str]:
-    words = [stem.rstrip("$") for stems in OBJECTS.values() for stem in stems if len(stem.rstrip("$")) >= 5]
-    words += ["validate", "validation", "dashboard", "dashboards", "environments", "environment", "descriptions"]
-    return sorted(set(words))
-
-
-VOCABULARY = _vocabulary()
 
 
 @dataclass(frozen=True)
@@ -164,6 +97,9 @@ class Reading:
         this: a word points at the page's object («этот», «его», "this", "here").
         find: a search verb («найди», «ищу», "find", "look for"): the object is looked up by name.
         check_clause: a check verb followed by a clause ("проверь, что сломается…"): a question, not a review.
+        quantity: a quantity or a superlative is asked («сколько», "lowest"): on a dataset page, numbers.
+        env_named: an environment is named by its tier ("where is staging hosted?").
+        places: objects named only as a place («в схеме main», "for table regions"): not what is asked about.
     """
 
     verb: str
@@ -173,37 +109,56 @@ class Reading:
     this: bool = False
     find: bool = False
     check_clause: bool = False
+    quantity: bool = False
+    env_named: bool = False
+    places: tuple[str, ...] = ()
 
 
-def _tokens(question: str) -> list[str]:
-    return re.findall(r"[\w'-]+", question.casefold().replace("ё", "е"))
+def _verb(tokens: list[str], question: str, objects: set[str]) -> str:
+    """The verb of the question: the first imperative, modal request, check or question word (module docstring).
+
+    English verbs count only at the head of the sentence (after a politeness), and not before a noun they
+    qualify ("backup history", "health check"); "do we …?" asks. A Russian modal followed by an infinitive asks
+    for that action («можно ветку завести?»), unless the infinitive is a seeing one («хочу посмотреть»)."""
+    lead = True  # still at the head of the sentence (English verbs count only there)
+    for i, token in enumerate(tokens):
+        after = tokens[i + 1] if i + 1 < len(tokens) else ""
+        if PHRASES["agent"].search(question):
+            return SHOW  # "can you do …?" asks what the agent can do
+        if DESCRIBE.match(token):
+            return MAKE if "chart" in objects else SHOW  # «опиши графики»: their descriptions are written
+        if INFINITIVE_RU.match(token) and after == "бы":
+            return MAKE  # «задеплоить бы его на стейдж»: a wish
+        if MODAL_RU.match(token) and after != "ли":
+            wanted = next(
+                (t for t in tokens[i + 1 :] if INFINITIVE_RU.match(t) and not NOT_INFINITIVE_RU.search(t)), ""
+            )
+            if SEE_INFINITIVE_RU.match(wanted):
+                return SHOW
+            if wanted:
+                return CHECK if CHECK_WORDS.match(wanted) else MAKE
+        if lead and AUX_EN.match(token) and SUBJECT_EN.match(after):
+            return SHOW
+        english = token.isascii()
+        if CHECK_WORDS.match(token) and (lead or not english):
+            return SHOW if CLAUSE_AFTER_CHECK.search(question) else CHECK
+        if lead and english and NOUN_AFTER_EN.match(after) and (MAKE_EN.match(token) or CHECK_WORDS.match(token)):
+            return SHOW  # "backup history", "review results": the word qualifies a noun asked about
+        if not english and OBJECT_IMPERATIVE_RU.match(token) and object_of(token):
+            return MAKE
+        if MAKE_RU.match(token) or (lead and (MAKE_EN.match(token) or NEW_RU.match(token))):
+            return MAKE
+        if SHOW_WORDS.match(token):
+            return SHOW
+        lead = lead and bool(EN_LEAD.match(token))
+    return SHOW if question.rstrip().endswith("?") else ""
 
 
-def _object_of(token: str) -> str | None:
-    for name, stems in OBJECTS.items():
-        for stem in stems:
-            if stem.endswith("$") and token == stem[:-1]:
-                return name
-            if not stem.endswith("$") and token.startswith(stem):
-                return name
-    return None
-
-
-def _corrected(token: str) -> str:
-    """``token`` or the vocabulary word it is a typo of (``difflib`` ratio ≥ 0.8, Latin words of 6+ letters).
-
-    Russian words are not corrected: their endings change with case and number, so an inflected word is as
-    close to another stem as a typo is («суперсету» ~ «суперсеты», «проверь» ~ «проверк»)."""
-    if len(token) < 6 or not token.isascii() or _object_of(token):
-        return token
-    close = difflib.get_close_matches(token, VOCABULARY, n=1, cutoff=0.8)
-    if not close or close[0].rstrip("s") == token.rstrip("s"):
-        return token  # "feature" is not a typo of "features": another word's plural or singular is kept
-    return close[0]
-
-
+@functools.lru_cache(maxsize=512)
 def read_question(question: str) -> Reading:
     """Read ``question`` as verb + objects (see the module docstring).
+
+    A precondition clause («… перед миграцией», "… before I deploy") is not read: it says when, not what.
 
     Args:
         question: the user's text (any language, any case).
@@ -211,82 +166,53 @@ def read_question(question: str) -> Reading:
     Returns:
         A ``Reading``; ``verb`` is '' when neither an imperative, a question word nor a "?" is found.
     """
-    tokens = [_corrected(t) for t in _tokens(question)]
-    verb = ""
-    lead = True  # still at the head of the sentence (English verbs count only there)
-    for token in tokens:
-        if PHRASES["agent"].search(question):
-            verb = SHOW  # "can you do …?" asks what the agent can do
-            break
-        if CHECK_WORDS.match(token):
-            verb = SHOW if CLAUSE_AFTER_CHECK.search(question) else CHECK
-            break
-        if MAKE_RU.match(token) or (lead and (MAKE_EN.match(token) or NEW_RU.match(token))):
-            verb = MAKE
-            break
-        if SHOW_WORDS.match(token):
-            verb = SHOW
-            break
-        lead = lead and bool(EN_LEAD.match(token))
-    if not verb and question.rstrip().endswith("?"):
-        verb = SHOW
+    main = BEFORE_CLAUSE.sub("", question) or question
+    tokens = [unprefixed(corrected(t)) for t in tokens_of(main)]
     found = set()
+    places = []
     head = ""
     for i, token in enumerate(tokens):
-        obj = _object_of(token)
+        obj = object_of(token)
         after_preposition = any(PREPOSITIONS.match(t) for t in tokens[max(0, i - 3) : i])
-        if obj is None or (obj in PLACE_OBJECTS and after_preposition):
+        if obj in PLACE_OBJECTS and after_preposition:
+            places.append(obj)
+            continue
+        if obj is None:
             continue
         found.add(obj)
         head = head or (obj if obj in GENERIC else "")
-    found |= {name for name, pattern in PHRASES.items() if pattern.search(question)}
+    found |= {name for name, pattern in PHRASES.items() if pattern.search(main)}
+    if head == "table" and "dataset" in found and (re.search(r"\b\d+\b", main) or NAMED.search(main)):
+        head = "dataset"  # "the schema of dataset 2": a given dataset's table is its attribute
+    verb = _verb(tokens, main, found)
+    if verb == MAKE and "chart" in found and any(DESCRIBE.match(t) for t in tokens):
+        found.add("docs")
     specific = [name for name in OBJECTS if name in found and name not in GENERIC]
     objects = tuple(dict.fromkeys([*specific, *([head] if head else []), *(o for o in GENERIC if o in found)]))
+    has_id = bool(re.search(r"\b\d+\b", main))
+    this = any(THIS_WORDS.match(t) for t in tokens)
+    # An existence question about an object with no id nor page pointer looks it up («есть у нас дашборд про …?»).
+    exists = any(EXISTS_WORDS.match(t) for t in tokens) or bool(EXISTS_EN.search(main))
     return Reading(
-        this=any(THIS_WORDS.match(t) for t in tokens),
-        find=any(FIND_WORDS.match(t) for t in tokens),
-        check_clause=bool(CLAUSE_AFTER_CHECK.search(question)),
+        this=this,
+        find=any(FIND_WORDS.match(t) for t in tokens) or (exists and not has_id and not this),
+        check_clause=bool(CLAUSE_AFTER_CHECK.search(main)),
         verb=verb,
         objects=objects,
-        has_id=bool(re.search(r"\b\d+\b", question)),
-        named=bool(re.search(r"«[^»]+»|\"[^\"]+\"", question)),
+        has_id=has_id,
+        named=bool(NAMED.search(main)),
+        quantity=any(QUANTITY_WORDS.match(t) for t in tokens),
+        env_named=any(ENV_NAMES.match(t) for t in tokens),
+        places=tuple(dict.fromkeys(o for o in places if o not in objects)),
     )
 
 
-# (verb, object) → tool. Objects are tried in the order the question names them; the first that maps wins.
-READINGS: dict[tuple[str, str], str] = {
-    (SHOW, "agent"): "show_capabilities",
-    (SHOW, "environment"): "list_environments",
-    (MAKE, "backup"): "run_backup",
-    (SHOW, "backup"): "list_backups",
-    (MAKE, "branch"): "create_branch",
-    (SHOW, "branch"): "get_git_status",  # «в ветке X дашборд актуален?» asks about the git state
-    (MAKE, "git"): "commit_changes",
-    (SHOW, "git"): "get_git_status",
-    (MAKE, "validation"): "run_llm_validation",
-    (CHECK, "validation"): "run_llm_validation",
-    (CHECK, "dashboard"): "run_llm_validation",
-    (SHOW, "validation"): "get_health_summary",
-    (MAKE, "docs"): "run_llm_documentation",
-    (SHOW, "docs"): "get_health_summary",
-    (MAKE, "migration"): "execute_migration",
-    (SHOW, "migration"): "preview_migration",
-    (CHECK, "migration"): "preview_migration",
-    (MAKE, "deploy"): "deploy_dashboard",
-    (SHOW, "deploy"): "preview_migration",
-    (SHOW, "task"): "get_task_status",
-    (SHOW, "permission"): "superset_audit_permissions",
-    (SHOW, "dashboards"): "search_dashboards",
-    (SHOW, "datasets"): "search_datasets",
-    (MAKE, "dataset"): "superset_create_dataset",
-    (SHOW, "table"): "superset_explore_database",
-    (SHOW, "query"): "superset_execute_sql",
-}
-
-
 def _about_page_object(reading: Reading, object_type: str | None) -> bool:
-    """The question points at the page's object by its noun («этим дашбордом» on a dashboard page)."""
-    return reading.this and object_type in ("dashboard", "dataset") and object_type in reading.objects
+    """The question points at one object: the page's by its noun («этим дашбордом» on a dashboard page), or a
+    dashboard or dataset by id ("what datasets does dashboard 3 rely on"): the plurals are its parts."""
+    if reading.this and object_type in ("dashboard", "dataset") and object_type in reading.objects:
+        return True
+    return reading.has_id and not reading.find and bool({"dashboard", "dataset"} & set(reading.objects))
 
 
 def reading_tool(reading: Reading, object_type: str | None) -> str | None:
@@ -302,12 +228,22 @@ def reading_tool(reading: Reading, object_type: str | None) -> str | None:
     if _about_page_object(reading, object_type):
         # "which datasets feed this dashboard?": the page's object is asked about; the plurals are its parts.
         objects = tuple(o for o in objects if o not in ("dashboards", "datasets"))
+    if verb == CHECK and objects and objects[0] not in REVIEWED:
+        verb = SHOW
+    if verb == SHOW and object_type == "dataset" and reading.quantity and set(objects) <= {"dataset", "table"}:
+        return "superset_execute_sql"  # «сколько всего потребили?» on a dataset page: numbers from its data
     for obj in objects:
         if obj == "problems":
             return "run_llm_validation"
         tool = READINGS.get((verb, obj))
         if tool:
             return tool
+        if verb == SHOW and obj == "attribute" and object_type == "dashboard":
+            return "get_health_summary"  # «владельцы?» on a dashboard page: its summary
+        if verb == SHOW and obj == "chart" and object_type in ("dashboard", "dataset"):
+            # The charts of the page's dashboard are in its summary; those built on the page's dataset in its
+            # description.
+            return "get_health_summary" if object_type == "dashboard" else "superset_explore_database"
         if verb == SHOW and obj == "dashboard":
             if reading.find and not reading.has_id:
                 return "search_dashboards"
@@ -319,12 +255,9 @@ def reading_tool(reading: Reading, object_type: str | None) -> str | None:
             if object_type == "dataset":
                 return "superset_explore_database"
             return "get_dataset_details" if reading.has_id else "search_datasets"
+    if verb == SHOW and not objects and reading.env_named:
+        return "list_environments"  # "where is staging hosted?": the environment itself is asked about
     return None
-
-
-# A tool whose other-verb counterpart is its own first step is not held back by the reading (a migration is
-# previewed first, DESIGN §11).
-FIRST_STEP = {"execute_migration": "preview_migration"}
 
 
 def intent_scores(question: str, object_type: str | None) -> dict[str, float]:
@@ -350,18 +283,69 @@ def intent_scores(question: str, object_type: str | None) -> dict[str, float]:
         if obj in reading.objects and verb != (reading.verb or SHOW) and other not in scores:
             if other != FIRST_STEP.get(tool) and (verb, obj) != (SHOW, "agent"):
                 scores[other] = -READING_WEIGHT
-    if reading.check_clause:
+    if reading.check_clause or (reading.verb == CHECK and tool != "run_llm_validation"):
         scores.setdefault("run_llm_validation", -READING_WEIGHT)
     if _about_page_object(reading, object_type):
         for plural, search in (("dashboards", "search_dashboards"), ("datasets", "search_datasets")):
             if plural in reading.objects and search != tool:
                 scores[search] = -READING_WEIGHT
-    for obj in reading.objects:
+    for obj in (*reading.objects, *reading.places):
         # A generic object that is not what the question is about («… в схеме main») loses its tool's weight.
         generic = READINGS.get((SHOW, obj))
         if obj in GENERIC and generic and generic not in scores:
             scores[generic] = -READING_WEIGHT
+    _one_object_scores(reading, object_type, tool, scores)
+    if reading.verb == MAKE and tool != "show_capabilities":
+        scores.setdefault("show_capabilities", -READING_WEIGHT)  # a request to act is not about the agent
     return scores
+
+
+def first_step(question: str, tool: str, object_type: str | None = None) -> str | None:
+    """The tool the planner calls before ``tool`` for ``question`` on a page of ``object_type``, or None (issue 16:
+    the router keeps it next to the tool it serves, so an LLM offered the top-K gets it too).
+
+    A migration is previewed first (DESIGN §11); a dashboard or dataset named without an id is searched for
+    first (a name → search_dashboards); a count or the first rows of the page's dataset read its table first.
+    """
+    if tool in FIRST_STEP:
+        return FIRST_STEP[tool]
+    if (
+        tool == "superset_execute_sql"
+        and object_type == "dataset"
+        and (COUNT.search(question) or FIRST_ROWS.search(question))
+    ):
+        return "superset_explore_database"
+    reading = read_question(question)
+    if reading.named and not reading.has_id:
+        for noun in ("dashboard", "dataset"):
+            if noun in reading.objects and tool in BY_ID[noun]:
+                return SEARCH_OF[noun]
+    return None
+
+
+def _one_object_scores(reading: Reading, object_type: str | None, tool: str, scores: dict[str, float]) -> None:
+    """Weights for a question about one dashboard or dataset (adds to ``scores``).
+
+    - named without an id: the search for it is the first step (``+READING_WEIGHT / 2``);
+    - given by id or on its page: it is one object, not a search (the search ``−READING_WEIGHT``);
+    - the target of a tool of ``TARGETING`` (permissions, a deploy, a task…; git off the dashboard page): its
+      own read tool ``−READING_WEIGHT`` (not for reviews, whose state its summary reports).
+    """
+    for noun in ("dashboard", "dataset"):
+        if noun not in reading.objects:
+            continue
+        search = SEARCH_OF[noun]
+        on_page = object_type == noun and not reading.named
+        if tool in BY_ID[noun] and reading.named and not reading.has_id:
+            scores.setdefault(search, READING_WEIGHT / 2)
+        elif tool != search and (reading.has_id or on_page) and not reading.find:
+            scores.setdefault(search, -READING_WEIGHT)
+        one = "superset_explore_database" if object_type == "dataset" and noun == "dataset" else ONE_OBJECT[noun]
+        family = reading.objects[0]
+        # On the dashboard page its summary reports the git and review state (get_git_status is not offered there).
+        targeting = TARGETING if object_type == "dashboard" else (*TARGETING, "git", "branch")
+        if tool != one and family in targeting and (reading.has_id or reading.this):
+            scores.setdefault(one, -READING_WEIGHT)
 
 
 def asks_to_see(question: str) -> bool:
@@ -369,6 +353,8 @@ def asks_to_see(question: str) -> bool:
     for a change: its verb is a question word or a "?" and no imperative comes first. Problems asked about
     («есть ли ошибки?») are a request for a review run, not a question about state."""
     reading = read_question(question)
+    if reading.verb == CHECK and reading.objects and reading.objects[0] not in REVIEWED:
+        return True  # «проверь гит статус дашборда 1»: there is no review of git, a state is asked about
     return reading.verb == SHOW and "problems" not in reading.objects
 
 

@@ -28,6 +28,7 @@ from langchain_core.embeddings import Embeddings
 from agentchat.runtime.spec import ToolSpec
 from agentchat.toolset.embeddings import backend_id, embeddings_backend
 from agentchat.toolset.intents import ROUTER_EXAMPLES, rule_scores
+from agentchat.toolset.reading import first_step
 
 log = logging.getLogger(__name__)
 ALWAYS_OFFERED = "show_capabilities"
@@ -216,7 +217,14 @@ def rank_with_rules(*, question: str, similarities: dict[str, float], object_typ
     """Combine similarities (one per candidate tool) with the keyword rules; best first, ties by name."""
     rules = rule_scores(question, object_type)
     ranked = [Ranked(name, sim + rules.get(name, 0.0), sim, rules.get(name, 0.0)) for name, sim in similarities.items()]
-    return sorted(ranked, key=lambda r: (-r.score, r.name))
+    ranked.sort(key=lambda r: (-r.score, r.name))
+    step = first_step(question, ranked[0].name, object_type) if ranked else None
+    at = next((i for i, r in enumerate(ranked) if r.name == step), 0)
+    if at > 1:
+        # The planner's first step for the best tool (a search for a named dashboard, a migration's preview)
+        # stays next to it, so a top-K cut never offers a tool without the step it needs (issue 16).
+        ranked.insert(1, ranked.pop(at))
+    return ranked
 
 
 _ROUTERS: dict[int, ToolRouter] = {}

@@ -12,7 +12,7 @@ from langchain_core.messages import BaseMessage
 
 from agentchat.chat.events import ErrorEvent
 from agentchat.conversations import services as conv
-from agentchat.conversations.selectors import conversation_get, conversation_turn_context, history_messages
+from agentchat.conversations.selectors import conversation_for_turn, conversation_turn_context, history_messages
 from agentchat.guard import confirmations as confirm
 from agentchat.models import Conversation, Message, PendingConfirmation
 from agentchat.toolset.selection import Offer, toolset_offer
@@ -77,7 +77,8 @@ def turn_open(
     unit of database work per phase).
 
     Runs ``precheck`` first (its ``ErrorEvent`` is returned as it is: nothing else happens), then starts or loads
-    the conversation, expires its pending cards, stores the user message, then ``step_prepare``.
+    the conversation, expires its pending cards (looked for only when it has some), stores the user message, then
+    ``step_prepare``.
 
     Raises:
         conversations.ConversationNotFound: ``conversation_id`` is not the user's.
@@ -92,9 +93,10 @@ def turn_open(
         conversation = conv.conversation_start(user=user, text=text, context=context)
         status = "ok" if context else "none"
     else:
-        conversation = conversation_get(user=user, conversation_id=conversation_id)
+        conversation, pending = conversation_for_turn(user=user, conversation_id=conversation_id)
         context, status = conversation_turn_context(conversation=conversation, sent=context)
-        expired = confirm.confirmations_expire(conversation=conversation)
+        if pending:
+            expired = confirm.confirmations_expire(conversation=conversation)
     conv.message_add(conversation=conversation, role=Message.Role.USER, content=text, ui_context=context)
     prepared = step_prepare(user=user, conversation=conversation, context=context, question=text, touched=True)
     return Opened(conversation, context, status, expired, prepared)

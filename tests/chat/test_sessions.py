@@ -7,6 +7,7 @@ from datetime import timedelta
 
 import pytest
 from channels.db import database_sync_to_async
+from django.contrib.auth.hashers import make_password
 from django.contrib.sessions.models import Session
 from django.utils import timezone
 
@@ -115,3 +116,36 @@ async def test_expiry_is_seen_mid_conversation(users):
     assert frame["code"] == "session_expired"
     assert before >= 2
     assert await count() == before  # nothing of the second message was stored or run
+
+
+def _password_updated(user) -> None:
+    """A password change that sends no signal (a queryset update: no ``post_save``, no ``session.check``)."""
+    type(user).objects.filter(pk=user.pk).update(password=make_password("another-password"))
+
+
+def _deactivated(user) -> None:
+    type(user).objects.filter(pk=user.pk).update(is_active=False)
+
+
+@pytest.mark.parametrize(
+    "end_session", [_expire, _log_out, _password_updated, _deactivated], ids=["expired", "logout", "password", "off"]
+)
+async def test_a_session_ended_after_a_checked_message_is_seen_without_a_signal(users, end_session):
+    """The check remembered from the first message (``SessionCheck``) never outlives a change of the session or
+    of the user's row: the second message gets ``session_expired`` and nothing of it is stored."""
+    user = users["analyst"]
+    communicator, _, _ = await ws_connect(user)
+    await communicator.send_json_to({"type": "user_message", "text": "что ты умеешь?", "context": None})
+    first = await frames_until(communicator, "message")
+    count = database_sync_to_async(lambda: Conversation.objects.get(user=user).messages.count())
+    before = await count()
+    await database_sync_to_async(end_session)(user)
+
+    await communicator.send_json_to(
+        {"type": "user_message", "conversation_id": first[0]["conversation_id"], "text": "ещё раз", "context": None}
+    )
+    frame = await communicator.receive_json_from(timeout=10)
+    await communicator.disconnect()
+
+    assert frame["code"] == "session_expired"
+    assert await count() == before

@@ -13,6 +13,7 @@ from agentchat.gitstore import repo as gitrepo
 from agentchat.models import Message, PendingConfirmation
 from agentchat.turn.agent import AgentTurn
 from tests.support.contexts import DASHBOARD_1
+from tests.support.db_threads import close_thread_connections  # noqa: F401 - autouse fixture
 from tests.support.scripted_llm import scripted, tool_calls_message
 from tests.support.users import make_user
 from tests.support.websocket import ws_connect

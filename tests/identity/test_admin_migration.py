@@ -11,17 +11,9 @@ from asgiref.sync import sync_to_async
 from agentchat.models import SupersetIdentity
 from tests.support import superset_api
 from tests.support.db_threads import close_thread_connections  # noqa: F401 - autouse fixture
-from tests.support.superset_scratch import SupersetScratch
 from tests.support.tool_runs import run_tool
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def scratch(superset_stack):
-    made = SupersetScratch()
-    yield made
-    made.cleanup()
 
 
 async def _finished(task_id: int, user, deadline_s: float = 240) -> dict:

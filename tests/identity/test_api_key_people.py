@@ -22,7 +22,6 @@ from tests.support import superset_api
 from tests.support.api_keys import api_key_create, api_key_revoke
 from tests.support.contexts import ui_context
 from tests.support.scripted_llm import scripted, tool_calls_message
-from tests.support.superset_scratch import SupersetScratch
 from tests.support.wording import text
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -49,13 +48,6 @@ def keyed(password_mode, superset_stack):
     yield password_mode
     for env_id, username, key_uuid in made:
         api_key_revoke(env_id, username, key_uuid)
-
-
-@pytest.fixture
-def scratch(superset_stack):
-    made = SupersetScratch()
-    yield made
-    made.cleanup()
 
 
 class Frames(list):

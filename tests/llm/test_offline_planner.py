@@ -113,6 +113,17 @@ def test_question_about_state_never_gets_a_write_call(specs, knowledge, question
         assert TOOLS[call["name"]][0] == "read", (question, call["name"])
 
 
+@pytest.mark.parametrize(
+    "question",
+    ["а в гите он актуален?", "его коммитили после правок?", "git state of it?"],
+)
+def test_a_git_question_on_a_dashboard_page_reads_its_summary_never_a_write(specs, knowledge, question):
+    """The dashboard page offers no get_git_status (DESIGN §8): the read-vs-write guard gives the read tool's
+    substitute, the health summary (which reports the git state), not a branch or a commit card (issue 16)."""
+    message = step(specs, knowledge, question, "dashboard/1@ss-dev")
+    assert [c["name"] for c in message.tool_calls] == ["get_health_summary"]
+
+
 def test_deploy_without_target_asks_where(specs, knowledge):
     message = step(specs, knowledge, "задеплой этот дашборд", "dashboard/1@ss-dev")
     assert message.tool_calls == []
@@ -121,7 +132,12 @@ def test_deploy_without_target_asks_where(specs, knowledge):
 
 @pytest.mark.parametrize(
     ("question", "language"),
-    [("удали этот дашборд", "ru"), ("remove this chart from the dashboard", "en")],
+    [
+        ("удали этот дашборд", "ru"),
+        ("remove this chart from the dashboard", "en"),
+        ("откати этот дашборд на прошлую версию", "ru"),  # no tool restores a version or a backup
+        ("restore the dashboard from yesterday's backup", "en"),
+    ],
 )
 def test_request_no_tool_can_do_is_refused_honestly(specs, knowledge, question, language):
     """No health summary for «удали…»: an honest refusal that says nothing changed, in the user's language,

@@ -343,14 +343,17 @@ async def test_refused_connection_is_llm_unavailable(users, settings):
     assert "cannot connect to 127.0.0.1" in error["message"]
 
 
-async def test_stream_breaking_off_keeps_the_partial_text_and_runs_no_call(users, openai_provider, repos):
-    """The connection closes mid-reply (no finish_reason): the partial text stays as a finished message marked
-    «…», the half-streamed call never runs, and the next request's history is valid."""
+@pytest.mark.parametrize("short_body", [False, True])
+async def test_stream_breaking_off_keeps_the_partial_text_and_runs_no_call(users, openai_provider, repos, short_body):
+    """The connection closes mid-reply (no finish_reason), at the end of the body or with the body cut short (an
+    HTTP error mid-answer): the partial text stays as a finished message marked «…», the half-streamed call never
+    runs, and the next request's history is valid."""
     partial = Reply(
         text="Сейчас создам ветку и",
         calls=[Call("create_branch", {"env_id": "ss-dev", "name": "feature/cut"}, id="c_cut")],
         chunk_chars=5,
         break_after=7,
+        short_body=short_body,
     )
     server = openai_provider(partial, Reply(text="Повторяю ответ целиком."))
 

@@ -54,6 +54,8 @@ class Reply:
         delay_s: wait this long before answering (a hang, for client timeouts).
         break_after: close the connection after this many content chunks, without ``finish_reason`` or
             ``[DONE]`` (a stream that breaks off mid-way).
+        short_body: with ``break_after``, the stream announced a longer body (``Content-Length``) than it sent, so
+            the client's HTTP layer fails mid-answer (as with a chunked stream cut off) instead of seeing its end.
         chunk_chars: size of the content and argument pieces.
         chunk_delay_s: pause between chunks (so the agent's token coalescing sends several frames).
         interleave: send the argument pieces of parallel calls alternately instead of one call after the other.
@@ -65,6 +67,7 @@ class Reply:
     status: int = 200
     delay_s: float = 0.0
     break_after: int | None = None
+    short_body: bool = False
     chunk_chars: int = 7
     chunk_delay_s: float = 0.0
     interleave: bool = False
@@ -247,6 +250,8 @@ class ChatServer:
             def _stream(self, reply: Reply, body: dict) -> None:
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
+                if reply.short_body:
+                    self.send_header("Content-Length", str(10**6))
                 self.end_headers()
                 try:
                     for n, chunk in enumerate(server.chunks(reply, body)):

@@ -12,6 +12,8 @@ HOLDOUT_PATH = Path(__file__).parents[1] / "data" / "router_holdout.yaml"
 FRESH_PATH = Path(__file__).parents[1] / "data" / "router_fresh.yaml"
 # The blind set of issue 16: written without reading the rules, never tuned on (sha256 pinned in the same test).
 BLIND_PATH = Path(__file__).parents[1] / "data" / "router_blind.yaml"
+# Development set 2 of issue 16: frozen before the rules were generalised on it (sha256 pinned in the same test).
+DEV2_PATH = Path(__file__).parents[1] / "data" / "router_dev2.yaml"
 
 
 @dataclass(frozen=True)

@@ -17,17 +17,9 @@ from agentchat.runtime.registry import tool_spec
 from agentchat.superset.call import CallState
 from tests.support.db_threads import close_thread_connections  # noqa: F401 - autouse fixture
 from tests.support.superset_api import dashboards_all
-from tests.support.superset_scratch import SupersetScratch
 from tests.support.wording import plural
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def scratch(superset_stack):
-    made = SupersetScratch()
-    yield made
-    made.cleanup()
 
 
 async def _run(tool: str, args: dict, user, language: str = "ru"):

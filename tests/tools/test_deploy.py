@@ -14,17 +14,9 @@ from agentchat.superset.call import CallState
 from tests.support import superset_api
 from tests.support.db_threads import close_thread_connections  # noqa: F401 - autouse fixture
 from tests.support.superset_api import dashboard_uuid
-from tests.support.superset_scratch import SupersetScratch
 from tests.support.wording import text
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def scratch(superset_stack):
-    made = SupersetScratch()
-    yield made
-    made.cleanup()
 
 
 async def _run(tool: str, args: dict, user, language: str = "ru"):

@@ -13,18 +13,10 @@ from agentchat.runtime.registry import tool_spec
 from tests.support import superset_api
 from tests.support.background_jobs import count_to
 from tests.support.db_threads import close_thread_connections  # noqa: F401 - autouse fixture
-from tests.support.superset_scratch import SupersetScratch
 
 # Service mode (the stack's shared account) is still a mode an admin may choose: these migrations run in it; the
 # demo admin's own migration in password mode is tests/identity/test_admin_migration.py.
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.service_mode]
-
-
-@pytest.fixture
-def scratch(superset_stack):
-    made = SupersetScratch()
-    yield made
-    made.cleanup()
 
 
 async def _run(tool: str, args: dict, user, language: str = "ru"):

@@ -4,7 +4,17 @@ read-vs-write guard share, checked on phrasings no keyword rule was written for.
 import pytest
 
 from agentchat.toolset.intents import action_requested, rule_scores
-from agentchat.toolset.reading import CHECK, MAKE, SHOW, asks_to_see, intent_scores, read_question, reading_tool
+from agentchat.toolset.reading import (
+    CHECK,
+    MAKE,
+    SHOW,
+    asks_to_see,
+    first_step,
+    intent_scores,
+    read_question,
+    reading_tool,
+)
+from agentchat.toolset.router import rank_with_rules
 
 
 @pytest.mark.parametrize(
@@ -19,6 +29,19 @@ from agentchat.toolset.reading import CHECK, MAKE, SHOW, asks_to_see, intent_sco
         ("проверь, что сломается при переносе", SHOW),  # a check followed by a clause asks to see
         ("check whether dashboard 2 is in git", SHOW),
         ("the backup of prod", ""),  # an English noun, not a verb
+        ("можешь запустить бэкап стейджинга?", MAKE),  # a modal with an infinitive asks for the action
+        ("хочу посмотреть резервные копии", SHOW),  # unless the infinitive is a seeing one
+        ("можно ли перенести дашборд 4?", SHOW),  # «можно ли» asks
+        ("commit log of dashboard 2", SHOW),  # an English verb before a noun it qualifies is a noun
+        ("quality check of dashboard 2", ""),  # an English verb counts only at the head of the sentence
+        ("do you have a dashboard on sales?", SHOW),  # an auxiliary opens a question
+        ("перепроверь этот дашборд", CHECK),  # a perfective prefix is read through
+        ("опиши этот датасет", SHOW),  # to describe the object is to tell about it
+        ("опиши чарты этого дашборда", MAKE),  # its charts' descriptions are written
+        ("куда можно мигрировать дашборд 4?", SHOW),  # a question word comes first
+        ("выкатить бы дашборд 4 на прод", MAKE),  # an infinitive with «бы» is a wish
+        ("бэкапни стейджинг", MAKE),  # a colloquial imperative made from an object's word
+        ("умеешь работать с бэкапами?", SHOW),  # a second person «-шь» is a question, not an imperative
     ],
 )
 def test_the_verb_says_make_show_or_check(question, verb):
@@ -41,6 +64,27 @@ def test_the_verb_says_make_show_or_check(question, verb):
         ("valdiate this dashbaord", "dashboard", "run_llm_validation"),  # typos read as the words meant
         ("total cost for 2024?", "dataset", "superset_execute_sql"),
         ("can u do anything with migrations?", "migration", "show_capabilities"),
+        ("проверь доступ к датасету 3", None, "superset_audit_permissions"),  # no review of rights: a read
+        ("check the git state of dashboard 4", None, "get_git_status"),
+        ("смигрируй дашборд 4 в staging", None, "execute_migration"),
+        ("надо сделать бекап прода", None, "run_backup"),
+        ("сколько заказов было в марте?", "dataset", "superset_execute_sql"),  # a quantity on a dataset page
+        ("какие диаграммы здесь?", "dashboard", "get_health_summary"),  # the parts of the page's dashboard
+        ("what is the address of prod?", "dataset", "list_environments"),
+        ("is prod up?", None, "list_environments"),  # an environment named, nothing else: it is the object
+        ("can the Alpha role open dashboard 3?", None, "superset_audit_permissions"),
+        ("do we have a dataset on sales?", None, "search_datasets"),  # existence without an id: a search
+        ("дашбрд 4 опубликован?", None, "get_health_summary"),  # Russian typos within a stem are read through
+        ("покаж датасэты", None, "search_datasets"),
+        ("есть незакомиченные правки в дашборде 4?", None, "get_git_status"),  # «не» + a typo
+        ("по каким таблицам собран датасет 4?", None, "get_dataset_details"),  # «по таблицам» is a place
+        ("what is the schema of dataset 4", None, "get_dataset_details"),  # a given dataset's table: its attribute
+        ("фильтры?", "dashboard", "get_health_summary"),  # what the page's dashboard has: its summary
+        ("last updated when?", "dashboard", "get_health_summary"),
+        ("which datasets does dashboard 4 use", None, "get_health_summary"),  # one dashboard's parts
+        ("kick off a review of dashboard 4", None, "run_llm_validation"),
+        ("roll it out to staging", "dashboard", "deploy_dashboard"),
+        ("who is allowed to open this dataset", "dataset", "superset_audit_permissions"),
     ],
 )
 def test_verb_and_object_name_the_tool(question, page, tool):
@@ -69,3 +113,65 @@ def test_the_reading_adds_to_the_keyword_rules():
         "list_backups", 0.0
     )
     assert intent_scores("привет", None) == {}
+
+
+def test_a_check_of_something_no_review_covers_asks_to_see():
+    assert asks_to_see("проверь гит статус дашборда 4")
+    assert not action_requested("проверь права на датасет 3")
+    assert action_requested("проверь дашборд 4")  # a dashboard is reviewed (run_llm_validation)
+
+
+def test_a_precondition_clause_does_not_name_the_tool():
+    scores = rule_scores("сделай бэкап прода перед деплоем", None)
+
+    assert scores["run_backup"] > 0
+    assert scores.get("deploy_dashboard", 0.0) <= 0
+    assert read_question("I want a backup before the deploy").objects == ("backup",)
+
+
+def test_one_object_by_id_or_on_its_page_is_not_searched_for():
+    assert intent_scores("покажи сводку дашборда 4", None)["search_dashboards"] < 0
+    assert intent_scores("покажи инфо по дашборду", "dashboard")["search_dashboards"] < 0
+    # The target of an audit is not described: its own read tool loses weight.
+    assert intent_scores("who may view dataset 3?", None)["get_dataset_details"] < 0
+
+
+@pytest.mark.parametrize(
+    ("question", "tool", "step"),
+    [
+        ("сводка по дашборду «Продажи»", "get_health_summary", "search_dashboards"),
+        ("is the sales funnel dashboard committed?", "get_git_status", "search_dashboards"),
+        ("columns of the orders_daily dataset", "get_dataset_details", "search_datasets"),
+        ("сводка по дашборду 4", "get_health_summary", None),  # an id: nothing to search
+        ("запусти миграцию дашборда 4", "execute_migration", "preview_migration"),
+        ("проверь дашборд Воронка продаж", "run_llm_validation", "search_dashboards"),  # a Russian title
+    ],
+)
+def test_a_named_object_is_searched_for_first_and_ranked_next_to_its_tool(question, tool, step):
+    assert first_step(question, tool) == step
+    similarities = {tool: 0.9, "run_backup": 0.5, "list_backups": 0.5, "search_dashboards": 0.1}
+    similarities |= {"search_datasets": 0.1, "preview_migration": 0.1}
+    ranked = [r.name for r in rank_with_rules(question=question, similarities=similarities, object_type=None)]
+
+    assert ranked[0] == tool
+    if step:
+        assert ranked[1] == step
+
+
+@pytest.mark.parametrize("word", ["проверь", "проверить", "коммент", "описать", "перевод"])
+def test_an_inflected_word_is_not_taken_for_a_typo(word):
+    assert read_question(word).objects == ()
+
+
+def test_a_place_still_takes_weight_from_its_tool():
+    assert "table" in read_question("есть ли датасет для таблицы orders?").places
+    assert intent_scores("есть ли датасет для таблицы orders?", None)["superset_explore_database"] < 0
+
+
+def test_a_count_on_the_dataset_page_keeps_the_table_read_next_to_the_query():
+    similarities = {"superset_execute_sql": 0.9, "superset_format_sql": 0.6, "superset_create_dataset": 0.6}
+    similarities["superset_explore_database"] = 0.1
+    ranked = rank_with_rules(question="first 20 rows please", similarities=similarities, object_type="dataset")
+
+    assert [r.name for r in ranked[:2]] == ["superset_execute_sql", "superset_explore_database"]
+    assert first_step("first 20 rows please", "superset_execute_sql", None) is None  # no dataset page

@@ -15,7 +15,6 @@ One step:
 4. After the results: continue the chain or write the answer with the templates, in the user's language.
 """
 
-import re
 import uuid
 from collections.abc import Sequence
 from typing import Any
@@ -47,6 +46,7 @@ from agentchat.toolset.intents import (
 )
 from agentchat.toolset.reading import read_question, reading_tool
 from agentchat.toolset.router import Ranked
+from agentchat.toolset.words import COUNT, FIRST_ROWS
 
 # A tool wanted but not offered whose need an offered tool covers (DESIGN §8: the dashboard page has no
 # get_git_status, but the health summary reports the git state; the dataset page has no get_dataset_details,
@@ -95,12 +95,20 @@ def tool_choose(*, question: str, page: Page, offered: Sequence[str], knowledge:
         # else the best read tool, if any fits.
         # The reading's own read tool first («проверь, что сломается при переносе» → preview_migration), then
         # the write tool's read counterpart, then the best read tool.
+        # A read tool the page does not offer gives way to its substitute («он в гите актуальный?» on a dashboard
+        # page: the health summary reports the git state).
         wanted = reading_tool(read_question(question), page.object_type)
         counterpart = READ_COUNTERPART.get(best_offered.name)
         reads = [r for r in ranked if r.name in offered and not _changes_state(r.name)]
-        best_offered = next(
-            (r for name in (wanted, counterpart) for r in reads if r.name == name), reads[0] if reads else None
-        )
+
+        def offered_read(name: str | None) -> Ranked | None:
+            names = (name, *SUBSTITUTES.get(name, ())) if name else ()
+            return next((r for n in names for r in reads if r.name == n), None)
+
+        meant = offered_read(wanted)
+        if meant is not None:  # the reading names it: no similarity margin needed
+            return Choice("tool", meant.name, rules=meant.rules)
+        best_offered = offered_read(counterpart) or (reads[0] if reads else None)
     if best_offered is None:
         return Choice("unknown")
     mean = sum(r.similarity for r in ranked) / len(ranked)
@@ -219,10 +227,6 @@ def _search_args(turn: Turn, tool: str, mentions: Mentions) -> dict[str, Any]:
         tool=tool, parameters=turn.tools[tool].get("parameters") or {}, mentions=mentions, page=turn.page
     )
     return {k: v for k, v in args.items() if k in ("env_id", "query")}
-
-
-COUNT = re.compile(r"сколько (всего )?(записей|строк)|how many (rows|records)|count (the )?rows|number of rows", re.I)
-FIRST_ROWS = re.compile(r"(первые|first|top)\s+\d+|покажи (строки|данные|записи)|show (me )?(the )?(rows|data)", re.I)
 
 
 def _sql_from_dataset(turn: Turn, mentions: Mentions, args: dict[str, Any]) -> AIMessage | None:

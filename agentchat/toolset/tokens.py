@@ -1,0 +1,103 @@
+"""Words of a question as the reading knows them (issue 16): tokens, typos and Russian prefixes read through.
+
+- a Latin word of 6+ letters is corrected to the vocabulary word it is close to (``difflib`` ratio ≥ 0.8:
+  "valdiate", "dashbaord");
+- a Russian word whose start is one edit away from a stem of 6+ letters is rewritten with the stem («дошборд»,
+  «датасэты»), keeping the stem's first and last letters so an inflection is never taken for a typo;
+- a Russian word that is still unknown is read again without its perfective prefix («смигрируй» → «мигрируй»).
+"""
+
+import difflib
+import re
+
+from agentchat.toolset.words import CHECK_WORDS, MAKE_RU, OBJECTS, PREFIXES_RU, SHOW_WORDS
+
+
+def _vocabulary() -> list[str]:
+    words = [stem.rstrip("$") for stems in OBJECTS.values() for stem in stems if len(stem.rstrip("$")) >= 5]
+    words += ["validate", "validation", "dashboard", "dashboards", "environments", "environment", "descriptions"]
+    return sorted(set(words))
+
+
+VOCABULARY = _vocabulary()
+
+
+def tokens_of(question: str) -> list[str]:
+    """The words of ``question``, case-folded, «ё» read as «е»."""
+    return re.findall(r"[\w'-]+", question.casefold().replace("ё", "е"))
+
+
+def object_of(token: str) -> str | None:
+    """The object name of ``OBJECTS`` whose stem ``token`` starts with (or equals, for a ``$`` stem), or None."""
+    for name, stems in OBJECTS.items():
+        for stem in stems:
+            if stem.endswith("$") and token == stem[:-1]:
+                return name
+            if not stem.endswith("$") and token.startswith(stem):
+                return name
+    return None
+
+
+def unprefixed(token: str) -> str:
+    """A Russian ``token`` without its perfective prefix when only the rest is a known word («смигрируй» →
+    «мигрируй», «перепроверь» → «проверь»); else ``token``."""
+    if object_of(token) or MAKE_RU.match(token) or CHECK_WORDS.match(token) or not re.match("[а-я]", token):
+        return token
+    for prefix in PREFIXES_RU:
+        rest = corrected(token[len(prefix) :])  # «незакомиченные» → «закоммиченные»
+        if (
+            token.startswith(prefix)
+            and len(rest) >= 4
+            and (object_of(rest) or MAKE_RU.match(rest) or CHECK_WORDS.match(rest))
+        ):
+            return rest
+    return token
+
+
+def corrected(token: str) -> str:
+    """``token`` or the vocabulary word it is a typo of (Latin words of 6+ letters: ``difflib`` ratio ≥ 0.8;
+    Russian ones: ``_stem_typo``)."""
+    if len(token) < 6 or object_of(token):
+        return token
+    if not token.isascii():
+        return _stem_typo(token)
+    close = difflib.get_close_matches(token, VOCABULARY, n=1, cutoff=0.8)
+    if not close or close[0].rstrip("s") == token.rstrip("s"):
+        return token  # "feature" is not a typo of "features": another word's plural or singular is kept
+    return close[0]
+
+
+def _stem_typo(token: str) -> str:
+    """A Russian ``token`` whose start is one edit away from a stem of 6+ letters («дошборд», «датасэты»,
+    «дашбоард»), rewritten with that stem; else ``token``.
+
+    Russian endings change with case and number, so the edit must keep the stem's first and last letters (an
+    inflected «проверь» is not a typo of «проверк», nor «коммент» of «коммит»), and a verb form is never
+    corrected."""
+    if MAKE_RU.match(token) or CHECK_WORDS.match(token) or SHOW_WORDS.match(token):
+        return token
+    for stem in RU_STEMS:
+        n = len(stem)
+        head = token[:n]
+        if len(head) == n and head[0] == stem[0] and head[-1] == stem[-1]:
+            diff = [i for i in range(n) if head[i] != stem[i]]
+            swapped = len(diff) == 2 and diff[1] == diff[0] + 1 and head[diff[0]] == stem[diff[1]]
+            if len(diff) == 1 or (swapped and head[diff[1]] == stem[diff[0]]):
+                return stem + token[n:]
+        longer = token[: n + 1]  # one letter too many
+        if (
+            len(longer) == n + 1
+            and longer[-1] == stem[-1]
+            and any(longer[:i] + longer[i + 1 :] == stem for i in range(1, n))
+        ):
+            return stem + token[n + 1 :]
+        shorter = token[: n - 1]  # one letter missing
+        if shorter[-1:] == stem[-1] and any(stem[:i] + stem[i + 1 :] == shorter for i in range(1, n - 1)):
+            return stem + token[n - 1 :]
+    return token
+
+
+RU_STEMS = sorted(
+    {stem for stems in OBJECTS.values() for stem in stems if len(stem) >= 6 and "$" not in stem and not stem.isascii()},
+    key=lambda stem: (-len(stem), stem),
+)

@@ -1,0 +1,303 @@
+"""The vocabulary of ``reading`` (issue 16): the stems of the objects a question can be about, the verbs that
+say make / show / check, and the small words that change a reading (prepositions, "this", search verbs, modals).
+
+Data only: the grammar that uses it is in ``agentchat.toolset.reading``.
+"""
+
+import re
+
+MAKE, SHOW, CHECK = "make", "show", "check"
+
+# Objects: name → stems (a token matches a stem when it starts with it; "$" ends a stem for an exact word), in
+# the order they are tried: the specific families first, a bare dashboard or dataset last.
+OBJECTS: dict[str, tuple[str, ...]] = {
+    "agent": (
+        "умеешь",
+        "можешь$",
+        "хелп",
+        "помощ",
+        "help$",
+        "commands$",
+        "capabilit",
+        "features$",
+        "функци",
+        "tools$",
+    ),
+    "environment": (
+        "окружени",
+        "сред$",
+        "среды$",
+        "средах$",
+        "стенд",
+        "инстанс",
+        "суперсетов$",
+        "суперсеты$",
+        "environment",
+        "envs$",
+        "env$",
+        "енвайронмент",
+        "енв",
+        "url$",
+        "адрес",
+        "address",
+        "hosted$",
+        "targets$",
+        "куда$",
+    ),
+    "backup": ("бэкап", "бекап", "резервн", "backup", "забэкап", "забекап"),
+    "branch": ("ветк", "ветку$", "branch", "бранч"),
+    "git": (
+        "репо$",
+        "пуш",  # «запушь в репо»
+        "git$",
+        "гит",
+        "репозитор",
+        "repo$",
+        "коммит",
+        "комит",
+        "закоммит",
+        "закомит",
+        "закоммич",
+        "зафиксир",
+        "commit",
+    ),
+    # Problems asked about are a review run (DESIGN §8: «найди проблемы», "any issues?" start run_llm_validation).
+    "problems": ("проблем", "ошибк", "issues$", "problems$"),
+    # An aggregate over data is a query (superset_execute_sql).
+    "query": (
+        "max$",
+        "min$",
+        "avg$",
+        "average$",
+        "total$",
+        "sum$",
+        "сумм",
+        "средн",
+        "максимальн",
+        "минимальн",
+        "посчитай",
+        "выборк",
+    ),
+    "validation": ("валидац", "валидир", "провалид", "validat", "проверк", "review", "lint$"),
+    "docs": ("описани", "документ", "задокумент", "descriptions$", "document"),
+    "migration": (
+        "миграц",
+        "мигрир",
+        "migrat",
+        "перенос",
+        "перенес",
+        "переноса$",
+        "moving$",
+        "move$",
+        "перезапиш",
+        "overwrit",
+    ),
+    "deploy": (
+        "депло",  # деплой, деплоить, деплоя
+        "задепло",
+        "выкат",
+        "разверн",
+        "deploy",
+        "ship$",
+        "promote",
+        "копир",
+        "скопир",
+        "отправ",
+        "send$",
+    ),
+    "task": ("задач", "task$", "job$"),
+    "permission": (
+        "доступа$",
+        "доступ$",
+        "доступом$",
+        "права$",
+        "прав$",
+        "роли$",
+        "ролей$",
+        "access$",
+        "permission",
+        "roles$",
+        "role$",
+        "роль$",
+    ),
+    "table": ("таблиц", "table$", "tables$", "баз$", "база$", "базы$", "database", "схем", "schema"),
+    "datasets": ("датасеты$", "датасетов$", "datasets$"),
+    "dashboards": ("дашборды$", "дашбордов$", "дашбордах$", "отчеты$", "отчетов$", "панели$", "dashboards$"),
+    "dashboard": ("дашборд", "отчет", "панел", "dashboard", "dash$"),
+    # The parts of a dashboard (and what a dataset feeds): asked about on its page, the page's object is meant.
+    "chart": ("график", "чарт", "chart", "диаграм"),
+    # What a dashboard has: asked about on its page, its summary answers («владельцы?», "last modified?").
+    "attribute": (
+        "владел",
+        "owner",
+        "автор",
+        "author",
+        "фильтр",
+        "filter",
+        "опубликован",
+        "published$",
+        "modified$",
+        "updated$",
+        "изменен",
+        "обновлял",
+    ),
+    "dataset": ("датасет", "dataset"),
+}
+# Imperatives and wishes (Russian: the imperative forms; a past «делали» or an infinitive «перенести» is not one).
+MAKE_RU = re.compile(
+    r"^(сделай|создай|заведи|запусти|выполни|сохрани|зафиксируй|закоммить|сгенер\w*|напиши|задокументируй"
+    r"|заполни|провалидируй|валидируй|разверни|выкати|задеплой|деплой|перенеси|мигрируй|забэкап\w*|забекап\w*"
+    r"|сними|добавь|открой|экспортируй|выгрузи|копируй|скопируй|отправь|проведи|сгенерь|запушь|нужн[аоы]|нужен|хочу|давай)$"
+)
+MAKE_EN = re.compile(
+    r"^(make|create|run|start|do|take|save|commit|push|generate|write|fill|document|validate|deploy|ship|promote"
+    r"|migrate|move|backup|back|add|open|put|export|register|new|need|copy|lint|review|kick|launch|trigger|perform"
+    r"|roll|publish|send)$"
+)
+# English verbs lead the sentence (after a politeness), else they are nouns ("the backup", "a new branch").
+EN_LEAD = re.compile(r"^(please|pls|plz|can|could|would|you|u|let's|lets|i|we|want|to|need|now)$")
+NEW_RU = re.compile(r"^нов(ый|ую|ая|ое)$")  # «новый датасет: …» at the head of a request
+SHOW_WORDS = re.compile(
+    r"^(покажи|покаж\w*|скажи|подскаж\w*|глянь|посмотри|слушай|смотри|список|перечисли|найди|ищу|поищи|какие|какой|какая|каких|кто|когда|где|сколько|есть|ли"
+    r"|расскажи|раскажи|что|чем|как|куда|откуда|почему|зачем|чей|чья|чьи|был|была|были|прош[её]л|прошла"
+    r"|дай|дайте|show|list|find|tell|which|what|who|when|where|why|whose"
+    r"|how|is|are|was|were|did|does|has|have|any|give|summary|overview)$"
+)
+CHECK_WORDS = re.compile(r"^(проверь|провер\w*|check|validate|валидируй)$")
+CLAUSE_AFTER_CHECK = re.compile(
+    r"(провер\w*|check)\b([^.?!]*?,\s*|\W+)(что|ли|не|все ли|всё ли|whether|if|that|what)\b"
+    r"|провер\w*\b[^.?!]*?\s\w+\s+ли\b",  # «проверь, опубликован ли он»: the particle «ли» makes it a question
+    re.I,
+)
+# Phrases that name an object in more than one word.
+PHRASES: dict[str, re.Pattern] = {
+    "permission": re.compile(
+        r"\b(кто (может|сможет|видит)|кому|who can|who (sees|may))\b"
+        r"|\b(can|may)\b(\s+\w+){0,3}\s+(edit|see|read|view|access|open|modify)\b"  # "which users can edit …"
+        r"|\ballowed to\b|\bразрешен\w*"
+        r"|\b(может|могут|можно)\s+(редактир|видеть|смотреть|открыва|менять|изменять)",
+        re.I,
+    ),
+    "agent": re.compile(r"\b(can|could) (you|u) do\b", re.I),
+    "deploy": re.compile(r"\broll(ing)?\b(\s+\w+){0,3}\s+out\b|\brollout\b", re.I),  # "roll it out to prod"
+    "problems": re.compile(r"в порядке", re.I),  # «всё ли в порядке с метаданными?» asks for a review run
+    "query": re.compile(r"сколько (всего )?(строк|записей)|how many (rows|records)|больше всего|меньше всего", re.I),
+}
+# Generic objects: of these, the first one named (not after a preposition: «в таблице», "in the database" is a
+# place) is what the question is about; the others are its attributes.
+GENERIC = ("dashboards", "datasets", "table", "dashboard", "chart", "attribute", "dataset")
+PLACE_OBJECTS = ("table", "environment")
+PREPOSITIONS = re.compile(r"^(в|во|на|из|при|к|ко|по|для|под|of|in|on|from|at|inside|for|by|over)$")
+
+
+THIS_WORDS = re.compile(
+    r"^(этот|этом|этого|этому|этим|эти|этих|эта|этой|это|эту|его|него|this|it|here|тут|здесь|текущ\w*|current)$"
+)
+FIND_WORDS = re.compile(r"^(найди|найти|ищу|поищи|ищи|поиск|find|search|look|where)$")
+# Russian verbs take perfective prefixes («смигрируй», «перепроверь», «закомить»): a token that is not a known
+# word is read again without one.
+PREFIXES_RU = ("пере", "за", "с", "по", "вы", "про", "не")
+# «опиши», "describe": a request to be told about the object, unless the object is its charts (their
+# descriptions are written: «опиши графики» = run_llm_documentation, holdout set of issue 8).
+DESCRIBE = re.compile(r"^(опиши|описать|describe|auto-describe|describes)$")
+# A modal of request followed by an infinitive asks for that action («можно ветку завести?», «надо закоммитить»,
+# «можешь сделать бекап?»): a request, not a question about the agent or about state. «можно ли …» asks.
+MODAL_RU = re.compile(r"^(можно|можешь|можете|могли|надо|нужно|необходимо|хочу|хотим|прошу|давай|давайте)$")
+INFINITIVE_RU = re.compile(r"^[а-я]{3,}(ть|ти|чь)(ся)?$")
+NOT_INFINITIVE_RU = re.compile(r"(ость|есть|асть|ять|оть|ешь)$|^(быть|путь|суть)$")
+# English auxiliaries that open a question: "do we have…?", "does it…", "did the deploy…" (not "do a backup").
+AUX_EN = re.compile(r"^(do|does|did)$")
+SUBJECT_EN = re.compile(r"^(we|you|u|i|they|it|this|these|the|any|there|he|she|our|my)$")
+# English nouns that make the word before them a noun too: "backup history", "commit log", "review results".
+NOUN_AFTER_EN = re.compile(r"^(history|list|log|logs|status|results?|summary|details|size|sizes|info|report)$")
+# A question about whether something exists asks for a search («есть у нас дашборд про продажи?»).
+EXISTS_WORDS = re.compile(r"^(есть|имеется|exist|exists)$")
+# An environment named by its tier, when nothing else is named, is the object (where is staging, what is prod?).
+ENV_NAMES = re.compile(r"^(prod|production|staging|dev|прод|прода|проде|продакшн|стейджинг\w*|стейдж|дев)$")
+# Precondition clauses: what is to happen later («перед миграцией», "before I deploy") is not what is asked now.
+BEFORE_CLAUSE = re.compile(r"\s*[,(]?\s*\b(before|перед|прежде чем)\b.*$", re.I | re.S)
+# On a dataset page, a quantity or a superlative asks for numbers from the data (superset_execute_sql).
+QUANTITY_WORDS = re.compile(
+    r"^(сколько|наибольш\w*|наименьш\w*|больше|меньше|чаще|реже|lowest|highest|least|most|biggest|smallest"
+    r"|largest|top|much|many)$"
+)
+# Infinitives of seeing after a modal ask to see («хочу посмотреть бэкапы», «можно узнать статус?»).
+SEE_INFINITIVE_RU = re.compile(
+    r"^(по)?(смотреть|глядеть|глянуть)|^(у)?видеть$|^(у)?знать$|^понять$|^взглянуть$|^найти$|^прочитать$"
+    r"|^показать$|^получить$|^вывести$|^перечислить$|^рассказать$"
+)
+# A name given: quoted, an identifier (energy_consumption), a Title In Capitals after the sentence's start (in
+# Russian, a capitalised word after a lower-case one), words
+# between "the" and the noun ("the regions overview dashboard") or a topic after it («отчёт по энергопотреблению»).
+NAMED = re.compile(
+    r"«[^»]+»|\"[^\"]+\"|\b[a-z]\w*_\w+\b|(?<=\w )[A-Z][a-z]+(?: [A-Z][a-z]+)+\b"
+    r"|(?<=[а-яё] )[А-ЯЁ][а-яё]+(?: [а-яёА-ЯЁ]+)?\b"  # «проверь дашборд Обзор продаж»: a Russian title
+    r"|(?i:\bthe (?!(this|that|same|whole|new|main|current|last|first|other|previous|next|entire|latest)\b)"
+    r"([a-z]+ ){1,3}(dashboard|dataset|report)\b)"
+    r"|(?i:(дашборд|отч[её]т|датасет)\w*\s+(по|про|об?)\s+[а-яё]{4,})"
+)
+EXISTS_EN = re.compile(r"\b(do (we|you) have|is there|are there|any)\b", re.I)
+
+# (verb, object) → tool. Objects are tried in the order the question names them; the first that maps wins.
+READINGS: dict[tuple[str, str], str] = {
+    (SHOW, "agent"): "show_capabilities",
+    (SHOW, "environment"): "list_environments",
+    (MAKE, "backup"): "run_backup",
+    (SHOW, "backup"): "list_backups",
+    (MAKE, "branch"): "create_branch",
+    (SHOW, "branch"): "get_git_status",  # «в ветке X дашборд актуален?» asks about the git state
+    (MAKE, "git"): "commit_changes",
+    (SHOW, "git"): "get_git_status",
+    (MAKE, "validation"): "run_llm_validation",
+    (CHECK, "validation"): "run_llm_validation",
+    (CHECK, "dashboard"): "run_llm_validation",
+    (SHOW, "validation"): "get_health_summary",
+    (MAKE, "docs"): "run_llm_documentation",
+    (SHOW, "docs"): "get_health_summary",
+    (MAKE, "migration"): "execute_migration",
+    (SHOW, "migration"): "preview_migration",
+    (CHECK, "migration"): "preview_migration",
+    (MAKE, "deploy"): "deploy_dashboard",
+    (SHOW, "deploy"): "preview_migration",
+    (SHOW, "task"): "get_task_status",
+    (SHOW, "permission"): "superset_audit_permissions",
+    (SHOW, "dashboards"): "search_dashboards",
+    (SHOW, "datasets"): "search_datasets",
+    (MAKE, "dataset"): "superset_create_dataset",
+    (SHOW, "table"): "superset_explore_database",
+    (SHOW, "query"): "superset_execute_sql",
+}
+# Objects a check reviews (run_llm_validation); a check of any other object reads its state («проверь права на
+# датасет 2», "check task 12", «проверь гит статус»): there is no review of permissions, tasks or git.
+REVIEWED = ("validation", "dashboard", "docs", "problems")
+# A tool whose other-verb counterpart is its own first step is not held back by the reading (a migration is
+# previewed first, DESIGN §11).
+FIRST_STEP = {"execute_migration": "preview_migration"}
+# Tools that act on one dashboard or dataset by id; given a name instead, the planner searches for it first
+# (issue 16: a name → search_dashboards), so the router keeps the search beside them.
+BY_ID = {
+    "dashboard": (
+        "get_health_summary",
+        "get_git_status",
+        "commit_changes",
+        "run_llm_validation",
+        "run_llm_documentation",
+        "deploy_dashboard",
+        "superset_audit_permissions",
+    ),
+    "dataset": ("get_dataset_details", "superset_audit_permissions"),
+}
+SEARCH_OF = {"dashboard": "search_dashboards", "dataset": "search_datasets"}
+# One object's read tool, by the object's noun and the page (a question about something else that names the
+# object as its target takes nothing from this tool: «проверь права на датасет 2» is not about its columns).
+ONE_OBJECT = {"dashboard": "get_health_summary", "dataset": "get_dataset_details"}
+TARGETING = ("permission", "deploy", "migration", "task", "backup")
+# A colloquial Russian imperative made from an object's word («коммитни», «бэкапни», «деплойни»): the
+# noun forms of these words never end so.
+OBJECT_IMPERATIVE_RU = re.compile(r"^[а-я]{2,}(ни|нь)$")  # not -шь: «умеешь», «можешь» are questions
+# A count or the first rows of a dataset: on its page the planner reads its table first, then writes the SQL.
+COUNT = re.compile(r"сколько (всего )?(записей|строк)|how many (rows|records)|count (the )?rows|number of rows", re.I)
+# "top 5 regions by value" is a query, not the first rows: "top" counts only before rows.
+FIRST_ROWS = re.compile(
+    r"(первые|first)\s+\d+|top\s+\d+\s+(rows|records)|покажи (строки|данные|записи)|show (me )?(the )?(rows|data)", re.I
+)
