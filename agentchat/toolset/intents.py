@@ -125,7 +125,8 @@ RULES: list[Rule] = [
     # --- SQL
     _r(
         "superset_format_sql",
-        r"(от)?формат|оформи|читаем|читабельн|в порядок|красив|отступ|beautif|\bformat|indent|pretty|tidy",
+        r"(от)?формат|оформи|читаем|читабельн|в порядок|красив|отступ|beautif|\bformat|indent|pretty|tidy"
+        r"|clean ?up",
         STRONG,
     ),
     _r("superset_format_sql", r"\b(postgres\w*|mysql|sqlite|tsql|bigquery|snowflake|clickhouse)\b", WEAK),
@@ -253,7 +254,9 @@ def action_requested(question: str) -> bool:
 # Penalties: a word that rules a tool out (a formatting request is not an execution, a result is not a new run).
 PENALTIES: list[Rule] = [
     _r(
-        "superset_execute_sql", r"(от)?формат|оформи|читаем|читабельн|в порядок|beautif|\bformat|indent|pretty", -STRONG
+        "superset_execute_sql",
+        r"(от)?формат|оформи|читаем|читабельн|в порядок|beautif|\bformat|indent|pretty|clean ?up",
+        -STRONG,
     ),
     _r("superset_execute_sql", r"(создай|сделай|заведи)\w* .*датасет|\b(create|make)\b.*dataset", -STRONG),
     _r("run_llm_validation", r"(итог|результат)\w* .*проверк", -STRONG),

@@ -208,8 +208,11 @@ def read_question(question: str) -> Reading:
 
 
 def _about_page_object(reading: Reading, object_type: str | None) -> bool:
-    """The question points at the page's object by its noun («этим дашбордом» on a dashboard page)."""
-    return reading.this and object_type in ("dashboard", "dataset") and object_type in reading.objects
+    """The question points at one object: the page's by its noun («этим дашбордом» on a dashboard page), or a
+    dashboard or dataset by id ("what datasets does dashboard 3 rely on"): the plurals are its parts."""
+    if reading.this and object_type in ("dashboard", "dataset") and object_type in reading.objects:
+        return True
+    return reading.has_id and not reading.find and bool({"dashboard", "dataset"} & set(reading.objects))
 
 
 def reading_tool(reading: Reading, object_type: str | None) -> str | None:

@@ -151,7 +151,8 @@ MAKE_RU = re.compile(
 )
 MAKE_EN = re.compile(
     r"^(make|create|run|start|do|take|save|commit|push|generate|write|fill|document|validate|deploy|ship|promote"
-    r"|migrate|move|backup|back|add|open|put|export|register|new|need|copy|lint|review)$"
+    r"|migrate|move|backup|back|add|open|put|export|register|new|need|copy|lint|review|kick|launch|trigger|perform"
+    r"|roll|publish|send)$"
 )
 # English verbs lead the sentence (after a politeness), else they are nouns ("the backup", "a new branch").
 EN_LEAD = re.compile(r"^(please|pls|plz|can|could|would|you|u|let's|lets|i|we|want|to|need|now)$")
@@ -173,10 +174,12 @@ PHRASES: dict[str, re.Pattern] = {
     "permission": re.compile(
         r"\b(кто (может|сможет|видит)|кому|who can|who (sees|may))\b"
         r"|\b(can|may)\b(\s+\w+){0,3}\s+(edit|see|read|view|access|open|modify)\b"  # "which users can edit …"
+        r"|\ballowed to\b|\bразрешен\w*"
         r"|\b(может|могут|можно)\s+(редактир|видеть|смотреть|открыва|менять|изменять)",
         re.I,
     ),
     "agent": re.compile(r"\b(can|could) (you|u) do\b", re.I),
+    "deploy": re.compile(r"\broll(ing)?\b(\s+\w+){0,3}\s+out\b|\brollout\b", re.I),  # "roll it out to prod"
     "problems": re.compile(r"в порядке", re.I),  # «всё ли в порядке с метаданными?» asks for a review run
     "query": re.compile(r"сколько (всего )?(строк|записей)|how many (rows|records)|больше всего|меньше всего", re.I),
 }

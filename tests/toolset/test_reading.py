@@ -81,6 +81,10 @@ def test_the_verb_says_make_show_or_check(question, verb):
         ("what is the schema of dataset 4", None, "get_dataset_details"),  # a given dataset's table: its attribute
         ("фильтры?", "dashboard", "get_health_summary"),  # what the page's dashboard has: its summary
         ("last updated when?", "dashboard", "get_health_summary"),
+        ("which datasets does dashboard 4 use", None, "get_health_summary"),  # one dashboard's parts
+        ("kick off a review of dashboard 4", None, "run_llm_validation"),
+        ("roll it out to staging", "dashboard", "deploy_dashboard"),
+        ("who is allowed to open this dataset", "dataset", "superset_audit_permissions"),
     ],
 )
 def test_verb_and_object_name_the_tool(question, page, tool):
