@@ -7,7 +7,9 @@ then produced under ``translation.override`` of it (Django i18n, ``locale/ru``).
 import re
 from contextlib import AbstractContextManager, nullcontext
 
+from django.conf import settings
 from django.utils import translation
+from django.utils.translation import get_language_info
 
 _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
 _LATIN = re.compile(r"[A-Za-z]")
@@ -56,3 +58,12 @@ def in_language(language: str | None) -> AbstractContextManager[object]:
     makes a function right on its own too (a card rendered later in its stored language).
     """
     return translation.override(language) if language else nullcontext()
+
+
+def language_name(language: str | None) -> str | None:
+    """Django's English name of ``language`` («Russian», «English»: ``get_language_info``) when it is one of
+    ``settings.LANGUAGES``, else None. What the model is told to answer in (issue 16): the instructions it reads
+    are English, so the language is named in English."""
+    if language not in dict(settings.LANGUAGES):
+        return None
+    return str(get_language_info(language)["name"])

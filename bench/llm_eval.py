@@ -57,6 +57,13 @@ class RecordingProxy:
             calls, self.calls = self.calls, []
         return calls
 
+    def _record(self, record: dict[str, Any], started: float) -> None:
+        """Keep ``record`` once (at the stream's ``[DONE]``, or when a reply without it ends)."""
+        with self._lock:
+            if "seconds" not in record:
+                record["seconds"] = time.perf_counter() - started
+                self.calls.append(record)
+
     def _handler(self):
         proxy = self
 
@@ -82,12 +89,12 @@ class RecordingProxy:
                     self.end_headers()
                     for line in answer.iter_lines():
                         _usage(line, record)
+                        if line.strip() == "data: [DONE]":  # recorded before the client can finish the turn
+                            proxy._record(record, started)
                         data = (line + "\n").encode()
                         self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
                     self.wfile.write(b"0\r\n\r\n")
-                record["seconds"] = time.perf_counter() - started
-                with proxy._lock:
-                    proxy.calls.append(record)
+                proxy._record(record, started)
 
             def log_message(self, *args):
                 pass
@@ -114,7 +121,8 @@ class Scenario:
 
     Attributes:
         page: ``("dashboard", slug)``, ``("dataset", table name)`` or None; env ss-dev.
-        expect: the tools a right first call is among; facts: what the answer must name (filled from Superset).
+        expect: the tools a right first call is among ('': answering without a call is right too); facts: what
+            the answer must name (filled from Superset).
         card: the confirmation card expected (tool name), or ''; refused: the write must be refused.
         identify: an SC-001 scenario: the call must run on the page's object.
     """
@@ -155,7 +163,9 @@ SCENARIOS = [
         "analyst",
         ("dashboard", "energy-report"),
         "создай ветку feature/summer",
-        ("create_branch",),
+        # create_branch is not offered to an analyst: calling it (→ refused) or calling nothing is right, calling
+        # another tool instead (search_dashboards was seen) is not.
+        ("create_branch", ""),
         refused=True,
     ),
     Scenario(
@@ -281,14 +291,30 @@ def _prose(answer: str, names: list[str]) -> str:
     return re.sub(r"«[^»]*»|\"[^\"]*\"|`[^`]*`", " ", answer)
 
 
+def text_call(answer: str) -> str:
+    """The tool name when the answer is a tool call written as text (``{"name": …, "arguments": …}``, bare or in a
+    fence: llama.cpp parses only fenced ```json blocks of this template into ``tool_calls``), else ''."""
+    import re
+
+    body = re.sub(r"^```(?:json)?\s*|\s*```$", "", answer.strip())
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return ""
+    return str(data["name"]) if isinstance(data, dict) and "name" in data and "arguments" in data else ""
+
+
+def first_right(row: dict[str, Any]) -> bool:
+    """The first call is among the expected tools ('' there: no call at all is right too)."""
+    return (row["called"][0][0] if row["called"] else "") in row["scenario"].expect
+
+
 def report(row: dict[str, Any]) -> None:
     s: Scenario = row["scenario"]
     tools = ", ".join(f"{name}({json.dumps(args, ensure_ascii=False)})" for name, args in row["called"]) or "none"
-    first = row["called"][0][0] if row["called"] else None
+    expected = "/".join(name or "no call" for name in s.expect)
     print(f"== {s.name} [{s.role}] {s.page} «{s.question}»")
-    print(
-        f"   tools called: {tools}  | first call expected {'/'.join(s.expect)}: {'yes' if first in s.expect else 'NO'}"
-    )
+    print(f"   tools called: {tools}  | first call expected {expected}: {'yes' if first_right(row) else 'NO'}")
     if row["used"]:
         print(f"   object used (after binding): {json.dumps(row['used'], ensure_ascii=False)}")
     if s.card:
@@ -311,6 +337,8 @@ def report(row: dict[str, Any]) -> None:
             f"   model call {i}: {call['tools']} tools, prompt {call.get('prompt')} tokens,"
             f" completion {call.get('completion')}, {call['seconds']:.1f} s"
         )
+    if text_call(row["answer"]):
+        print(f"   answer is a tool call written as text ({text_call(row['answer'])}): not run")
     print(f"   turn: {row['seconds']:.1f} s | answer: {row['answer'][:300]!r}")
 
 
@@ -350,6 +378,7 @@ def main() -> None:
     print(
         f"model {settings.LLM_MODEL or '?'} at {upstream} | EMBEDDINGS={settings.EMBEDDINGS}"
         f" ROUTER_TOP_K={settings.ROUTER_TOP_K} | LLM_MAX_TOKENS={settings.LLM_MAX_TOKENS}"
+        f" LLM_TEMPERATURE={'server default' if settings.LLM_TEMPERATURE is None else settings.LLM_TEMPERATURE}"
     )
     rows = []
     for scenario in scenarios:
@@ -361,8 +390,9 @@ def main() -> None:
     print(
         f"summary: {len(rows)} scenarios | answer language right {sum(r['language_ok'] for r in answered)}"
         f"/{len(answered)} answered"
-        f" | first call expected {sum(bool(r['called']) and r['called'][0][0] in r['scenario'].expect for r in rows)}"
+        f" | first call expected {sum(first_right(r) for r in rows)}"
         f"/{len(rows)} | SC-001 identified {sum(bool(r['identified']) for r in identify)}/{len(identify)}"
+        f" | tool calls written as text {sum(bool(text_call(r['answer'])) for r in rows)}"
     )
 
 

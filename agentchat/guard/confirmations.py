@@ -10,10 +10,10 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
-from django.utils.translation import gettext
+from django.utils.translation import gettext, pgettext
 
 from agentchat.conversations import services as conv
-from agentchat.language import in_language
+from agentchat.language import in_language, language_name
 from agentchat.models import Conversation, Message, PendingConfirmation
 from agentchat.runtime.titles import tool_title
 from policies import services as policy
@@ -33,17 +33,60 @@ def cancelled_line(row: PendingConfirmation) -> str:
         return gettext("Operation cancelled: %(title)s") % {"title": tool_title(row.tool)}
 
 
-def declined_payload(tool: str, reason: str, refusal: str = "") -> str:
+def refusal_text(tool: str, refusal: str, roles: list[str] | tuple[str, ...], language: str | None = None) -> str:
+    """What the user is told about a call the invocation-level check refused, in ``language`` (None: the active
+    one): the operation's title and why (``refusal``: ``unknown_tool``, ``disabled``, ``not_offered``, else the
+    role, naming ``roles`` as alternatives), then «Nothing was run.». Plain text (the card says it in HTML)."""
+    with in_language(language):
+        title = tool_title(tool)
+        if refusal == "unknown_tool":
+            text = gettext("There is no such operation (%(tool)s).") % {"tool": tool}
+        elif refusal == "disabled":
+            text = gettext("%(title)s is switched off by an administrator.") % {"title": title}
+        elif refusal == "not_offered":
+            text = gettext("%(title)s is not available on this page.") % {"title": title}
+        else:
+            names = pgettext("between alternative roles", " or ").join(roles) or pgettext("no roles", "none")
+            text = gettext("%(title)s is not available to your role: it needs the role %(roles)s.") % {
+                "title": title,
+                "roles": names,
+            }
+        return f"{text[:1].upper()}{text[1:]} {gettext('Nothing was run.')}"
+
+
+def declined_payload(
+    tool: str,
+    reason: str,
+    refusal: str = "",
+    *,
+    language: str | None = None,
+    roles: list[str] | tuple[str, ...] = (),
+) -> str:
     """The ToolMessage JSON for a call that did not run: ``reason`` is ``denied``, ``expired`` or ``refused``
-    (then ``refusal`` says why: ``unknown_tool``, ``disabled``, ``role``, ``not_offered``)."""
-    texts = {
-        "denied": f"The user declined the call of {tool}. It was not run. Do not retry it; ask the user instead.",
-        "expired": f"The confirmation of {tool} expired because the user sent a new message. It was not run. "
-        "Do not retry it unless the user asks again.",
-        "refused": f"Tool call refused ({refusal}): {tool} is not available to this user here. "
-        "Do not retry it; tell the user it was refused.",
-    }
-    payload = {"error": "permission_denied" if reason == "refused" else reason, "message": texts[reason]}
+    (then ``refusal`` says why: ``unknown_tool``, ``disabled``, ``role``, ``not_offered``; ``roles``: who may).
+
+    A refusal and a denial end with the turn's answer language (``language``, ``ru``/``en``: the language of the
+    user's message), a refusal also with what to tell the user in it (``refusal_text``): the tool result is what a
+    small model reads last, and an English instruction there made a 1.5B model answer a Russian question in
+    English although the system prompt named Russian (issue 16, ``bench/llm_eval.py`` analyst-write). An expiry
+    names none: the new user message that expired the card comes after it.
+    """
+    name = language_name(language) or "the user's language"
+    if reason == "refused":
+        message = (
+            f"Tool call refused ({refusal}): {tool} is not available to this user here. Do not retry it. "
+            f"Tell the user in {name}: {refusal_text(tool, refusal, roles, language)}"
+        )
+    elif reason == "denied":
+        message = (
+            f"The user declined the call of {tool}. It was not run. Do not retry it; ask the user instead, in {name}."
+        )
+    else:
+        message = (
+            f"The confirmation of {tool} expired because the user sent a new message. It was not run. "
+            "Do not retry it unless the user asks again."
+        )
+    payload = {"error": "permission_denied" if reason == "refused" else reason, "message": message}
     if refusal:
         payload["reason"] = refusal
     return conv.tool_payload(payload)
@@ -128,7 +171,7 @@ def confirmation_refuse(
         conv.message_add(
             conversation=conversation,
             role=Message.Role.TOOL,
-            content=declined_payload(tool, "refused", refusal),
+            content=declined_payload(tool, "refused", refusal, language=language, roles=roles),
             tool_call_id=call_id,
             tool_name=tool,
             status="error",
@@ -184,7 +227,7 @@ def confirmation_decide(*, user: User, confirmation_id: int, approve: bool, type
             conv.message_add(
                 conversation=row.conversation,
                 role=Message.Role.TOOL,
-                content=declined_payload(row.tool, "denied"),
+                content=declined_payload(row.tool, "denied", language=row.language),
                 tool_call_id=row.call_id,
                 tool_name=row.tool,
                 status="error",

@@ -114,17 +114,25 @@ class ToolMessagePayload:
     summarised: bool
 
 
-def tool_message_payload(outcome: ToolOutcome, *, max_chars: int) -> ToolMessagePayload:
+def tool_message_payload(outcome: ToolOutcome, *, max_chars: int, answer_in: str | None = None) -> ToolMessagePayload:
     """Return the ToolMessage content for ``outcome``: the (summarised) result, or the error and an instruction.
 
     Args:
         outcome: the call's outcome.
         max_chars: ``TOOL_RESPONSE_MAX_CHARS``; results above it are summarised, never cut (``summarise``).
+        answer_in: the turn's answer language by name («Russian»: ``agentchat.language.language_name``), added as
+            the object's last key ``answer_in`` (a result that is not an object is sent as it is). Issue 16: a
+            1.5B model answered a Russian question in English after an English tool result although the system
+            prompt named Russian; with the language in the result, read last, it answered in Russian.
     """
+    told = {"answer_in": answer_in} if answer_in else {}
     if outcome.ok:
         raw = to_json(outcome.result)
         value, was_summarised = summarise(outcome.result, max_chars, size=len(raw))
-        content = to_json(value) if was_summarised else raw
+        if told and isinstance(value, dict):
+            content = to_json({**value, **told})
+        else:
+            content = to_json(value) if was_summarised else raw
         return ToolMessagePayload(content, "success", len(raw), len(content), was_summarised)
     error: dict[str, Any] = {
         "error": outcome.error_code,
@@ -133,7 +141,7 @@ def tool_message_payload(outcome: ToolOutcome, *, max_chars: int) -> ToolMessage
     }
     if outcome.upstream_status is not None:
         error["status"] = outcome.upstream_status  # e.g. 404: the object asked for does not exist there
-    content = to_json(error)
+    content = to_json({**error, **told})
     return ToolMessagePayload(content, "error", None, len(content), False)
 
 

@@ -20,6 +20,7 @@ from agentchat.conversations.selectors import conversation_get, latest_context
 from agentchat.errors import error_text
 from agentchat.guard import confirmations as confirm
 from agentchat.guard.decision import args_sha256, guardrail_decide
+from agentchat.language import language_name
 from agentchat.models import Conversation, PendingConfirmation
 from agentchat.runtime.binding import bind_call, object_used
 from agentchat.runtime.executor import ToolOutcome, tool_execute, tool_message_payload
@@ -147,7 +148,15 @@ class CallRunner:
             )
             category = spec.category if spec else "write"
             await self.finish(
-                conversation, row.tool, category, row.call_id, row.args, outcome, confirmation_id=row.pk, announce=False
+                conversation,
+                row.tool,
+                category,
+                row.call_id,
+                row.args,
+                outcome,
+                confirmation_id=row.pk,
+                announce=False,
+                language=row.language,
             )
             return
         context = await database_sync_to_async(latest_context)(conversation=conversation)
@@ -181,12 +190,15 @@ class CallRunner:
             category: the tool's category (``read``/``write``/``dangerous``), audited with the result.
             confirmation_id: the approved card the call ran from; its final status is stored too.
             announce: send ``tool_finished`` (False for a call that never started: no ``tool_started`` either).
+            language: the turn's (``ru``/``en``): the titles shown, and the ``answer_in`` of the ToolMessage.
 
         Returns:
             The ToolMessage (at most ``TOOL_RESPONSE_MAX_CHARS`` characters of result JSON, DESIGN §10). A failed
             call also sends ``error`` with the outcome's code and the call id.
         """
-        payload = tool_message_payload(outcome, max_chars=settings.TOOL_RESPONSE_MAX_CHARS)
+        payload = tool_message_payload(
+            outcome, max_chars=settings.TOOL_RESPONSE_MAX_CHARS, answer_in=language_name(language)
+        )
         await database_sync_to_async(tool_result_record)(
             user=self.user,
             conversation=conversation,
@@ -276,7 +288,9 @@ class CallRunner:
         name = spec.name if spec else str(call["name"])[:TOOL_NAME_MAX_CHARS]
         args = dict(call.get("args") or {}) if isinstance(call.get("args"), dict) else {}
         category = spec.category if spec else "read"
-        return await self.finish(conversation, name, category, call["id"], args, outcome, announce=False)
+        return await self.finish(
+            conversation, name, category, call["id"], args, outcome, announce=False, language=language
+        )
 
     async def _reject_args(
         self, conversation: Conversation, spec: ToolSpec, call_id: str, args: dict[str, Any], detail: str, language: str
@@ -285,7 +299,9 @@ class CallRunner:
         outcome = ToolOutcome(
             ok=False, error_code="invalid_args", error_message=error_text("invalid_args", language, detail=detail)
         )
-        return await self.finish(conversation, spec.name, spec.category, call_id, args, outcome, announce=False)
+        return await self.finish(
+            conversation, spec.name, spec.category, call_id, args, outcome, announce=False, language=language
+        )
 
     async def _deny(self, conversation: Conversation, call: dict[str, Any], language: str, refusal: str) -> ToolMessage:
         """Refuse ``call``: audit it, store and return its ToolMessage, send the ``permission_denied`` card.
@@ -311,7 +327,7 @@ class CallRunner:
                 call_id=call["id"], tool=name, roles=roles, language=language, refusal=refusal, card_id=row.pk
             )
         )
-        content = confirm.declined_payload(name, "refused", refusal)
+        content = confirm.declined_payload(name, "refused", refusal, language=language, roles=roles)
         return ToolMessage(content=content, tool_call_id=call["id"], status="error")
 
 

@@ -3,10 +3,8 @@
 from datetime import date
 from typing import Any
 
-from django.conf import settings
-from django.utils.translation import get_language_info
-
 from agentchat.context.uicontext import UIContext, context_prompt_block
+from agentchat.language import language_name
 
 SYSTEM_INSTRUCTIONS = """You are agentchat, a Superset assistant.
 Answer from tool results only: first call the offered tool that fits the question. Never invent ids, names or
@@ -22,10 +20,9 @@ ANY_LANGUAGE = "Answer in the language of the user's last message (Russian or En
 
 def answer_language(language: str | None) -> str:
     """The instruction naming the answer language: ``language`` one of ``settings.LANGUAGES`` (``ru``, ``en``), named
-    by ``django.utils.translation.get_language_info``; anything else gives ``ANY_LANGUAGE``."""
-    if language not in dict(settings.LANGUAGES):
-        return ANY_LANGUAGE
-    return ANSWER_LANGUAGE.format(name=get_language_info(language)["name"])
+    by ``agentchat.language.language_name``; anything else gives ``ANY_LANGUAGE``."""
+    name = language_name(language)
+    return ANY_LANGUAGE if name is None else ANSWER_LANGUAGE.format(name=name)
 
 
 def system_prompt(context: dict[str, Any] | None, *, unavailable: bool, language: str | None = None) -> str:
