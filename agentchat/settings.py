@@ -130,7 +130,8 @@ REDIS_URL = env.str("REDIS_URL", default="")
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            # channels-redis with a bounded pool that waits (agentchat/chat/layers.py: no «Too many connections»).
+            "BACKEND": "agentchat.chat.layers.RedisChannelLayer",
             # redis-py ≥ 8 reads with a 5 s socket timeout by default, the same as channels-redis' BZPOPMIN
             # timeout, so an idle consumer's receive would fail: give the socket more time than the pop.
             "CONFIG": {
@@ -142,6 +143,9 @@ if REDIS_URL:
     }
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+# Redis connections of the channel layer per process and shard, and the longest wait for a free one (s).
+CHANNEL_LAYER_MAX_CONNECTIONS = env.int("CHANNEL_LAYER_MAX_CONNECTIONS", default=50)
+CHANNEL_LAYER_POOL_TIMEOUT_S = env.float("CHANNEL_LAYER_POOL_TIMEOUT_S", default=10.0)
 
 # Background work (backups, migrations, validation runs): django-tasks with the database backend; run
 # `manage.py db_worker` next to the web processes (`make run` starts one). DESIGN §3.
