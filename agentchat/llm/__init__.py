@@ -1,6 +1,6 @@
 """LLM providers (DESIGN §11): the offline planner (default) and any OpenAI-compatible endpoint."""
 
-import functools
+import asyncio
 from collections.abc import Sequence
 from typing import Any
 
@@ -57,13 +57,37 @@ def model_for_turn(
     return model
 
 
-@functools.lru_cache(maxsize=8)
-def _openai_model(
+# The kept models: (event loop or None, configuration) → ChatOpenAI. Entries of closed loops are dropped.
+_MODELS: dict[tuple[asyncio.AbstractEventLoop | None, tuple[Any, ...]], BaseChatModel] = {}
+
+
+def _openai_model(*config: Any) -> BaseChatModel:
+    """One ``ChatOpenAI`` per configuration and event loop, shared by every turn of that loop: building it (and its
+    SDK clients) for each turn cost milliseconds of CPU (bench/load.py); it keeps no per-call state.
+
+    Per loop, because its SDK client keeps connections alive in a pool bound to the loop that opened them: daphne
+    runs one loop, but each background job of ``db_worker`` (an LLM review) runs in a loop of its own, and a
+    connection of a closed loop handed to the next one fails with «Event loop is closed»
+    (tests/llm/test_provider_event_loops.py). ``config`` is ``_openai_build``'s arguments.
+    """
+    try:
+        loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+    except RuntimeError:
+        loop = None  # a synchronous caller: the sync client, which no loop owns
+    for key in [k for k in _MODELS if k[0] is not None and k[0].is_closed()]:
+        del _MODELS[key]
+    key = (loop, config)
+    if key not in _MODELS:
+        _MODELS[key] = _openai_build(*config)
+    return _MODELS[key]
+
+
+def _openai_build(
     base_url: str, api_key: str, model: str, timeout_s: float, max_tokens: int, temperature: float | None = None
 ) -> BaseChatModel:
-    """One ``ChatOpenAI`` per configuration, shared by every turn of the process: building it (and its SDK
-    clients) for each turn cost milliseconds of CPU (bench/load.py); it keeps no per-call state."""
+    """A new ``ChatOpenAI`` for one configuration (see ``chat_model``)."""
     # Imported on first use: importing langchain_openai takes about 2 s, which the offline default should not pay.
+    import openai  # noqa: PLC0415 - see the comment above (langchain_openai imports it)
     from langchain_openai import ChatOpenAI  # noqa: PLC0415 - see the comment above
 
     extra: dict[str, Any] = {"max_tokens": max_tokens} if max_tokens > 0 else {}
@@ -80,5 +104,8 @@ def _openai_model(
         # No per-chunk asyncio.wait_for (a task per streamed chunk): the HTTP read timeout (``timeout``) already
         # ends a stalled stream, and the per-chunk wrapper cost milliseconds of CPU per turn (bench/load.py).
         stream_chunk_timeout=None,
+        # Its own connection pool: langchain-openai otherwise shares one async HTTP client per base URL across the
+        # process, whose kept-alive connections belong to the event loop that opened them (``_openai_model``).
+        http_async_client=openai.DefaultAsyncHttpxClient(timeout=timeout_s),
         **extra,
     )

@@ -183,14 +183,23 @@ class ChatServer:
             exhausted the server answers with ``default`` (a callable), else 500 ``script exhausted`` (so a test
             sees the extra request).
         model: the model name put in the chunks.
+        keep_alive: HTTP/1.1 with keep-alive (each stream sent whole with its Content-Length), so the client reuses
+            its connections; default HTTP/1.0, one connection per request.
 
     Attributes:
         url: base URL to put in ``LLM_BASE_URL`` (``http://127.0.0.1:<port>/v1``).
         requests: every ``Recorded`` request, in arrival order.
     """
 
-    def __init__(self, *steps: Step, model: str = "scripted-model", default: Callable[[Recorded], Reply] | None = None):
+    def __init__(
+        self,
+        *steps: Step,
+        model: str = "scripted-model",
+        default: Callable[[Recorded], Reply] | None = None,
+        keep_alive: bool = False,
+    ):
         self.steps = list(steps)
+        self.keep_alive = keep_alive
         self.model = model
         self.default = default
         self.requests: list[Recorded] = []
@@ -221,7 +230,9 @@ class ChatServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.0"  # the stream ends when the connection closes
+            # HTTP/1.0: the stream ends when the connection closes. Kept alive (HTTP/1.1), a stream is sent whole
+            # with its Content-Length and the connection stays open for the client's pool, as real servers do.
+            protocol_version = "HTTP/1.1" if server.keep_alive else "HTTP/1.0"
 
             def do_POST(self):  # noqa: N802 - http.server's naming
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
@@ -248,6 +259,15 @@ class ChatServer:
                 self.wfile.write(data)
 
             def _stream(self, reply: Reply, body: dict) -> None:
+                if server.keep_alive:
+                    lines = [f"data: {json.dumps(c, ensure_ascii=False)}\n\n" for c in server.chunks(reply, body)]
+                    data = "".join([*lines, "data: [DONE]\n\n"]).encode()
+                    self.send_response(200)
+                    self.send_header("Content-Type", "text/event-stream")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                    return
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 if reply.short_body:
