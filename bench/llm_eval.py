@@ -281,6 +281,16 @@ async def run(scenario: Scenario, users: dict, proxy: RecordingProxy) -> dict[st
     }
 
 
+async def run_all(scenarios: list[Scenario], users: dict, proxy: RecordingProxy) -> list[dict[str, Any]]:
+    """Every scenario in one event loop (the provider's HTTP client is kept per process and bound to the loop it
+    first ran in, as in the server); each is reported as it ends."""
+    rows = []
+    for scenario in scenarios:
+        rows.append(await run(scenario, users, proxy))
+        report(rows[-1])
+    return rows
+
+
 def _prose(answer: str, names: list[str]) -> str:
     """The answer without the names it quotes (Superset's titles are Russian whatever the answer's language):
     the known facts, «…», "…" and `…` segments are left out before the language is told."""
@@ -380,11 +390,7 @@ def main() -> None:
         f" ROUTER_TOP_K={settings.ROUTER_TOP_K} | LLM_MAX_TOKENS={settings.LLM_MAX_TOKENS}"
         f" LLM_TEMPERATURE={'server default' if settings.LLM_TEMPERATURE is None else settings.LLM_TEMPERATURE}"
     )
-    rows = []
-    for scenario in scenarios:
-        row = asyncio.run(run(scenario, users, proxy))
-        report(row)
-        rows.append(row)
+    rows = asyncio.run(run_all(scenarios, users, proxy))
     identify = [r for r in rows if r["identified"] is not None]
     answered = [r for r in rows if r["answer"] or not r["cards"]]
     print(

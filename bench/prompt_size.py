@@ -2,7 +2,7 @@
 
 Run from the repository root (no database; the default policies of DESIGN §8 for the ``admin`` role):
 
-    .venv/bin/python bench/prompt_size.py [--role admin] [--tokens] [--only dashboard]
+    .venv/bin/python bench/prompt_size.py [--role admin] [--tokens | --tokenize] [--only dashboard]
 
 For each context kind (dashboard, dataset, migration page; no object with an environment picked; nothing) and a
 Russian and an English question, the first call is what ``AgentTurn`` sends: the system prompt
@@ -13,6 +13,9 @@ offered tool schemas (``ToolSpec.openai_schema``) — all offered tools (router 
 Printed per row: characters of the system prompt, of the tool schemas and in total (JSON as sent). With
 ``--tokens`` the same request goes to ``LLM_BASE_URL`` ``/chat/completions`` (``max_tokens: 1``) and the
 ``usage.prompt_tokens`` the server counts is printed: its own tokenizer, nothing is fetched here (no tiktoken).
+``--tokenize`` (llama.cpp's server only) counts the same prompt without processing it: the server's chat template
+applied (``/apply-template``, tools included) and tokenized (``/tokenize``) — milliseconds instead of a minute of
+prompt processing per request on a CPU server; the count equals ``usage.prompt_tokens`` of that request.
 """
 
 import argparse
@@ -67,10 +70,25 @@ def prompt_tokens(body: dict) -> tuple[int | None, float]:
     return reply.json().get("usage", {}).get("prompt_tokens"), time.perf_counter() - started
 
 
+def template_tokens(body: dict) -> tuple[int | None, float]:
+    """The token count of ``body``'s prompt as llama.cpp's server builds it (its chat template applied to the
+    messages and tools, then tokenized with special tokens), and the seconds it took; nothing is generated."""
+    import httpx
+    from django.conf import settings
+
+    root = settings.LLM_BASE_URL.rstrip("/").removesuffix("/v1")
+    started = time.perf_counter()
+    with httpx.Client(timeout=settings.LLM_TIMEOUT_S, trust_env=False) as client:
+        prompt = client.post(f"{root}/apply-template", json=body).raise_for_status().json()["prompt"]
+        tokens = client.post(f"{root}/tokenize", json={"content": prompt, "parse_special": True}).raise_for_status()
+    return len(tokens.json()["tokens"]), time.perf_counter() - started
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--role", default="admin", help="role whose default policy set is offered")
     parser.add_argument("--tokens", action="store_true", help="ask LLM_BASE_URL for usage.prompt_tokens")
+    parser.add_argument("--tokenize", action="store_true", help="count with llama.cpp's /apply-template + /tokenize")
     parser.add_argument("--only", default="", help="one context kind (a CPU server takes a minute per request)")
     opts = parser.parse_args()
     import django
@@ -90,8 +108,9 @@ def main() -> None:
     if router is not None:
         router.index(list(specs.values()))
     print(f"role {opts.role} | ROUTER_TOP_K={settings.ROUTER_TOP_K} | embeddings {settings.EMBEDDINGS}")
-    if opts.tokens:
-        print(f"tokens: usage.prompt_tokens of {settings.LLM_BASE_URL} (model {settings.LLM_MODEL or '?'})")
+    if opts.tokens or opts.tokenize:
+        how = "usage.prompt_tokens" if opts.tokens else "/apply-template + /tokenize"
+        print(f"tokens: {how} of {settings.LLM_BASE_URL} (model {settings.LLM_MODEL or '?'})")
     print(f"{'context':<10} {'lang':<4} {'router':<6} {'tools':>5} {'system':>7} {'schemas':>8} {'total':>7}  tokens")
     for kind, page, ru, en in CASES:
         if opts.only and kind != opts.only:
@@ -116,8 +135,8 @@ def main() -> None:
                 schemas = len(json.dumps(body["tools"], ensure_ascii=False, separators=(",", ":")))
                 total = len(json.dumps(body, ensure_ascii=False, separators=(",", ":")))
                 tokens = ""
-                if opts.tokens:
-                    count, seconds = prompt_tokens(body)
+                if opts.tokens or opts.tokenize:
+                    count, seconds = (prompt_tokens if opts.tokens else template_tokens)(body)
                     tokens = f"{count}  ({seconds:.1f} s)"
                 print(f"{kind:<10} {lang:<4} {state:<6} {len(chosen):>5} {system:>7} {schemas:>8} {total:>7}  {tokens}")
 
