@@ -59,6 +59,20 @@ def message_add(
     return message
 
 
+def turn_messages_add(*, conversation: Conversation, text: str, ui_context: dict | None) -> tuple[Message, Message]:
+    """Append a turn's user message and its (empty) assistant answer row in one INSERT, and touch the
+    conversation once (issue 17: a statement less per turn). Returns ``(user message, answer row)``; the answer row
+    is invisible to the history until it has text or calls (``selectors.history_messages``)."""
+    rows = [
+        Message(conversation=conversation, role=Message.Role.USER, content=text, tool_calls=[], ui_context=ui_context),
+        Message(conversation=conversation, role=Message.Role.ASSISTANT, tool_calls=[]),
+    ]
+    with transaction.atomic(savepoint=False):  # inside a caller's transaction: no savepoint round trips
+        user, answer = Message.objects.bulk_create(rows)  # ids in list order (PostgreSQL, SQLite: RETURNING)
+        conversation.save(update_fields=["updated_at"])
+    return user, answer
+
+
 def message_update(*, message_id: int, content: str, tool_calls: list[dict[str, Any]]) -> None:
     """Set the final text and tool calls of a streamed assistant message."""
     Message.objects.filter(pk=message_id).update(content=content, tool_calls=tool_calls)

@@ -97,8 +97,8 @@ def turn_open(
         context, status = conversation_turn_context(conversation=conversation, sent=context)
         if pending:
             expired = confirm.confirmations_expire(conversation=conversation)
-    conv.message_add(conversation=conversation, role=Message.Role.USER, content=text, ui_context=context)
-    prepared = step_prepare(user=user, conversation=conversation, context=context, question=text, touched=True)
+    _, answer = conv.turn_messages_add(conversation=conversation, text=text, ui_context=context)
+    prepared = step_prepare(user=user, conversation=conversation, context=context, question=text, row_id=answer.pk)
     return Opened(conversation, context, status, expired, prepared)
 
 
@@ -110,15 +110,15 @@ def step_prepare(
     conversation: Conversation,
     context: dict[str, Any] | None,
     question: str | None = None,
-    touched: bool = False,
+    row_id: int | None = None,
 ) -> Prepared:
     """The offered tools (audited), the history and the answer row of a step, in one unit of work.
 
     Args:
         question: the turn's user message; None for a turn resumed after a card: the last stored one is routed
             again, so the offered set of the turn stays the same (DESIGN §12).
-        touched: the caller's transaction has just touched the conversation (its user message): the answer's row
-            does not touch it again.
+        row_id: the answer's row, inserted by the caller with the user message (``turn_open``: one statement,
+            the conversation touched); None: a new row is added here.
     """
     if question is None:
         question = (
@@ -131,5 +131,6 @@ def step_prepare(
     offer_record(user=user, conversation_id=conversation.pk, context=context, offer=offer)
     environments = [(e.env_id, e.tier) for e in policy.environments_active()]
     history = history_messages(conversation=conversation)
-    row = conv.message_add(conversation=conversation, role=Message.Role.ASSISTANT, touch=not touched)
-    return Prepared(offer, environments, history, row.pk)
+    if row_id is None:
+        row_id = conv.message_add(conversation=conversation, role=Message.Role.ASSISTANT).pk
+    return Prepared(offer, environments, history, row_id)

@@ -48,3 +48,31 @@ async def test_a_turn_without_tool_calls_makes_at_most_three_transactions(users)
     await communicator.disconnect()
     assert max(spent) <= 3, spent
     assert spent == [2, 2]  # open the turn (session, context, conversation, history, tools); store the answer
+
+
+@pytest.mark.usefixtures("persistent_connections")
+async def test_a_follow_up_turn_without_cards_makes_at_most_eight_statements(users):
+    """The session check (one query while nothing changed), the conversation with the EXISTS of its cards, both
+    messages in one INSERT, the conversation touched, the policy version (no policy table, no identity read), the
+    offer's audit row, the history, the answer stored: eight statements (issue 17)."""
+    communicator, connected, _ = await ws_connect(users["analyst"])
+    assert connected
+    await communicator.send_json_to({"type": "user_message", "text": "привет", "context": DASHBOARD_1})
+    first = await frames_until(communicator, "message")
+    statements: list[str] = []
+
+    def record(execute, sql, params, many, context):
+        statements.append(sql)
+        return execute(sql, params, many, context)
+
+    # On the database thread's own connection (``connection`` is per thread).
+    await database_sync_to_async(lambda: connection.execute_wrappers.insert(0, record))()
+    frame = {"type": "user_message", "conversation_id": first[0]["conversation_id"], "text": "ещё раз"}
+    await communicator.send_json_to(frame | {"context": DASHBOARD_1})
+    await frames_until(communicator, "message")
+    await database_sync_to_async(lambda: connection.execute_wrappers.remove(record))()
+    await communicator.disconnect()
+
+    assert len(statements) <= 8, "\n".join(s[:120] for s in statements)
+    skipped = ('SELECT "agentchat_supersetidentity"', 'SELECT "agentchat_pendingconfirmation"')
+    assert not [s for s in statements if s.startswith(skipped)]
