@@ -39,10 +39,8 @@ def message_add(
     tool_name: str = "",
     status: str = "",
     ui_context: dict | None = None,
-    touch: bool = True,
 ) -> Message:
-    """Append one message and touch the conversation's ``updated_at`` (``touch`` False: the caller's transaction
-    touched it already — one UPDATE less per turn, issue 17)."""
+    """Append one message and touch the conversation's ``updated_at``."""
     with transaction.atomic(savepoint=False):  # inside a caller's transaction: no savepoint round trips
         message = Message.objects.create(
             conversation=conversation,
@@ -54,8 +52,7 @@ def message_add(
             status=status,
             ui_context=ui_context,
         )
-        if touch:
-            conversation.save(update_fields=["updated_at"])
+        conversation.save(update_fields=["updated_at"])
     return message
 
 

@@ -97,25 +97,33 @@ async def test_live_session_runs_the_turn(users):
     assert state["expired"] == []
 
 
-async def test_expiry_is_seen_mid_conversation(users):
-    """A session that ends between two messages: the second one gets ``session_expired``, the first was answered."""
-    user = users["analyst"]
+async def _second_message_after(user, end_session) -> tuple[dict, int, int]:
+    """One answered message, then ``end_session(user)`` (sync), then a second message in the same conversation.
+
+    Returns ``(the first frame answering the second message, messages stored before it, messages stored after)``.
+    """
     communicator, _, _ = await ws_connect(user)
     await communicator.send_json_to({"type": "user_message", "text": "что ты умеешь?", "context": None})
     first = await frames_until(communicator, "message")
     count = database_sync_to_async(lambda: Conversation.objects.get(user=user).messages.count())
     before = await count()
-    await database_sync_to_async(_expire)(user)
+    await database_sync_to_async(end_session)(user)
 
     await communicator.send_json_to(
         {"type": "user_message", "conversation_id": first[0]["conversation_id"], "text": "ещё раз", "context": None}
     )
     frame = await communicator.receive_json_from(timeout=10)
     await communicator.disconnect()
+    return frame, before, await count()
+
+
+async def test_expiry_is_seen_mid_conversation(users):
+    """A session that ends between two messages: the second one gets ``session_expired``, the first was answered."""
+    frame, before, after = await _second_message_after(users["analyst"], _expire)
 
     assert frame["code"] == "session_expired"
     assert before >= 2
-    assert await count() == before  # nothing of the second message was stored or run
+    assert after == before  # nothing of the second message was stored or run
 
 
 def _password_updated(user) -> None:
@@ -133,19 +141,7 @@ def _deactivated(user) -> None:
 async def test_a_session_ended_after_a_checked_message_is_seen_without_a_signal(users, end_session):
     """The check remembered from the first message (``SessionCheck``) never outlives a change of the session or
     of the user's row: the second message gets ``session_expired`` and nothing of it is stored."""
-    user = users["analyst"]
-    communicator, _, _ = await ws_connect(user)
-    await communicator.send_json_to({"type": "user_message", "text": "что ты умеешь?", "context": None})
-    first = await frames_until(communicator, "message")
-    count = database_sync_to_async(lambda: Conversation.objects.get(user=user).messages.count())
-    before = await count()
-    await database_sync_to_async(end_session)(user)
-
-    await communicator.send_json_to(
-        {"type": "user_message", "conversation_id": first[0]["conversation_id"], "text": "ещё раз", "context": None}
-    )
-    frame = await communicator.receive_json_from(timeout=10)
-    await communicator.disconnect()
+    frame, before, after = await _second_message_after(users["analyst"], end_session)
 
     assert frame["code"] == "session_expired"
-    assert await count() == before
+    assert after == before
