@@ -11,9 +11,9 @@ import pytest
 from agentchat.runtime.registry import registry
 from agentchat.toolset.intents import ROUTER_EXAMPLES
 from policies.defaults import ENVIRONMENTS, TOOLS
-from tests.support.question_set import BLIND_PATH, DEV2_PATH, FRESH_PATH, HOLDOUT_PATH, PATH, load_questions
+from tests.support.question_set import BLIND_PATH, DEV2_PATH, DEV3_PATH, FRESH_PATH, HOLDOUT_PATH, PATH, load_questions
 
-SETS = {"main": PATH, "holdout": HOLDOUT_PATH, "fresh": FRESH_PATH, "dev2": DEV2_PATH}
+SETS = {"main": PATH, "holdout": HOLDOUT_PATH, "fresh": FRESH_PATH, "dev2": DEV2_PATH, "dev3": DEV3_PATH}
 # The blind set keeps its writer's labels, some of which name a tool not offered on the page beside one that is.
 ALL_SETS = {**SETS, "blind": BLIND_PATH}
 # The fresh set of issue 16 is frozen: written before the planner was generalised, it may never be edited to
@@ -23,6 +23,8 @@ FRESH_SHA256 = "7f1a2f08f67cdf2c6badbb3e6bcbca99fc3cabe3be04126e73fe9c845a1fc501
 # Development set 2 (issue 16) is frozen too: written before the rules were generalised on it; tuned on after.
 DEV2_SHA256 = "6e79d0f98e1246c8ae88c7c37063273a461824db455d12f161bbbcd558730cb3"
 BLIND_SHA256 = "6f30838856098e125c005291ee768f8db0369b05a2ccd23454acce2e227d0d7f"
+# Development set 3 (issue 16): written by someone who had not read the rules, frozen before tuning on it.
+DEV3_SHA256 = "f1316667eb0f791e776e8748decaf63cfbcf3343830a4256a54f06bc6eeee667"
 
 
 def offered_by_default(question, tool: str) -> bool:
@@ -79,7 +81,7 @@ def test_no_question_repeats_a_text_the_router_embeds_for_its_tool(name):
     assert len({norm(q.q) for q in questions}) == len(questions)
 
 
-@pytest.mark.parametrize("name", ["holdout", "fresh", "dev2", "blind"])
+@pytest.mark.parametrize("name", ["holdout", "fresh", "dev2", "dev3", "blind"])
 def test_held_out_sets_share_no_question_with_the_main_set(name):
     main = {q.q.casefold() for q in load_questions(PATH)}
     assert [q.q for q in load_questions(ALL_SETS[name]) if q.q.casefold() in main] == []
@@ -93,6 +95,10 @@ def test_dev2_set_is_frozen():
     assert hashlib.sha256(DEV2_PATH.read_bytes()).hexdigest() == DEV2_SHA256
 
 
+def test_dev3_set_is_frozen():
+    assert hashlib.sha256(DEV3_PATH.read_bytes()).hexdigest() == DEV3_SHA256
+
+
 def test_blind_set_is_frozen_and_labels_only_known_tools():
     assert hashlib.sha256(BLIND_PATH.read_bytes()).hexdigest() == BLIND_SHA256
     questions = load_questions(BLIND_PATH)
@@ -101,7 +107,7 @@ def test_blind_set_is_frozen_and_labels_only_known_tools():
     assert all(q.read in (True, False) for q in questions)
 
 
-@pytest.mark.parametrize("path", [FRESH_PATH, DEV2_PATH], ids=["fresh", "dev2"])
+@pytest.mark.parametrize("path", [FRESH_PATH, DEV2_PATH, DEV3_PATH], ids=["fresh", "dev2", "dev3"])
 def test_fresh_sets_cover_both_languages_every_context_kind_and_say_what_is_a_read(path):
     questions = load_questions(path)
     labelled = [q for q in questions if q.tools]
