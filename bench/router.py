@@ -236,7 +236,8 @@ def main() -> None:
     reads = sum(1 for q in measured if q.read)
     if reads:
         print(f"  write/dangerous tool called first for a read question: {len(wrong_way)} of {reads} reads")
-        for q, called in wrong_way:
+        # A blind set's questions are never printed, not even these: reading them is tuning on them.
+        for q, called in [] if opts.blind or opts.blind2 else wrong_way:
             print(f"    {q.q} | {q.page} | {called}")
     print(f"  recall@3 {hits['@3'] / n:.3f}   recall@6 {hits['@6'] / n:.3f}")
     print("recall on the whole catalogue (no page filter):")
@@ -264,7 +265,9 @@ def main() -> None:
     print(f"  no context (environment picked), routing on: {none_on:.0f} ({none_on / full:.0%} of full, mean)")
     print(f"  dashboard context, routing off: {dashboard_off} ({dashboard_off / full:.0%} of full)")
     print(f"  dashboard context, routing on: {dash_on:.0f} ({dash_on / full:.0%} of full, mean)")
-    if opts.misses:
+    if opts.misses and (opts.blind or opts.blind2):
+        print("misses: not printed for a blind set (its figures are the only evidence; reading its misses is tuning)")
+    elif opts.misses:
         print("misses (question | page | expected first | planner's first call | router top 4):")
         for q, first, top in misses:
             print(f"  {q.q} | {q.page} | {','.join(q.first)} | {first} | {top}")
