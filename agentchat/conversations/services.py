@@ -16,6 +16,7 @@ from django.utils import timezone
 from agentchat.models import Conversation, Message, PendingConfirmation
 from policies import services as policy
 from policies.models import AuditEvent
+from policies.statements import rows_insert
 
 TITLE_CHARS = 80
 
@@ -75,10 +76,10 @@ def turn_messages_add(
         Message(conversation=conversation, role=Message.Role.ASSISTANT, tool_calls=[]),
     ]
     with transaction.atomic(savepoint=False):  # inside a caller's transaction: no savepoint round trips
-        user, answer = Message.objects.bulk_create(rows)  # ids in list order (PostgreSQL, SQLite: RETURNING)
+        rows_insert(rows)  # one fixed INSERT, ids in list order (policies.statements)
         if touch:
             conversation_touch(conversation=conversation)
-    return user, answer
+    return rows[0], rows[1]
 
 
 def conversation_touch(*, conversation: Conversation) -> None:
