@@ -8,7 +8,7 @@ from django.test.utils import CaptureQueriesContext
 
 from agentchat.models import Conversation, Message
 from policies import services as policy
-from policies.models import AuditEvent, AuditAppendOnly
+from policies.models import AuditAppendOnly, AuditEvent
 from policies.statements import rows_insert
 
 pytestmark = pytest.mark.django_db(transaction=True)
