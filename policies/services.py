@@ -20,6 +20,7 @@ from django.utils.module_loading import import_string
 
 from policies.models import AuditEvent, ContextToolAffinity, Environment, RiskRule, Tool, ToolPermission
 from policies.snapshot import PolicySnapshot, policy_snapshot, verdict_key
+from policies.statements import rows_insert
 
 AUDIT_PAYLOAD_MAX_CHARS = 4096
 
@@ -296,13 +297,14 @@ class AuditFields(TypedDict, total=False):
 
 
 def audit_record(**fields: Unpack[AuditFields]) -> AuditEvent:
-    """Append one ``AuditEvent`` built by ``audit_build`` from ``fields`` (``AuditFields``).
+    """Append one ``AuditEvent`` built by ``audit_build`` from ``fields`` (``AuditFields``), by a fixed ``INSERT``
+    (``policies.statements.rows_insert``; issue 17: every turn writes one).
 
     Returns:
         The saved event.
     """
     event = audit_build(**fields)
-    event.save(force_insert=True)
+    rows_insert([event])
     return event
 
 

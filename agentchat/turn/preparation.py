@@ -12,7 +12,13 @@ from langchain_core.messages import BaseMessage
 
 from agentchat.chat.events import ErrorEvent
 from agentchat.conversations import services as conv
-from agentchat.conversations.selectors import conversation_for_turn, conversation_turn_context, history_messages
+from agentchat.conversations.selectors import (
+    HistoryRow,
+    conversation_turn_context,
+    conversation_with_history,
+    history_from_rows,
+    history_messages,
+)
 from agentchat.guard import confirmations as confirm
 from agentchat.models import Conversation, Message, PendingConfirmation
 from agentchat.toolset.selection import Offer, toolset_offer
@@ -77,8 +83,10 @@ def turn_open(
     unit of database work per phase).
 
     Runs ``precheck`` first (its ``ErrorEvent`` is returned as it is: nothing else happens), then starts or loads
-    the conversation, expires its pending cards (looked for only when it has some), stores the user message, then
-    ``step_prepare``.
+    the conversation with its messages (one statement, ``conversation_with_history``), expires its pending cards
+    (looked for only when it has some), stores the user message, then ``step_prepare`` with the history as loaded
+    plus the new message (read again only after cards expired: their calls got ToolMessages). A new conversation
+    is inserted, its messages too, and nothing is read back.
 
     Raises:
         conversations.ConversationNotFound: ``conversation_id`` is not the user's.
@@ -89,16 +97,23 @@ def turn_open(
             return checked
         context = checked
     expired: list[PendingConfirmation] = []
+    rows: list[HistoryRow] | None = []
     if conversation_id is None:
         conversation = conv.conversation_start(user=user, text=text, context=context)
         status = "ok" if context else "none"
     else:
-        conversation, pending = conversation_for_turn(user=user, conversation_id=conversation_id)
+        conversation, pending, rows = conversation_with_history(user=user, conversation_id=conversation_id)
         context, status = conversation_turn_context(conversation=conversation, sent=context)
         if pending:
             expired = confirm.confirmations_expire(conversation=conversation)
-    _, answer = conv.turn_messages_add(conversation=conversation, text=text, ui_context=context)
-    prepared = step_prepare(user=user, conversation=conversation, context=context, question=text, row_id=answer.pk)
+            rows = None  # the expired calls' ToolMessages were added: read the history after the new message
+    new = conversation_id is None
+    _, answer = conv.turn_messages_add(conversation=conversation, text=text, ui_context=context, touch=not new)
+    if rows is not None:
+        rows = [*rows, HistoryRow(Message.Role.USER, text, [], "", "")]
+    prepared = step_prepare(
+        user=user, conversation=conversation, context=context, question=text, row_id=answer.pk, history=rows
+    )
     return Opened(conversation, context, status, expired, prepared)
 
 
@@ -111,6 +126,7 @@ def step_prepare(
     context: dict[str, Any] | None,
     question: str | None = None,
     row_id: int | None = None,
+    history: list[HistoryRow] | None = None,
 ) -> Prepared:
     """The offered tools (audited), the history and the answer row of a step, in one unit of work.
 
@@ -119,6 +135,7 @@ def step_prepare(
             again, so the offered set of the turn stays the same (DESIGN §12).
         row_id: the answer's row, inserted by the caller with the user message (``turn_open``: one statement,
             the conversation touched); None: a new row is added here.
+        history: the conversation's stored messages as the caller read them (``turn_open``); None: read here.
     """
     if question is None:
         question = (
@@ -130,7 +147,7 @@ def step_prepare(
     offer = toolset_offer(user=user, context=context, question=question)
     offer_record(user=user, conversation_id=conversation.pk, context=context, offer=offer)
     environments = [(e.env_id, e.tier) for e in policy.environments_active()]
-    history = history_messages(conversation=conversation)
+    messages = history_messages(conversation=conversation) if history is None else history_from_rows(history)
     if row_id is None:
         row_id = conv.message_add(conversation=conversation, role=Message.Role.ASSISTANT).pk
-    return Prepared(offer, environments, history, row_id)
+    return Prepared(offer, environments, messages, row_id)

@@ -98,7 +98,9 @@ def main() -> None:
         print(f"answers; latencies in ms; load average at start {os.getloadavg()[0]:.1f} (a shared, loaded machine)\n")
         for embeddings in args.embeddings.split(","):
             agent_env = process_env(**base_env, EMBEDDINGS=embeddings, CHANNELS_PREFIX=f"load-{uuid.uuid4().hex[:8]}")
-            agent = DaphneProcess(agent_env, logs / f"agent-daphne-{embeddings}.log", port=free_port())
+            # Ready once its own database and channel layer answer: the bench calls no Superset (none need run).
+            log = logs / f"agent-daphne-{embeddings}.log"
+            agent = DaphneProcess(agent_env, log, port=free_port(), ready_path="/healthz?superset=0")
             try:
                 agent.start()
                 print(f"=== agent daphne pid {agent.pid} :{agent.port}, EMBEDDINGS={embeddings}")

@@ -50,29 +50,44 @@ async def test_a_turn_without_tool_calls_makes_at_most_three_transactions(users)
     assert spent == [2, 2]  # open the turn (session, context, conversation, history, tools); store the answer
 
 
-@pytest.mark.usefixtures("persistent_connections")
-async def test_a_follow_up_turn_without_cards_makes_at_most_eight_statements(users):
-    """The session check (one query while nothing changed), the conversation with the EXISTS of its cards, both
-    messages in one INSERT, the conversation touched, the policy version (no policy table, no identity read), the
-    offer's audit row, the history, the answer stored: eight statements (issue 17)."""
-    communicator, connected, _ = await ws_connect(users["analyst"])
-    assert connected
-    await communicator.send_json_to({"type": "user_message", "text": "привет", "context": DASHBOARD_1})
-    first = await frames_until(communicator, "message")
+async def _statements_of_turn(communicator, frame: dict) -> list[str]:
+    """The SQL of one turn's statements on the database thread's own connection (``connection`` is per thread)."""
     statements: list[str] = []
 
     def record(execute, sql, params, many, context):
         statements.append(sql)
         return execute(sql, params, many, context)
 
-    # On the database thread's own connection (``connection`` is per thread).
     await database_sync_to_async(lambda: connection.execute_wrappers.insert(0, record))()
-    frame = {"type": "user_message", "conversation_id": first[0]["conversation_id"], "text": "ещё раз"}
-    await communicator.send_json_to(frame | {"context": DASHBOARD_1})
+    await communicator.send_json_to(frame)
     await frames_until(communicator, "message")
     await database_sync_to_async(lambda: connection.execute_wrappers.remove(record))()
+    return statements
+
+
+@pytest.mark.usefixtures("persistent_connections")
+async def test_a_follow_up_turn_without_cards_makes_seven_statements_and_a_new_conversation_six(users):
+    """Follow-up: the session check (one query while nothing changed), the conversation with the EXISTS of its
+    cards and its messages (one SELECT), both messages in one INSERT, the conversation touched, the policy version
+    (no policy table, no identity read), the offer's audit row, the answer stored: seven statements (issue 17).
+    A new conversation: no touch and nothing read back (the conversation is inserted: six)."""
+    communicator, connected, _ = await ws_connect(users["analyst"])
+    assert connected
+    await communicator.send_json_to({"type": "user_message", "text": "привет", "context": DASHBOARD_1})
+    first = await frames_until(communicator, "message")
+    conversation_id = first[0]["conversation_id"]
+    follow_up = await _statements_of_turn(
+        communicator,
+        {"type": "user_message", "conversation_id": conversation_id, "text": "ещё", "context": DASHBOARD_1},
+    )
+    new = await _statements_of_turn(communicator, {"type": "user_message", "text": "новый", "context": DASHBOARD_1})
     await communicator.disconnect()
 
-    assert len(statements) <= 8, "\n".join(s[:120] for s in statements)
+    assert len(follow_up) == 7, "\n".join(s[:120] for s in follow_up)
     skipped = ('SELECT "agentchat_supersetidentity"', 'SELECT "agentchat_pendingconfirmation"')
-    assert not [s for s in statements if s.startswith(skipped)]
+    assert not [s for s in follow_up if s.startswith(skipped)]
+    # The conversation and the history: one statement, not the ORM's SELECT of each.
+    assert not [s for s in follow_up if s.startswith(('SELECT "agentchat_conversation"', 'SELECT "agentchat_message"'))]
+    assert len(new) == 6, "\n".join(s[:120] for s in new)
+    assert not [s for s in new if s.startswith(('UPDATE "agentchat_conversation"', "SELECT c."))]
+    assert not [s for s in new if 'FROM "agentchat_message"' in s]
