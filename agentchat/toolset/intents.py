@@ -12,7 +12,8 @@ explains them honestly instead of calling the nearest read tool.
 import re
 from dataclasses import dataclass
 
-from agentchat.toolset.reading import CHECK, MAKE, asks_for_review, asks_to_see, intent_scores, read_question
+from agentchat.toolset.reading import CHECK, MAKE, asks_for_review, asks_to_see, read_question
+from agentchat.toolset.weights import intent_scores
 from agentchat.toolset.words import BEFORE_CLAUSE
 
 STRONG, MEDIUM, WEAK = 0.16, 0.09, 0.045
@@ -306,7 +307,10 @@ ROUTER_EXAMPLES: dict[str, tuple[str, ...]] = {
 REQUESTS_WITHOUT_TOOL = re.compile(
     r"\b(удали\w*|удалить|снеси|delete|remove|drop|переименуй\w*|rename|откат\w*|rollback|roll back|revert|"
     r"восстанови\w*|restore|"
-    r"(дай|выдай|назначь|отбери|забери)\w* .*(прав|рол|доступ)|grant|revoke|"
+    # «дай права» grants; «дай список ролей» asks to see (a list, an overview follows the verb).
+    r"(дай|выдай|назначь|отбери|забери)\w* (?!(мне |нам )?(список|перечень|обзор|сводк|отч[её]т|инф))\S.*"
+    r"(прав|рол|доступ)"
+    r"|grant|revoke|"
     r"(создай|сделай|нарисуй|добавь) (нов\w+ )?(график|чарт)|create (a )?(new )?chart|"
     r"(измени|поменяй) (цвет|график|фильтр|sql датасета)|change the (colou?r|chart|filter))",
     re.I,

@@ -17,31 +17,41 @@ so a question nobody wrote a rule for still lands on the right tool:
   is a seeing one («хочу посмотреть»); English verbs count at the head of the sentence and not before a noun
   they qualify ("backup history", "health check"); "do we have …?" asks; «опиши» / "describe" asks to be told
   about the object, except its charts, whose descriptions are written; a check of something no review covers
-  (git, permissions, a task) reads its state; a precondition clause («… перед миграцией») is not read;
-- one object: named without an id it is searched for first (``first_step``: the router keeps the search next to
-  the tool that needs the id), given by id or on its page it is not searched for.
+  (git, permissions, a task) reads its state; a precondition or purpose clause («… перед миграцией», «…, чтобы
+  добавить их в миграцию») is not read; the shape of a Russian imperative at a clause's head is a request
+  («прогони», «ок, применяй»), and so is an English wish ("I'd like this dashboard live on prod");
+- the **head** noun is asked about: a specific object named after a preposition, once another was named in the
+  same sentence, only qualifies it («задача по этой миграции» asks about the task);
+- the **page's object**: pointed at («он», «тут», "this", "here") or named by its bare noun on its page, it is
+  what is asked about, and the plurals named with it are its parts («а датасеты у него какие?», "which
+  dashboards are included here"): the page's read tool answers (``PAGE_READ``); other objects («какие ещё
+  дашборды», "this env") and what is to be added to it come from elsewhere; a request with no object on a
+  migration page runs that migration (previewed first); what a run would do («что сломается», "what would be
+  overwritten") is a preview; a migration's progress is its task's;
+- **problems** asked about in general are a state (the summary, seed Story 1: «есть ли проблемы?»); found,
+  checked, or asked about in what a review judges (metadata, names, descriptions, the team's rules) a review;
+- one object: named without an id it is searched for first (``agentchat.toolset.weights.first_step``: the router
+  keeps the search next to the tool that needs the id), given by id or on its page it is not searched for.
 
-The vocabulary and the (verb, object) → tool table are data, in ``agentchat.toolset.words``.
-
-``intent_scores`` turns (verb, object) into rule weights for the tool router, in the units of ``intents``; the
-weights only add to the similarity and the keyword rules, so a question the rules already place stays placed.
+The vocabulary and the (verb, object) → tool table are data, in ``agentchat.toolset.words`` and
+``agentchat.toolset.objects``; ``agentchat.toolset.weights`` turns a reading into rule weights for the router.
 ``asks_to_see`` tells a question about state from a request to change something (a read question must never get
 a write or dangerous tool: the planner's read-vs-write guard uses it).
 """
 
 import functools
+import itertools
 import re
 from dataclasses import dataclass, field
 
 from agentchat.toolset.tokens import corrected, object_of, tokens_of, unprefixed
 from agentchat.toolset.words import (
+    ADD_WORDS,
     AUX_EN,
     BEFORE_CLAUSE,
-    BY_ID,
     CHECK,
     CHECK_WORDS,
     CLAUSE_AFTER_CHECK,
-    COUNT,
     DESCRIBE,
     EN_LEAD,
     ENV_NAMES,
@@ -49,9 +59,10 @@ from agentchat.toolset.words import (
     EXISTS_WORDS,
     FIND_WORDS,
     FIRST_ROWS,
-    FIRST_STEP,
     GENERIC,
+    IMPERATIVE_RU,
     INFINITIVE_RU,
+    LEAD_RU,
     MAKE,
     MAKE_EN,
     MAKE_RU,
@@ -62,23 +73,34 @@ from agentchat.toolset.words import (
     NOUN_AFTER_EN,
     OBJECT_IMPERATIVE_RU,
     OBJECTS,
-    ONE_OBJECT,
+    OTHER_WORDS,
+    PAGE_READ,
     PHRASES,
     PLACE_OBJECTS,
     PREPOSITIONS,
+    QUALIFYING,
     QUANTITY_WORDS,
     READINGS,
     REVIEWED,
-    SEARCH_OF,
     SEE_INFINITIVE_RU,
     SHOW,
     SHOW_WORDS,
     SUBJECT_EN,
-    TARGETING,
     THIS_WORDS,
+    WISH_EN,
 )
 
-__all__ = ["CHECK", "MAKE", "SHOW", "Reading", "asks_for_review", "asks_to_see", "intent_scores", "read_question"]
+__all__ = [
+    "CHECK",
+    "MAKE",
+    "SHOW",
+    "Reading",
+    "about_page_object",
+    "asks_for_review",
+    "asks_to_see",
+    "read_question",
+    "reading_tool",
+]
 
 # Weight of a (verb, object) reading, in cosine units like intents.STRONG / MEDIUM: below MEDIUM, so a reading
 # alone never makes the planner call a tool "clearly wanted but not offered" (that takes a keyword rule too).
@@ -100,6 +122,12 @@ class Reading:
         quantity: a quantity or a superlative is asked («сколько», "lowest"): on a dataset page, numbers.
         env_named: an environment is named by its tier ("where is staging hosted?").
         places: objects named only as a place («в схеме main», "for table regions"): not what is asked about.
+        pointed: what each "this" word points at: the object named right after it («этой миграции» →
+            ``migration``), '' for a bare pronoun or adverb («он», "here", «отсюда»).
+        rows: sample or first rows of the data are asked («пару строк для примера», "first 10 rows").
+        checking: a check verb is used, as the verb or before a clause ("check whether it follows…").
+        other: the question asks about other objects than the page's («какие ещё дашборды», "other dashboards").
+        adding: something is added to an object («добавить в эту миграцию»): it comes from elsewhere.
     """
 
     verb: str
@@ -112,17 +140,24 @@ class Reading:
     quantity: bool = False
     env_named: bool = False
     places: tuple[str, ...] = ()
+    pointed: tuple[str, ...] = ()
+    rows: bool = False
+    checking: bool = False
+    other: bool = False
+    adding: bool = False
 
 
-def _verb(tokens: list[str], question: str, objects: set[str]) -> str:
+def _verb(tokens: list[str], question: str, objects: set[str], clauses: frozenset[int] | set[int] = frozenset()) -> str:
     """The verb of the question: the first imperative, modal request, check or question word (module docstring).
 
     English verbs count only at the head of the sentence (after a politeness), and not before a noun they
     qualify ("backup history", "health check"); "do we …?" asks. A Russian modal followed by an infinitive asks
     for that action («можно ветку завести?»), unless the infinitive is a seeing one («хочу посмотреть»)."""
     lead = True  # still at the head of the sentence (English verbs count only there)
+    head_ru = True  # still at the head of a Russian clause (after particles only)
     for i, token in enumerate(tokens):
         after = tokens[i + 1] if i + 1 < len(tokens) else ""
+        head_ru = head_ru or i in clauses  # «дашборд, обнови описания»: a clause starts after the comma
         if PHRASES["agent"].search(question):
             return SHOW  # "can you do …?" asks what the agent can do
         if DESCRIBE.match(token):
@@ -139,6 +174,8 @@ def _verb(tokens: list[str], question: str, objects: set[str]) -> str:
                 return CHECK if CHECK_WORDS.match(wanted) else MAKE
         if lead and AUX_EN.match(token) and SUBJECT_EN.match(after):
             return SHOW
+        if lead and WISH_EN.match(token) and i and after != "to":
+            return MAKE  # "I'd like this dashboard live on prod": a wish
         english = token.isascii()
         if CHECK_WORDS.match(token) and (lead or not english):
             return SHOW if CLAUSE_AFTER_CHECK.search(question) else CHECK
@@ -150,8 +187,11 @@ def _verb(tokens: list[str], question: str, objects: set[str]) -> str:
             return MAKE
         if SHOW_WORDS.match(token):
             return SHOW
+        if head_ru and not english and IMPERATIVE_RU.match(token) and not object_of(token):
+            return MAKE  # «прогони валидацию», «ок, применяй»: the shape of an imperative at the clause's head
         lead = lead and bool(EN_LEAD.match(token))
-    return SHOW if question.rstrip().endswith("?") else ""
+        head_ru = head_ru and bool(LEAD_RU.match(token))
+    return SHOW if "?" in question else ""
 
 
 @functools.lru_cache(maxsize=512)
@@ -168,8 +208,12 @@ def read_question(question: str) -> Reading:
     """
     main = BEFORE_CLAUSE.sub("", question) or question
     tokens = [unprefixed(corrected(t)) for t in tokens_of(main)]
+    # The sentence of each token: a qualifier qualifies an object of its own sentence only.
+    sentences = [n for n, part in enumerate(re.split(r"[.?!;]+", main)) for _ in tokens_of(part)]
     found = set()
+    in_sentence: set[tuple[int, str]] = set()
     places = []
+    qualifiers = []  # named after a preposition once something else was named: «задача по этой миграции»
     head = ""
     for i, token in enumerate(tokens):
         obj = object_of(token)
@@ -179,23 +223,36 @@ def read_question(question: str) -> Reading:
             continue
         if obj is None:
             continue
+        qualifying = any(QUALIFYING.match(t) for t in tokens[max(0, i - 3) : i])
+        sentence = sentences[i] if i < len(sentences) else 0
+        if qualifying and any(n == sentence for n, _ in in_sentence) and obj not in GENERIC:
+            qualifiers.append(obj)
         found.add(obj)
+        in_sentence.add((sentence, obj))
         head = head or (obj if obj in GENERIC else "")
     found |= {name for name, pattern in PHRASES.items() if pattern.search(main)}
+    adding = any(ADD_WORDS.match(t) for t in tokens)
+    if adding:  # «какие дашборды можно добавить в эту миграцию»: where they are added is a place
+        places += qualifiers
+        found -= set(qualifiers)
     if head == "table" and "dataset" in found and (re.search(r"\b\d+\b", main) or NAMED.search(main)):
         head = "dataset"  # "the schema of dataset 2": a given dataset's table is its attribute
-    verb = _verb(tokens, main, found)
+    clauses = set(itertools.accumulate(len(tokens_of(part)) for part in re.split(r"[,;:.?!—]+", main)))
+    verb = _verb(tokens, main, found, clauses)
     if verb == MAKE and "chart" in found and any(DESCRIBE.match(t) for t in tokens):
         found.add("docs")
-    specific = [name for name in OBJECTS if name in found and name not in GENERIC]
+    specific = [name for name in OBJECTS if name in found and name not in GENERIC and name not in qualifiers]
+    specific += [name for name in qualifiers if name in found]
     objects = tuple(dict.fromkeys([*specific, *([head] if head else []), *(o for o in GENERIC if o in found)]))
     has_id = bool(re.search(r"\b\d+\b", main))
     this = any(THIS_WORDS.match(t) for t in tokens)
+    following = [*tokens[1:], ""]
+    pointed = tuple(object_of(after) or "" for t, after in zip(tokens, following, strict=True) if THIS_WORDS.match(t))
     # An existence question about an object with no id nor page pointer looks it up («есть у нас дашборд про …?»).
     exists = any(EXISTS_WORDS.match(t) for t in tokens) or bool(EXISTS_EN.search(main))
     return Reading(
         this=this,
-        find=any(FIND_WORDS.match(t) for t in tokens) or (exists and not has_id and not this),
+        find=any(FIND_WORDS.match(t) for t in tokens) or (exists and not (has_id or this or "problems" in found)),
         check_clause=bool(CLAUSE_AFTER_CHECK.search(main)),
         verb=verb,
         objects=objects,
@@ -204,15 +261,28 @@ def read_question(question: str) -> Reading:
         quantity=any(QUANTITY_WORDS.match(t) for t in tokens),
         env_named=any(ENV_NAMES.match(t) for t in tokens),
         places=tuple(dict.fromkeys(o for o in places if o not in objects)),
+        pointed=pointed,
+        rows=bool(FIRST_ROWS.search(main)),
+        checking=verb == CHECK or bool(CLAUSE_AFTER_CHECK.search(main)),
+        other=any(OTHER_WORDS.match(t) for t in tokens),
+        adding=adding,
     )
 
 
-def _about_page_object(reading: Reading, object_type: str | None) -> bool:
-    """The question points at one object: the page's by its noun («этим дашбордом» on a dashboard page), or a
-    dashboard or dataset by id ("what datasets does dashboard 3 rely on"): the plurals are its parts."""
-    if reading.this and object_type in ("dashboard", "dataset") and object_type in reading.objects:
+def about_page_object(reading: Reading, object_type: str | None) -> bool:
+    """The question is about one object and its parts: a dashboard or dataset by id ("what datasets does
+    dashboard 3 rely on"), or the page's object, pointed at («этим дашбордом», «он», "here") or named by its
+    bare noun («на каких датасетах построен дашборд?» on a dashboard page). Not when it asks about other objects
+    («какие ещё дашборды», "this env") or about what to add to the page's object (it comes from elsewhere)."""
+    if reading.has_id and not reading.find and bool({"dashboard", "dataset"} & set(reading.objects)):
         return True
-    return reading.has_id and not reading.find and bool({"dashboard", "dataset"} & set(reading.objects))
+    if object_type not in PAGE_READ or reading.find or reading.named or reading.adding:
+        return False
+    if reading.other and "attribute" not in reading.objects:
+        return False
+    if any(p in ("", object_type) for p in reading.pointed):
+        return True
+    return object_type in reading.objects and not reading.has_id
 
 
 def reading_tool(reading: Reading, object_type: str | None) -> str | None:
@@ -221,131 +291,76 @@ def reading_tool(reading: Reading, object_type: str | None) -> str | None:
     One dashboard or dataset is the page's object or a given id: on a dashboard page (or with an id) a question
     about "the dashboard" reads its health summary; a dataset with an id outside a dataset page reads its
     details, on a dataset page the database explorer describes it (DESIGN §8 offers no get_dataset_details
-    there).
+    there). A question about the page's object or its parts (``PARTS``) with nothing else named reads it
+    (``PAGE_READ``); on a migration page a request with no other object runs the migration (which the planner
+    previews first). Problems asked about in general are a state (the summary); found, checked or asked about
+    in what a review judges (metadata, names, the team's rules) they are a review run.
     """
     verb = reading.verb or SHOW  # no verb: only the reads of SHOW can be meant (never a change by default)
     objects = reading.objects
-    if _about_page_object(reading, object_type):
+    about = about_page_object(reading, object_type)
+    if about:
         # "which datasets feed this dashboard?": the page's object is asked about; the plurals are its parts.
         objects = tuple(o for o in objects if o not in ("dashboards", "datasets"))
     if verb == CHECK and objects and objects[0] not in REVIEWED:
         verb = SHOW
-    if verb == SHOW and object_type == "dataset" and reading.quantity and set(objects) <= {"dataset", "table"}:
+    data = reading.quantity or reading.rows
+    if verb != CHECK and object_type == "dataset" and data and set(objects) <= {"dataset", "table", "column"}:
         return "superset_execute_sql"  # «сколько всего потребили?» on a dataset page: numbers from its data
+    if "progress" in objects and "task" not in objects and "migration" in (object_type, *objects):
+        return "get_task_status"  # «статус этой миграции»: the task that runs it
     for obj in objects:
         if obj == "problems":
-            return "run_llm_validation"
+            if verb != SHOW or reading.find or reading.checking or {"content", "docs"} & set(objects):
+                return "run_llm_validation"
+            continue  # «дашборд норм или есть проблемы?»: its state is asked
         tool = READINGS.get((verb, obj))
         if tool:
             return tool
-        if verb == SHOW and obj == "attribute" and object_type == "dashboard":
-            return "get_health_summary"  # «владельцы?» on a dashboard page: its summary
-        if verb == SHOW and obj == "chart" and object_type in ("dashboard", "dataset"):
-            # The charts of the page's dashboard are in its summary; those built on the page's dataset in its
-            # description.
-            return "get_health_summary" if object_type == "dashboard" else "superset_explore_database"
-        if verb == SHOW and obj == "dashboard":
-            if reading.find and not reading.has_id:
-                return "search_dashboards"
-            if object_type == "dashboard" or reading.has_id:
-                return "get_health_summary"
-        if verb == SHOW and obj == "dataset":
-            if reading.find and not reading.has_id:
-                return "search_datasets"
-            if object_type == "dataset":
-                return "superset_explore_database"
-            return "get_dataset_details" if reading.has_id else "search_datasets"
+        if obj == "content" and reading.checking:
+            return "run_llm_validation"
+        tool = _part_read(reading, verb, obj, object_type)
+        if tool:
+            return tool
+    dashboard = "dashboard" in objects or (about and object_type == "dashboard")
+    if verb == MAKE and dashboard and set(objects) <= {"dashboard"} and reading.env_named:
+        return "deploy_dashboard"  # "I'd like this dashboard live on prod": a dashboard asked onto an environment
+    if object_type in PAGE_READ:
+        if verb == SHOW and about:
+            return PAGE_READ[object_type]
+        if object_type == "migration" and not objects and verb != SHOW:
+            return "execute_migration" if verb == MAKE else "preview_migration"
     if verb == SHOW and not objects and reading.env_named:
         return "list_environments"  # "where is staging hosted?": the environment itself is asked about
     return None
 
 
-def intent_scores(question: str, object_type: str | None) -> dict[str, float]:
-    """Rule weights from the question's reading (positive for the tool it asks for, negative for the ones it
-    rules out).
-
-    The verb decides between the tools of one object: the reading's tool gets ``+READING_WEIGHT`` and the same
-    object's tool for the other verb (make ↔ show: run_backup ↔ list_backups) ``−READING_WEIGHT``; a check
-    followed by a clause takes the weight from the review run; on a page whose object the question points at
-    («какие датасеты под этим дашбордом»), the searches for other objects lose it.
-
-    Returns:
-        ``{tool name: weight}`` (empty when the reading names no tool).
-    """
-    reading = read_question(question)
-    tool = reading_tool(reading, object_type)
-    if not tool:
-        return {}
-    scores = {tool: READING_WEIGHT}
-    if FIRST_STEP.get(tool):
-        scores[FIRST_STEP[tool]] = READING_WEIGHT / 2
-    for (verb, obj), other in READINGS.items():
-        if obj in reading.objects and verb != (reading.verb or SHOW) and other not in scores:
-            if other != FIRST_STEP.get(tool) and (verb, obj) != (SHOW, "agent"):
-                scores[other] = -READING_WEIGHT
-    if reading.check_clause or (reading.verb == CHECK and tool != "run_llm_validation"):
-        scores.setdefault("run_llm_validation", -READING_WEIGHT)
-    if _about_page_object(reading, object_type):
-        for plural, search in (("dashboards", "search_dashboards"), ("datasets", "search_datasets")):
-            if plural in reading.objects and search != tool:
-                scores[search] = -READING_WEIGHT
-    for obj in (*reading.objects, *reading.places):
-        # A generic object that is not what the question is about («… в схеме main») loses its tool's weight.
-        generic = READINGS.get((SHOW, obj))
-        if obj in GENERIC and generic and generic not in scores:
-            scores[generic] = -READING_WEIGHT
-    _one_object_scores(reading, object_type, tool, scores)
-    if reading.verb == MAKE and tool != "show_capabilities":
-        scores.setdefault("show_capabilities", -READING_WEIGHT)  # a request to act is not about the agent
-    return scores
-
-
-def first_step(question: str, tool: str, object_type: str | None = None) -> str | None:
-    """The tool the planner calls before ``tool`` for ``question`` on a page of ``object_type``, or None (issue 16:
-    the router keeps it next to the tool it serves, so an LLM offered the top-K gets it too).
-
-    A migration is previewed first (DESIGN §11); a dashboard or dataset named without an id is searched for
-    first (a name → search_dashboards); a count or the first rows of the page's dataset read its table first.
-    """
-    if tool in FIRST_STEP:
-        return FIRST_STEP[tool]
-    if (
-        tool == "superset_execute_sql"
-        and object_type == "dataset"
-        and (COUNT.search(question) or FIRST_ROWS.search(question))
-    ):
-        return "superset_explore_database"
-    reading = read_question(question)
-    if reading.named and not reading.has_id:
-        for noun in ("dashboard", "dataset"):
-            if noun in reading.objects and tool in BY_ID[noun]:
-                return SEARCH_OF[noun]
+def _part_read(reading: Reading, verb: str, obj: str, object_type: str | None) -> str | None:
+    """The read tool of one dashboard or dataset, or of its parts (charts, attributes, columns), or None."""
+    if verb != SHOW:
+        return None
+    if obj == "attribute" and "dashboard" in (object_type, *reading.objects):
+        return "get_health_summary"  # «владельцы?» on a dashboard page, «кто владелец дашборда X»: its summary
+    if obj == "chart" and object_type in ("dashboard", "dataset"):
+        # The charts of the page's dashboard are in its summary; those built on the page's dataset in its
+        # description.
+        return "get_health_summary" if object_type == "dashboard" else "superset_explore_database"
+    if obj == "column":
+        # A dataset's columns: on its page its description, by id its details; a table's: the explorer.
+        by_id = reading.has_id and "dataset" in reading.objects and object_type != "dataset"
+        return "get_dataset_details" if by_id else "superset_explore_database"
+    if obj == "dashboard":
+        if reading.find and not reading.has_id:
+            return "search_dashboards"
+        if object_type == "dashboard" or reading.has_id:
+            return "get_health_summary"
+    if obj == "dataset":
+        if reading.find and not reading.has_id:
+            return "search_datasets"
+        if object_type == "dataset":
+            return "superset_explore_database"
+        return "get_dataset_details" if reading.has_id else "search_datasets"
     return None
-
-
-def _one_object_scores(reading: Reading, object_type: str | None, tool: str, scores: dict[str, float]) -> None:
-    """Weights for a question about one dashboard or dataset (adds to ``scores``).
-
-    - named without an id: the search for it is the first step (``+READING_WEIGHT / 2``);
-    - given by id or on its page: it is one object, not a search (the search ``−READING_WEIGHT``);
-    - the target of a tool of ``TARGETING`` (permissions, a deploy, a task…; git off the dashboard page): its
-      own read tool ``−READING_WEIGHT`` (not for reviews, whose state its summary reports).
-    """
-    for noun in ("dashboard", "dataset"):
-        if noun not in reading.objects:
-            continue
-        search = SEARCH_OF[noun]
-        on_page = object_type == noun and not reading.named
-        if tool in BY_ID[noun] and reading.named and not reading.has_id:
-            scores.setdefault(search, READING_WEIGHT / 2)
-        elif tool != search and (reading.has_id or on_page) and not reading.find:
-            scores.setdefault(search, -READING_WEIGHT)
-        one = "superset_explore_database" if object_type == "dataset" and noun == "dataset" else ONE_OBJECT[noun]
-        family = reading.objects[0]
-        # On the dashboard page its summary reports the git and review state (get_git_status is not offered there).
-        targeting = TARGETING if object_type == "dashboard" else (*TARGETING, "git", "branch")
-        if tool != one and family in targeting and (reading.has_id or reading.this):
-            scores.setdefault(one, -READING_WEIGHT)
 
 
 def asks_to_see(question: str) -> bool:
@@ -355,9 +370,16 @@ def asks_to_see(question: str) -> bool:
     reading = read_question(question)
     if reading.verb == CHECK and reading.objects and reading.objects[0] not in REVIEWED:
         return True  # «проверь гит статус дашборда 1»: there is no review of git, a state is asked about
-    return reading.verb == SHOW and "problems" not in reading.objects
+    return reading.verb == SHOW and not asks_for_review(question)
 
 
 def asks_for_review(question: str) -> bool:
-    """True when the question asks about problems («есть ли ошибки?», "any issues?"): a review run is meant."""
-    return "problems" in read_question(question).objects
+    """True when the question asks for problems to be found («найди ошибки», "check it for issues") or asks
+    about problems in what a review judges ("any problems with this dashboard's metadata?"), or whether the
+    object follows the team's rules after a check verb: a review run is meant. Problems asked about in general
+    («есть ли на этом дашборде проблемы?») are a state, which the summary reports."""
+    reading = read_question(question)
+    if "problems" in reading.objects:
+        judged = {"content", "docs"} & set(reading.objects)
+        return reading.verb != SHOW or reading.find or reading.checking or bool(judged)
+    return "content" in reading.objects and reading.checking

@@ -28,7 +28,7 @@ from langchain_core.embeddings import Embeddings
 from agentchat.runtime.spec import ToolSpec
 from agentchat.toolset.embeddings import backend_id, embeddings_backend
 from agentchat.toolset.intents import ROUTER_EXAMPLES, rule_scores
-from agentchat.toolset.reading import first_step
+from agentchat.toolset.weights import first_step
 
 log = logging.getLogger(__name__)
 ALWAYS_OFFERED = "show_capabilities"

@@ -6,159 +6,42 @@ Data only: the grammar that uses it is in ``agentchat.toolset.reading``.
 
 import re
 
+from agentchat.toolset.objects import OBJECTS as OBJECTS
+
 MAKE, SHOW, CHECK = "make", "show", "check"
 
-# Objects: name → stems (a token matches a stem when it starts with it; "$" ends a stem for an exact word), in
-# the order they are tried: the specific families first, a bare dashboard or dataset last.
-OBJECTS: dict[str, tuple[str, ...]] = {
-    "agent": (
-        "умеешь",
-        "можешь$",
-        "хелп",
-        "помощ",
-        "help$",
-        "commands$",
-        "capabilit",
-        "features$",
-        "функци",
-        "tools$",
-    ),
-    "environment": (
-        "окружени",
-        "сред$",
-        "среды$",
-        "средах$",
-        "стенд",
-        "инстанс",
-        "суперсетов$",
-        "суперсеты$",
-        "environment",
-        "envs$",
-        "env$",
-        "енвайронмент",
-        "енв",
-        "url$",
-        "адрес",
-        "address",
-        "hosted$",
-        "targets$",
-        "куда$",
-    ),
-    "backup": ("бэкап", "бекап", "резервн", "backup", "забэкап", "забекап"),
-    "branch": ("ветк", "ветку$", "branch", "бранч"),
-    "git": (
-        "репо$",
-        "пуш",  # «запушь в репо»
-        "git$",
-        "гит",
-        "репозитор",
-        "repo$",
-        "коммит",
-        "комит",
-        "закоммит",
-        "закомит",
-        "закоммич",
-        "зафиксир",
-        "commit",
-    ),
-    # Problems asked about are a review run (DESIGN §8: «найди проблемы», "any issues?" start run_llm_validation).
-    "problems": ("проблем", "ошибк", "issues$", "problems$"),
-    # An aggregate over data is a query (superset_execute_sql).
-    "query": (
-        "max$",
-        "min$",
-        "avg$",
-        "average$",
-        "total$",
-        "sum$",
-        "сумм",
-        "средн",
-        "максимальн",
-        "минимальн",
-        "посчитай",
-        "выборк",
-    ),
-    "validation": ("валидац", "валидир", "провалид", "validat", "проверк", "review", "lint$"),
-    "docs": ("описани", "документ", "задокумент", "descriptions$", "document"),
-    "migration": (
-        "миграц",
-        "мигрир",
-        "migrat",
-        "перенос",
-        "перенес",
-        "переноса$",
-        "moving$",
-        "move$",
-        "перезапиш",
-        "overwrit",
-    ),
-    "deploy": (
-        "депло",  # деплой, деплоить, деплоя
-        "задепло",
-        "выкат",
-        "разверн",
-        "deploy",
-        "ship$",
-        "promote",
-        "копир",
-        "скопир",
-        "отправ",
-        "send$",
-    ),
-    "task": ("задач", "task$", "job$"),
-    "permission": (
-        "доступа$",
-        "доступ$",
-        "доступом$",
-        "права$",
-        "прав$",
-        "роли$",
-        "ролей$",
-        "access$",
-        "permission",
-        "roles$",
-        "role$",
-        "роль$",
-    ),
-    "table": ("таблиц", "table$", "tables$", "баз$", "база$", "базы$", "database", "схем", "schema"),
-    "datasets": ("датасеты$", "датасетов$", "datasets$"),
-    "dashboards": ("дашборды$", "дашбордов$", "дашбордах$", "отчеты$", "отчетов$", "панели$", "dashboards$"),
-    "dashboard": ("дашборд", "отчет", "панел", "dashboard", "dash$"),
-    # The parts of a dashboard (and what a dataset feeds): asked about on its page, the page's object is meant.
-    "chart": ("график", "чарт", "chart", "диаграм"),
-    # What a dashboard has: asked about on its page, its summary answers («владельцы?», "last modified?").
-    "attribute": (
-        "владел",
-        "owner",
-        "автор",
-        "author",
-        "фильтр",
-        "filter",
-        "опубликован",
-        "published$",
-        "modified$",
-        "updated$",
-        "изменен",
-        "обновлял",
-    ),
-    "dataset": ("датасет", "dataset"),
-}
 # Imperatives and wishes (Russian: the imperative forms; a past «делали» or an infinitive «перенести» is not one).
 MAKE_RU = re.compile(
     r"^(сделай|создай|заведи|запусти|выполни|сохрани|зафиксируй|закоммить|сгенер\w*|напиши|задокументируй"
     r"|заполни|провалидируй|валидируй|разверни|выкати|задеплой|деплой|перенеси|мигрируй|забэкап\w*|забекап\w*"
     r"|сними|добавь|открой|экспортируй|выгрузи|копируй|скопируй|отправь|проведи|сгенерь|запушь|нужн[аоы]|нужен|хочу|давай)$"
 )
+# The shape of a Russian imperative («прогони», «допиши», «применяй», «запускай», «поставь»), read at the head of
+# a clause only (after a particle such as «ок», «ну», «давай»): there a plural noun rarely stands, and the
+# endings of the nouns that do («детали», «подробности», «настройки», «логи») are left out.
+IMPERATIVE_RU = re.compile(r"^[а-я]{3,}(ай|яй|уй|юй|ни|ши|ди|ри|жи|би|пи|ви|вь)(те)?(сь)?$")
+# Particles that may open a clause before its verb («ок, применяй», «ну давай», «погнали, запускай»).
+LEAD_RU = re.compile(
+    r"^(ок|окей|ok|ну|так|теперь|тогда|ладно|хорошо|а|и|пожалуйста|плиз|пжлст|погнали|все|отлично|супер|да|ага"
+    r"|слушай|давай|давайте|сейчас|сразу|сначала|еще|уже)$"
+)
 MAKE_EN = re.compile(
     r"^(make|create|run|start|do|take|save|commit|push|generate|write|fill|document|validate|deploy|ship|promote"
     r"|migrate|move|backup|back|add|open|put|export|register|new|need|copy|lint|review|kick|launch|trigger|perform"
-    r"|roll|publish|send)$"
+    r"|roll|publish|send|execute|apply|proceed|rerun|redo)$"
 )
+# An English wish: "I'd like this dashboard live on prod", "I want it on staging" (a request, unless "to" and a
+# verb follow: "I'd like to see…" reads on).
+WISH_EN = re.compile(r"^(like|want|wanna)$")
 # English verbs lead the sentence (after a politeness), else they are nouns ("the backup", "a new branch").
-EN_LEAD = re.compile(r"^(please|pls|plz|can|could|would|you|u|let's|lets|i|we|want|to|need|now)$")
+EN_LEAD = re.compile(
+    r"^(please|pls|plz|can|could|would|you|u|let's|lets|i|i'd|id|we|we'd|want|like|to|need|now|ok|okay|so|go|ahead"
+    r"|and|then|just|fine|alright|yes|yep|sure)$"
+)
 NEW_RU = re.compile(r"^нов(ый|ую|ая|ое)$")  # «новый датасет: …» at the head of a request
 SHOW_WORDS = re.compile(
-    r"^(покажи|покаж\w*|скажи|подскаж\w*|глянь|посмотри|слушай|смотри|список|перечисли|найди|ищу|поищи|какие|какой|какая|каких|кто|когда|где|сколько|есть|ли"
+    r"^(покажи|покаж\w*|скажи|подскаж\w*|глянь|взгляни|посмотри|слушай|смотри|список|перечисли|найди|ищу|поищи|какие|какой|какая|каких|кто|когда|где|сколько|есть|ли"
+    r"|уточни|напомни|объясни|поясни|сравни|compare|see|know|view"
     r"|расскажи|раскажи|что|чем|как|куда|откуда|почему|зачем|чей|чья|чьи|был|была|были|прош[её]л|прошла"
     r"|дай|дайте|show|list|find|tell|which|what|who|when|where|why|whose"
     r"|how|is|are|was|were|did|does|has|have|any|give|summary|overview)$"
@@ -178,21 +61,42 @@ PHRASES: dict[str, re.Pattern] = {
         r"|\b(может|могут|можно)\s+(редактир|видеть|смотреть|открыва|менять|изменять)",
         re.I,
     ),
-    "agent": re.compile(r"\b(can|could) (you|u) do\b", re.I),
+    # "can you do …?" asks what the agent can do, "can you do it?" asks it to act.
+    "agent": re.compile(r"\b(can|could) (you|u) do\b(?!\s+(it|this|that)\b)|\bare (you|u) able\b", re.I),
     "deploy": re.compile(r"\broll(ing)?\b(\s+\w+){0,3}\s+out\b|\brollout\b", re.I),  # "roll it out to prod"
-    "problems": re.compile(r"в порядке", re.I),  # «всё ли в порядке с метаданными?» asks for a review run
+    "problems": re.compile(r"в порядке", re.I),
+    # What a run would do: "what would get broken", «что будет перезаписано», «какие дашборды будут заменены».
+    "consequence": re.compile(
+        r"\b(would|will|'ll)\b(\s+\w+){0,3}?\s+(break|broke|overwrit|replac|affect|chang|delet|creat|lost|los|fail)"
+        r"|\bбуд(ет|ут)\b(\s+\w+){0,2}?\s+(перезапис|замен|удал|созда|измен|затрон|потер|слом)",
+        re.I,
+    ),  # «всё ли в порядке с метаданными?» asks for a review run
     "query": re.compile(r"сколько (всего )?(строк|записей)|how many (rows|records)|больше всего|меньше всего", re.I),
 }
 # Generic objects: of these, the first one named (not after a preposition: «в таблице», "in the database" is a
 # place) is what the question is about; the others are its attributes.
-GENERIC = ("dashboards", "datasets", "table", "dashboard", "chart", "attribute", "dataset")
+GENERIC = ("dashboards", "datasets", "table", "dashboard", "chart", "attribute", "column", "dataset")
+# The read tool of a page's object: what a question about it, or about its parts, is answered with (DESIGN §8).
+PAGE_READ = {
+    "dashboard": "get_health_summary",
+    "dataset": "superset_explore_database",
+    "migration": "preview_migration",
+}
 PLACE_OBJECTS = ("table", "environment")
 PREPOSITIONS = re.compile(r"^(в|во|на|из|при|к|ко|по|для|под|of|in|on|from|at|inside|for|by|over)$")
+# A specific object named after one of these, once another was named, qualifies it («задача по этой миграции»,
+# "dashboards to add to this migration"); "to" is no place ("where can I migrate to? list the targets").
+QUALIFYING = re.compile(r"^(в|во|на|из|при|к|ко|по|для|под|of|in|on|from|at|inside|for|by|over|to|into|onto)$")
 
 
 THIS_WORDS = re.compile(
-    r"^(этот|этом|этого|этому|этим|эти|этих|эта|этой|это|эту|его|него|this|it|here|тут|здесь|текущ\w*|current)$"
+    r"^(этот|этом|этого|этому|этим|эти|этих|эта|этой|это|эту|его|него|он|она|оно|нем|ней|ним|нее|ее|отсюда|сюда|тут|здесь"
+    r"|this|it|its|here|текущ\w*|current)$"
 )
+# «ещё», "other": the plural is of other objects than the page's («какие ещё дашборды есть?»).
+OTHER_WORDS = re.compile(r"^(еще|другие|других|другим|остальные|остальных|other|others|besides|else)$")
+# Adding to the page's object: what is added comes from elsewhere («какие дашборды можно добавить в эту миграцию»).
+ADD_WORDS = re.compile(r"^(добав\w*|add|include|включи|включить)$")
 FIND_WORDS = re.compile(r"^(найди|найти|ищу|поищи|ищи|поиск|find|search|look|where)$")
 # Russian verbs take perfective prefixes («смигрируй», «перепроверь», «закомить»): a token that is not a known
 # word is read again without one.
@@ -214,12 +118,13 @@ NOUN_AFTER_EN = re.compile(r"^(history|list|log|logs|status|results?|summary|det
 EXISTS_WORDS = re.compile(r"^(есть|имеется|exist|exists)$")
 # An environment named by its tier, when nothing else is named, is the object (where is staging, what is prod?).
 ENV_NAMES = re.compile(r"^(prod|production|staging|dev|прод|прода|проде|продакшн|стейджинг\w*|стейдж|дев)$")
-# Precondition clauses: what is to happen later («перед миграцией», "before I deploy") is not what is asked now.
-BEFORE_CLAUSE = re.compile(r"\s*[,(]?\s*\b(before|перед|прежде чем)\b.*$", re.I | re.S)
+# Precondition and purpose clauses: what is to happen later («перед миграцией», "before I deploy", «…, чтобы
+# добавить их в миграцию», "so that I can…") is not what is asked now.
+BEFORE_CLAUSE = re.compile(r"\s*[,(]?\s*\b(before|перед|прежде чем|чтобы|so that|in order to)\b.*$", re.I | re.S)
 # On a dataset page, a quantity or a superlative asks for numbers from the data (superset_execute_sql).
 QUANTITY_WORDS = re.compile(
     r"^(сколько|наибольш\w*|наименьш\w*|больше|меньше|чаще|реже|lowest|highest|least|most|biggest|smallest"
-    r"|largest|top|much|many)$"
+    r"|largest|top|much|many|latest|earliest|newest|oldest|последн\w*|ранн\w*|поздн\w*|свеж\w*|самы\w*)$"
 )
 # Infinitives of seeing after a modal ask to see («хочу посмотреть бэкапы», «можно узнать статус?»).
 SEE_INFINITIVE_RU = re.compile(
@@ -260,6 +165,9 @@ READINGS: dict[tuple[str, str], str] = {
     (MAKE, "deploy"): "deploy_dashboard",
     (SHOW, "deploy"): "preview_migration",
     (SHOW, "task"): "get_task_status",
+    (SHOW, "consequence"): "preview_migration",
+    (CHECK, "consequence"): "preview_migration",
+    (CHECK, "content"): "run_llm_validation",  # "check whether it follows our naming rules": a review
     (SHOW, "permission"): "superset_audit_permissions",
     (SHOW, "dashboards"): "search_dashboards",
     (SHOW, "datasets"): "search_datasets",
@@ -269,7 +177,7 @@ READINGS: dict[tuple[str, str], str] = {
 }
 # Objects a check reviews (run_llm_validation); a check of any other object reads its state («проверь права на
 # датасет 2», "check task 12", «проверь гит статус»): there is no review of permissions, tasks or git.
-REVIEWED = ("validation", "dashboard", "docs", "problems")
+REVIEWED = ("validation", "dashboard", "docs", "problems", "content")
 # A tool whose other-verb counterpart is its own first step is not held back by the reading (a migration is
 # previewed first, DESIGN §11).
 FIRST_STEP = {"execute_migration": "preview_migration"}
@@ -299,5 +207,7 @@ OBJECT_IMPERATIVE_RU = re.compile(r"^[а-я]{2,}(ни|нь)$")  # not -шь: «�
 COUNT = re.compile(r"сколько (всего )?(записей|строк)|how many (rows|records)|count (the )?rows|number of rows", re.I)
 # "top 5 regions by value" is a query, not the first rows: "top" counts only before rows.
 FIRST_ROWS = re.compile(
-    r"(первые|first)\s+\d+|top\s+\d+\s+(rows|records)|покажи (строки|данные|записи)|show (me )?(the )?(rows|data)", re.I
+    r"(первые|first)\s+\d+|top\s+\d+\s+(rows|records)|покажи (строки|данные|записи)|show (me )?(the )?(rows|data)"
+    r"|(пару|парочку|несколько|пример\w*)\s+(строк|записей)|(a few|some|sample|example)\s+(rows|records)",
+    re.I,
 )

@@ -44,7 +44,7 @@ from agentchat.toolset.intents import (
     request_without_tool,
     rule_scores,
 )
-from agentchat.toolset.reading import read_question, reading_tool
+from agentchat.toolset.reading import asks_for_review, read_question, reading_tool
 from agentchat.toolset.router import Ranked
 from agentchat.toolset.words import COUNT, FIRST_ROWS
 
@@ -84,7 +84,11 @@ def tool_choose(*, question: str, page: Page, offered: Sequence[str], knowledge:
     unbuilt = _unbuilt_wanted(question, page, knowledge, best_offered)
     if unbuilt:
         return Choice("unavailable", unbuilt, rules=STRONG)
-    if best is not None and best.name not in offered and best.rules >= MEDIUM:
+    # The reading's tool, when the page offers it, is what a question about the page means: a keyword of a tool
+    # another page offers does not turn it into "not available here" («какие датасеты создадутся» on a migration
+    # page is its preview, not a dataset search).
+    meant = reading_tool(read_question(question), page.object_type)
+    if best is not None and best.name not in offered and best.rules >= MEDIUM and meant not in offered:
         substitute = next((s for s in SUBSTITUTES.get(best.name, ()) if s in offered), None)
         if substitute:
             return Choice("tool", substitute, rules=best.rules)
@@ -97,7 +101,7 @@ def tool_choose(*, question: str, page: Page, offered: Sequence[str], knowledge:
         # the write tool's read counterpart, then the best read tool.
         # A read tool the page does not offer gives way to its substitute («он в гите актуальный?» on a dashboard
         # page: the health summary reports the git state).
-        wanted = reading_tool(read_question(question), page.object_type)
+        wanted = meant
         counterpart = READ_COUNTERPART.get(best_offered.name)
         reads = [r for r in ranked if r.name in offered and not _changes_state(r.name)]
 
@@ -105,12 +109,16 @@ def tool_choose(*, question: str, page: Page, offered: Sequence[str], knowledge:
             names = (name, *SUBSTITUTES.get(name, ())) if name else ()
             return next((r for n in names for r in reads if r.name == n), None)
 
-        meant = offered_read(wanted)
-        if meant is not None:  # the reading names it: no similarity margin needed
-            return Choice("tool", meant.name, rules=meant.rules)
+        read = offered_read(wanted)
+        if read is not None:  # the reading names it: no similarity margin needed
+            return Choice("tool", read.name, rules=read.rules)
         best_offered = offered_read(counterpart) or (reads[0] if reads else None)
     if best_offered is None:
         return Choice("unknown")
+    if meant == "run_llm_validation" and meant in offered and asks_for_review(question):
+        # Problems to be found, or the team's rules to be checked, are a review run, whatever the page's summary
+        # keywords say ("find problems in this dashboard's chart titles").
+        return Choice("tool", meant, rules=max(best_offered.rules, MEDIUM))
     mean = sum(r.similarity for r in ranked) / len(ranked)
     if best_offered.rules <= 0 and best_offered.similarity - mean < SIMILARITY_MARGIN:
         return Choice("unknown")

@@ -1,0 +1,111 @@
+"""Rule weights from a question's reading, for the tool router (DESIGN §12; issue 16).
+
+``intent_scores`` turns the (verb, object) reading of ``agentchat.toolset.reading`` into rule weights in the units
+of ``intents`` (cosine units); the weights only add to the similarity and the keyword rules, so a question the
+rules already place stays placed. ``first_step`` names the tool the planner calls before another one (a search
+for a named object, a migration's preview), which the router keeps next to it.
+"""
+
+from agentchat.toolset.reading import READING_WEIGHT, Reading, about_page_object, read_question, reading_tool
+from agentchat.toolset.words import (
+    BY_ID,
+    CHECK,
+    COUNT,
+    FIRST_ROWS,
+    FIRST_STEP,
+    GENERIC,
+    MAKE,
+    ONE_OBJECT,
+    READINGS,
+    SEARCH_OF,
+    SHOW,
+    TARGETING,
+)
+
+
+def intent_scores(question: str, object_type: str | None) -> dict[str, float]:
+    """Rule weights from the question's reading (positive for the tool it asks for, negative for the ones it
+    rules out).
+
+    The verb decides between the tools of one object: the reading's tool gets ``+READING_WEIGHT`` and the same
+    object's tool for the other verb (make ↔ show: run_backup ↔ list_backups) ``−READING_WEIGHT``; a check
+    followed by a clause takes the weight from the review run; on a page whose object the question points at
+    («какие датасеты под этим дашбордом»), the searches for other objects lose it.
+
+    Returns:
+        ``{tool name: weight}`` (empty when the reading names no tool).
+    """
+    reading = read_question(question)
+    tool = reading_tool(reading, object_type)
+    if not tool:
+        return {}
+    scores = {tool: READING_WEIGHT}
+    if FIRST_STEP.get(tool):
+        scores[FIRST_STEP[tool]] = READING_WEIGHT / 2
+    for (verb, obj), other in READINGS.items():
+        if obj in reading.objects and verb != (reading.verb or SHOW) and other not in scores:
+            if other != FIRST_STEP.get(tool) and (verb, obj) != (SHOW, "agent"):
+                scores[other] = -READING_WEIGHT
+    if reading.check_clause or (reading.verb == CHECK and tool != "run_llm_validation"):
+        scores.setdefault("run_llm_validation", -READING_WEIGHT)
+    if about_page_object(reading, object_type):
+        for plural, search in (("dashboards", "search_dashboards"), ("datasets", "search_datasets")):
+            if plural in reading.objects and search != tool:
+                scores[search] = -READING_WEIGHT
+    for obj in (*reading.objects, *reading.places):
+        # A generic object that is not what the question is about («… в схеме main») loses its tool's weight.
+        generic = READINGS.get((SHOW, obj))
+        if obj in GENERIC and generic and generic not in scores:
+            scores[generic] = -READING_WEIGHT
+    _one_object_scores(reading, object_type, tool, scores)
+    if reading.verb == MAKE and tool != "show_capabilities":
+        scores.setdefault("show_capabilities", -READING_WEIGHT)  # a request to act is not about the agent
+    return scores
+
+
+def first_step(question: str, tool: str, object_type: str | None = None) -> str | None:
+    """The tool the planner calls before ``tool`` for ``question`` on a page of ``object_type``, or None (issue 16:
+    the router keeps it next to the tool it serves, so an LLM offered the top-K gets it too).
+
+    A migration is previewed first (DESIGN §11); a dashboard or dataset named without an id is searched for
+    first (a name → search_dashboards); a count or the first rows of the page's dataset read its table first.
+    """
+    if tool in FIRST_STEP:
+        return FIRST_STEP[tool]
+    if (
+        tool == "superset_execute_sql"
+        and object_type == "dataset"
+        and (COUNT.search(question) or FIRST_ROWS.search(question))
+    ):
+        return "superset_explore_database"
+    reading = read_question(question)
+    if reading.named and not reading.has_id:
+        for noun in ("dashboard", "dataset"):
+            if noun in reading.objects and tool in BY_ID[noun]:
+                return SEARCH_OF[noun]
+    return None
+
+
+def _one_object_scores(reading: Reading, object_type: str | None, tool: str, scores: dict[str, float]) -> None:
+    """Weights for a question about one dashboard or dataset (adds to ``scores``).
+
+    - named without an id: the search for it is the first step (``+READING_WEIGHT / 2``);
+    - given by id or on its page: it is one object, not a search (the search ``−READING_WEIGHT``);
+    - the target of a tool of ``TARGETING`` (permissions, a deploy, a task…; git off the dashboard page): its
+      own read tool ``−READING_WEIGHT`` (not for reviews, whose state its summary reports).
+    """
+    for noun in ("dashboard", "dataset"):
+        if noun not in reading.objects:
+            continue
+        search = SEARCH_OF[noun]
+        on_page = object_type == noun and not reading.named
+        if tool in BY_ID[noun] and reading.named and not reading.has_id:
+            scores.setdefault(search, READING_WEIGHT / 2)
+        elif tool != search and (reading.has_id or on_page) and not reading.find:
+            scores.setdefault(search, -READING_WEIGHT)
+        one = "superset_explore_database" if object_type == "dataset" and noun == "dataset" else ONE_OBJECT[noun]
+        family = reading.objects[0]
+        # On the dashboard page its summary reports the git and review state (get_git_status is not offered there).
+        targeting = TARGETING if object_type == "dashboard" else (*TARGETING, "git", "branch")
+        if tool != one and family in targeting and (reading.has_id or reading.this):
+            scores.setdefault(one, -READING_WEIGHT)

