@@ -5,8 +5,8 @@ client (``httpx2``: its connection pool, timeouts, proxy and TLS settings) as on
 the answer (its bytes, split at line ends: ``_sse_lines``) is decoded once with ``json.loads``. LangChain's path
 builds an SDK model object, a ``ChatGenerationChunk`` and an ``AIMessageChunk`` per chunk and merges them; the
 SDK's own request path walks the body against its TypedDicts, builds options, headers and URLs in several layers
-and wraps the response — together most of the event loop's CPU per turn (``bench/turn_profile.py``). The body is the one ``ChatOpenAI`` itself sends
-(its ``_get_request_payload``: messages converted, bound tools, model, limits), with the SDK's headers (its
+and wraps the response — together most of the event loop's CPU per turn (``bench/turn_profile.py``). The body is
+the one ``ChatOpenAI`` itself sends (its ``_get_request_payload``: messages converted, bound tools, model, limits), with the SDK's headers (its
 ``default_headers`` and ``auth_headers``), no retries and no redirects (DESIGN §10), so the provider's contract
 and its errors stay: ``openai.APIStatusError`` (the SDK's own subclass per status, built by the SDK from the
 response), ``openai.APITimeoutError``, ``openai.APIConnectionError`` (no connection, or it failed before the
