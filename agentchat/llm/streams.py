@@ -1,18 +1,18 @@
 """One streamed model reply, parsed once (issue 17): the text deltas as they come, one merged message at the end.
 
 For the ``openai`` provider (``ChatOpenAI``, DESIGN §11) the chat-completions request is sent on the SDK's own HTTP
-client (``httpx2``: its connection pool, timeouts, proxy and TLS settings) as one POST, and each ``data:`` line of
-the answer (its bytes, split at line ends: ``_sse_lines``) is decoded once with ``json.loads``. LangChain's path
-builds an SDK model object, a ``ChatGenerationChunk`` and an ``AIMessageChunk`` per chunk and merges them; the
-SDK's own request path walks the body against its TypedDicts, builds options, headers and URLs in several layers
-and wraps the response — together most of the event loop's CPU per turn (``bench/turn_profile.py``). The body is
-the one ``ChatOpenAI`` itself sends (its ``_get_request_payload``: messages converted, bound tools, model, limits), with the SDK's headers (its
-``default_headers`` and ``auth_headers``), no retries and no redirects (DESIGN §10), so the provider's contract
-and its errors stay: ``openai.APIStatusError`` (the SDK's own subclass per status, built by the SDK from the
-response), ``openai.APITimeoutError``, ``openai.APIConnectionError`` (no connection, or it failed before the
-answer began), ``openai.APIError`` (an ``error`` event in the stream). A connection that breaks off mid-answer ends
-the stream: the reply then has no ``finish_reason`` (``turn.reply.stream_incomplete``). Any other model (the
-offline planner, scripted test models) is streamed through LangChain's ``astream`` as before.
+client (``httpx2``: its connection pool, timeouts, proxy and TLS settings) as one POST, and each ``data:`` line of the
+answer (its bytes, split at line ends: ``_sse_lines``) is decoded once with ``json.loads``. LangChain's path builds an
+SDK model object, a ``ChatGenerationChunk`` and an ``AIMessageChunk`` per chunk and merges them; the SDK's own request
+path walks the body against its TypedDicts, builds options, headers and URLs in several layers and wraps the response —
+together most of the event loop's CPU per turn (``bench/turn_profile.py``). The body is the one ``ChatOpenAI`` itself
+sends (its ``_get_request_payload``: messages converted, bound tools, model, limits), with the SDK's headers (its
+``default_headers`` and ``auth_headers``), no retries and no redirects (DESIGN §10), so the provider's contract and its
+errors stay: ``openai.APIStatusError`` (the SDK's own subclass per status, built by the SDK from the response),
+``openai.APITimeoutError``, ``openai.APIConnectionError`` (no connection, or it failed before the answer began),
+``openai.APIError`` (an ``error`` event in the stream). A connection that breaks off mid-answer ends the stream: the
+reply then has no ``finish_reason`` (``turn.reply.stream_incomplete``). Any other model (the offline planner, scripted
+test models) is streamed through LangChain's ``astream`` as before.
 """
 
 import functools
