@@ -8,6 +8,9 @@ commands, so some failed inside ``connect``/``disconnect``: their groups were ne
 builds a ``BlockingConnectionPool`` instead: at most ``CHANNEL_LAYER_MAX_CONNECTIONS`` connections, a command waits
 up to ``CHANNEL_LAYER_POOL_TIMEOUT_S`` for a free one (then raises ``ConnectionError``), and the connections are
 reused rather than opened per burst (each open is a TCP connect, a ``HELLO`` and a health check: CPU per socket).
+Each new connection of redis-py looks its own version up in the installed packages' metadata (``CLIENT SETINFO``;
+``importlib.metadata``: a walk of site-packages and an e-mail parser, about 10% of the event loop's CPU while a
+burst of sockets connects, ``bench/load.py`` under pyinstrument); the pools are given it once (``DRIVER_INFO``).
 """
 
 from typing import Any
@@ -15,6 +18,9 @@ from typing import Any
 from channels_redis.core import RedisChannelLayer as BaseRedisChannelLayer  # type: ignore[import-untyped]  # no types
 from django.conf import settings
 from redis.asyncio import BlockingConnectionPool
+from redis.driver_info import DriverInfo
+
+DRIVER_INFO = DriverInfo()  # redis-py's name and version, looked up once per process (not per connection)
 
 
 class RedisChannelLayer(BaseRedisChannelLayer):
@@ -31,5 +37,6 @@ class RedisChannelLayer(BaseRedisChannelLayer):
             address,
             max_connections=settings.CHANNEL_LAYER_MAX_CONNECTIONS,
             timeout=settings.CHANNEL_LAYER_POOL_TIMEOUT_S,
+            driver_info=DRIVER_INFO,
             **host,
         )

@@ -1,18 +1,18 @@
 """One streamed model reply, parsed once (issue 17): the text deltas as they come, one merged message at the end.
 
 For the ``openai`` provider (``ChatOpenAI``, DESIGN §11) the chat-completions request is sent on the SDK's own HTTP
-client (``httpx2``: its connection pool, timeouts, proxy and TLS settings) as one POST, and each ``data:`` line of
-the answer is decoded once with ``json.loads``. LangChain's path builds an SDK model object, a
-``ChatGenerationChunk`` and an ``AIMessageChunk`` per chunk and merges them; the SDK's own request path walks the
-body against its TypedDicts, builds options, headers and URLs in several layers and wraps the response — together
-most of the event loop's CPU per turn (``bench/turn_profile.py``). The body is the one ``ChatOpenAI`` itself sends
-(its ``_get_request_payload``: messages converted, bound tools, model, limits), with the SDK's headers (its
-``default_headers`` and ``auth_headers``), no retries and no redirects (DESIGN §10), so the provider's contract
-and its errors stay: ``openai.APIStatusError`` (the SDK's own subclass per status, built by the SDK from the
-response), ``openai.APITimeoutError``, ``openai.APIConnectionError`` (no connection, or it failed before the
-answer began), ``openai.APIError`` (an ``error`` event in the stream). A connection that breaks off mid-answer ends
-the stream: the reply then has no ``finish_reason`` (``turn.reply.stream_incomplete``). Any other model (the
-offline planner, scripted test models) is streamed through LangChain's ``astream`` as before.
+client (``httpx2``: its connection pool, timeouts, proxy and TLS settings) as one POST, and each ``data:`` line of the
+answer (its bytes, split at line ends: ``_sse_lines``) is decoded once with ``json.loads``. LangChain's path builds an
+SDK model object, a ``ChatGenerationChunk`` and an ``AIMessageChunk`` per chunk and merges them; the SDK's own request
+path walks the body against its TypedDicts, builds options, headers and URLs in several layers and wraps the response —
+together most of the event loop's CPU per turn (``bench/turn_profile.py``). The body is the one ``ChatOpenAI`` itself
+sends (its ``_get_request_payload``: messages converted, bound tools, model, limits), with the SDK's headers (its
+``default_headers`` and ``auth_headers``), no retries and no redirects (DESIGN §10), so the provider's contract and its
+errors stay: ``openai.APIStatusError`` (the SDK's own subclass per status, built by the SDK from the response),
+``openai.APITimeoutError``, ``openai.APIConnectionError`` (no connection, or it failed before the answer began),
+``openai.APIError`` (an ``error`` event in the stream). A connection that breaks off mid-answer ends the stream: the
+reply then has no ``finish_reason`` (``turn.reply.stream_incomplete``). Any other model (the offline planner, scripted
+test models) is streamed through LangChain's ``astream`` as before.
 """
 
 import functools
@@ -98,11 +98,11 @@ class ReplyStream:
         closed unread (a new TCP connection per call otherwise)."""
         done = False
         try:
-            async for line in response.aiter_lines():
-                if done or not line.startswith("data:"):
+            async for line in _sse_lines(response):
+                if done or not line.startswith(b"data:"):
                     continue  # blank separators, ``event:`` and ``:`` comment lines
                 data = line[5:].strip()
-                if data == "[DONE]":
+                if data == b"[DONE]":
                     done = True
                     continue
                 text = self._chunk(json.loads(data), request)
@@ -143,6 +143,21 @@ class ReplyStream:
         if function.get("name"):
             entry["name"] = (entry["name"] or "") + function["name"]
         entry["args"] += function.get("arguments") or ""
+
+
+async def _sse_lines(response: httpx2.Response) -> AsyncIterator[bytes]:
+    """The lines of an event stream's body as bytes, without their ends (``\\n``, ``\\r\\n`` or ``\\r``: the
+    SSE line ends), the body decoded (``Content-Encoding``) but not as text: ``json.loads`` reads UTF-8 bytes, and
+    a line end never falls inside a UTF-8 character. Measured against httpx's ``aiter_lines`` (text decoder and line
+    decoder per chunk): 0.5 ms less event-loop CPU for a 50-chunk answer (issue 17)."""
+    rest = b""
+    async for chunk in response.aiter_bytes():
+        lines = (rest + chunk).splitlines(keepends=True)
+        rest = lines.pop() if lines and not lines[-1].endswith((b"\n", b"\r")) else b""
+        for line in lines:
+            yield line.rstrip(b"\r\n")  # a \r\n split over two chunks gives one more blank line: ignored above
+    if rest:
+        yield rest
 
 
 async def _send(http: httpx2.AsyncClient, request: httpx2.Request) -> httpx2.Response:
