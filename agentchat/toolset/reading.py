@@ -115,6 +115,7 @@ class Reading:
         adding: something is added to an object («добавить в эту миграцию»): it comes from elsewhere.
         membership: whether something is part of an object is asked ("is X part of it?", «входит ли»).
         target: the one place an object goes to is asked («куда она идёт?», "the target of this one").
+        hunting: problems are to be found («найди ошибки», "find problems in …"): a review, not a search.
     """
 
     verb: str
@@ -134,6 +135,7 @@ class Reading:
     adding: bool = False
     membership: bool = False
     target: bool = False
+    hunting: bool = False
 
 
 @functools.lru_cache(maxsize=512)
@@ -192,11 +194,15 @@ def read_question(question: str) -> Reading:
     # «она идёт», «это сломает»: a word of a state or an outcome after "this" is its verb, not its noun.
     nouns = [o if o not in ("progress", "consequence") else "" for o in map(object_of, following)]
     pointed = tuple(noun or "" for t, noun in zip(tokens, nouns, strict=True) if THIS_WORDS.match(t))
+    # A search verb looks up the object it names, not problems («найди ошибки в описаниях» is a review).
+    sought = [object_of(after) for t, after in zip(tokens, following, strict=True) if FIND_WORDS.match(t)]
+    finding = any(o not in ("problems", "content") for o in sought)
     # An existence question about an object with no id nor page pointer looks it up («есть у нас дашборд про …?»).
     exists = any(EXISTS_WORDS.match(t) for t in tokens) or bool(EXISTS_EN.search(main))
     return Reading(
         this=this,
-        find=any(FIND_WORDS.match(t) for t in tokens) or (exists and not (has_id or this or "problems" in found)),
+        hunting=any(o in ("problems", "content") for o in sought),
+        find=finding or (exists and not (has_id or this or "problems" in found)),
         check_clause=bool(CLAUSE_AFTER_CHECK.search(main)),
         verb=verb,
         objects=objects,
@@ -265,7 +271,7 @@ def reading_tool(reading: Reading, object_type: str | None) -> str | None:
         return "get_task_status"  # «статус этой миграции»: the task that runs it
     for obj in objects:
         if obj == "problems":
-            if verb != SHOW or reading.find or reading.checking or {"content", "docs"} & set(objects):
+            if verb != SHOW or reading.hunting or reading.checking or {"content", "docs"} & set(objects):
                 return "run_llm_validation"
             continue  # «дашборд норм или есть проблемы?»: its state is asked
         tool = READINGS.get((verb, obj))
@@ -306,14 +312,14 @@ def _part_read(reading: Reading, verb: str, obj: str, object_type: str | None) -
     if obj == "dashboard":
         if reading.find and not reading.has_id:
             return "search_dashboards"
-        if object_type == "dashboard" or reading.has_id:
-            return "get_health_summary"
+        if object_type == "dashboard" or reading.has_id or reading.named:
+            return "get_health_summary"  # a named one: searched for first (``weights.first_step``)
     if obj == "dataset":
         if reading.find and not reading.has_id:
             return "search_datasets"
         if object_type == "dataset":
             return "superset_explore_database"
-        return "get_dataset_details" if reading.has_id else "search_datasets"
+        return "get_dataset_details" if reading.has_id or reading.named else "search_datasets"
     return None
 
 
@@ -335,5 +341,5 @@ def asks_for_review(question: str) -> bool:
     reading = read_question(question)
     if "problems" in reading.objects:
         judged = {"content", "docs"} & set(reading.objects)
-        return reading.verb != SHOW or reading.find or reading.checking or bool(judged)
+        return reading.verb != SHOW or reading.hunting or reading.checking or bool(judged)
     return "content" in reading.objects and reading.checking

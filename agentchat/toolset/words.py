@@ -76,8 +76,9 @@ PHRASES: dict[str, re.Pattern] = {
     "problems": re.compile(r"в порядке", re.I),
     # What a run would do: "what would get broken", «что будет перезаписано», «какие дашборды будут заменены».
     "consequence": re.compile(
-        r"\b(would|will|'ll)\b(\s+\w+){0,3}?\s+(break|broke|overwrit|replac|affect|chang|delet|creat|lost|los|fail"
-        r"|happen)"
+        r"\b(would|will|'ll|going to|gonna)\b(\s+\w+){0,3}?\s+(break|broke|overwrit|replac|affect|chang|delet|creat"
+        r"|lost|los|fail|happen)"
+        r"|готов\w* к (запуску|миграции|переносу|применению)|\bready to (run|go|migrate|apply)\b"  # can it run?
         r"|\bбуд(ет|ут)\b(\s+\w+){0,2}?\s+(перезапис|замен|удал|созда|измен|затрон|потер|слом)",
         re.I,
     ),  # «всё ли в порядке с метаданными?» asks for a review run
@@ -91,6 +92,12 @@ PAGE_READ = {
     "dashboard": "get_health_summary",
     "dataset": "superset_explore_database",
     "migration": "preview_migration",
+}
+# A read tool the page does not offer (DESIGN §8) and the one that reports the same state there: the dashboard
+# page's summary reports its git state, the dataset page's database explorer describes the dataset.
+PAGE_STAND_INS = {
+    ("dashboard", "get_git_status"): "get_health_summary",
+    ("dataset", "get_dataset_details"): "superset_explore_database",
 }
 # The parts of a page's object: asked about on its page with nothing else, its read tool answers.
 PAGE_PARTS = ("dashboards", "datasets", "dashboard", "dataset", "chart", "attribute", "column", "table", "consequence")

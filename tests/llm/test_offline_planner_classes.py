@@ -49,6 +49,8 @@ CLASSES = {
         ("migration/2@staging", "what breaks if we run this?", "preview_migration"),
         ("migration/3@ss-dev", "какие графики пострадают на стейдже?", "preview_migration"),
         ("migration/1@prod", "which tables does this touch?", "preview_migration"),
+        ("migration/1@prod", "what is going to be replaced?", "preview_migration"),
+        ("migration/1@prod", "оно готово к применению?", "preview_migration"),
     ],
     # A request with no object on a migration page runs the page's migration: previewed first (DESIGN §11).
     "a bare request on a migration page": [
@@ -64,6 +66,7 @@ CLASSES = {
         ("migration/6@ss-dev", "how long until it's done?", "get_task_status"),
         ("migration/6@ss-dev", "как там эта миграция, уже закончилась?", "get_task_status"),
         ("migration/2@prod", "is this migration still running?", "get_task_status"),
+        ("migration/2@prod", "она прошла успешно?", "get_task_status"),
     ],
     # The head noun is asked about; one named after a preposition qualifies it.
     "head noun and its qualifier": [
@@ -73,6 +76,7 @@ CLASSES = {
     # Slang, diminutives and inflections of the objects' words.
     "slang and inflections": [
         ("dashboard/3@prod", "кто его правил последним?", "get_health_summary"),
+        ("dashboard/3@prod", "any uncommitted edits?", "get_health_summary"),  # git state: in its summary here
         ("dashboard/3@prod", "залей его в репу", "commit_changes"),
         ("dataset/1@prod", "какой минимум по колонке amount?", "superset_execute_sql"),
         ("@prod", "кто автор дашика «Продажи по регионам»?", "search_dashboards"),
@@ -87,6 +91,7 @@ CLASSES = {
     # Problems asked about in general are a state (the summary; seed Story 1); found, checked, or asked about in
     # what a review judges, a review run.
     "problems: state or review": [
+        ("dashboard/4@staging", "find problems in its filters", "run_llm_validation"),  # problems sought: a review
         ("dashboard/4@staging", "есть с ним какие-то проблемы?", "get_health_summary"),
         ("dashboard/4@staging", "is it okay or are there issues?", "get_health_summary"),
         ("dashboard/4@staging", "найди ошибки в подписях графиков", "run_llm_validation"),
@@ -98,11 +103,14 @@ CLASSES = {
         ("dataset/3@ss-dev", "what's the earliest record here?", "superset_execute_sql"),
         ("dataset/3@ss-dev", "выведи несколько строк для примера", "superset_explore_database"),
         ("dataset/5@prod", "самое свежее значение какое?", "superset_execute_sql"),
+        ("dataset/5@prod", "сколько уникальных клиентов?", "superset_execute_sql"),
+        ("dataset/5@prod", "are there nulls in the price column?", "superset_execute_sql"),
     ],
     # A name as written in Superset (an identifier) is searched for before the tool that needs its id.
     "a name is searched for": [
         ("@prod", "какие метрики у датасета sales_daily?", "search_datasets"),
         ("@staging", "summary of the kpi_overview dashboard", "search_dashboards"),
+        ("@staging", "which columns does the orders_daily dataset have?", "search_datasets"),
     ],
     # "Give me a list of …" asks to see; "give rights" is what no tool does.
     "give me a list": [
