@@ -59,6 +59,8 @@ OBJECTS: dict[str, tuple[str, ...]] = {
         "заменит",
         "заменят",
         "affected$",
+        "конфликт",
+        "conflict",
         "affect$",
         "affects$",
         "touch$",
@@ -70,6 +72,9 @@ OBJECTS: dict[str, tuple[str, ...]] = {
     "branch": ("ветк", "ветку$", "branch", "бранч"),
     "git": (
         "репо$",
+        "репу$",
+        "репе$",
+        "репой$",
         "пуш",  # «запушь в репо»
         "git$",
         "гит",
@@ -98,6 +103,8 @@ OBJECTS: dict[str, tuple[str, ...]] = {
         "максимальн",
         "минимальн",
         "посчитай",
+        "максимум",
+        "минимум",
         "выборк",
     ),
     "validation": ("валидац", "валидир", "провалид", "validat", "проверк", "review", "lint$"),
@@ -118,9 +125,8 @@ OBJECTS: dict[str, tuple[str, ...]] = {
         "стандарт",
         "standards$",
         "rules$",
-        "правилам$",
-        "правила$",
-        "правил$",
+        "правилам$",  # not «правил», «правила»: also «(кто) правил» (edited)
+        "правилами$",
         "guidelines$",
     ),
     "migration": (
@@ -129,6 +135,8 @@ OBJECTS: dict[str, tuple[str, ...]] = {
         "migrat",
         "перенос",
         "перенес",
+        "переед",  # «датасеты тоже переедут?»
+        "переезд",
         "переноса$",
         "moving$",
         "move$",
@@ -167,6 +175,11 @@ OBJECTS: dict[str, tuple[str, ...]] = {
         "закончил",
         "завершил",
         "finished$",
+        "отработал",
+        "ждать$",
+        "завершен",
+        "complete$",
+        "completed$",
     ),
     "permission": (
         "доступа$",
@@ -225,6 +238,11 @@ OBJECTS: dict[str, tuple[str, ...]] = {
         "updated$",
         "изменен",
         "обновлял",
+        "правил$",  # «кто последний правил?»
+        "редактировал",
+        "менял",
+        "трогал",
+        "edited$",
     ),
     # The columns of a table or dataset: on a dataset page its description answers, by id its details.
     "column": (

@@ -45,33 +45,21 @@ import re
 from dataclasses import dataclass, field
 
 from agentchat.toolset.tokens import corrected, object_of, tokens_of, unprefixed
+from agentchat.toolset.verbs import verb_of
 from agentchat.toolset.words import (
     ADD_WORDS,
-    AUX_EN,
     BEFORE_CLAUSE,
     CHECK,
-    CHECK_WORDS,
     CLAUSE_AFTER_CHECK,
     DESCRIBE,
-    EN_LEAD,
     ENV_NAMES,
     EXISTS_EN,
     EXISTS_WORDS,
     FIND_WORDS,
     FIRST_ROWS,
     GENERIC,
-    IMPERATIVE_RU,
-    INFINITIVE_RU,
-    LEAD_RU,
     MAKE,
-    MAKE_EN,
-    MAKE_RU,
-    MODAL_RU,
     NAMED,
-    NEW_RU,
-    NOT_INFINITIVE_RU,
-    NOUN_AFTER_EN,
-    OBJECT_IMPERATIVE_RU,
     OBJECTS,
     OTHER_WORDS,
     PAGE_READ,
@@ -82,12 +70,9 @@ from agentchat.toolset.words import (
     QUANTITY_WORDS,
     READINGS,
     REVIEWED,
-    SEE_INFINITIVE_RU,
     SHOW,
-    SHOW_WORDS,
-    SUBJECT_EN,
+    TARGET_WORDS,
     THIS_WORDS,
-    WISH_EN,
 )
 
 __all__ = [
@@ -128,6 +113,8 @@ class Reading:
         checking: a check verb is used, as the verb or before a clause ("check whether it follows…").
         other: the question asks about other objects than the page's («какие ещё дашборды», "other dashboards").
         adding: something is added to an object («добавить в эту миграцию»): it comes from elsewhere.
+        membership: whether something is part of an object is asked ("is X part of it?", «входит ли»).
+        target: the one place an object goes to is asked («куда она идёт?», "the target of this one").
     """
 
     verb: str
@@ -145,53 +132,8 @@ class Reading:
     checking: bool = False
     other: bool = False
     adding: bool = False
-
-
-def _verb(tokens: list[str], question: str, objects: set[str], clauses: frozenset[int] | set[int] = frozenset()) -> str:
-    """The verb of the question: the first imperative, modal request, check or question word (module docstring).
-
-    English verbs count only at the head of the sentence (after a politeness), and not before a noun they
-    qualify ("backup history", "health check"); "do we …?" asks. A Russian modal followed by an infinitive asks
-    for that action («можно ветку завести?»), unless the infinitive is a seeing one («хочу посмотреть»)."""
-    lead = True  # still at the head of the sentence (English verbs count only there)
-    head_ru = True  # still at the head of a Russian clause (after particles only)
-    for i, token in enumerate(tokens):
-        after = tokens[i + 1] if i + 1 < len(tokens) else ""
-        head_ru = head_ru or i in clauses  # «дашборд, обнови описания»: a clause starts after the comma
-        if PHRASES["agent"].search(question):
-            return SHOW  # "can you do …?" asks what the agent can do
-        if DESCRIBE.match(token):
-            return MAKE if "chart" in objects else SHOW  # «опиши графики»: their descriptions are written
-        if INFINITIVE_RU.match(token) and after == "бы":
-            return MAKE  # «задеплоить бы его на стейдж»: a wish
-        if MODAL_RU.match(token) and after != "ли":
-            wanted = next(
-                (t for t in tokens[i + 1 :] if INFINITIVE_RU.match(t) and not NOT_INFINITIVE_RU.search(t)), ""
-            )
-            if SEE_INFINITIVE_RU.match(wanted):
-                return SHOW
-            if wanted:
-                return CHECK if CHECK_WORDS.match(wanted) else MAKE
-        if lead and AUX_EN.match(token) and SUBJECT_EN.match(after):
-            return SHOW
-        if lead and WISH_EN.match(token) and i and after != "to":
-            return MAKE  # "I'd like this dashboard live on prod": a wish
-        english = token.isascii()
-        if CHECK_WORDS.match(token) and (lead or not english):
-            return SHOW if CLAUSE_AFTER_CHECK.search(question) else CHECK
-        if lead and english and NOUN_AFTER_EN.match(after) and (MAKE_EN.match(token) or CHECK_WORDS.match(token)):
-            return SHOW  # "backup history", "review results": the word qualifies a noun asked about
-        if not english and OBJECT_IMPERATIVE_RU.match(token) and object_of(token):
-            return MAKE
-        if MAKE_RU.match(token) or (lead and (MAKE_EN.match(token) or NEW_RU.match(token))):
-            return MAKE
-        if SHOW_WORDS.match(token):
-            return SHOW
-        if head_ru and not english and IMPERATIVE_RU.match(token) and not object_of(token):
-            return MAKE  # «прогони валидацию», «ок, применяй»: the shape of an imperative at the clause's head
-        lead = lead and bool(EN_LEAD.match(token))
-        head_ru = head_ru and bool(LEAD_RU.match(token))
-    return SHOW if "?" in question else ""
+    membership: bool = False
+    target: bool = False
 
 
 @functools.lru_cache(maxsize=512)
@@ -238,7 +180,7 @@ def read_question(question: str) -> Reading:
     if head == "table" and "dataset" in found and (re.search(r"\b\d+\b", main) or NAMED.search(main)):
         head = "dataset"  # "the schema of dataset 2": a given dataset's table is its attribute
     clauses = set(itertools.accumulate(len(tokens_of(part)) for part in re.split(r"[,;:.?!—]+", main)))
-    verb = _verb(tokens, main, found, clauses)
+    verb = verb_of(tokens, main, found, clauses)
     if verb == MAKE and "chart" in found and any(DESCRIBE.match(t) for t in tokens):
         found.add("docs")
     specific = [name for name in OBJECTS if name in found and name not in GENERIC and name not in qualifiers]
@@ -247,7 +189,9 @@ def read_question(question: str) -> Reading:
     has_id = bool(re.search(r"\b\d+\b", main))
     this = any(THIS_WORDS.match(t) for t in tokens)
     following = [*tokens[1:], ""]
-    pointed = tuple(object_of(after) or "" for t, after in zip(tokens, following, strict=True) if THIS_WORDS.match(t))
+    # «она идёт», «это сломает»: a word of a state or an outcome after "this" is its verb, not its noun.
+    nouns = [o if o not in ("progress", "consequence") else "" for o in map(object_of, following)]
+    pointed = tuple(noun or "" for t, noun in zip(tokens, nouns, strict=True) if THIS_WORDS.match(t))
     # An existence question about an object with no id nor page pointer looks it up («есть у нас дашборд про …?»).
     exists = any(EXISTS_WORDS.match(t) for t in tokens) or bool(EXISTS_EN.search(main))
     return Reading(
@@ -266,6 +210,11 @@ def read_question(question: str) -> Reading:
         checking=verb == CHECK or bool(CLAUSE_AFTER_CHECK.search(main)),
         other=any(OTHER_WORDS.match(t) for t in tokens),
         adding=adding,
+        membership=bool(PHRASES["membership"].search(main)),
+        target=any(
+            TARGET_WORDS.match(t) and object_of(after) != "environment"
+            for t, after in zip(tokens, following, strict=True)
+        ),
     )
 
 
@@ -276,6 +225,8 @@ def about_page_object(reading: Reading, object_type: str | None) -> bool:
     («какие ещё дашборды», "this env") or about what to add to the page's object (it comes from elsewhere)."""
     if reading.has_id and not reading.find and bool({"dashboard", "dataset"} & set(reading.objects)):
         return True
+    if object_type in PAGE_READ and reading.membership and not reading.other:
+        return True  # "is the sales dashboard part of it?": the page's object is read
     if object_type not in PAGE_READ or reading.find or reading.named or reading.adding:
         return False
     if reading.other and "attribute" not in reading.objects:
@@ -307,6 +258,9 @@ def reading_tool(reading: Reading, object_type: str | None) -> str | None:
     data = reading.quantity or reading.rows
     if verb != CHECK and object_type == "dataset" and data and set(objects) <= {"dataset", "table", "column"}:
         return "superset_execute_sql"  # «сколько всего потребили?» on a dataset page: numbers from its data
+    pointer = any(p in ("", "migration") for p in reading.pointed)
+    if about and object_type == "migration" and verb == SHOW and ((reading.target and pointer) or reading.membership):
+        return "preview_migration"  # «куда она идёт?»: the page's migration's own target is in its plan
     if "progress" in objects and "task" not in objects and "migration" in (object_type, *objects):
         return "get_task_status"  # «статус этой миграции»: the task that runs it
     for obj in objects:

@@ -54,7 +54,7 @@ def intent_scores(question: str, object_type: str | None) -> dict[str, float]:
                 scores[search] = -READING_WEIGHT
     for obj in (*reading.objects, *reading.places):
         # A generic object that is not what the question is about («… в схеме main») loses its tool's weight.
-        generic = READINGS.get((SHOW, obj))
+        generic = READINGS.get((SHOW, obj)) or ("superset_explore_database" if obj == "column" else None)
         if obj in GENERIC and generic and generic not in scores:
             scores[generic] = -READING_WEIGHT
     _one_object_scores(reading, object_type, tool, scores)

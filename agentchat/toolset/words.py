@@ -10,16 +10,21 @@ from agentchat.toolset.objects import OBJECTS as OBJECTS
 
 MAKE, SHOW, CHECK = "make", "show", "check"
 
-# Imperatives and wishes (Russian: the imperative forms; a past «делали» or an infinitive «перенести» is not one).
+# Imperatives and wishes (a go-ahead: «поехали», «го»; Russian: the imperative forms; a past «делали» or an
+# infinitive «перенести» is not one).
 MAKE_RU = re.compile(
     r"^(сделай|создай|заведи|запусти|выполни|сохрани|зафиксируй|закоммить|сгенер\w*|напиши|задокументируй"
     r"|заполни|провалидируй|валидируй|разверни|выкати|задеплой|деплой|перенеси|мигрируй|забэкап\w*|забекап\w*"
-    r"|сними|добавь|открой|экспортируй|выгрузи|копируй|скопируй|отправь|проведи|сгенерь|запушь|нужн[аоы]|нужен|хочу|давай)$"
+    r"|сними|добавь|открой|экспортируй|выгрузи|копируй|скопируй|отправь|проведи|сгенерь|запушь|нужн[аоы]|нужен|хочу|давай"
+    r"|поехали|погнали|вперед|го|стартуем)$"
 )
 # The shape of a Russian imperative («прогони», «допиши», «применяй», «запускай», «поставь»), read at the head of
 # a clause only (after a particle such as «ок», «ну», «давай»): there a plural noun rarely stands, and the
 # endings of the nouns that do («детали», «подробности», «настройки», «логи») are left out.
-IMPERATIVE_RU = re.compile(r"^[а-я]{3,}(ай|яй|уй|юй|ни|ши|ди|ри|жи|би|пи|ви|вь)(те)?(сь)?$")
+IMPERATIVE_RU = re.compile(
+    r"^[а-я]{3,}(ай|яй|уй|юй|ни|ши|ди|ри|жи|би|пи|ви|вь|нь)(те)?(сь)?$|^[а-я]{4,}(аем|яем|уем)$"
+    r"|^[а-я]{2,3}ей(те)?$"  # «залей», «налей» (short: the genitive plurals of nouns are longer or are objects)
+)
 # Particles that may open a clause before its verb («ок, применяй», «ну давай», «погнали, запускай»).
 LEAD_RU = re.compile(
     r"^(ок|окей|ok|ну|так|теперь|тогда|ладно|хорошо|а|и|пожалуйста|плиз|пжлст|погнали|все|отлично|супер|да|ага"
@@ -46,7 +51,7 @@ SHOW_WORDS = re.compile(
     r"|дай|дайте|show|list|find|tell|which|what|who|when|where|why|whose"
     r"|how|is|are|was|were|did|does|has|have|any|give|summary|overview)$"
 )
-CHECK_WORDS = re.compile(r"^(проверь|провер\w*|check|validate|валидируй)$")
+CHECK_WORDS = re.compile(r"^(проверь|провер\w*|check|validate|валидируй|audit)$")
 CLAUSE_AFTER_CHECK = re.compile(
     r"(провер\w*|check)\b([^.?!]*?,\s*|\W+)(что|ли|не|все ли|всё ли|whether|if|that|what)\b"
     r"|провер\w*\b[^.?!]*?\s\w+\s+ли\b",  # «проверь, опубликован ли он»: the particle «ли» makes it a question
@@ -64,10 +69,15 @@ PHRASES: dict[str, re.Pattern] = {
     # "can you do …?" asks what the agent can do, "can you do it?" asks it to act.
     "agent": re.compile(r"\b(can|could) (you|u) do\b(?!\s+(it|this|that)\b)|\bare (you|u) able\b", re.I),
     "deploy": re.compile(r"\broll(ing)?\b(\s+\w+){0,3}\s+out\b|\brollout\b", re.I),  # "roll it out to prod"
+    # Membership in the page's object ("is the sales dashboard part of it?", «входит ли он в миграцию»).
+    # How far a run has got, asked in more than one word ("how long will it take?", «сколько ещё ждать»).
+    "progress": re.compile(r"\bhow long\b|\bstill running\b|сколько (ещ[её] )?ждать|\bещ[её] (ид[её]т|работает)", re.I),
+    "membership": re.compile(r"\bpart of\b|\bвход(ит|ят)\b|\bincluded\b|\bв составе\b|\bвключен\w*", re.I),
     "problems": re.compile(r"в порядке", re.I),
     # What a run would do: "what would get broken", «что будет перезаписано», «какие дашборды будут заменены».
     "consequence": re.compile(
-        r"\b(would|will|'ll)\b(\s+\w+){0,3}?\s+(break|broke|overwrit|replac|affect|chang|delet|creat|lost|los|fail)"
+        r"\b(would|will|'ll)\b(\s+\w+){0,3}?\s+(break|broke|overwrit|replac|affect|chang|delet|creat|lost|los|fail"
+        r"|happen)"
         r"|\bбуд(ет|ут)\b(\s+\w+){0,2}?\s+(перезапис|замен|удал|созда|измен|затрон|потер|слом)",
         re.I,
     ),  # «всё ли в порядке с метаданными?» asks for a review run
@@ -82,6 +92,8 @@ PAGE_READ = {
     "dataset": "superset_explore_database",
     "migration": "preview_migration",
 }
+# The parts of a page's object: asked about on its page with nothing else, its read tool answers.
+PAGE_PARTS = ("dashboards", "datasets", "dashboard", "dataset", "chart", "attribute", "column", "table", "consequence")
 PLACE_OBJECTS = ("table", "environment")
 PREPOSITIONS = re.compile(r"^(в|во|на|из|при|к|ко|по|для|под|of|in|on|from|at|inside|for|by|over)$")
 # A specific object named after one of these, once another was named, qualifies it («задача по этой миграции»,
@@ -93,6 +105,9 @@ THIS_WORDS = re.compile(
     r"^(этот|этом|этого|этому|этим|эти|этих|эта|этой|это|эту|его|него|он|она|оно|нем|ней|ним|нее|ее|отсюда|сюда|тут|здесь"
     r"|this|it|its|here|текущ\w*|current)$"
 )
+# The one place an object goes to, in the singular («куда она идёт?», "the target of this one"); the plural asks
+# for the environments to choose from ("list the target environments").
+TARGET_WORDS = re.compile(r"^(куда|target|destination|цель|целевое|целевой|целевого|целевом)$")
 # «ещё», "other": the plural is of other objects than the page's («какие ещё дашборды есть?»).
 OTHER_WORDS = re.compile(r"^(еще|другие|других|другим|остальные|остальных|other|others|besides|else)$")
 # Adding to the page's object: what is added comes from elsewhere («какие дашборды можно добавить в эту миграцию»).
@@ -109,6 +124,12 @@ DESCRIBE = re.compile(r"^(опиши|описать|describe|auto-describe|descr
 MODAL_RU = re.compile(r"^(можно|можешь|можете|могли|надо|нужно|необходимо|хочу|хотим|прошу|давай|давайте)$")
 INFINITIVE_RU = re.compile(r"^[а-я]{3,}(ть|ти|чь)(ся)?$")
 NOT_INFINITIVE_RU = re.compile(r"(ость|есть|асть|ять|оть|ешь)$|^(быть|путь|суть)$")
+# Getting something onto an environment is moving it there ("can we get this onto staging?"): a request.
+MOVE_TO_ENV = re.compile(
+    r"\b(get|bring|put|move|push|land)\s+(it|this|that|them|these|those|this one|the \w+|\w+ \d+)"
+    r"\s+(onto|to|on|into)\s+(prod|production|staging|stage|dev)\b",
+    re.I,
+)
 # English auxiliaries that open a question: "do we have…?", "does it…", "did the deploy…" (not "do a backup").
 AUX_EN = re.compile(r"^(do|does|did)$")
 SUBJECT_EN = re.compile(r"^(we|you|u|i|they|it|this|these|the|any|there|he|she|our|my)$")

@@ -27,6 +27,18 @@ CLASSES = {
         ("migration/4@ss-dev", "а что в плане?", "preview_migration"),
         ("migration/2@staging", "what dashboards does it contain?", "preview_migration"),
     ],
+    # Membership in the page's object, and the one place it goes to, are in its own read.
+    "membership and target": [
+        ("migration/4@staging", "is the revenue dashboard part of it?", "preview_migration"),
+        ("migration/4@staging", "а этот датасет входит в неё?", "preview_migration"),
+        ("migration/1@ss-dev", "куда она переносит?", "preview_migration"),
+        ("migration/1@ss-dev", "which environments can I choose as the target?", "list_environments"),
+    ],
+    # A keyword of a search or a list does not outweigh a question about the page's object and its parts.
+    "parts outweigh a search keyword": [
+        ("dataset/3@prod", "в каких дашбордах он?", "superset_explore_database"),
+        ("dashboard/1@ss-dev", "which charts are on it?", "get_health_summary"),
+    ],
     # Other objects than the page's, or what to add to it, are searched for.
     "other objects than the page's": [
         ("dashboard/3@prod", "какие ещё дашборды есть на проде?", "search_dashboards"),
@@ -43,9 +55,13 @@ CLASSES = {
         ("migration/1@ss-dev", "запускай", "preview_migration"),
         ("migration/6@staging", "go ahead and apply it", "preview_migration"),
         ("migration/4@ss-dev", "ну давай, выполняй", "preview_migration"),
+        ("migration/4@ss-dev", "погнали", "preview_migration"),
+        ("migration/4@ss-dev", "применяем", "preview_migration"),
     ],
     # The progress of a migration is its background task's.
     "progress of a migration": [
+        ("migration/6@ss-dev", "долго ещё ждать?", "get_task_status"),
+        ("migration/6@ss-dev", "how long until it's done?", "get_task_status"),
         ("migration/6@ss-dev", "как там эта миграция, уже закончилась?", "get_task_status"),
         ("migration/2@prod", "is this migration still running?", "get_task_status"),
     ],
@@ -56,6 +72,9 @@ CLASSES = {
     ],
     # Slang, diminutives and inflections of the objects' words.
     "slang and inflections": [
+        ("dashboard/3@prod", "кто его правил последним?", "get_health_summary"),
+        ("dashboard/3@prod", "залей его в репу", "commit_changes"),
+        ("dataset/1@prod", "какой минимум по колонке amount?", "superset_execute_sql"),
         ("@prod", "кто автор дашика «Продажи по регионам»?", "search_dashboards"),
         ("@ss-dev", "какие доступы у роли Gamma к базе 2", "superset_audit_permissions"),
         ("dashboard/2@staging", "накидай доку по нему", "run_llm_documentation"),
@@ -80,6 +99,11 @@ CLASSES = {
         ("dataset/3@ss-dev", "выведи несколько строк для примера", "superset_explore_database"),
         ("dataset/5@prod", "самое свежее значение какое?", "superset_execute_sql"),
     ],
+    # A name as written in Superset (an identifier) is searched for before the tool that needs its id.
+    "a name is searched for": [
+        ("@prod", "какие метрики у датасета sales_daily?", "search_datasets"),
+        ("@staging", "summary of the kpi_overview dashboard", "search_dashboards"),
+    ],
     # "Give me a list of …" asks to see; "give rights" is what no tool does.
     "give me a list": [
         ("dataset/4@staging", "дай перечень ролей с доступом сюда", "superset_audit_permissions"),
@@ -92,6 +116,8 @@ CLASSES = {
     "a dashboard wished onto an environment": [
         ("dashboard/2@staging", "хочу этот дашборд на проде", "deploy_dashboard"),
         ("dashboard/2@ss-dev", "I want this one on production, can you do it?", "deploy_dashboard"),
+        ("dashboard/2@ss-dev", "could we bring it to staging?", "deploy_dashboard"),
+        ("dashboard/2@ss-dev", "закинь его на стейдж", "deploy_dashboard"),
     ],
     # What a clause says is to happen later (a purpose, a precondition) is not what is asked now.
     "purpose clause": [

@@ -166,12 +166,17 @@ def _stem(word: str) -> str:
 
 
 def _search_text(text: str, quoted: list[str]) -> str | None:
-    """What to look for in a search: a quoted title, else the topic words («про энергопотребление» → stem)."""
+    """What to look for in a search: a quoted title, else the topic words («про энергопотребление» → stem), else
+    an identifier (``energy_usage``), else the words between "the" and the object noun."""
     if quoted:
         return quoted[0]
     topic = re.search(r"(?:\bпро|\bпо|\bс|\babout|\bwith|\bcalled|\bnamed)\s+([\w-]{3,})", text, re.I)
     if topic and topic.group(1).lower() not in STOP_WORDS:
         return _stem(topic.group(1))
+    # An identifier is a name as it is written in Superset («колонки датасета energy_usage»).
+    identifier = re.search(r"\b[a-z][a-z0-9]*_\w+\b", text)
+    if identifier:
+        return identifier.group(0)
     # "the regions overview dashboard": the words between the article and the object noun are its name.
     named = re.search(r"\bthe\s+((?:[\w-]+\s+){0,3}?[\w-]{3,})\s+(?:dashboard|dataset|report)\b", text, re.I)
     if named and named.group(1).split()[0].lower() not in STOP_WORDS:

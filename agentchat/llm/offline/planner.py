@@ -44,9 +44,9 @@ from agentchat.toolset.intents import (
     request_without_tool,
     rule_scores,
 )
-from agentchat.toolset.reading import asks_for_review, read_question, reading_tool
+from agentchat.toolset.reading import Reading, about_page_object, asks_for_review, read_question, reading_tool
 from agentchat.toolset.router import Ranked
-from agentchat.toolset.words import COUNT, FIRST_ROWS
+from agentchat.toolset.words import COUNT, FIRST_ROWS, PAGE_PARTS
 
 # A tool wanted but not offered whose need an offered tool covers (DESIGN §8: the dashboard page has no
 # get_git_status, but the health summary reports the git state; the dataset page has no get_dataset_details,
@@ -115,6 +115,11 @@ def tool_choose(*, question: str, page: Page, offered: Sequence[str], knowledge:
         best_offered = offered_read(counterpart) or (reads[0] if reads else None)
     if best_offered is None:
         return Choice("unknown")
+    reading = read_question(question)
+    if meant is not None and meant in offered and not _changes_state(meant) and _page_parts(reading, page.object_type):
+        # A question about the page's object or its parts is answered by its read tool, whatever a keyword of a
+        # search or a list says («какие дашборды на нём?» on a dataset page: its description).
+        return Choice("tool", meant, rules=max(best_offered.rules, MEDIUM))
     if meant == "run_llm_validation" and meant in offered and asks_for_review(question):
         # Problems to be found, or the team's rules to be checked, are a review run, whatever the page's summary
         # keywords say ("find problems in this dashboard's chart titles").
@@ -123,6 +128,16 @@ def tool_choose(*, question: str, page: Page, offered: Sequence[str], knowledge:
     if best_offered.rules <= 0 and best_offered.similarity - mean < SIMILARITY_MARGIN:
         return Choice("unknown")
     return Choice("tool", best_offered.name, rules=best_offered.rules)
+
+
+def _page_parts(reading: Reading, object_type: str | None) -> bool:
+    """The question is about the page's object (not one given by id) and names only it or its parts, or asks
+    whether something is part of it or where it goes."""
+    if reading.has_id or not about_page_object(reading, object_type):
+        return False
+    if not reading.objects:
+        return reading.membership or reading.target  # "is X part of it?", "what's the target of this one?"
+    return set(reading.objects) <= {*PAGE_PARTS, object_type or ""}
 
 
 def _changes_state(name: str) -> bool:
