@@ -38,7 +38,7 @@ from agentchat.chat.frames import (
     decode_frame,
     parse_frame,
 )
-from agentchat.chat.sessions import SessionCheck, session_expiry, session_group, user_group
+from agentchat.chat.sessions import SessionCheck, session_group, user_group
 from agentchat.context.intake import context_accept
 from agentchat.context.uicontext import ContextInvalid
 from agentchat.conversations.selectors import ConversationNotFound
@@ -145,7 +145,7 @@ class AgentConsumer(AsyncJsonWebsocketConsumer):
         retries every ``EXPIRY_RETRY_S``."""
         while not self.closed:
             try:
-                expires = await database_sync_to_async(session_expiry)(self.scope)
+                expires = await database_sync_to_async(self.session_valid.expiry)()  # the first also primes
                 wait_s = EXPIRY_RECHECK_S
                 if expires is not None:
                     wait_s = min(wait_s, max((expires - timezone.now()) / timedelta(seconds=1), 0.0) + 0.05)

@@ -11,7 +11,7 @@ own timer (``session_expiry``). Whatever reaches a socket in between, every fram
 import hashlib
 import logging
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import UTC, datetime
 from importlib import import_module
 from typing import Any
 
@@ -76,6 +76,15 @@ class SessionCheck:
     def __init__(self, scope: Mapping[str, Any]):
         self.scope = scope
         self._seen: tuple[Any, ...] | None = None
+        self._primed = False
+
+    def expiry(self) -> datetime | None:
+        """The session's expiry for the socket's timer: the first call is ``prime``, later ones ``session_expiry``."""
+        if self._primed:
+            return session_expiry(self.scope)
+        expires = self.prime()
+        self._primed = True
+        return expires
 
     def __call__(self) -> bool:
         """Whether the socket's session still authenticates its user (see ``session_is_valid``)."""
@@ -84,19 +93,43 @@ class SessionCheck:
         store_class = import_module(settings.SESSION_ENGINE).SessionStore
         if user is None or not user.is_authenticated or not key or not hasattr(store_class, "get_model_class"):
             return session_is_valid(self.scope)
-        inputs = _session_inputs(store_class.get_model_class(), key, user.pk)
-        if inputs is None:
+        row = _session_row(store_class.get_model_class(), key, user.pk)
+        if row is None:
             return False  # no unexpired row: load() would give an empty session, an anonymous user
+        inputs = row[:3]
         if inputs == self._seen:
             return True
         valid = session_is_valid(self.scope)
         self._seen = inputs if valid else None
         return valid
 
+    def prime(self) -> datetime | None:
+        """Read the session's row once when the socket opens; return its expiry (the socket's timer: what
+        ``session_expiry`` returns), and remember its inputs as a positive verdict when they are the ones the
+        handshake's authentication has just verified — the session data the socket's session was loaded from, the
+        password hash and ``is_active`` of the user it resolved (``AuthMiddlewareStack``: Django's ``get_user``).
+        The first frame then makes one query, not three (issue 17); any difference (a change since the handshake)
+        leaves the full check to the first frame. None: no unexpired row, or an engine without rows."""
+        user = self.scope.get("user")
+        session = self.scope.get("session")
+        key = getattr(session, "session_key", None)
+        store_class = import_module(settings.SESSION_ENGINE).SessionStore
+        if user is None or not user.is_authenticated or not key or not hasattr(store_class, "get_model_class"):
+            return session_expiry(self.scope)
+        row = _session_row(store_class.get_model_class(), key, user.pk)
+        if row is None:
+            return None
+        session_data, password, is_active, expires = row
+        loaded = getattr(session, "_session_cache", None)  # what the handshake decoded (the user was resolved)
+        verified = (password, is_active) == (user.password, user.is_active)
+        if verified and loaded is not None and store_class().decode(session_data) == loaded:
+            self._seen = (session_data, password, is_active)
+        return expires
 
-def _session_inputs(session_model: Any, key: str, user_id: int) -> tuple[Any, ...] | None:
-    """``(session_data, password, is_active)`` of the unexpired session ``key`` and of user ``user_id`` (None, None
-    when the user is gone), in one query; None when there is no unexpired session row."""
+
+def _session_row(session_model: Any, key: str, user_id: int) -> tuple[Any, ...] | None:
+    """``(session_data, password, is_active, expire_date)`` of the unexpired session ``key`` and of user ``user_id``
+    (None, None when the user is gone), in one query; None when there is no unexpired session row."""
     users = get_user_model()._meta
     q = connection.ops.quote_name  # identifiers from the models' meta, quoted; the values are parameters
     names = {
@@ -107,13 +140,20 @@ def _session_inputs(session_model: Any, key: str, user_id: int) -> tuple[Any, ..
         "active": q(str(users.get_field("is_active").column)),
     }
     sql = (  # noqa: S608 - quoted identifiers only (above)
-        "SELECT s.session_data, u.{password}, u.{active} FROM {session} s LEFT JOIN {user} u ON u.{pk} = %s "
-        "WHERE s.session_key = %s AND s.expire_date > %s"
+        "SELECT s.session_data, u.{password}, u.{active}, s.expire_date FROM {session} s "
+        "LEFT JOIN {user} u ON u.{pk} = %s WHERE s.session_key = %s AND s.expire_date > %s"
     ).format(**names)
     with connection.cursor() as cursor:
         cursor.execute(sql, [user_id, key, timezone.now()])
         row = cursor.fetchone()
-    return tuple(row) if row is not None else None
+    if row is None:
+        return None
+    expires = row[3]
+    if expires is not None and not isinstance(expires, datetime):  # SQLite: the column as text
+        expires = session_model._meta.get_field("expire_date").to_python(expires)
+    if expires is not None and settings.USE_TZ and timezone.is_naive(expires):
+        expires = timezone.make_aware(expires, UTC)
+    return (*row[:3], expires)
 
 
 def session_expiry(scope: Mapping[str, Any]) -> datetime | None:
