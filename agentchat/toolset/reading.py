@@ -47,9 +47,11 @@ from dataclasses import dataclass, field
 from agentchat.toolset.tokens import corrected, object_of, tokens_of, unprefixed
 from agentchat.toolset.verbs import verb_of
 from agentchat.toolset.words import (
+    ACTION_OBJECTS,
     ADD_WORDS,
     BEFORE_CLAUSE,
     CHECK,
+    CHECK_WORDS,
     CLAUSE_AFTER_CHECK,
     DESCRIBE,
     ENV_NAMES,
@@ -58,8 +60,14 @@ from agentchat.toolset.words import (
     FIND_WORDS,
     FIRST_ROWS,
     GENERIC,
+    IMPERATIVE_RU,
+    INFINITIVE_RU,
     MAKE,
+    MAKE_EN,
+    MAKE_RU,
     NAMED,
+    NEGATED,
+    NOT_INFINITIVE_RU,
     OBJECTS,
     OTHER_WORDS,
     PAGE_READ,
@@ -70,7 +78,9 @@ from agentchat.toolset.words import (
     QUANTITY_WORDS,
     READINGS,
     REVIEWED,
+    RUN_WORDS,
     SHOW,
+    SQL_IN_TEXT,
     TARGET_WORDS,
     THIS_WORDS,
 )
@@ -116,6 +126,7 @@ class Reading:
         membership: whether something is part of an object is asked ("is X part of it?", «входит ли»).
         target: the one place an object goes to is asked («куда она идёт?», "the target of this one").
         hunting: problems are to be found («найди ошибки», "find problems in …"): a review, not a search.
+        runs_sql: SQL is given with a verb that runs it («выполни select …»): a query to run.
     """
 
     verb: str
@@ -136,6 +147,7 @@ class Reading:
     membership: bool = False
     target: bool = False
     hunting: bool = False
+    runs_sql: bool = False
 
 
 @functools.lru_cache(maxsize=512)
@@ -150,7 +162,7 @@ def read_question(question: str) -> Reading:
     Returns:
         A ``Reading``; ``verb`` is '' when neither an imperative, a question word nor a "?" is found.
     """
-    main = BEFORE_CLAUSE.sub("", question) or question
+    main = unnegated(BEFORE_CLAUSE.sub("", question) or question)
     tokens = [unprefixed(corrected(t)) for t in tokens_of(main)]
     # The sentence of each token: a qualifier qualifies an object of its own sentence only.
     sentences = [n for n, part in enumerate(re.split(r"[.?!;]+", main)) for _ in tokens_of(part)]
@@ -202,6 +214,7 @@ def read_question(question: str) -> Reading:
     return Reading(
         this=this,
         hunting=any(o in ("problems", "content") for o in sought),
+        runs_sql=bool(SQL_IN_TEXT.search(question)) and any(RUN_WORDS.match(t) for t in tokens),
         find=finding or (exists and not (has_id or this or "problems" in found)),
         check_clause=bool(CLAUSE_AFTER_CHECK.search(main)),
         verb=verb,
@@ -222,6 +235,30 @@ def read_question(question: str) -> Reading:
             for t, after in zip(tokens, following, strict=True)
         ),
     )
+
+
+def unnegated(question: str) -> str:
+    """``question`` without its negated actions («не деплой пока, скажи что в нём» → «пока, скажи что в нём»):
+    a negated imperative, infinitive or check verb, or the noun of an action («без коммита», "without a
+    deploy"), is not asked for. Other negations stay («какие дашборды не опубликованы»).
+
+    Returns:
+        The text with each such negation and its word removed (the text itself when there is none).
+    """
+
+    def drop(match: re.Match) -> str:
+        word = unprefixed(corrected(match.group(match.lastindex or 0).casefold().replace("ё", "е")))
+        action = (
+            MAKE_RU.match(word)
+            or MAKE_EN.match(word)
+            or IMPERATIVE_RU.match(word)
+            or CHECK_WORDS.match(word)
+            or (INFINITIVE_RU.match(word) and not NOT_INFINITIVE_RU.search(word))
+            or object_of(word) in ACTION_OBJECTS
+        )
+        return " " if action else match.group(0)
+
+    return NEGATED.sub(drop, question)
 
 
 def about_page_object(reading: Reading, object_type: str | None) -> bool:
@@ -265,6 +302,8 @@ def reading_tool(reading: Reading, object_type: str | None) -> str | None:
     if verb != CHECK and object_type == "dataset" and data and set(objects) <= {"dataset", "table", "column"}:
         return "superset_execute_sql"  # «сколько всего потребили?» on a dataset page: numbers from its data
     pointer = any(p in ("", "migration") for p in reading.pointed)
+    if reading.runs_sql:
+        return "superset_execute_sql"  # "run select count(*) … on this dataset": the query is the object
     if about and object_type == "migration" and verb == SHOW and ((reading.target and pointer) or reading.membership):
         return "preview_migration"  # «куда она идёт?»: the page's migration's own target is in its plan
     if "progress" in objects and "task" not in objects and "migration" in (object_type, *objects):

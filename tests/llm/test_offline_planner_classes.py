@@ -127,6 +127,23 @@ CLASSES = {
         ("dashboard/2@ss-dev", "could we bring it to staging?", "deploy_dashboard"),
         ("dashboard/2@ss-dev", "закинь его на стейдж", "deploy_dashboard"),
     ],
+    # A negated action is not asked for: never a write card for it (the read-vs-write rule of issue 16).
+    "negated actions": [
+        ("dashboard/3@prod", "не выкатывай пока, просто скажи кто владелец", "get_health_summary"),
+        ("migration/2@staging", "don't execute it, only show what would change", "preview_migration"),
+        ("dashboard/3@prod", "без коммита: есть ли несохранённое в гите?", "get_health_summary"),
+    ],
+    # An explicit request to make something is not answered by a read its keywords scored.
+    "a request to make": [
+        ("dataset/2@ss-dev", "нужен новый датасет по таблице invoices", "superset_create_dataset"),
+    ],
+    # SQL with a verb that runs it is a query to run; "preview" is no typo of "review".
+    "running SQL, previewing": [
+        ("dataset/2@prod", "execute select max(amount) from sales for this dataset", "superset_execute_sql"),
+        ("@staging", "preview migrating dashboard 4 to prod", "preview_migration"),
+        ("migration/3@prod", "approve and execute", "preview_migration"),
+        ("migration/3@prod", "как посмотреть ход выполнения?", "get_task_status"),
+    ],
     # What a clause says is to happen later (a purpose, a precondition) is not what is asked now.
     "purpose clause": [
         ("dataset/2@prod", "покажи колонки, чтобы я мог написать запрос", "superset_explore_database"),

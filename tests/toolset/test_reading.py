@@ -11,6 +11,7 @@ from agentchat.toolset.reading import (
     asks_to_see,
     read_question,
     reading_tool,
+    unnegated,
 )
 from agentchat.toolset.router import rank_with_rules
 from agentchat.toolset.weights import first_step, intent_scores
@@ -238,3 +239,11 @@ def test_the_router_keeps_what_the_reading_asks_for_in_the_top_three():
         object_type=None,
     )
     assert {"get_dataset_details", "search_datasets"} <= {r.name for r in ranked[:3]}
+
+
+def test_a_negated_action_is_not_asked_for():
+    assert not action_requested("не деплой его пока, расскажи что в нём")
+    assert not action_requested("don't run the migration, what would it overwrite?")
+    assert not action_requested("не надо ничего запускать, просто покажи план")
+    assert unnegated("какие дашборды не опубликованы") == "какие дашборды не опубликованы"  # not an action
+    assert action_requested("не жди, запускай")  # the action that is not negated is asked for

@@ -44,7 +44,7 @@ from agentchat.toolset.intents import (
     request_without_tool,
     rule_scores,
 )
-from agentchat.toolset.reading import Reading, about_page_object, asks_for_review, read_question, reading_tool
+from agentchat.toolset.reading import MAKE, Reading, about_page_object, asks_for_review, read_question, reading_tool
 from agentchat.toolset.router import Ranked
 from agentchat.toolset.words import COUNT, FIRST_ROWS, PAGE_PARTS
 
@@ -119,6 +119,11 @@ def tool_choose(*, question: str, page: Page, offered: Sequence[str], knowledge:
     if meant is not None and meant in offered and not _changes_state(meant) and _page_parts(reading, page.object_type):
         # A question about the page's object or its parts is answered by its read tool, whatever a keyword of a
         # search or a list says («какие дашборды на нём?» on a dataset page: its description).
+        return Choice("tool", meant, rules=max(best_offered.rules, MEDIUM))
+    made = reading.verb == MAKE and meant is not None and meant in offered
+    if made and meant is not None and _changes_state(meant) and not _changes_state(best_offered.name):
+        # An explicit request to make something is not answered by reading something else because its keywords
+        # scored («нужен датасет по таблице payments» on a dataset page: a new dataset, not the page's).
         return Choice("tool", meant, rules=max(best_offered.rules, MEDIUM))
     if meant == "run_llm_validation" and meant in offered and asks_for_review(question):
         # Problems to be found, or the team's rules to be checked, are a review run, whatever the page's summary
