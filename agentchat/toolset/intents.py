@@ -126,7 +126,7 @@ RULES: list[Rule] = [
     # --- SQL
     _r(
         "superset_format_sql",
-        r"(от)?формат|оформи|читаем|читабельн|в порядок|красив|отступ|beautif|\bformat|indent|pretty|tidy"
+        r"(от)?формат|оформи|читаем|читабельн|в порядок|красив|отступ|beautif|\bformat|indent|pretty|prettif|tidy"
         r"|clean ?up",
         STRONG,
     ),

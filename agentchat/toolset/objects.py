@@ -116,7 +116,7 @@ OBJECTS: dict[str, tuple[str, ...]] = {
         "duplicates$",
         "выборк",
     ),
-    "validation": ("валидац", "валидир", "провалид", "validat", "проверк", "review", "ревью", "lint$"),
+    "validation": ("валидац", "валидир", "провалид", "validat", "проверк", "review", "ревью", "lint$", "линт"),
     "docs": ("описани", "документ", "задокумент", "descriptions$", "document", "доку$", "доки$", "docs$", "doc$"),
     # What a review judges (DESIGN §8: run_llm_validation reviews metadata, names and descriptions against the
     # team's rules): problems asked about in these are a review, problems asked about in general a state.

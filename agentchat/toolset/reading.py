@@ -73,6 +73,7 @@ from agentchat.toolset.words import (
     PAGE_READ,
     PHRASES,
     PLACE_OBJECTS,
+    POSSESSIVES,
     PREPOSITIONS,
     QUALIFYING,
     QUANTITY_WORDS,
@@ -205,7 +206,9 @@ def read_question(question: str) -> Reading:
     following = [*tokens[1:], ""]
     # «она идёт», «это сломает»: a word of a state or an outcome after "this" is its verb, not its noun.
     nouns = [o if o not in ("progress", "consequence") else "" for o in map(object_of, following)]
-    pointed = tuple(noun or "" for t, noun in zip(tokens, nouns, strict=True) if THIS_WORDS.match(t))
+    pointed = tuple(
+        "" if POSSESSIVES.match(t) else noun or "" for t, noun in zip(tokens, nouns, strict=True) if THIS_WORDS.match(t)
+    )
     # A search verb looks up the object it names, not problems («найди ошибки в описаниях» is a review).
     sought = [object_of(after) for t, after in zip(tokens, following, strict=True) if FIND_WORDS.match(t)]
     finding = any(o not in ("problems", "content") for o in sought)
@@ -304,7 +307,8 @@ def reading_tool(reading: Reading, object_type: str | None) -> str | None:
     pointer = any(p in ("", "migration") for p in reading.pointed)
     if reading.runs_sql:
         return "superset_execute_sql"  # "run select count(*) … on this dataset": the query is the object
-    if about and object_type == "migration" and verb == SHOW and ((reading.target and pointer) or reading.membership):
+    targeted = reading.target and pointer and not reading.other  # «куда она идёт?», "where is it going"
+    if object_type == "migration" and verb == SHOW and (targeted or (about and reading.membership)):
         return "preview_migration"  # «куда она идёт?»: the page's migration's own target is in its plan
     if "progress" in objects and "task" not in objects and "migration" in (object_type, *objects):
         return "get_task_status"  # «статус этой миграции»: the task that runs it

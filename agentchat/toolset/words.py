@@ -33,7 +33,7 @@ LEAD_RU = re.compile(
 MAKE_EN = re.compile(
     r"^(make|create|run|start|do|take|save|commit|push|generate|write|fill|document|validate|deploy|ship|promote"
     r"|migrate|move|backup|back|add|open|put|export|register|new|need|copy|lint|review|kick|launch|trigger|perform"
-    r"|roll|publish|send|execute|apply|proceed|rerun|redo)$"
+    r"|roll|publish|send|execute|apply|proceed|rerun|redo|go)$"
 )
 # An English wish: "I'd like this dashboard live on prod", "I want it on staging" (a request, unless "to" and a
 # verb follow: "I'd like to see…" reads on).
@@ -118,7 +118,9 @@ THIS_WORDS = re.compile(
 )
 # The one place an object goes to, in the singular («куда она идёт?», "the target of this one"); the plural asks
 # for the environments to choose from ("list the target environments").
-TARGET_WORDS = re.compile(r"^(куда|target|destination|цель|целевое|целевой|целевого|целевом)$")
+TARGET_WORDS = re.compile(r"^(куда|where|target|destination|цель|целевое|целевой|целевого|целевом)$")
+# Possessives: the noun after them is the page object's part («его метаданные», "its filters"), not another object.
+POSSESSIVES = re.compile(r"^(его|ее|их|its)$")
 # «ещё», "other": the plural is of other objects than the page's («какие ещё дашборды есть?»).
 OTHER_WORDS = re.compile(r"^(еще|другие|других|другим|остальные|остальных|other|others|besides|else)$")
 # Adding to the page's object: what is added comes from elsewhere («какие дашборды можно добавить в эту миграцию»).

@@ -32,12 +32,14 @@ CLASSES = {
         ("migration/4@staging", "is the revenue dashboard part of it?", "preview_migration"),
         ("migration/4@staging", "а этот датасет входит в неё?", "preview_migration"),
         ("migration/1@ss-dev", "куда она переносит?", "preview_migration"),
+        ("migration/1@ss-dev", "where is this one headed?", "preview_migration"),
         ("migration/1@ss-dev", "which environments can I choose as the target?", "list_environments"),
     ],
     # A keyword of a search or a list does not outweigh a question about the page's object and its parts.
     "parts outweigh a search keyword": [
         ("dataset/3@prod", "в каких дашбордах он?", "superset_explore_database"),
         ("dashboard/1@ss-dev", "which charts are on it?", "get_health_summary"),
+        ("dashboard/1@ss-dev", "покажи его фильтры и метаданные", "get_health_summary"),  # a possessive: its parts
     ],
     # Other objects than the page's, or what to add to it, are searched for.
     "other objects than the page's": [
@@ -58,6 +60,7 @@ CLASSES = {
         ("migration/6@staging", "go ahead and apply it", "preview_migration"),
         ("migration/4@ss-dev", "ну давай, выполняй", "preview_migration"),
         ("migration/4@ss-dev", "погнали", "preview_migration"),
+        ("migration/4@ss-dev", "go", "preview_migration"),
         ("migration/4@ss-dev", "применяем", "preview_migration"),
     ],
     # The progress of a migration is its background task's.
@@ -87,6 +90,8 @@ CLASSES = {
     "imperative by its shape": [
         ("dashboard/5@ss-dev", "прогони проверку", "run_llm_validation"),
         ("dashboard/1@prod", "допиши описания к графикам", "run_llm_documentation"),
+        ("dashboard/1@prod", "прогони по нему линтер", "run_llm_validation"),
+        ("dashboard/1@prod", "закоммитить текущую версию", "commit_changes"),  # an action's infinitive heads it
     ],
     # Problems asked about in general are a state (the summary; seed Story 1); found, checked, or asked about in
     # what a review judges, a review run.
@@ -135,10 +140,13 @@ CLASSES = {
     ],
     # An explicit request to make something is not answered by a read its keywords scored.
     "a request to make": [
+        ("dataset/2@ss-dev", "зависимости этого датасета", "superset_explore_database"),  # a noun in -ости asks
         ("dataset/2@ss-dev", "нужен новый датасет по таблице invoices", "superset_create_dataset"),
     ],
     # SQL with a verb that runs it is a query to run; "preview" is no typo of "review".
     "running SQL, previewing": [
+        ("dataset/2@prod", "prettify select a , b from t", "superset_format_sql"),
+        ("dashboard/2@staging", "publish it to staging", "deploy_dashboard"),  # a known verb is no typo
         ("dataset/2@prod", "execute select max(amount) from sales for this dataset", "superset_execute_sql"),
         ("@staging", "preview migrating dashboard 4 to prod", "preview_migration"),
         ("migration/3@prod", "approve and execute", "preview_migration"),
