@@ -47,6 +47,7 @@ NEW_RU = re.compile(r"^нов(ый|ую|ая|ое)$")  # «новый датас
 SHOW_WORDS = re.compile(
     r"^(покажи|покаж\w*|скажи|подскаж\w*|глянь|взгляни|посмотри|слушай|смотри|список|перечисли|найди|ищу|поищи|какие|какой|какая|каких|кто|когда|где|сколько|есть|ли"
     r"|уточни|напомни|объясни|поясни|сравни|compare|see|know|view|preview|превью"
+    r"|результат\w*|итог\w*|results?|outcome"  # «результат ревью дашборда 2»: the result is asked, not a run
     r"|расскажи|раскажи|что|чем|как|куда|откуда|почему|зачем|чей|чья|чьи|был|была|были|прош[её]л|прошла"
     r"|дай|дайте|show|list|find|tell|which|what|who|when|where|why|whose"
     r"|how|is|are|was|were|did|does|has|have|any|give|summary|overview)$"

