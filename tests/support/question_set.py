@@ -16,6 +16,8 @@ BLIND_PATH = Path(__file__).parents[1] / "data" / "router_blind.yaml"
 DEV2_PATH = Path(__file__).parents[1] / "data" / "router_dev2.yaml"
 # Development set 3 of issue 16: written without reading the rules, frozen before tuning (sha256 pinned there too).
 DEV3_PATH = Path(__file__).parents[1] / "data" / "router_dev3.yaml"
+# Development set 4 of issue 16: written without reading the rules, frozen before tuning (sha256 pinned there too).
+DEV4_PATH = Path(__file__).parents[1] / "data" / "router_dev4.yaml"
 # Blind set 2 of issue 16: written without reading the rules, never tuned on (sha256 pinned in the same test).
 BLIND2_PATH = Path(__file__).parents[1] / "data" / "router_blind2.yaml"
 
