@@ -12,7 +12,7 @@ explains them honestly instead of calling the nearest read tool.
 import re
 from dataclasses import dataclass
 
-from agentchat.toolset.reading import CHECK, MAKE, asks_for_review, asks_to_see, read_question
+from agentchat.toolset.reading import CHECK, MAKE, asks_for_review, asks_to_see, read_question, unnegated
 from agentchat.toolset.weights import intent_scores
 from agentchat.toolset.words import BEFORE_CLAUSE
 
@@ -126,7 +126,7 @@ RULES: list[Rule] = [
     # --- SQL
     _r(
         "superset_format_sql",
-        r"(от)?формат|оформи|читаем|читабельн|в порядок|красив|отступ|beautif|\bformat|indent|pretty|tidy"
+        r"(от)?формат|оформи|читаем|читабельн|в порядок|красив|отступ|beautif|\bformat|indent|pretty|prettif|tidy"
         r"|clean ?up",
         STRONG,
     ),
@@ -246,7 +246,7 @@ def action_requested(question: str) -> bool:
     if asks_to_see(question):
         return False
     return (
-        bool(ACTION_REQUEST.search(question))
+        bool(ACTION_REQUEST.search(unnegated(question)))
         or read_question(question).verb in (MAKE, CHECK)
         or asks_for_review(question)
     )
@@ -331,7 +331,7 @@ def rule_scores(question: str, object_type: str | None) -> dict[str, float]:
     scores: dict[str, float] = dict(intent_scores(question, object_type))
     # A precondition clause («… перед миграцией», "… before I deploy") says when, not what: the rules that name
     # a tool read the question without it (the penalties read it all).
-    main = BEFORE_CLAUSE.sub("", question) or question
+    main = unnegated(BEFORE_CLAUSE.sub("", question) or question)
     for rule in (*RULES, *PENALTIES):
         if rule.pages is not None and page not in rule.pages:
             continue

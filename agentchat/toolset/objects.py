@@ -87,6 +87,7 @@ OBJECTS: dict[str, tuple[str, ...]] = {
         "закоммич",
         "зафиксир",
         "commit",
+        "uncommit",
     ),
     # Problems asked about are a review run (DESIGN §8: «найди проблемы», "any issues?" start run_llm_validation).
     "problems": ("проблем", "ошибк", "issues$", "problems$"),
@@ -105,9 +106,17 @@ OBJECTS: dict[str, tuple[str, ...]] = {
         "посчитай",
         "максимум",
         "минимум",
+        # What the data holds, found only by querying it: distinct values, empty cells, duplicates.
+        "уникальн",
+        "distinct$",
+        "null$",
+        "nulls$",
+        "дублик",
+        "дубли$",
+        "duplicates$",
         "выборк",
     ),
-    "validation": ("валидац", "валидир", "провалид", "validat", "проверк", "review", "lint$"),
+    "validation": ("валидац", "валидир", "провалид", "validat", "проверк", "review", "ревью", "lint$", "линт"),
     "docs": ("описани", "документ", "задокумент", "descriptions$", "document", "доку$", "доки$", "docs$", "doc$"),
     # What a review judges (DESIGN §8: run_llm_validation reviews metadata, names and descriptions against the
     # team's rules): problems asked about in these are a review, problems asked about in general a state.
@@ -148,6 +157,8 @@ OBJECTS: dict[str, tuple[str, ...]] = {
         "плане$",
         "планом$",
         "plan$",
+        "preview",  # not a typo of "review": a migration's preview («превью», "preview pls")
+        "превью",
     ),
     "deploy": (
         "депло",  # деплой, деплоить, деплоя
@@ -180,6 +191,11 @@ OBJECTS: dict[str, tuple[str, ...]] = {
         "завершен",
         "complete$",
         "completed$",
+        "succeed",
+        "успешн",
+        "удалась$",
+        "упала$",
+        "failed$",
     ),
     "permission": (
         "доступа$",

@@ -47,9 +47,11 @@ from dataclasses import dataclass, field
 from agentchat.toolset.tokens import corrected, object_of, tokens_of, unprefixed
 from agentchat.toolset.verbs import verb_of
 from agentchat.toolset.words import (
+    ACTION_OBJECTS,
     ADD_WORDS,
     BEFORE_CLAUSE,
     CHECK,
+    CHECK_WORDS,
     CLAUSE_AFTER_CHECK,
     DESCRIBE,
     ENV_NAMES,
@@ -58,19 +60,28 @@ from agentchat.toolset.words import (
     FIND_WORDS,
     FIRST_ROWS,
     GENERIC,
+    IMPERATIVE_RU,
+    INFINITIVE_RU,
     MAKE,
+    MAKE_EN,
+    MAKE_RU,
     NAMED,
+    NEGATED,
+    NOT_INFINITIVE_RU,
     OBJECTS,
     OTHER_WORDS,
     PAGE_READ,
     PHRASES,
     PLACE_OBJECTS,
+    POSSESSIVES,
     PREPOSITIONS,
     QUALIFYING,
     QUANTITY_WORDS,
     READINGS,
     REVIEWED,
+    RUN_WORDS,
     SHOW,
+    SQL_IN_TEXT,
     TARGET_WORDS,
     THIS_WORDS,
 )
@@ -115,6 +126,8 @@ class Reading:
         adding: something is added to an object («добавить в эту миграцию»): it comes from elsewhere.
         membership: whether something is part of an object is asked ("is X part of it?", «входит ли»).
         target: the one place an object goes to is asked («куда она идёт?», "the target of this one").
+        hunting: problems are to be found («найди ошибки», "find problems in …"): a review, not a search.
+        runs_sql: SQL is given with a verb that runs it («выполни select …»): a query to run.
     """
 
     verb: str
@@ -134,6 +147,8 @@ class Reading:
     adding: bool = False
     membership: bool = False
     target: bool = False
+    hunting: bool = False
+    runs_sql: bool = False
 
 
 @functools.lru_cache(maxsize=512)
@@ -148,7 +163,7 @@ def read_question(question: str) -> Reading:
     Returns:
         A ``Reading``; ``verb`` is '' when neither an imperative, a question word nor a "?" is found.
     """
-    main = BEFORE_CLAUSE.sub("", question) or question
+    main = unnegated(BEFORE_CLAUSE.sub("", question) or question)
     tokens = [unprefixed(corrected(t)) for t in tokens_of(main)]
     # The sentence of each token: a qualifier qualifies an object of its own sentence only.
     sentences = [n for n, part in enumerate(re.split(r"[.?!;]+", main)) for _ in tokens_of(part)]
@@ -191,12 +206,19 @@ def read_question(question: str) -> Reading:
     following = [*tokens[1:], ""]
     # «она идёт», «это сломает»: a word of a state or an outcome after "this" is its verb, not its noun.
     nouns = [o if o not in ("progress", "consequence") else "" for o in map(object_of, following)]
-    pointed = tuple(noun or "" for t, noun in zip(tokens, nouns, strict=True) if THIS_WORDS.match(t))
+    pointed = tuple(
+        "" if POSSESSIVES.match(t) else noun or "" for t, noun in zip(tokens, nouns, strict=True) if THIS_WORDS.match(t)
+    )
+    # A search verb looks up the object it names, not problems («найди ошибки в описаниях» is a review).
+    sought = [object_of(after) for t, after in zip(tokens, following, strict=True) if FIND_WORDS.match(t)]
+    finding = any(o not in ("problems", "content") for o in sought)
     # An existence question about an object with no id nor page pointer looks it up («есть у нас дашборд про …?»).
     exists = any(EXISTS_WORDS.match(t) for t in tokens) or bool(EXISTS_EN.search(main))
     return Reading(
         this=this,
-        find=any(FIND_WORDS.match(t) for t in tokens) or (exists and not (has_id or this or "problems" in found)),
+        hunting=any(o in ("problems", "content") for o in sought),
+        runs_sql=bool(SQL_IN_TEXT.search(question)) and any(RUN_WORDS.match(t) for t in tokens),
+        find=finding or (exists and not (has_id or this or "problems" in found)),
         check_clause=bool(CLAUSE_AFTER_CHECK.search(main)),
         verb=verb,
         objects=objects,
@@ -216,6 +238,30 @@ def read_question(question: str) -> Reading:
             for t, after in zip(tokens, following, strict=True)
         ),
     )
+
+
+def unnegated(question: str) -> str:
+    """``question`` without its negated actions («не деплой пока, скажи что в нём» → «пока, скажи что в нём»):
+    a negated imperative, infinitive or check verb, or the noun of an action («без коммита», "without a
+    deploy"), is not asked for. Other negations stay («какие дашборды не опубликованы»).
+
+    Returns:
+        The text with each such negation and its word removed (the text itself when there is none).
+    """
+
+    def drop(match: re.Match) -> str:
+        word = unprefixed(corrected(match.group(match.lastindex or 0).casefold().replace("ё", "е")))
+        action = (
+            MAKE_RU.match(word)
+            or MAKE_EN.match(word)
+            or IMPERATIVE_RU.match(word)
+            or CHECK_WORDS.match(word)
+            or (INFINITIVE_RU.match(word) and not NOT_INFINITIVE_RU.search(word))
+            or object_of(word) in ACTION_OBJECTS
+        )
+        return " " if action else match.group(0)
+
+    return NEGATED.sub(drop, question)
 
 
 def about_page_object(reading: Reading, object_type: str | None) -> bool:
@@ -259,13 +305,16 @@ def reading_tool(reading: Reading, object_type: str | None) -> str | None:
     if verb != CHECK and object_type == "dataset" and data and set(objects) <= {"dataset", "table", "column"}:
         return "superset_execute_sql"  # «сколько всего потребили?» on a dataset page: numbers from its data
     pointer = any(p in ("", "migration") for p in reading.pointed)
-    if about and object_type == "migration" and verb == SHOW and ((reading.target and pointer) or reading.membership):
+    if reading.runs_sql:
+        return "superset_execute_sql"  # "run select count(*) … on this dataset": the query is the object
+    targeted = reading.target and pointer and not reading.other  # «куда она идёт?», "where is it going"
+    if object_type == "migration" and verb == SHOW and (targeted or (about and reading.membership)):
         return "preview_migration"  # «куда она идёт?»: the page's migration's own target is in its plan
     if "progress" in objects and "task" not in objects and "migration" in (object_type, *objects):
         return "get_task_status"  # «статус этой миграции»: the task that runs it
     for obj in objects:
         if obj == "problems":
-            if verb != SHOW or reading.find or reading.checking or {"content", "docs"} & set(objects):
+            if verb != SHOW or reading.hunting or reading.checking or {"content", "docs"} & set(objects):
                 return "run_llm_validation"
             continue  # «дашборд норм или есть проблемы?»: its state is asked
         tool = READINGS.get((verb, obj))
@@ -306,14 +355,14 @@ def _part_read(reading: Reading, verb: str, obj: str, object_type: str | None) -
     if obj == "dashboard":
         if reading.find and not reading.has_id:
             return "search_dashboards"
-        if object_type == "dashboard" or reading.has_id:
-            return "get_health_summary"
+        if object_type == "dashboard" or reading.has_id or reading.named:
+            return "get_health_summary"  # a named one: searched for first (``weights.first_step``)
     if obj == "dataset":
         if reading.find and not reading.has_id:
             return "search_datasets"
         if object_type == "dataset":
             return "superset_explore_database"
-        return "get_dataset_details" if reading.has_id else "search_datasets"
+        return "get_dataset_details" if reading.has_id or reading.named else "search_datasets"
     return None
 
 
@@ -335,5 +384,5 @@ def asks_for_review(question: str) -> bool:
     reading = read_question(question)
     if "problems" in reading.objects:
         judged = {"content", "docs"} & set(reading.objects)
-        return reading.verb != SHOW or reading.find or reading.checking or bool(judged)
+        return reading.verb != SHOW or reading.hunting or reading.checking or bool(judged)
     return "content" in reading.objects and reading.checking

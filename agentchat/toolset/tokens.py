@@ -10,7 +10,7 @@
 import difflib
 import re
 
-from agentchat.toolset.words import CHECK_WORDS, MAKE_RU, OBJECTS, PREFIXES_RU, SHOW_WORDS
+from agentchat.toolset.words import CHECK_WORDS, MAKE_EN, MAKE_RU, OBJECTS, PREFIXES_RU, SHOW_WORDS
 
 
 def _vocabulary() -> list[str]:
@@ -57,8 +57,8 @@ def unprefixed(token: str) -> str:
 def corrected(token: str) -> str:
     """``token`` or the vocabulary word it is a typo of (Latin words of 6+ letters: ``difflib`` ratio ≥ 0.8;
     Russian ones: ``_stem_typo``)."""
-    if len(token) < 6 or object_of(token):
-        return token
+    if len(token) < 6 or object_of(token) or MAKE_EN.match(token) or SHOW_WORDS.match(token):
+        return token  # a known verb is no typo ("publish" is not "published")
     if not token.isascii():
         return _stem_typo(token)
     close = difflib.get_close_matches(token, VOCABULARY, n=1, cutoff=0.8)

@@ -7,6 +7,7 @@ words, and a question mark. The words are data, in ``agentchat.toolset.words``.
 
 from agentchat.toolset.tokens import object_of
 from agentchat.toolset.words import (
+    ACTION_OBJECTS,
     AUX_EN,
     CHECK,
     CHECK_WORDS,
@@ -86,6 +87,8 @@ def verb_of(
             return MAKE
         if SHOW_WORDS.match(token):
             return SHOW
+        if head_ru and INFINITIVE_RU.match(token) and object_of(token) in ACTION_OBJECTS and "?" not in question:
+            return MAKE  # «закоммитить дашборд», «перенести на прод»: an action's infinitive heading a request
         if head_ru and not english and IMPERATIVE_RU.match(token) and not object_of(token):
             return MAKE  # «прогони валидацию», «ок, применяй»: the shape of an imperative at the clause's head
         lead = lead and bool(EN_LEAD.match(token))

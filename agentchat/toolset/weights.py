@@ -16,6 +16,7 @@ from agentchat.toolset.words import (
     GENERIC,
     MAKE,
     ONE_OBJECT,
+    PAGE_STAND_INS,
     READINGS,
     SEARCH_OF,
     SHOW,
@@ -30,7 +31,8 @@ def intent_scores(question: str, object_type: str | None) -> dict[str, float]:
     The verb decides between the tools of one object: the reading's tool gets ``+READING_WEIGHT`` and the same
     object's tool for the other verb (make ↔ show: run_backup ↔ list_backups) ``−READING_WEIGHT``; a check
     followed by a clause takes the weight from the review run; on a page whose object the question points at
-    («какие датасеты под этим дашбордом»), the searches for other objects lose it.
+    («какие датасеты под этим дашбордом»), the searches for other objects lose it. Where the page does not offer
+    the reading's tool, the tool that reports the same state there (``PAGE_STAND_INS``) gets its weight.
 
     Returns:
         ``{tool name: weight}`` (empty when the reading names no tool).
@@ -40,6 +42,9 @@ def intent_scores(question: str, object_type: str | None) -> dict[str, float]:
     if not tool:
         return {}
     scores = {tool: READING_WEIGHT}
+    stand_in = PAGE_STAND_INS.get((object_type or "", tool))
+    if stand_in:  # the page does not offer the tool; the one that reports the same state gets its weight
+        scores[stand_in] = READING_WEIGHT
     if FIRST_STEP.get(tool):
         scores[FIRST_STEP[tool]] = READING_WEIGHT / 2
     for (verb, obj), other in READINGS.items():

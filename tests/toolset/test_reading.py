@@ -11,6 +11,7 @@ from agentchat.toolset.reading import (
     asks_to_see,
     read_question,
     reading_tool,
+    unnegated,
 )
 from agentchat.toolset.router import rank_with_rules
 from agentchat.toolset.weights import first_step, intent_scores
@@ -220,3 +221,29 @@ def test_the_head_noun_is_asked_about_and_a_qualifier_follows_it():
 )
 def test_the_page_object_and_its_parts(question, page, tool):
     assert reading_tool(read_question(question), page) == tool
+
+
+def test_the_router_keeps_what_the_reading_asks_for_in_the_top_three():
+    """The reading's weights feed the ranking (recall@3): a page that does not offer the reading's tool weights
+    the one that reports the same state there; a named object keeps its search beside its tool."""
+    ranked = rank_with_rules(
+        question="got uncommitted edits?",
+        similarities={n: 0.0 for n in ("get_health_summary", "commit_changes", "create_branch", "search_dashboards")},
+        object_type="dashboard",
+    )
+    assert ranked[0].name == "get_health_summary"
+    names = ("get_dataset_details", "search_datasets", "superset_explore_database", "list_backups")
+    ranked = rank_with_rules(
+        question="what's the source table of the sales_daily dataset",
+        similarities={n: 0.0 for n in names},
+        object_type=None,
+    )
+    assert {"get_dataset_details", "search_datasets"} <= {r.name for r in ranked[:3]}
+
+
+def test_a_negated_action_is_not_asked_for():
+    assert not action_requested("не деплой его пока, расскажи что в нём")
+    assert not action_requested("don't run the migration, what would it overwrite?")
+    assert not action_requested("не надо ничего запускать, просто покажи план")
+    assert unnegated("какие дашборды не опубликованы") == "какие дашборды не опубликованы"  # not an action
+    assert action_requested("не жди, запускай")  # the action that is not negated is asked for

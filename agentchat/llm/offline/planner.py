@@ -44,7 +44,7 @@ from agentchat.toolset.intents import (
     request_without_tool,
     rule_scores,
 )
-from agentchat.toolset.reading import Reading, about_page_object, asks_for_review, read_question, reading_tool
+from agentchat.toolset.reading import MAKE, Reading, about_page_object, asks_for_review, read_question, reading_tool
 from agentchat.toolset.router import Ranked
 from agentchat.toolset.words import COUNT, FIRST_ROWS, PAGE_PARTS
 
@@ -66,6 +66,8 @@ SIMILARITY_MARGIN = 0.04
 # A tool that is not offered is "clearly wanted" when a rule names it and it beats the best offered tool by this.
 UNAVAILABLE_MARGIN = 0.05
 SEARCH_FOR = {"dashboard_id": "search_dashboards", "dataset_id": "search_datasets"}
+# An audit of a named dashboard or dataset (no id): the search for it first, then the audit of the one found.
+AUDITED_SEARCH = {"dataset": "search_datasets", "dashboard": "search_dashboards"}
 
 
 def tool_choose(*, question: str, page: Page, offered: Sequence[str], knowledge: Knowledge) -> Choice:
@@ -119,6 +121,11 @@ def tool_choose(*, question: str, page: Page, offered: Sequence[str], knowledge:
     if meant is not None and meant in offered and not _changes_state(meant) and _page_parts(reading, page.object_type):
         # A question about the page's object or its parts is answered by its read tool, whatever a keyword of a
         # search or a list says («какие дашборды на нём?» on a dataset page: its description).
+        return Choice("tool", meant, rules=max(best_offered.rules, MEDIUM))
+    made = reading.verb == MAKE and meant is not None and meant in offered
+    if made and meant is not None and _changes_state(meant) and not _changes_state(best_offered.name):
+        # An explicit request to make something is not answered by reading something else because its keywords
+        # scored («нужен датасет по таблице payments» on a dataset page: a new dataset, not the page's).
         return Choice("tool", meant, rules=max(best_offered.rules, MEDIUM))
     if meant == "run_llm_validation" and meant in offered and asks_for_review(question):
         # Problems to be found, or the team's rules to be checked, are a review run, whatever the page's summary
@@ -227,6 +234,9 @@ def _first_call(turn: Turn, tool: str, mentions: Mentions) -> AIMessage:
         and "superset_explore_database" in turn.tools
     ):
         return _call("superset_explore_database", {"env_id": args.get("env_id") or turn.page.env_id})
+    named = AUDITED_SEARCH.get(next((o for o in read_question(turn.question).objects if o in AUDITED_SEARCH), ""))
+    if tool == "superset_audit_permissions" and missing and named in turn.tools and mentions.search_text:
+        return _call(named, _search_args(turn, named, mentions))  # «у кого доступ к датасету orders_clean»
     if missing:
         if tool == "superset_create_dataset" and missing[0] == "table_name" and mentions.sql:
             return _text(clarify_text(turn, tool, "virtual_name"))
@@ -304,6 +314,9 @@ def _continue_chain(turn: Turn, intended: str, last: Result, mentions: Mentions)
         if len(rows) != 1:
             return None  # none or several: the search answer lists them and the user picks
         key = "dashboard_id" if last.tool == "search_dashboards" else "dataset_id"
+        if intended == "superset_audit_permissions":  # the object found is the one audited
+            env = {"env_id": last.args["env_id"]} if "env_id" in last.args else {}
+            return _call(intended, {**env, "object_type": key.removesuffix("_id"), "object_id": rows[0]["id"]})
         args, missing = args_fill(
             tool=intended, parameters=turn.tools[intended].get("parameters") or {}, mentions=mentions, page=turn.page
         )
