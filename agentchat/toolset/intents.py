@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from agentchat.toolset.reading import CHECK, MAKE, asks_for_review, asks_to_see, read_question, unnegated
 from agentchat.toolset.weights import intent_scores
-from agentchat.toolset.words import BEFORE_CLAUSE
+from agentchat.toolset.words import BEFORE_CLAUSE, IF_CLAUSE
 
 STRONG, MEDIUM, WEAK = 0.16, 0.09, 0.045
 
@@ -341,6 +341,8 @@ def rule_scores(question: str, object_type: str | None) -> dict[str, float]:
 
 
 def request_without_tool(question: str) -> str | None:
-    """Return the phrase of a request no tool can do (delete, rename, grant rights, draw a chart), or None."""
-    match = REQUESTS_WITHOUT_TOOL.search(question)
+    """Return the phrase of a request no tool can do (delete, rename, grant rights, draw a chart), or None.
+
+    What a condition clause supposes ("if I dropped it", «если удалить») is not asked for (``IF_CLAUSE``)."""
+    match = REQUESTS_WITHOUT_TOOL.search(IF_CLAUSE.sub(" ", question))
     return match.group(0) if match else None

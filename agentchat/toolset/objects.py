@@ -158,6 +158,8 @@ OBJECTS: dict[str, tuple[str, ...]] = {
         "планом$",
         "plan$",
         "preview",  # not a typo of "review": a migration's preview («превью», "preview pls")
+        "маппинг",  # the database mapping of a migration (DESIGN §8)
+        "mapping",
         "превью",
     ),
     "deploy": (
@@ -187,6 +189,7 @@ OBJECTS: dict[str, tuple[str, ...]] = {
         "завершил",
         "finished$",
         "отработал",
+        "выполнил",  # «миграция уже выполнилась?»
         "ждать$",
         "завершен",
         "complete$",

@@ -49,6 +49,7 @@ from agentchat.toolset.verbs import verb_of
 from agentchat.toolset.words import (
     ACTION_OBJECTS,
     ADD_WORDS,
+    ASKED_DETERMINER,
     BEFORE_CLAUSE,
     CHECK,
     CHECK_WORDS,
@@ -70,7 +71,9 @@ from agentchat.toolset.words import (
     NOT_INFINITIVE_RU,
     OBJECTS,
     OTHER_WORDS,
+    PAGE_OWN_PARTS,
     PAGE_READ,
+    PERIOD,
     PHRASES,
     PLACE_OBJECTS,
     POSSESSIVES,
@@ -174,7 +177,8 @@ def read_question(question: str) -> Reading:
     head = ""
     for i, token in enumerate(tokens):
         obj = object_of(token)
-        after_preposition = any(PREPOSITIONS.match(t) for t in tokens[max(0, i - 3) : i])
+        asked = i > 0 and ASKED_DETERMINER.match(tokens[i - 1])  # «на какие стенды»: asked, not a place
+        after_preposition = not asked and any(PREPOSITIONS.match(t) for t in tokens[max(0, i - 3) : i])
         if obj in PLACE_OBJECTS and after_preposition:
             places.append(obj)
             continue
@@ -224,7 +228,7 @@ def read_question(question: str) -> Reading:
         objects=objects,
         has_id=has_id,
         named=bool(NAMED.search(main)),
-        quantity=any(QUANTITY_WORDS.match(t) for t in tokens),
+        quantity=any(QUANTITY_WORDS.match(t) for t in tokens) or bool(PERIOD.search(main)),
         env_named=any(ENV_NAMES.match(t) for t in tokens),
         places=tuple(dict.fromkeys(o for o in places if o not in objects)),
         pointed=pointed,
@@ -277,6 +281,9 @@ def about_page_object(reading: Reading, object_type: str | None) -> bool:
         return False
     if reading.other and "attribute" not in reading.objects:
         return False
+    own = set(PAGE_OWN_PARTS.get(object_type or "", ()))
+    if own & set(reading.objects) and set(reading.objects) <= {*own, object_type} and not reading.env_named:
+        return True  # «какие датасеты под капотом» on a dashboard page: only its own datasets are there
     if any(p in ("", object_type) for p in reading.pointed):
         return True
     return object_type in reading.objects and not reading.has_id
@@ -310,9 +317,12 @@ def reading_tool(reading: Reading, object_type: str | None) -> str | None:
     targeted = reading.target and pointer and not reading.other  # «куда она идёт?», "where is it going"
     if object_type == "migration" and verb == SHOW and (targeted or (about and reading.membership)):
         return "preview_migration"  # «куда она идёт?»: the page's migration's own target is in its plan
-    if "progress" in objects and "task" not in objects and "migration" in (object_type, *objects):
-        return "get_task_status"  # «статус этой миграции»: the task that runs it
+    if "progress" in objects and ("task" in objects or "migration" in (object_type, *objects)):
+        return "get_task_status"  # «статус этой миграции», «миграция упала? таск 38»: the task that runs it
     for obj in objects:
+        moved = {"migration", "deploy"} & {*objects}  # "which charts would break if I dropped this dataset?"
+        if obj == "consequence" and object_type in ("dataset", "dashboard") and not moved:
+            return PAGE_READ[object_type]  # no run is meant: what depends on the page's object is in its read
         if obj == "problems":
             if verb != SHOW or reading.hunting or reading.checking or {"content", "docs"} & set(objects):
                 return "run_llm_validation"

@@ -32,6 +32,7 @@ from agentchat.toolset.words import (
     SHOW_WORDS,
     SUBJECT_EN,
     WISH_EN,
+    WISH_HAVE_EN,
 )
 
 
@@ -51,6 +52,8 @@ def verb_of(
     English verbs count only at the head of the sentence (after a politeness), and not before a noun they
     qualify ("backup history", "health check"); "do we …?" asks. A Russian modal followed by an infinitive asks
     for that action («можно ветку завести?»), unless the infinitive is a seeing one («хочу посмотреть»)."""
+    if WISH_HAVE_EN.search(question):
+        return MAKE  # "could we get a virtual dataset…", "it would be nice to have docs": something new is asked for
     if MOVE_TO_ENV.search(question):
         return MAKE  # "can we get this onto staging?": moving it there is asked for
     lead = True  # still at the head of the sentence (English verbs count only there)

@@ -38,6 +38,14 @@ MAKE_EN = re.compile(
 # An English wish: "I'd like this dashboard live on prod", "I want it on staging" (a request, unless "to" and a
 # verb follow: "I'd like to see…" reads on).
 WISH_EN = re.compile(r"^(like|want|wanna)$")
+# An English wish to be given something new: "could we get a virtual dataset…", "it would be nice to have docs"
+# (a request; "can I get a list / an overview" asks to see).
+WISH_HAVE_EN = re.compile(
+    r"\b(can|could|may) (we|i|you) (get|have) (a|an|some|new)\b"
+    r"(?! (list|look|overview|summary|count|report|idea|status))"
+    r"|\b(would|'d|will) be (nice|great|good|cool|helpful|awesome) (to have|to get|if you)\b",
+    re.I,
+)
 # English verbs lead the sentence (after a politeness), else they are nouns ("the backup", "a new branch").
 EN_LEAD = re.compile(
     r"^(please|pls|plz|can|could|would|you|u|let's|lets|i|i'd|id|we|we'd|want|like|to|need|now|ok|okay|so|go|ahead"
@@ -78,13 +86,20 @@ PHRASES: dict[str, re.Pattern] = {
     ),
     # Membership in the page's object ("is the sales dashboard part of it?", «входит ли он в миграцию»).
     "membership": re.compile(r"\bpart of\b|\bвход(ит|ят)\b|\bincluded\b|\bв составе\b|\bвключен\w*", re.I),
-    "problems": re.compile(r"в порядке", re.I),
+    # Whether something is all right («всё ли ок с неймингом?», "is the naming ok?"): with what a review judges
+    # (names, metadata) a review run, asked in general a state.
+    "problems": re.compile(
+        r"в порядке|вс[её] ли (ок|окей|норм\w*|хорошо|правильно)|\b(ok|okay|fine|right) with\b", re.I
+    ),
     # What a run would do: "what would get broken", «что будет перезаписано», «какие дашборды будут заменены».
     "consequence": re.compile(
         r"\b(would|will|'ll|going to|gonna)\b(\s+\w+){0,3}?\s+(break|broke|overwrit|replac|affect|chang|delet|creat"
         r"|lost|los|fail|happen)"
         r"|готов\w* к (запуску|миграции|переносу|применению)|\bready to (run|go|migrate|apply)\b"  # can it run?
-        r"|\bбуд(ет|ут)\b(\s+\w+){0,2}?\s+(перезапис|замен|удал|созда|измен|затрон|потер|слом)",
+        r"|\bбуд(ет|ут)\b(\s+\w+){0,2}?\s+(перезапис|замен|удал|созда|измен|затрон|потер|слом)"
+        # The perfective future of a prefixed reflexive verb says what a run would do to objects («чарты
+        # перезатрутся», «датасеты задублируются», «удалятся»); what is carried along with them is in the plan.
+        r"|\b(пере|за|про|раз|с|у|об)[а-яё]{3,}(ут|ют|ят|ат)ся\b|\b(come|comes|go|goes|carried|brought) (along|over)\b",
         re.I,
     ),  # «всё ли в порядке с метаданными?» asks for a review run
     "query": re.compile(r"сколько (всего )?(строк|записей)|how many (rows|records)|больше всего|меньше всего", re.I),
@@ -107,6 +122,18 @@ PAGE_STAND_INS = {
 # The parts of a page's object: asked about on its page with nothing else, its read tool answers.
 PAGE_PARTS = ("dashboards", "datasets", "dashboard", "dataset", "chart", "attribute", "column", "table", "consequence")
 PLACE_OBJECTS = ("table", "environment")
+# An interrogative right before a place object makes it what is asked («на какие стенды…», "to which envs").
+ASKED_DETERMINER = re.compile(r"^(какие|каких|какой|какая|какую|каком|какое|which|what)$")
+# Parts that only the page's object has there (DESIGN §8 offers no dataset search on a dashboard page): named
+# bare on that page they are its own («какие датасеты под капотом»).
+PAGE_OWN_PARTS = {"dashboard": ("datasets", "chart")}
+# A period of time asked about on a dataset page is numbers from its data («а за прошлый месяц?», "by year").
+PERIOD = re.compile(
+    r"\bза\s+(прошл|последн|вчера|сегодня|(19|20)\d\d)\w*|\b(прошл|последн)\w*\s+(год|месяц|недел|квартал|день)"
+    r"|\bпо\s+(годам|месяцам|неделям|дням|кварталам)\b|\b(last|previous|past)\s+(year|month|week|quarter|day)\b"
+    r"|\b(per|by)\s+(year|month|week|day|quarter)\b|\bin\s+(19|20)\d\d\b",
+    re.I,
+)
 PREPOSITIONS = re.compile(r"^(в|во|на|из|при|к|ко|по|для|под|of|in|on|from|at|inside|for|by|over)$")
 # A specific object named after one of these, once another was named, qualifies it («задача по этой миграции»,
 # "dashboards to add to this migration"); "to" is no place ("where can I migrate to? list the targets").
@@ -170,6 +197,9 @@ ACTION_OBJECTS = ("deploy", "migration", "git", "backup", "branch", "validation"
 # Precondition and purpose clauses: what is to happen later («перед миграцией», "before I deploy", «…, чтобы
 # добавить их в миграцию», "so that I can…") is not what is asked now.
 BEFORE_CLAUSE = re.compile(r"\s*[,(]?\s*\b(before|перед|прежде чем|чтобы|so that|in order to)\b.*$", re.I | re.S)
+# A condition clause is hypothetical: "which charts would break if I dropped it?", «что сломается, если удалить
+# датасет?» ask what would happen, not for the deletion (up to the clause's end: «если можно, удали …» still asks).
+IF_CLAUSE = re.compile(r"\b(if|если|в случае)\b[^,.;?!]*", re.I)
 # On a dataset page, a quantity or a superlative asks for numbers from the data (superset_execute_sql).
 QUANTITY_WORDS = re.compile(
     r"^(сколько|наибольш\w*|наименьш\w*|больше|меньше|чаще|реже|lowest|highest|least|most|biggest|smallest"
@@ -254,6 +284,14 @@ TARGETING = ("permission", "deploy", "migration", "task", "backup")
 OBJECT_IMPERATIVE_RU = re.compile(r"^[а-я]{2,}(ни|нь)$")  # not -шь: «умеешь», «можешь» are questions
 # A count or the first rows of a dataset: on its page the planner reads its table first, then writes the SQL.
 COUNT = re.compile(r"сколько (всего )?(записей|строк)|how many (rows|records)|count (the )?rows|number of rows", re.I)
+# A count restricted by a condition (a year, a comparison, a filter, a grouping) is not the plain count the
+# planner writes itself: the SQL is asked for («сколько строк за 2023 год», "how many rows have a negative value").
+COUNT_CONDITION = re.compile(
+    r"\b(19|20)\d\d\b|\bза\s+(?!(этим|ним|ней|этой|this)\b)\w+|\b(где|которых|которые|больше|меньше|выше|ниже"
+    r"|отрицат\w*|положит\w*|пуст\w*|по\s+[а-яё]+ам|where|having|with|per|greater|less|more than|negative|positive"
+    r"|above|below|since|after|empty|null)\b|\b(have|has) (a|an|no|empty|null)\b",
+    re.I,
+)
 # "top 5 regions by value" is a query, not the first rows: "top" counts only before rows.
 FIRST_ROWS = re.compile(
     r"(первые|first)\s+\d+|top\s+\d+\s+(rows|records)|покажи (строки|данные|записи)|show (me )?(the )?(rows|data)"

@@ -54,6 +54,47 @@ CLASSES = {
         ("migration/1@prod", "what is going to be replaced?", "preview_migration"),
         ("migration/1@prod", "оно готово к применению?", "preview_migration"),
     ],
+    # What a run would do to objects, in the future of a reflexive verb or as what is carried along, is in the
+    # plan; a consequence on a dataset page (nothing is run) is in what depends on the dataset.
+    "outcome verbs and what depends on the page's object": [
+        ("migration/4@prod", "дашборды на проде перезапишутся?", "preview_migration"),
+        ("migration/4@prod", "какие графики удалятся в целевом окружении", "preview_migration"),
+        ("migration/2@ss-dev", "do the charts come along too?", "preview_migration"),
+        ("migration/2@ss-dev", "а маппинг баз тут какой?", "preview_migration"),
+        ("dataset/3@staging", "what would break if I deleted this dataset?", "superset_explore_database"),
+        ("dataset/3@staging", "что сломается, если удалить этот датасет?", "superset_explore_database"),
+    ],
+    # A place object asked for by an interrogative («на какие стенды») is what the question is about.
+    "an asked place": [
+        ("migration/3@staging", "в какие окружения её можно перенести?", "list_environments"),
+        ("migration/3@staging", "на какой стенд это уедет можно выбрать?", "list_environments"),
+    ],
+    # Parts only the page's object has there: the dashboard page offers no dataset search (DESIGN §8).
+    "the page's own parts": [
+        ("dashboard/6@prod", "датасеты какие используются?", "get_health_summary"),
+        ("dashboard/6@prod", "what datasets feed the charts?", "get_health_summary"),
+    ],
+    # A run's outcome asked about a task given by id, or in a past tense of running, is its task's state.
+    "a task by id beats the migration": [
+        ("migration/6@prod", "перенос завершился? задача 81", "get_task_status"),
+        ("migration/6@prod", "она выполнилась или нет?", "get_task_status"),
+    ],
+    # A condition on a count is SQL the planner cannot write (it asks for it); a period is data on a dataset page.
+    "a condition on a count, a period": [
+        ("dataset/2@prod", "сколько записей с пустым регионом?", "superset_execute_sql"),
+        ("dataset/2@prod", "how many rows since 2022?", "superset_execute_sql"),
+        ("dataset/2@prod", "how many rows are there?", "superset_explore_database"),  # the plain count: table first
+        ("dataset/2@prod", "а по месяцам?", "superset_execute_sql"),
+        ("dataset/2@prod", "and for the previous quarter?", "superset_execute_sql"),
+    ],
+    # An English wish to be given something new is a request; whether names are all right is a review.
+    "wishes and whether it is all right": [
+        ("dataset/2@ss-dev", "can we have a dataset on table public.invoices?", "superset_create_dataset"),
+        ("dashboard/2@ss-dev", "it'd be great to have descriptions on these charts", "run_llm_documentation"),
+        ("dashboard/2@ss-dev", "can I get a list of dashboards on prod?", "search_dashboards"),  # a list: a read
+        ("dashboard/2@ss-dev", "посмотри, всё ли нормально с названиями чартов", "run_llm_validation"),
+        ("dashboard/2@ss-dev", "всё ли ок с дашбордом?", "get_health_summary"),  # in general: its state
+    ],
     # A request with no object on a migration page runs the page's migration: previewed first (DESIGN §11).
     "a bare request on a migration page": [
         ("migration/1@ss-dev", "запускай", "preview_migration"),

@@ -46,7 +46,7 @@ from agentchat.toolset.intents import (
 )
 from agentchat.toolset.reading import MAKE, Reading, about_page_object, asks_for_review, read_question, reading_tool
 from agentchat.toolset.router import Ranked
-from agentchat.toolset.words import COUNT, FIRST_ROWS, PAGE_PARTS
+from agentchat.toolset.words import COUNT, COUNT_CONDITION, FIRST_ROWS, PAGE_PARTS
 
 # A tool wanted but not offered whose need an offered tool covers (DESIGN §8: the dashboard page has no
 # get_git_status, but the health summary reports the git state; the dataset page has no get_dataset_details,
@@ -263,8 +263,10 @@ def _search_args(turn: Turn, tool: str, mentions: Mentions) -> dict[str, Any]:
 
 
 def _sql_from_dataset(turn: Turn, mentions: Mentions, args: dict[str, Any]) -> AIMessage | None:
-    """A count or the first rows of the page's dataset: read its table first (then ``_sql_for``)."""
-    wants = COUNT.search(turn.question) or FIRST_ROWS.search(turn.question)
+    """A count or the first rows of the page's dataset: read its table first (then ``_sql_for``). A count with a
+    condition («сколько строк за 2023 год») is not one ``_sql_for`` can write: the SQL is asked for instead."""
+    plain_count = COUNT.search(turn.question) and not COUNT_CONDITION.search(turn.question)
+    wants = plain_count or FIRST_ROWS.search(turn.question)
     dataset_id = args.get("dataset_id")
     if wants and dataset_id and "superset_explore_database" in turn.tools:
         return _call("superset_explore_database", {"env_id": args.get("env_id"), "dataset_id": dataset_id})
