@@ -30,7 +30,9 @@ from langchain_core.embeddings import Embeddings
 from agentchat.runtime.spec import ToolSpec
 from agentchat.toolset.embeddings import backend_id, embeddings_backend
 from agentchat.toolset.intents import ROUTER_EXAMPLES, rule_scores
+from agentchat.toolset.reading import read_question, reading_tool
 from agentchat.toolset.weights import first_step
+from agentchat.toolset.words import PAGE_STAND_INS
 
 log = logging.getLogger(__name__)
 ALWAYS_OFFERED = "show_capabilities"
@@ -216,7 +218,12 @@ class ToolRouter:
 
 
 def rank_with_rules(*, question: str, similarities: dict[str, float], object_type: str | None) -> list[Ranked]:
-    """Combine similarities (one per candidate tool) with the keyword rules; best first, ties by name."""
+    """Combine similarities (one per candidate tool) with the keyword rules; best first, ties by name.
+
+    Two tools are kept in the top 3 whatever their scores (issue 16): the planner's first step for the best tool
+    (next to it), and the tool the question's reading asks for (``reading.reading_tool``, or the tool that stands
+    in for it on the page, ``PAGE_STAND_INS``), so a top-K cut offers the LLM what the offline planner would call.
+    """
     rules = rule_scores(question, object_type)
     ranked = [Ranked(name, sim + rules.get(name, 0.0), sim, rules.get(name, 0.0)) for name, sim in similarities.items()]
     ranked.sort(key=lambda r: (-r.score, r.name))
@@ -226,6 +233,11 @@ def rank_with_rules(*, question: str, similarities: dict[str, float], object_typ
         # The planner's first step for the best tool (a search for a named dashboard, a migration's preview)
         # stays next to it, so a top-K cut never offers a tool without the step it needs (issue 16).
         ranked.insert(1, ranked.pop(at))
+    meant = reading_tool(read_question(question), object_type)
+    meant = PAGE_STAND_INS.get((object_type or "", meant or ""), meant)
+    at = next((i for i, r in enumerate(ranked) if r.name == meant), 0)
+    if at > 2:  # the reading's tool, when similarity and keywords left it out of the top 3
+        ranked.insert(2, ranked.pop(at))
     return ranked
 
 

@@ -219,6 +219,8 @@ NAMED = re.compile(
     r"|(?i:\bthe (?!(this|that|same|whole|new|main|current|last|first|other|previous|next|entire|latest)\b)"
     r"([a-z]+ ){1,3}(dashboard|dataset|report)\b)"
     r"|(?i:(дашборд|отч[её]т|датасет)\w*\s+(по|про|об?)\s+[а-яё]{4,})"
+    # A Latin word right after a Russian object noun is its name («датасет meters», «дашик sales на проде»).
+    r"|(?i:(дашборд|дашик|датасет|отч[её]т)\w*\s+(?!(in|on|for|from|the|and|with|to|at|by)\b)[a-z][\w-]{2,})"
 )
 EXISTS_EN = re.compile(r"\b(do (we|you) have|is there|are there|any)\b", re.I)
 
@@ -296,6 +298,6 @@ COUNT_CONDITION = re.compile(
 FIRST_ROWS = re.compile(
     r"(первые|first)\s+\d+|top\s+\d+\s+(rows|records)|покажи (строки|данные|записи)|show (me )?(the )?(rows|data)"
     r"|(пару|парочку|несколько|пример\w*)\s+(строк|записей|данных)|(a few|some|sample|example)\s+(rows|records|data)"
-    r"|sample of (the )?data",
+    r"|sample of (the )?data|(the )?first (few )?(rows|records)|первые (строки|записи)",
     re.I,
 )

@@ -247,3 +247,34 @@ def test_a_negated_action_is_not_asked_for():
     assert not action_requested("не надо ничего запускать, просто покажи план")
     assert unnegated("какие дашборды не опубликованы") == "какие дашборды не опубликованы"  # not an action
     assert action_requested("не жди, запускай")  # the action that is not negated is asked for
+
+
+def test_the_readings_tool_is_pinned_in_the_top_three_whatever_the_similarities():
+    """The planner's reading feeds the ranking (recall@3): a tool the similarities put last but the reading asks
+    for is kept third, the best two staying where they are; on a page that does not offer it, its stand-in."""
+    similarities = {"run_backup": 0.95, "get_git_status": 0.94, "search_dashboards": 0.93, "list_environments": 0.92}
+    similarities |= {"superset_explore_database": 0.91, "list_backups": 0.0}
+    question = "а бэкапы прода какие лежат?"
+    ranked = [r.name for r in rank_with_rules(question=question, similarities=similarities, object_type=None)]
+    assert ranked[2] == "list_backups"  # third: the best two stay where the scores put them
+    similarities = {"commit_changes": 0.95, "create_branch": 0.94, "deploy_dashboard": 0.93, "get_health_summary": 0.0}
+    ranked = [
+        r.name
+        for r in rank_with_rules(question="он в гите актуальный?", similarities=similarities, object_type="dashboard")
+    ]
+    assert "get_health_summary" in ranked[:3]  # get_git_status is not offered there: the summary stands in
+
+
+@pytest.mark.parametrize(
+    ("question", "page", "tool"),
+    [
+        ("расскажи о датасете invoices", None, "get_dataset_details"),  # a Latin name after a Russian noun
+        ("дашик revenue на проде — кто владелец?", None, "get_health_summary"),
+        ("покажи датасет in staging", None, "search_datasets"),  # a function word is no name
+        ("show me the first rows", "dataset", "superset_execute_sql"),  # the first rows, without a number
+    ],
+)
+def test_a_latin_name_after_a_russian_noun_and_the_first_rows(question, page, tool):
+    assert reading_tool(read_question(question), page) == tool
+    if tool == "superset_execute_sql":
+        assert first_step(question, tool, page) == "superset_explore_database"
