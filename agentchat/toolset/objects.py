@@ -146,6 +146,11 @@ OBJECTS: dict[str, tuple[str, ...]] = {
         "перенес",
         "переед",  # «датасеты тоже переедут?»
         "переезд",
+        "уед",  # «сколько чартов уедет»: what the run takes along
+        # What a run would collide with in the target (a preview's overwritten objects, DESIGN §8).
+        "конфликт",
+        "conflict",
+        "clash",
         "переноса$",
         "moving$",
         "move$",
@@ -199,6 +204,16 @@ OBJECTS: dict[str, tuple[str, ...]] = {
         "удалась$",
         "упала$",
         "failed$",
+        # How a run went, asked after it: its outcome, its failure, its log (the task that ran it).
+        "прошла$",
+        "прошел$",
+        "прошло$",
+        "fail$",
+        "лог$",
+        "логи$",
+        "лога$",
+        "log$",
+        "logs$",
     ),
     "permission": (
         "доступа$",

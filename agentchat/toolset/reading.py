@@ -317,8 +317,8 @@ def reading_tool(reading: Reading, object_type: str | None) -> str | None:
     targeted = reading.target and pointer and not reading.other  # «куда она идёт?», "where is it going"
     if object_type == "migration" and verb == SHOW and (targeted or (about and reading.membership)):
         return "preview_migration"  # «куда она идёт?»: the page's migration's own target is in its plan
-    if "progress" in objects and ("task" in objects or "migration" in (object_type, *objects)):
-        return "get_task_status"  # «статус этой миграции», «миграция упала? таск 38»: the task that runs it
+    if verb != MAKE and "progress" in objects and ("task" in objects or "migration" in (object_type, *objects)):
+        return "get_task_status"  # «статус этой миграции», «миграция упала? таск 38»; "retry the failed …" runs
     for obj in objects:
         moved = {"migration", "deploy"} & {*objects}  # "which charts would break if I dropped this dataset?"
         if obj == "consequence" and object_type in ("dataset", "dashboard") and not moved:
@@ -341,7 +341,7 @@ def reading_tool(reading: Reading, object_type: str | None) -> str | None:
     if object_type in PAGE_READ:
         if verb == SHOW and about:
             return PAGE_READ[object_type]
-        if object_type == "migration" and not objects and verb != SHOW:
+        if object_type == "migration" and not set(objects) - {"progress"} and verb != SHOW:
             return "execute_migration" if verb == MAKE else "preview_migration"
     if verb == SHOW and not objects and reading.env_named:
         return "list_environments"  # "where is staging hosted?": the environment itself is asked about

@@ -33,7 +33,7 @@ LEAD_RU = re.compile(
 MAKE_EN = re.compile(
     r"^(make|create|run|start|do|take|save|commit|push|generate|write|fill|document|validate|deploy|ship|promote"
     r"|migrate|move|backup|back|add|open|put|export|register|new|need|copy|lint|review|kick|launch|trigger|perform"
-    r"|roll|publish|send|execute|apply|proceed|rerun|redo|go)$"
+    r"|roll|publish|send|execute|apply|proceed|rerun|retry|redo|go)$"
 )
 # An English wish: "I'd like this dashboard live on prod", "I want it on staging" (a request, unless "to" and a
 # verb follow: "I'd like to see…" reads on).
@@ -81,7 +81,10 @@ PHRASES: dict[str, re.Pattern] = {
     # How far a run has got, asked in more than one word ("how long will it take?", «сколько ещё ждать»).
     "progress": re.compile(
         r"\bход (выполнения|миграции|задачи|переноса)|\bhow long\b|\bstill running\b|сколько (ещ[её] )?ждать"
-        r"|\bещ[её] (ид[её]т|работает)",
+        r"|\bещ[её] (ид[её]т|работает)"
+        # A past run asked about: its last run, its step, who started it («кто запускал», "who kicked it off").
+        r"|\blast (run|attempt)\b|последн\w* (запуск|прогон)|\bна каком (шаге|этапе)\b|\bat what (step|stage)\b"
+        r"|\bwho (ran|started|launched|triggered|kicked)\b|\bкто (запускал|запустил|стартовал)",
         re.I,
     ),
     # Membership in the page's object ("is the sales dashboard part of it?", «входит ли он в миграцию»).

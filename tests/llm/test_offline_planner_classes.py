@@ -200,6 +200,21 @@ CLASSES = {
         ("dataset/2@prod", "покажи колонки, чтобы я мог написать запрос", "superset_explore_database"),
         ("migration/3@ss-dev", "какие дашборды есть на стейдже, чтобы потом их перенести?", "search_dashboards"),
     ],
+    # How a past run went (its outcome, failure, log, step, who started it) is the task that ran it; a retry
+    # of a failed run runs it again (previewed first); what it takes along or collides with is its preview.
+    "a past run, a retry, what a run collides with": [
+        ("migration/3@staging", "перенос нормально прошёл?", "get_task_status"),
+        ("migration/2@ss-dev", "did the migration fail again?", "get_task_status"),
+        ("migration/6@ss-dev", "дай логи этой миграции", "get_task_status"),
+        ("migration/1@prod", "what happened in the last run?", "get_task_status"),
+        ("migration/4@ss-dev", "кто запустил этот перенос вчера?", "get_task_status"),
+        ("migration/5@staging", "на каком этапе миграция?", "get_task_status"),
+        ("migration/2@ss-dev", "retry it, the failed one", "preview_migration"),
+        ("migration/3@ss-dev", "please retry this migration", "preview_migration"),
+        ("migration/1@ss-dev", "какие дашборды уедут на прод?", "preview_migration"),
+        ("migration/4@staging", "есть конфликты с тем, что уже на проде?", "preview_migration"),
+        ("migration/6@ss-dev", "will anything clash with existing charts?", "preview_migration"),
+    ],
 }
 CASES = [(kind, *case) for kind, cases in CLASSES.items() for case in cases]
 
