@@ -215,6 +215,12 @@ CLASSES = {
         ("migration/4@staging", "есть конфликты с тем, что уже на проде?", "preview_migration"),
         ("migration/6@ss-dev", "will anything clash with existing charts?", "preview_migration"),
     ],
+    # Source and target compared, or what maps to what in the target: the plan's side-by-side, a preview.
+    "source and target compared": [
+        ("migration/2@staging", "сравни дашборды этой миграции на проде и на деве", "preview_migration"),
+        ("migration/5@ss-dev", "compare what dev has with what staging has here", "preview_migration"),
+        ("migration/1@ss-dev", "what does the examples db map to over there?", "preview_migration"),
+    ],
 }
 CASES = [(kind, *case) for kind, cases in CLASSES.items() for case in cases]
 
