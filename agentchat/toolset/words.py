@@ -84,7 +84,8 @@ PHRASES: dict[str, re.Pattern] = {
         r"|\bещ[её] (ид[её]т|работает)"
         # A past run asked about: its last run, its step, who started it («кто запускал», "who kicked it off").
         r"|\blast (run|attempt)\b|последн\w* (запуск|прогон)|\bна каком (шаге|этапе)\b|\bat what (step|stage)\b"
-        r"|\bwho (ran|started|launched|triggered|kicked)\b|\bкто (запускал|запустил|стартовал)",
+        r"|\bwho (ran|started|launched|triggered|kicked)\b|\bкто (запускал|запустил|стартовал)"
+        r"|\bуже (перенес|переех|смигрир|мигрир|скопир)\w*|\balready (moved|migrated|copied|transferred)\b",
         re.I,
     ),
     # Membership in the page's object ("is the sales dashboard part of it?", «входит ли он в миграцию»).

@@ -209,6 +209,8 @@ CLASSES = {
         ("migration/1@prod", "what happened in the last run?", "get_task_status"),
         ("migration/4@ss-dev", "кто запустил этот перенос вчера?", "get_task_status"),
         ("migration/5@staging", "на каком этапе миграция?", "get_task_status"),
+        ("migration/1@staging", "а сколько чартов уже переехало?", "get_task_status"),
+        ("migration/4@ss-dev", "how many datasets have already migrated?", "get_task_status"),
         ("migration/2@ss-dev", "retry it, the failed one", "preview_migration"),
         ("migration/3@ss-dev", "please retry this migration", "preview_migration"),
         ("migration/1@ss-dev", "какие дашборды уедут на прод?", "preview_migration"),
