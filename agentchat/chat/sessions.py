@@ -26,6 +26,8 @@ from django.db.models.signals import post_delete, post_save
 from django.http import HttpRequest
 from django.utils import timezone
 
+from policies.statements import Columns
+
 log = logging.getLogger(__name__)
 SESSION_END = "session.end"  # consumer handler ``session_end``: close unconditionally
 SESSION_CHECK = "session.check"  # consumer handler ``session_check``: re-read the session, close if it is dead
@@ -130,19 +132,11 @@ class SessionCheck:
 def _session_row(session_model: Any, key: str, user_id: int) -> tuple[Any, ...] | None:
     """``(session_data, password, is_active, expire_date)`` of the unexpired session ``key`` and of user ``user_id``
     (None, None when the user is gone), in one query; None when there is no unexpired session row."""
-    users = get_user_model()._meta
-    q = connection.ops.quote_name  # identifiers from the models' meta, quoted; the values are parameters
-    names = {
-        "session": q(session_model._meta.db_table),
-        "user": q(users.db_table),
-        "pk": q(str(users.pk.column)),  # concrete fields: always a column (``str | None`` in the stubs)
-        "password": q(str(users.get_field("password").column)),
-        "active": q(str(users.get_field("is_active").column)),
-    }
-    sql = (  # noqa: S608 - quoted identifiers only (above)
-        "SELECT s.session_data, u.{password}, u.{active}, s.expire_date FROM {session} s "
-        "LEFT JOIN {user} u ON u.{pk} = %s WHERE s.session_key = %s AND s.expire_date > %s"
-    ).format(**names)
+    s, u = Columns(session_model), Columns(get_user_model())  # quoted identifiers; the values are parameters
+    sql = (
+        f"SELECT s.{s.session_data}, u.{u.password}, u.{u.is_active}, s.{s.expire_date} FROM {s.table} s "  # noqa: S608 - quoted identifiers only
+        f"LEFT JOIN {u.table} u ON u.{u.pk} = %s WHERE s.{s.session_key} = %s AND s.{s.expire_date} > %s"
+    )
     with connection.cursor() as cursor:
         cursor.execute(sql, [user_id, key, timezone.now()])
         row = cursor.fetchone()

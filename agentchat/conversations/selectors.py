@@ -14,6 +14,7 @@ from django.utils.translation import pgettext_lazy
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from agentchat.models import Conversation, Message, PendingConfirmation
+from policies.statements import Columns
 
 
 class ConversationNotFound(Exception):
@@ -161,18 +162,6 @@ class TurnConversation(NamedTuple):
     rows: list[HistoryRow]
 
 
-class _Columns:
-    """The quoted table (``.table``) and column names (``.<field name>``: ``_Columns(meta).role``) of one model,
-    as the connection's backend quotes them."""
-
-    def __init__(self, meta: Any):
-        self.meta = meta
-        self.table = connection.ops.quote_name(meta.db_table)
-
-    def __getattr__(self, name: str) -> str:
-        return connection.ops.quote_name(self.meta.get_field(name).column)
-
-
 def _json_field(model: type[Model], name: str) -> JSONField:
     """The JSON field ``name`` of ``model`` (its ``from_db_value`` decodes a column read by hand, as the ORM does;
     no expression: None)."""
@@ -182,7 +171,7 @@ def _json_field(model: type[Model], name: str) -> JSONField:
 @functools.cache
 def _conversation_with_history_sql(vendor: str) -> str:
     """The statement of ``conversation_with_history``, written once per database backend (``vendor``)."""
-    c, m, p = (_Columns(model._meta) for model in (Conversation, Message, PendingConfirmation))
+    c, m, p = (Columns(model) for model in (Conversation, Message, PendingConfirmation))
     return (
         f"SELECT c.{c.ui_context}, c.{c.context_version}, EXISTS(SELECT 1 FROM {p.table} p "  # noqa: S608 - quoted identifiers from the models' meta; values are parameters
         f"WHERE p.{p.conversation} = c.{c.id} AND p.{p.status} = %s), "

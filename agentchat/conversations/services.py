@@ -4,19 +4,17 @@ Sync services (called through ``database_sync_to_async``), each one unit of work
 ``conversations.selectors``.
 """
 
-import functools
 import json
-from typing import Any, cast
+from typing import Any
 
 from django.contrib.auth.models import User
-from django.db import connection, transaction
-from django.db.models import Field, Model
+from django.db import transaction
 from django.utils import timezone
 
 from agentchat.models import Conversation, Message, PendingConfirmation
 from policies import services as policy
 from policies.models import AuditEvent
-from policies.statements import rows_insert
+from policies.statements import row_update, rows_insert
 
 TITLE_CHARS = 80
 
@@ -88,7 +86,7 @@ def conversation_touch(*, conversation: Conversation) -> None:
     own CPU building it), the value adapted by the field (PostgreSQL and SQLite)."""
     field = Conversation._meta.get_field("updated_at")
     now = timezone.now()
-    _update_by_pk(Conversation, [(field, now)], conversation.pk)
+    row_update(Conversation, [(field, now)], conversation.pk)
     conversation.updated_at = now
 
 
@@ -96,29 +94,7 @@ def message_update(*, message_id: int, content: str, tool_calls: list[dict[str, 
     """Set the final text and tool calls of a streamed assistant message (one fixed ``UPDATE``, as
     ``conversation_touch``)."""
     meta = Message._meta
-    _update_by_pk(
-        Message, [(meta.get_field("content"), content), (meta.get_field("tool_calls"), tool_calls)], message_id
-    )
-
-
-def _update_by_pk(model: type[Model], values: list[tuple[Field, Any]], pk: int) -> None:
-    """``UPDATE <table> SET <column> = %s, … WHERE <pk> = %s`` (``_update_sql``); each value adapted by its field
-    (``get_db_prep_save``: JSON, datetimes) for the connection."""
-    sql = _update_sql(connection.vendor, model, tuple(field.name for field, _ in values))
-    params = [field.get_db_prep_save(value, connection) for field, value in values]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [*params, pk])
-
-
-@functools.cache
-def _update_sql(vendor: str, model: type[Model], names: tuple[str, ...]) -> str:
-    """The ``UPDATE`` of ``names`` of one row of ``model``, written once per database backend (``vendor``): the
-    identifiers from the model's meta, quoted by the backend."""
-    q = connection.ops.quote_name
-    meta = model._meta
-    columns = [str(cast("Field", meta.get_field(name)).column) for name in names]  # concrete: always a column
-    assignments = ", ".join(f"{q(column)} = %s" for column in columns)
-    return f"UPDATE {q(meta.db_table)} SET {assignments} WHERE {q(str(meta.pk.column))} = %s"  # noqa: S608 - identifiers
+    row_update(Message, [(meta.get_field("content"), content), (meta.get_field("tool_calls"), tool_calls)], message_id)
 
 
 def tool_payload(data: Any) -> str:

@@ -25,6 +25,31 @@ BLIND2_PATH = Path(__file__).parents[1] / "data" / "router_blind2.yaml"
 
 
 @dataclass(frozen=True)
+class QuestionSet:
+    """A labelled set ``bench/router.py`` reports on: its option (``--<flag>``), file, title, and whether it is blind
+    (never tuned on: the bench prints none of its questions)."""
+
+    flag: str
+    path: Path
+    title: str
+    blind: bool = False
+
+
+_TUNED_AFTER = "issue 16, frozen, tuned on after"
+# The sets other than the main one (``PATH``), in the order bench/router.py lists its options.
+QUESTION_SETS = (
+    QuestionSet("holdout", FRESH_PATH, "fresh held-out (issue 16, frozen)"),
+    *(
+        QuestionSet(f"dev{n}", path, f"development set {n} ({_TUNED_AFTER})")
+        for n, path in ((2, DEV2_PATH), (3, DEV3_PATH), (4, DEV4_PATH), (5, DEV5_PATH))
+    ),
+    QuestionSet("blind", BLIND_PATH, "blind (issue 16, frozen, never tuned on)", blind=True),
+    QuestionSet("blind2", BLIND2_PATH, "blind set 2 (issue 16, frozen, never tuned on)", blind=True),
+    QuestionSet("old-holdout", HOLDOUT_PATH, "held-out (issue 8)"),
+)
+
+
+@dataclass(frozen=True)
 class Question:
     """One labelled question; see the header of the YAML file for the fields."""
 
