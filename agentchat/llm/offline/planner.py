@@ -65,6 +65,9 @@ SUBSTITUTES: dict[str, tuple[str, ...]] = {
 SIMILARITY_MARGIN = 0.04
 # A tool that is not offered is "clearly wanted" when a rule names it and it beats the best offered tool by this.
 UNAVAILABLE_MARGIN = 0.05
+# Without a rule, a question is also understood when most of its nearest labelled examples (by their weight) asked
+# for the best offered tool (``toolset.examples``; issue 16): a majority, fixed before measuring, not tuned.
+EXAMPLES_MAJORITY = 0.5
 SEARCH_FOR = {"dashboard_id": "search_dashboards", "dataset_id": "search_datasets"}
 # An audit of a named dashboard or dataset (no id): the search for it first, then the audit of the one found.
 AUDITED_SEARCH = {"dataset": "search_datasets", "dashboard": "search_dashboards"}
@@ -132,7 +135,8 @@ def tool_choose(*, question: str, page: Page, offered: Sequence[str], knowledge:
         # keywords say ("find problems in this dashboard's chart titles").
         return Choice("tool", meant, rules=max(best_offered.rules, MEDIUM))
     mean = sum(r.similarity for r in ranked) / len(ranked)
-    if best_offered.rules <= 0 and best_offered.similarity - mean < SIMILARITY_MARGIN:
+    understood = best_offered.rules > 0 or best_offered.agreement >= EXAMPLES_MAJORITY
+    if not understood and best_offered.similarity - mean < SIMILARITY_MARGIN:
         return Choice("unknown")
     return Choice("tool", best_offered.name, rules=best_offered.rules)
 
