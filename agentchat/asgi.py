@@ -1,6 +1,7 @@
 """ASGI entry point: HTTP through Django, WebSocket through Channels with session auth and Origin checks
 (the host in ALLOWED_HOSTS and the exact origin of the socket, ``agentchat.chat.origin``)."""
 
+import gc
 import os
 
 from django.core.asgi import get_asgi_application
@@ -23,3 +24,8 @@ application = ProtocolTypeRouter(
         ),
     }
 )
+
+# Everything loaded so far (Django, the apps, their modules and tables) lives as long as the process: moved out of
+# the cyclic collector's generations, a full collection no longer walks it. Measured on bench/load.py (100 chats,
+# router off): collector time per turn 0.9 → 0.2 ms, process CPU per turn −1 ms (issue 17).
+gc.freeze()

@@ -4,7 +4,6 @@ A tool is an ``async def fn(ctx: ToolContext, args: ArgsModel) -> dict | list`` 
 whether it needs an environment, a pydantic argument schema and ru/en texts (``runtime.registry``).
 """
 
-import copy
 import functools
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -82,15 +81,21 @@ class ToolSpec:
         ``maxLength`` are left out: the executor validates every call against ``args_schema`` and returns the
         error to the model.
         """
-        parameters = copy.deepcopy(_parameters_schema(self.args_schema))
+        # Copied on write, not deep-copied (issue 17: a deep copy of every offered schema was ~10% of a turn's
+        # event-loop CPU): the dicts changed here are new, the rest is the cached schema, which nothing mutates.
+        parameters = dict(_parameters_schema(self.args_schema))
+        properties = parameters.get("properties", {})
         for name, value in (page or {}).items():
-            prop = parameters.get("properties", {}).get(name)
+            prop = properties.get(name)
             if prop is None:
                 continue
             # The page's value becomes the argument's JSON Schema ``default`` (what is used when it is omitted) and
             # replaces its description: its meaning is in its name and the tool's description, and the sentence
             # "Omit to use the page's dashboard (3)." cost ten tokens per argument, five arguments per tool.
-            parameters["properties"][name] = {"type": prop.get("type", "string"), "default": value}
+            properties = parameters["properties"] = {
+                **properties,
+                name: {"type": prop.get("type", "string"), "default": value},
+            }
             parameters["required"] = [r for r in parameters.get("required", []) if r != name]
             if not parameters["required"]:
                 parameters.pop("required")

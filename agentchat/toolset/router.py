@@ -349,6 +349,39 @@ async def query_vector_prefetch(question: str | None) -> bool:
     return True
 
 
+class RoutingHints:
+    """Whether the last turn of a user on a page had a policy set large enough to route (``Offer.routable``), so
+    the question is embedded before the turn (``query_vector_prefetch``) only where it will be ranked (issue 16
+    Build 4, issue 17: an analyst's 3 dashboard tools are offered whole, and their embedding was ~30 ms of CPU
+    for nothing).
+
+    A hint, never a decision: routing itself is decided in the turn (``route_select``). A stale hint costs only
+    time — after an admin change the turn embeds on the database thread once, or a set that is no longer routed
+    is embedded once. Used from the event loop only; at most ``size`` pages are remembered (oldest dropped).
+
+    Args:
+        size: pages remembered, each key ``(user id, object type, environment id)``.
+    """
+
+    def __init__(self, size: int = 10_000):
+        self.size = size
+        self._routable: OrderedDict[tuple[int, str, str], bool] = OrderedDict()
+
+    def expected(self, page: tuple[int, str, str]) -> bool:
+        """True unless the last turn on ``page`` was not routable (an unknown page: True)."""
+        return self._routable.get(page, True)
+
+    def record(self, page: tuple[int, str, str], routable: bool) -> None:
+        """Remember whether the turn just opened on ``page`` had a routable policy set."""
+        self._routable[page] = routable
+        self._routable.move_to_end(page)
+        while len(self._routable) > self.size:
+            self._routable.popitem(last=False)
+
+
+routing_hints = RoutingHints()
+
+
 @dataclass(frozen=True)
 class Routing:
     """The outcome of routing one question.

@@ -13,6 +13,7 @@ a restart. ``tool_call_refusal`` is the second, invocation-level layer (DESIGN Â
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, replace
 
+from django.conf import settings
 from django.contrib.auth.models import User
 
 from agentchat.identity.services import identity_env_ids
@@ -182,6 +183,12 @@ class Offer:
     choices: tuple[ToolChoice, ...]
     allowed: tuple[ToolSpec, ...]
     offered: tuple[ToolSpec, ...]
+
+    @property
+    def routable(self) -> bool:
+        """True when the policy set is large enough to be routed: more than ``ROUTER_TOP_K`` tools besides
+        ``show_capabilities`` (issue 16 Build 4: a smaller set is offered whole, its question never embedded)."""
+        return sum(1 for spec in self.allowed if spec.name != ALWAYS_OFFERED) > settings.ROUTER_TOP_K
 
 
 def toolset_offer(*, user: User, context: dict | None, question: str | None = None) -> Offer:

@@ -31,7 +31,7 @@ from agentchat.language import detect_language
 from agentchat.llm import chat_model, model_for_turn, provider_label
 from agentchat.models import Conversation, Message, PendingConfirmation
 from agentchat.runtime.binding import page_bound
-from agentchat.toolset.router import query_vector_prefetch
+from agentchat.toolset.router import query_vector_prefetch, routing_hints
 from agentchat.toolset.selection import Offer
 from agentchat.turn.admission import busy_retry_s, busy_text, turn_admission
 from agentchat.turn.calls import CallRunner
@@ -133,7 +133,10 @@ class AgentTurn:
         opened: Callable[[], None] | None,
         precheck: Precheck | None,
     ) -> int | None:
-        await query_vector_prefetch(text)  # off the database thread (issue 17)
+        sent = context if isinstance(context, dict) else {}  # not validated yet: the precheck does that
+        page = (self.user.pk, str(sent.get("objectType")), str(sent.get("envId")))
+        if routing_hints.expected(page):
+            await query_vector_prefetch(text)  # off the database thread (issue 17)
         # One unit of database work opens the turn: conversation, expiries, the user message, the offered tools,
         # the history and the answer's row (each hop to the database thread costs more than its queries).
         turn = await unit(turn_open)(
@@ -145,6 +148,7 @@ class AgentTurn:
             await self.emit(turn)
             return None
         conversation = turn.conversation
+        routing_hints.record(page, turn.prepared.offer.routable)
         with translation.override(self.language):  # the page's header: the page's language, not the question's
             provider = provider_label()
         await self.emit(

@@ -78,6 +78,14 @@ class TokenStream:
         if not task.cancelled() and task.exception() is not None:
             log.warning("token flush failed", exc_info=task.exception())
 
+    def discard(self) -> None:
+        """Drop what is buffered and any pending timer: the ``message`` event that follows carries the whole text
+        (an answer that came faster than one flush interval is one frame, not a ``token`` and a ``message``)."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._buffer, self._size = [], 0
+
     async def flush(self) -> None:
         """Send what is buffered (nothing when empty); a pending timer is cancelled."""
         if self._timer is not None:
@@ -137,13 +145,17 @@ async def reply_stream(
     except (openai.APIError, httpx.TransportError) as exc:
         await tokens.flush()
         return await _llm_failed(emit, row_id, stream.partial_text(), exc, language)
-    await tokens.flush()
     acc = stream.reply()
     text = str(acc.content) if acc is not None else ""
     if stream_incomplete(acc):
+        await tokens.flush()
         return await _llm_failed(emit, row_id, text, StreamIncomplete(), language)
     # Strict parse: a call cut off by the token limit or with broken JSON runs nowhere (turn.reply).
     calls = stream_tool_calls(acc)
+    if calls:
+        await tokens.flush()  # the text before the calls, shown while they run
+    else:
+        tokens.discard()  # the ``message`` below carries the buffered tail (issue 17: one frame less per turn)
     calls = await unit(reply_store)(conversation=conversation, message_id=row_id, content=text, calls=calls)
     if not calls:
         await emit(message_event(message_id=row_id, text=text))

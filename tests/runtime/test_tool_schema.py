@@ -31,3 +31,21 @@ def test_the_catalogue_schema_is_under_seventy_percent_of_the_size_it_had():
         len(json.dumps(s.openai_schema(), ensure_ascii=False, separators=(",", ":"))) for s in registry().values()
     )
     assert size < 21625 * 0.7
+
+
+def test_page_bound_arguments_change_only_that_call_s_schema():
+    """issue 17: schemas are copied on write; a page's default must not leak into the cached schema or another
+    page's call (issue 16 Build 3: the page's id is the default and leaves ``required``)."""
+    spec = registry()["get_health_summary"]
+    plain = json.dumps(spec.openai_schema(), sort_keys=True)
+
+    three = spec.openai_schema({"dashboard_id": 3, "env_id": "ss-dev"})["function"]["parameters"]
+    seven = spec.openai_schema({"dashboard_id": 7})["function"]["parameters"]
+
+    assert three["properties"]["dashboard_id"] == {"type": "integer", "default": 3}
+    assert three["properties"]["env_id"] == {"type": "string", "default": "ss-dev"}
+    assert "required" not in three
+    assert seven["properties"]["dashboard_id"] == {"type": "integer", "default": 7}
+    assert "default" not in json.dumps(seven["properties"]["env_id"])
+    assert seven.get("required") == ["env_id"]
+    assert json.dumps(spec.openai_schema(), sort_keys=True) == plain

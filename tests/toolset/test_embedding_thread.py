@@ -7,17 +7,20 @@ another unit of work, and the turn's ranking must use the vector embedded before
 """
 
 import asyncio
+import itertools
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from channels.db import database_sync_to_async
+from langchain_core.messages import AIMessage
 
-from agentchat.toolset.router import query_vector_prefetch, tool_router
+from agentchat.toolset.router import RoutingHints, query_vector_prefetch, tool_router
 from agentchat.turn.agent import AgentTurn
-from tests.support.contexts import ui_context
+from tests.support.contexts import DASHBOARD_1, ui_context
 from tests.support.loopback import serve_in_thread, stop_serving
+from tests.support.scripted_llm import ScriptedChatModel
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -131,3 +134,41 @@ async def test_prefetch_failure_leaves_routing_to_the_turn(settings, tmp_path):
     settings.ROUTER_CACHE_DIR = tmp_path / "router-cache"
 
     assert await query_vector_prefetch(QUESTION) is False
+
+
+async def test_a_page_whose_policy_set_is_too_small_to_route_embeds_no_more_questions(users, embeddings, monkeypatch):
+    """issue 16 Build 4 / issue 17: the analyst's dashboard set (3 tools ≤ ROUTER_TOP_K) is offered whole, so after
+    the first turn on that page tells so, a question there is not embedded; the admin's larger set still is.
+    A scripted model answers: the offline planner ranks the question for itself, whatever is offered."""
+    embeddings.release.set()
+    monkeypatch.setattr("agentchat.turn.agent.routing_hints", RoutingHints())  # what this process learnt so far
+
+    async def emit(event):
+        pass
+
+    async def two_turns(user, tail: str) -> int:  # new texts each time: the router caches a question's vector
+        def agent() -> AgentTurn:  # one per message, as the consumer makes them
+            model = ScriptedChatModel(messages=itertools.repeat(AIMessage(content="ok")))
+            return AgentTurn(user=user, emit=emit, model=model)
+
+        before = embeddings.questions
+        conversation_id = await agent().run(conversation_id=None, text=f"{QUESTION} {tail}", context=DASHBOARD_1)
+        await agent().run(conversation_id=conversation_id, text=f"{QUESTION} {tail} ещё раз", context=DASHBOARD_1)
+        return embeddings.questions - before
+
+    assert await two_turns(users["analyst"], "1") == 1  # the first turn did not know yet; the second asked nothing
+    assert await two_turns(users["admin"], "2") == 2  # routed: each question embedded once
+
+
+def test_routing_hints_default_to_routing_and_forget_the_oldest_page():
+    hints = RoutingHints(size=2)
+    assert hints.expected((1, "dashboard", "ss-dev"))  # unknown: embed, as before
+
+    hints.record((1, "dashboard", "ss-dev"), False)
+    hints.record((2, "dashboard", "ss-dev"), True)
+    assert not hints.expected((1, "dashboard", "ss-dev"))
+    assert hints.expected((2, "dashboard", "ss-dev"))
+
+    hints.record((3, "dataset", "prod"), False)  # a third page: the oldest is forgotten, so it embeds again
+    assert hints.expected((1, "dashboard", "ss-dev"))
+    assert not hints.expected((3, "dataset", "prod"))
