@@ -27,6 +27,7 @@ import numpy as np
 import yaml
 
 from agentchat.toolset.intents import STRONG
+from agentchat.toolset.vectors import normalised
 
 EXAMPLES_PATH = Path(__file__).with_name("examples.yaml")
 VECTORS_PATH = Path(__file__).with_name("examples.npz")
@@ -145,7 +146,7 @@ class ExamplePool:
                 for i, e in enumerate(rows):
                     for t in e.first:
                         labels[i, tools.index(t)] = 1 / len(e.first)
-                kinds[kind] = _Kind(_normalised(np.vstack(vectors).astype(np.float32)), labels, tools)
+                kinds[kind] = _Kind(normalised(np.vstack(vectors).astype(np.float32)), labels, tools)
             self._kinds = kinds
             return kinds
 
@@ -180,8 +181,3 @@ def pool_shipped(*, embed: Embed, model_id: str) -> ExamplePool:
     """The shipped pool (``examples.yaml``) with the shipped vectors when ``model_id`` made them; ``embed`` embeds
     the rest (see ``ExamplePool``)."""
     return ExamplePool(examples_load(), embed=embed, shipped=shipped_vectors(model_id))
-
-
-def _normalised(matrix: np.ndarray) -> np.ndarray:
-    norms = np.linalg.norm(matrix, axis=-1, keepdims=True)
-    return matrix / np.where(norms == 0, 1, norms)

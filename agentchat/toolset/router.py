@@ -2,11 +2,11 @@
 
 Every tool is described by a few texts — its ru/en descriptions (the admin's, when edited in the catalogue) as
 e5 *passages*, and its example questions (the tool's own plus ``intents.ROUTER_EXAMPLES``) as e5 *queries*. These
-are embedded once per text and cached in memory and on disk (``ROUTER_CACHE_DIR``, one file per backend and
-model), so a changed description re-embeds only itself and the cache never serves a stale text: vectors are
-keyed by the SHA-256 of the text. A tool's similarity to a question is the best cosine over its texts; the
-keyword rules (``intents.rule_scores``) are added to it, and so is the vote of the question's nearest labelled
-examples on the same kind of page (``examples.ExamplePool``, issue 16).
+are embedded once per text and cached in memory and on disk (``vectors.VectorStore``: ``ROUTER_CACHE_DIR``, a
+file per backend and model), so a changed description re-embeds only itself and the cache never serves a stale
+text: vectors are keyed by the SHA-256 of the text. A tool's similarity to a question is the best cosine over its
+texts; the keyword rules (``intents.rule_scores``) are added to it, and so is the vote of the question's nearest
+labelled examples on the same kind of page (``examples.ExamplePool``, issue 16).
 
 ``route_select`` keeps the top-K (``ROUTER_TOP_K``) of the policy-filtered tools plus ``show_capabilities``
 and never adds anything else. When the embeddings backend fails, the whole policy set is kept (routing is an
@@ -33,6 +33,7 @@ from agentchat.toolset.embeddings import backend_id, embeddings_backend
 from agentchat.toolset.examples import EXAMPLES_RULES_BELOW, ExamplePool, pool_shipped
 from agentchat.toolset.intents import ROUTER_EXAMPLES, rule_scores
 from agentchat.toolset.reading import read_question, reading_tool
+from agentchat.toolset.vectors import VectorStore, normalised
 from agentchat.toolset.weights import first_step
 from agentchat.toolset.words import PAGE_STAND_INS
 
@@ -69,73 +70,6 @@ def tool_texts(spec: ToolSpec) -> tuple[list[str], list[str]]:
     passages = [f"{words}: {spec.description_en}", f"{words}: {spec.description_ru}"]
     queries = [*spec.examples_ru, *spec.examples_en, *ROUTER_EXAMPLES.get(spec.name, ())]
     return passages, queries
-
-
-def _digest(kind: str, text: str) -> str:
-    return hashlib.sha256(f"{kind}\x00{text}".encode()).hexdigest()
-
-
-class VectorStore:
-    """Vectors of texts by SHA-256 of (kind, text), for one embeddings backend; persisted as one ``.npz`` file.
-
-    Thread-safe; a missing or unreadable file is an empty store. Writes go to a temporary file renamed over
-    the old one, so concurrent processes never read half a file (the last writer wins; both are correct).
-    """
-
-    def __init__(self, backend: Embeddings, directory: Path | None):
-        self.backend = backend
-        self.key = hashlib.sha256(backend_id(backend).encode()).hexdigest()[:16]
-        self.path = directory / f"{self.key}.npz" if directory else None
-        self._vectors: dict[str, np.ndarray] = {}
-        self._lock = threading.Lock()
-        self._load()
-
-    def _load(self) -> None:
-        if not self.path or not self.path.exists():
-            return
-        try:
-            with np.load(self.path) as data:
-                self._vectors = dict(zip(data["keys"].tolist(), data["vectors"], strict=True))
-        except (OSError, ValueError, KeyError):
-            log.warning("router cache %s unreadable; re-embedding", self.path)
-
-    def _save(self) -> None:
-        if not self.path:
-            return
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            keys = list(self._vectors)
-            tmp = self.path.with_suffix(f".{threading.get_ident()}.tmp.npz")
-            np.savez(tmp, keys=np.array(keys), vectors=np.vstack([self._vectors[k] for k in keys]))
-            tmp.replace(self.path)
-        except OSError as exc:
-            log.warning("router cache not written: %s", exc)
-
-    def vectors(self, kind: str, texts: list[str]) -> np.ndarray:
-        """Return the vectors of ``texts`` (``kind`` ``passage`` or ``query``), embedding only unknown ones."""
-        digests = [_digest(kind, text) for text in texts]
-        with self._lock:
-            missing = [(d, t) for d, t in zip(digests, texts, strict=True) if d not in self._vectors]
-            if missing:
-                fresh = self._embed(kind, [t for _, t in dict(missing).items()])
-                for (digest, _), vector in zip(dict(missing).items(), fresh, strict=True):
-                    self._vectors[digest] = vector
-                self._save()
-            return np.vstack([self._vectors[d] for d in digests]) if digests else np.zeros((0, 1), np.float32)
-
-    def _embed(self, kind: str, texts: list[str]) -> np.ndarray:
-        if kind == "query" and hasattr(self.backend, "embed_queries"):
-            raw = self.backend.embed_queries(texts)
-        elif kind == "query":
-            raw = [self.backend.embed_query(text) for text in texts]
-        else:
-            raw = self.backend.embed_documents(texts)
-        return _normalised(np.asarray(raw, dtype=np.float32))
-
-
-def _normalised(matrix: np.ndarray) -> np.ndarray:
-    norms = np.linalg.norm(matrix, axis=-1, keepdims=True)
-    return matrix / np.where(norms == 0, 1, norms)
 
 
 @dataclass
@@ -227,7 +161,7 @@ class ToolRouter:
             vector = self.backend.query_vector(question)
         else:
             vector = np.asarray(self.backend.embed_query(question), dtype=np.float32)
-        vector = _normalised(vector)
+        vector = normalised(vector)
         with self._lock:
             self._queries[question] = vector
             while len(self._queries) > QUERY_CACHE_SIZE:
