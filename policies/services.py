@@ -215,6 +215,12 @@ def environments_active() -> list[Environment]:
     return policy_snapshot().active_environments()
 
 
+def environment_tiers() -> tuple[tuple[str, str], ...]:
+    """``(env_id, tier)`` of every active environment, ordered by ``env_id``, from the policy snapshot (no query
+    while nothing changed, no model copies)."""
+    return policy_snapshot().active_tiers()
+
+
 def environments_sharing_instance() -> list[tuple[Environment, Environment]]:
     """Active environments whose Superset URL an earlier active environment (lower pk: created first) already
     has, each with that first one: ``[(staging, ss-dev)]`` for the local demo, where staging points at ss-dev's

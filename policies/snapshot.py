@@ -62,6 +62,11 @@ class PolicySnapshot:
         """Copies of the active environments (a caller may change its copy without touching the snapshot)."""
         return [copy.copy(env) for env in self.environments]
 
+    def active_tiers(self) -> tuple[tuple[str, str], ...]:
+        """``(env_id, tier)`` of every active environment, ordered by ``env_id`` (no model copies: a turn reads
+        these twice, issue 17)."""
+        return tuple((env.env_id, env.tier) for env in self.environments)
+
     def risk_rule(self, category: str, tier: str) -> RiskRule | None:
         """A copy of the rule of ``category`` × ``tier``, or None when there is no such row."""
         rule = self.risk_rules.get((category, tier))

@@ -18,7 +18,6 @@ from datetime import timedelta
 from typing import Any, cast
 
 from channels.db import aclose_old_connections, database_sync_to_async
-from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import Error as DatabaseError
@@ -28,6 +27,7 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext
 from langchain_core.language_models import BaseChatModel
 
+from agentchat.chat.dispatch import UnitDispatchConsumer
 from agentchat.chat.events import ConversationEvent, ErrorEvent, OutboundEvent
 from agentchat.chat.frames import (
     ConfirmFrame,
@@ -84,7 +84,7 @@ def _group(conversation_id: int) -> str:
     return f"agentchat.conversation.{int(conversation_id)}"
 
 
-class AgentConsumer(AsyncJsonWebsocketConsumer):
+class AgentConsumer(UnitDispatchConsumer):
     """``/ws/agent/``: authenticated by the Django session; anonymous sockets are closed with 4401."""
 
     async def connect(self) -> None:

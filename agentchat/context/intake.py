@@ -99,7 +99,7 @@ def context_accept(
     Raises:
         ContextInvalid: field errors; the ``context_rejected`` row is already written.
     """
-    active = {env.env_id for env in policy.environments_active()}
+    active = {env_id for env_id, _ in policy.environment_tiers()}
     try:
         return validate_ui_context(payload, active_env_ids=active).as_dict()
     except ContextInvalid as exc:

@@ -334,7 +334,11 @@ def context_prompt_block(context: UIContext | None, *, unavailable: bool = False
     status = "unavailable" if unavailable else ("ok" if context is not None else "none")
     fields = context.as_dict() if context is not None else {}
     data = {"status": status, **{k: v for k, v in fields.items() if v is not None and k not in BLOCK_LEFT_OUT}}
-    body = "".join(_block_char(ch) for ch in json.dumps(data, ensure_ascii=False, sort_keys=True))
+    body = json.dumps(data, ensure_ascii=False, sort_keys=True)
+    # Every character of UNSAFE_CATEGORIES is one ``str.isprintable`` rejects, so a printable line without <, >
+    # and & is already safe: the per-character pass only for one that is not (issue 17: most turns skip it).
+    if not body.isprintable() or any(ch in body for ch in "<>&"):
+        body = "".join(_block_char(ch) for ch in body)
     notes = [BLOCK_PREAMBLE]
     if data.get("objectName"):
         notes.append(BLOCK_NAME_NOTE)

@@ -146,7 +146,7 @@ def step_prepare(
         )
     offer = toolset_offer(user=user, context=context, question=question)
     offer_record(user=user, conversation_id=conversation.pk, context=context, offer=offer)
-    environments = [(e.env_id, e.tier) for e in policy.environments_active()]
+    environments = list(policy.environment_tiers())
     messages = history_messages(conversation=conversation) if history is None else history_from_rows(history)
     if row_id is None:
         row_id = conv.message_add(conversation=conversation, role=Message.Role.ASSISTANT).pk

@@ -2,10 +2,12 @@
 only what could end the data block escaped, and the answer language named for each turn."""
 
 import json
+import sys
+import unicodedata
 
 import pytest
 
-from agentchat.context.uicontext import BLOCK_BEGIN, BLOCK_END, parse_prompt_block
+from agentchat.context.uicontext import BLOCK_BEGIN, BLOCK_END, UNSAFE_CATEGORIES, parse_prompt_block
 from agentchat.language import detect_language
 from agentchat.turn.prompt import system_prompt
 
@@ -60,3 +62,23 @@ def test_the_answer_language_is_named_from_the_message(message, named):
 
 def test_without_a_language_the_prompt_asks_for_the_users_language():
     assert "the language of the user's last message" in system_prompt(None, unavailable=False)
+
+
+def test_every_character_the_block_escapes_is_one_str_isprintable_rejects():
+    """``context_prompt_block`` skips its per-character pass for a printable line without < > & (issue 17); that is
+    exact only while no character of ``UNSAFE_CATEGORIES`` counts as printable in this Python's Unicode data."""
+    printable_unsafe = [
+        hex(code)
+        for code in range(sys.maxunicode + 1)
+        if unicodedata.category(chr(code)) in UNSAFE_CATEGORIES and chr(code).isprintable()
+    ]
+    assert printable_unsafe == []
+
+
+@pytest.mark.parametrize("name", ["<b>", "a&b", "Обзор регионов", "plain ascii", "x > y"])
+def test_the_data_line_is_one_printable_line_of_the_name_whichever_pass_wrote_it(name):
+    line = data_line(system_prompt({**PAGE, "objectName": name}, unavailable=False))
+
+    assert line.isprintable()
+    assert json.loads(line)["objectName"] == name
+    assert all(ch not in line for ch in "<>&")
