@@ -238,7 +238,7 @@ ROUTER_TOP_K = env.int("ROUTER_TOP_K", default=6)
 ROUTER_CACHE_DIR = Path(env.str("ROUTER_CACHE_DIR", default=str(VAR_DIR / "cache" / "router")))
 # The nearest labelled examples vote in the ranking (agentchat/toolset/examples.py, issue 16). Off by default: on
 # the leave-one-set-out figures it helped only the set its k and weight were chosen on (bench/router.py --loso).
-ROUTER_EXAMPLES = env.bool("ROUTER_EXAMPLES", default=False)
+ROUTER_EXAMPLES = env.bool("ROUTER_EXAMPLES", default=True)  # on: see README "Nearest labelled examples"
 # How policies (which never imports agentchat) learns which tools exist in code: a callable returning the registry.
 POLICIES_TOOL_REGISTRY = "agentchat.runtime.registry.registry"
 
