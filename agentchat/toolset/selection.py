@@ -19,6 +19,8 @@ from django.contrib.auth.models import User
 from agentchat.identity.services import identity_env_ids
 from agentchat.runtime.registry import registry
 from agentchat.runtime.spec import ToolSpec
+from agentchat.toolset.intents import action_requested
+from agentchat.toolset.reading import read_question, reading_tool
 from agentchat.toolset.router import route_select
 from policies import services as policy
 from policies.services import Refusal
@@ -256,3 +258,25 @@ def tool_call_refusal(*, user: User, name: str, offered: Iterable[str]) -> Refus
     if name not in set(offered):
         return Refusal.NOT_OFFERED
     return None
+
+
+def role_refused_request(*, question: str | None, offer: Offer, object_type: str | None) -> ToolChoice | None:
+    """The tool a request for a change asks for when the user's roles may not use it, else None (issue 16: a small
+    model offered only reads answers «создай ветку» with a search; the prompt then names the refusal instead).
+
+    The tool is the offline reading's (``reading.reading_tool``), the request an action (``intents.action_requested``:
+    not a question about one); only a ``Refusal.ROLE`` counts (a tool another page offers is not a denial).
+
+    Args:
+        question: the user's message (None or blank: None).
+        offer: the turn's judged tools.
+        object_type: the page's object type.
+
+    Returns:
+        The refused tool's ``ToolChoice`` (its ``roles``: who may use it), or None.
+    """
+    if not question or not question.strip() or not action_requested(question):
+        return None
+    meant = reading_tool(read_question(question), object_type)
+    choice = next((c for c in offer.choices if c.name == meant), None)
+    return choice if choice is not None and Refusal.ROLE in choice.refusals else None

@@ -32,7 +32,7 @@ from agentchat.llm import chat_model, model_for_turn, provider_label
 from agentchat.models import Conversation, Message, PendingConfirmation
 from agentchat.runtime.binding import page_bound
 from agentchat.toolset.router import query_vector_prefetch, routing_hints
-from agentchat.toolset.selection import Offer
+from agentchat.toolset.selection import Offer, role_refused_request
 from agentchat.turn.admission import busy_retry_s, busy_text, turn_admission
 from agentchat.turn.calls import CallRunner
 from agentchat.turn.preparation import Precheck, Prepared, step_prepare, turn_open
@@ -249,10 +249,12 @@ class AgentTurn:
         unavailable: bool = False,
     ) -> Step:
         """Run steps until one is ``Final`` or ``AwaitingDecision``, at most ``AGENT_MAX_STEPS`` (DESIGN §5 step 8)."""
-        prompt = system_prompt(context, unavailable=unavailable, language=language)
+        offer = prepared.offer
+        question = next((str(m.content) for m in reversed(prepared.history) if isinstance(m, HumanMessage)), None)
+        refused = role_refused_request(question=question, offer=offer, object_type=(context or {}).get("objectType"))
+        prompt = system_prompt(context, unavailable=unavailable, language=language, refused=refused)
         messages: list[BaseMessage] = [SystemMessage(content=prompt)]
         messages += prepared.history
-        offer = prepared.offer
         # Where the page names the object, the model may leave its id out (issue 16): the calls bind it.
         schemas = [spec.openai_schema(page=page_bound(spec, context)) for spec in offer.offered]
         # The offline planner gets the turn's policy facts instead of reading the policy tables itself.

@@ -5,6 +5,7 @@ from typing import Any
 
 from agentchat.context.uicontext import UIContext, context_prompt_block
 from agentchat.language import language_name
+from agentchat.toolset.selection import ToolChoice
 
 SYSTEM_INSTRUCTIONS = """You are agentchat, a Superset assistant.
 Answer from tool results only: first call the offered tool that fits the question. Never invent ids, names or
@@ -16,6 +17,12 @@ Today is {today}. {language}"""
 # question in English unless told). Its name is Django's English name of the language (the instructions are English).
 ANSWER_LANGUAGE = "The user writes in {name}: write your answers in {name}, also after tool results."
 ANY_LANGUAGE = "Answer in the language of the user's last message (Russian or English)."
+# A change the user's roles may not make (``toolset.selection.role_refused_request``), named so that a small model
+# does not answer it with another tool (issue 16: «создай ветку» as an analyst was answered with a search).
+ROLE_REFUSED = (
+    "The user asks for {tool}, which their role may not use (it needs the role {roles}): call no tool for it; "
+    "say that agentchat's policy refuses it and which role may do it."
+)
 
 
 def answer_language(language: str | None) -> str:
@@ -25,7 +32,9 @@ def answer_language(language: str | None) -> str:
     return ANY_LANGUAGE if name is None else ANSWER_LANGUAGE.format(name=name)
 
 
-def system_prompt(context: dict[str, Any] | None, *, unavailable: bool, language: str | None = None) -> str:
+def system_prompt(
+    context: dict[str, Any] | None, *, unavailable: bool, language: str | None = None, refused: ToolChoice | None = None
+) -> str:
     """Return the system prompt for a turn.
 
     Args:
@@ -34,6 +43,8 @@ def system_prompt(context: dict[str, Any] | None, *, unavailable: bool, language
             then says «контекст недоступен».
         language: ``ru`` or ``en``, the language of the user's message (``agentchat.language.detect_language``);
             the instructions then name it. None: "the language of the user's last message".
+        refused: the tool the user asks for and may not use (``role_refused_request``): ``ROLE_REFUSED`` names it
+            and its roles after the instructions. None: no such line.
 
     Returns:
         The instructions with the answer language and today's date, a blank line, then ``context_prompt_block``
@@ -45,4 +56,6 @@ def system_prompt(context: dict[str, Any] | None, *, unavailable: bool, language
         language=answer_language(language),
         today=date.today().isoformat(),  # noqa: DTZ011
     )
+    if refused is not None:
+        head += "\n" + ROLE_REFUSED.format(tool=refused.name, roles=" or ".join(refused.roles) or "admin")
     return head + "\n\n" + block

@@ -92,15 +92,19 @@ async def echo_reader(ws, client: Client) -> None:
         turn.first = turn.final = now
 
 
-async def run_clients(kind: str, url: str, origin: str, cookies: list, args, during=None) -> dict:
+async def run_clients(kind: str, url: str, origin: str, cookies: list, args, during=None, measure=None) -> dict:
     """Connect every client, then each sends one message per ``interval`` for ``duration`` s from a random offset;
     wait at most ``drain`` s for the last answers. ``during``: a coroutine function ``(start) -> dict`` run beside
-    the sending (the outage mode), its result under ``"during"``."""
+    the sending (the outage mode), its result under ``"during"``. ``measure``: a function called once every socket
+    is open and once the last answer came, before the sockets close (its two results under ``"measured"``), so
+    what the server spends on handshakes and closes is not charged to the turns."""
     gate = asyncio.Semaphore(CONNECT_CONCURRENCY)
     clients = [Client(cookie=c) for c in cookies]
     sockets = await asyncio.gather(*(open_socket(url, origin, c.cookie, gate) for c in clients))
     reader = agent_reader if kind == "agent" else echo_reader
     readers = [asyncio.create_task(reader(ws, c)) for ws, c in zip(sockets, clients, strict=True)]
+    await asyncio.sleep(0.2)  # the server's work after each handshake (groups joined, timers) is done
+    measured = [await asyncio.to_thread(measure)] if measure else []  # sync: Django and /proc reads
     rng = random.Random(7)
     start = time.monotonic() + 0.5
 
@@ -136,10 +140,19 @@ async def run_clients(kind: str, url: str, origin: str, cookies: list, args, dur
     while time.monotonic() < deadline and pending():  # noqa: ASYNC110 - polling bounded by the drain deadline
         await asyncio.sleep(0.1)
     elapsed = time.monotonic() - began
+    if measure:
+        measured.append(await asyncio.to_thread(measure))
     for task in readers:
         task.cancel()
     await asyncio.gather(*(ws.close() for ws in sockets), return_exceptions=True)
     turns = [t for c in clients for t in c.turns]
     closes = [c.close_code for c in clients if c.close_code not in (None, 1000)]
     frames = sum(c.frames for c in clients)
-    return {"turns": turns, "frames": frames, "elapsed": elapsed, "abnormal_closes": closes, "during": during_result}
+    return {
+        "turns": turns,
+        "frames": frames,
+        "elapsed": elapsed,
+        "abnormal_closes": closes,
+        "during": during_result,
+        "measured": measured,
+    }

@@ -1,0 +1,42 @@
+"""A change the user's role may not make is named in the system prompt (issue 16 Must-show "denied analyst
+write": the local 1.5B model, offered only reads, answered «создай ветку feature/summer» with a search)."""
+
+import itertools
+
+import pytest
+from langchain_core.messages import AIMessage
+
+from agentchat.turn.agent import AgentTurn
+from tests.support.contexts import DASHBOARD_1
+from tests.support.scripted_llm import ScriptedChatModel
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+async def _system_prompt(user, text: str) -> str:
+    model = ScriptedChatModel(messages=itertools.repeat(AIMessage(content="ok")))
+
+    async def emit(event):
+        pass
+
+    await AgentTurn(user=user, emit=emit, model=model).run(conversation_id=None, text=text, context=DASHBOARD_1)
+    return str(model.seen[0][0].content)
+
+
+async def test_an_analyst_asking_for_a_branch_gets_the_refusal_named_and_no_write_tool(users):
+    prompt = await _system_prompt(users["analyst"], "создай ветку feature/summer")
+
+    assert "The user asks for create_branch, which their role may not use" in prompt
+    assert "engineer" in prompt.split("create_branch", 1)[1].split("\n")[0]
+
+
+@pytest.mark.parametrize(
+    ("user", "text"),
+    [
+        ("engineer", "создай ветку feature/summer"),  # the role may: the tool is offered, nothing to refuse
+        ("analyst", "расскажи про этот дашборд"),  # a read
+        ("analyst", "можно ли создать ветку?"),  # a question about a change is not a request for one
+    ],
+)
+async def test_no_refusal_line_where_nothing_is_refused(users, user, text):
+    assert "which their role may not use" not in await _system_prompt(users[user], text)
