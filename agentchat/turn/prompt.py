@@ -20,8 +20,8 @@ ANY_LANGUAGE = "Answer in the language of the user's last message (Russian or En
 # A change the user's roles may not make (``toolset.selection.role_refused_request``), named so that a small model
 # does not answer it with another tool (issue 16: «создай ветку» as an analyst was answered with a search).
 ROLE_REFUSED = (
-    "The user asks for {tool}, which their role may not use (it needs the role {roles}): call no tool for it; "
-    "say that agentchat's policy refuses it and which role may do it."
+    "The user asks to {action}, which their role may not do (it needs the role {roles}). Call no tool and write no "
+    "call: tell the user that agentchat's policy refuses it and which role may do it."
 )
 
 
@@ -57,5 +57,6 @@ def system_prompt(
         today=date.today().isoformat(),  # noqa: DTZ011
     )
     if refused is not None:
-        head += "\n" + ROLE_REFUSED.format(tool=refused.name, roles=" or ".join(refused.roles) or "admin")
+        action = refused.name.replace("_", " ")  # words, not the identifier: a small model writes a call of a name
+        head += "\n" + ROLE_REFUSED.format(action=action, roles=" or ".join(refused.roles) or "admin")
     return head + "\n\n" + block

@@ -8,6 +8,7 @@ an error ToolMessage, no card and no execution, and the model can correct itself
 """
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
@@ -68,6 +69,36 @@ def stream_tool_calls(reply: AIMessageChunk | None) -> list[dict[str, Any]]:
             continue
         out.append({"id": chunk.get("id") or f"call_invalid_{i}", "name": chunk.get("name") or "?", "args": args})
     return out
+
+
+_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")
+
+
+def text_written_call(text: str) -> dict[str, Any] | None:
+    """The tool call a model wrote as its whole answer's text instead of a ``tool_calls`` entry, else None.
+
+    Small models do (the local 1.5B instruct model of issue 16: ``{"name": "create_branch", "arguments": {…}}``,
+    bare or in a ```json fence, which llama.cpp's template does not turn into a call). Such a call then takes the
+    path of every call — the invocation-level policy check, the guardrail's card, the executor (DESIGN §5 step 6) —
+    instead of reaching the user as JSON. Only an answer that is exactly one JSON object with a string ``name`` and
+    an object ``arguments`` counts: prose around it, a list, or other keys leave the text an answer.
+
+    Returns:
+        ``{"id": "call_text_0", "name", "args"}`` (the id made unique in the conversation when stored), or None.
+    """
+    body = _FENCE.sub("", text.strip())
+    if not body.startswith("{"):
+        return None
+    try:
+        data = json.loads(body)
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(data, dict) or set(data) != {"name", "arguments"}:
+        return None
+    name, args = data["name"], data["arguments"]
+    if not isinstance(name, str) or not name.strip() or not isinstance(args, dict):
+        return None
+    return {"id": "call_text_0", "name": name.strip(), "args": args}
 
 
 def _invalid(chunk: Mapping[str, Any], index: int, reason: str) -> dict[str, Any]:

@@ -25,7 +25,13 @@ from agentchat.errors import LLMUnavailable
 from agentchat.llm.streams import ReplyStream
 from agentchat.models import Conversation, Message
 from agentchat.turn.rendering import message_event
-from agentchat.turn.reply import StreamIncomplete, llm_failure_text, stream_incomplete, stream_tool_calls
+from agentchat.turn.reply import (
+    StreamIncomplete,
+    llm_failure_text,
+    stream_incomplete,
+    stream_tool_calls,
+    text_written_call,
+)
 from agentchat.turn.steps import Final
 from agentchat.turn.units import unit
 
@@ -152,7 +158,12 @@ async def reply_stream(
         return await _llm_failed(emit, row_id, text, StreamIncomplete(), language)
     # Strict parse: a call cut off by the token limit or with broken JSON runs nowhere (turn.reply).
     calls = stream_tool_calls(acc)
-    if calls:
+    written = None if calls else text_written_call(text)
+    if written is not None:  # a call written as text runs as a call (its checks and card), not shown as JSON
+        calls, text = [written], ""
+        tokens.discard()
+        await emit(message_event(message_id=row_id, text=""))  # clears what streamed of it
+    elif calls:
         await tokens.flush()  # the text before the calls, shown while they run
     else:
         tokens.discard()  # the ``message`` below carries the buffered tail (issue 17: one frame less per turn)

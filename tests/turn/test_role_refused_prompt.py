@@ -26,8 +26,9 @@ async def _system_prompt(user, text: str) -> str:
 async def test_an_analyst_asking_for_a_branch_gets_the_refusal_named_and_no_write_tool(users):
     prompt = await _system_prompt(users["analyst"], "создай ветку feature/summer")
 
-    assert "The user asks for create_branch, which their role may not use" in prompt
-    assert "engineer" in prompt.split("create_branch", 1)[1].split("\n")[0]
+    assert "The user asks to create branch, which their role may not do" in prompt
+    assert "engineer" in prompt.split("create branch", 1)[1].split("\n")[0]
+    assert "create_branch" not in prompt  # a small model writes a call of an identifier it reads
 
 
 @pytest.mark.parametrize(
@@ -39,4 +40,4 @@ async def test_an_analyst_asking_for_a_branch_gets_the_refusal_named_and_no_writ
     ],
 )
 async def test_no_refusal_line_where_nothing_is_refused(users, user, text):
-    assert "which their role may not use" not in await _system_prompt(users[user], text)
+    assert "which their role may not do" not in await _system_prompt(users[user], text)
