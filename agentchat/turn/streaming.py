@@ -59,6 +59,7 @@ class TokenStream:
         self._timer: asyncio.TimerHandle | None = None
         self._sending = asyncio.Lock()
         self._pending: set[asyncio.Task[None]] = set()
+        self.sent = False  # a ``token`` event of this message went out
 
     async def add(self, text: str) -> None:
         """Buffer ``text``; send the buffer once it is 400 characters or 50 ms old (by a timer when no more text
@@ -102,6 +103,7 @@ class TokenStream:
                 text = "".join(self._buffer)
                 self._buffer, self._size, self._last = [], 0, time.monotonic()
                 await self._emit(TokenEvent(message_id=self._message_id, text=text))
+                self.sent = True
 
 
 @dataclass(frozen=True)
@@ -162,7 +164,8 @@ async def reply_stream(
     if written is not None:  # a call written as text runs as a call (its checks and card), not shown as JSON
         calls, text = [written], ""
         tokens.discard()
-        await emit(message_event(message_id=row_id, text=""))  # clears what streamed of it
+        if tokens.sent:
+            await emit(message_event(message_id=row_id, text=""))  # clears what streamed of it
     elif calls:
         await tokens.flush()  # the text before the calls, shown while they run
     else:

@@ -56,6 +56,9 @@ async def test_an_analyst_s_written_branch_call_is_refused_by_policy_not_shown_a
     denied = [f for f in frames if f["event"] == "permission_denied"]
     assert [f["tool"] for f in denied] == ["create_branch"]
     assert not [f for f in frames if f["event"] == "message" and '"create_branch"' in (f.get("text") or "")]
+    streamed = {f["message_id"] for f in frames if f["event"] == "token" and '"create_branch"' in f["text"]}
+    final = {f["message_id"]: f["text"] for f in frames if f["event"] == "message"}
+    assert all(final.get(row) == "" for row in streamed)  # what streamed of the JSON was cleared on the page
     assert not await Message.objects.filter(content__contains='"arguments"').aexists()
     refused = AuditEvent.objects.filter(tool="create_branch", event_type=AuditEvent.EventType.PERMISSION_DENIED)
     assert await refused.aexists()
