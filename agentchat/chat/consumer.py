@@ -52,9 +52,7 @@ from policies.models import AuditEvent
 
 log = logging.getLogger(__name__)
 CLOSE_UNAUTHENTICATED = 4401
-# The expiry timer re-reads the session at least this often (an engine without a readable expiry, an expiry far
-# off that a sign-in may move), seconds.
-EXPIRY_RECHECK_S = 3600.0
+EXPIRY_RECHECK_S = 3600.0  # the expiry timer re-reads the session at least this often (s): a sign-in may move it
 EXPIRY_RETRY_S = 5.0  # after a database failure of the expiry timer
 
 
@@ -316,6 +314,7 @@ class AgentConsumer(UnitDispatchConsumer):
                 context=None,
                 opened=slot.started,
                 precheck=functools.partial(self._precheck, frame, seen),
+                page=frame.context,
             )
             if seen.get("session_ended"):
                 self.session_ended = True  # after its frame was sent (``_end_session`` sends one otherwise)

@@ -207,7 +207,7 @@ def read_question(question: str) -> Reading:
     objects = tuple(dict.fromkeys([*specific, *([head] if head else []), *(o for o in GENERIC if o in found)]))
     has_id = bool(re.search(r"\b\d+\b", main))
     this = any(THIS_WORDS.match(t) for t in tokens)
-    following = [*tokens[1:], ""]
+    following = [*tokens[1:], ""] if tokens else []  # «👍», «?»: no word, nothing follows
     # «она идёт», «это сломает»: a word of a state or an outcome after "this" is its verb, not its noun.
     nouns = [o if o not in ("progress", "consequence") else "" for o in map(object_of, following)]
     pointed = tuple(

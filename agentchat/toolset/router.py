@@ -129,12 +129,19 @@ class ToolRouter:
         return index
 
     def examples(self) -> ExamplePool | None:
-        """The pool of labelled examples that vote (the shipped one, read once), or None when they are off."""
+        """The pool of labelled examples that vote (the shipped one, read once), or None when they are off — also
+        when the shipped vectors are another model's (``EMBEDDINGS=openai``): embedding ~1,200 examples inside a
+        turn, one request each, would stall the database thread for seconds to minutes."""
         if not self._examples_on:
             return None
         with self._lock:
             if self._pool is None:
-                self._pool = self.examples_shipped()
+                pool = self.examples_shipped()
+                if not pool.shipped:
+                    log.warning("labelled examples off: their shipped vectors are not of %s", backend_id(self.backend))
+                    self._examples_on = False
+                    return None
+                self._pool = pool
             return self._pool
 
     def examples_shipped(self) -> ExamplePool:

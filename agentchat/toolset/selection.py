@@ -19,7 +19,7 @@ from django.contrib.auth.models import User
 from agentchat.identity.services import identity_env_ids
 from agentchat.runtime.registry import registry
 from agentchat.runtime.spec import ToolSpec
-from agentchat.toolset.intents import action_requested
+from agentchat.toolset.intents import READ_COUNTERPART, action_requested
 from agentchat.toolset.reading import read_question, reading_tool
 from agentchat.toolset.router import route_select
 from policies import services as policy
@@ -265,7 +265,10 @@ def role_refused_request(*, question: str | None, offer: Offer, object_type: str
     model offered only reads answers «создай ветку» with a search; the prompt then names the refusal instead).
 
     The tool is the offline reading's (``reading.reading_tool``), the request an action (``intents.action_requested``:
-    not a question about one); only a ``Refusal.ROLE`` counts (a tool another page offers is not a denial).
+    not a question about one); only a ``Refusal.ROLE`` counts (a tool another page offers is not a denial). Only
+    where the user may change nothing on the page (no write or dangerous tool offered), and not when the read that
+    goes with the change is offered (``intents.READ_COUNTERPART``: «сделай dry-run» is a preview the role may
+    run): there the reading could be wrong, and the model judges.
 
     Args:
         question: the user's message (None or blank: None).
@@ -277,6 +280,11 @@ def role_refused_request(*, question: str | None, offer: Offer, object_type: str
     """
     if not question or not question.strip() or not action_requested(question):
         return None
+    offered = {spec.name for spec in offer.allowed}
+    if any(spec.category != "read" for spec in offer.allowed):
+        return None
     meant = reading_tool(read_question(question), object_type)
     choice = next((c for c in offer.choices if c.name == meant), None)
-    return choice if choice is not None and Refusal.ROLE in choice.refusals else None
+    if choice is None or Refusal.ROLE not in choice.refusals or READ_COUNTERPART.get(choice.name) in offered:
+        return None
+    return choice

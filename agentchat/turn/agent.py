@@ -100,9 +100,13 @@ class AgentTurn:
         context: dict[str, Any] | None,
         opened: Callable[[], None] | None = None,
         precheck: Precheck | None = None,
+        page: Any = None,
     ) -> int | None:
         """Handle one ``user_message``; return the conversation id (None: ``precheck`` refused the message and its
         error event was sent).
+
+        ``page``: the frame's UIContext as sent, before the precheck validates it, when ``context`` is None (the
+        consumer's): only its ``objectType`` and ``envId`` are read, for ``toolset.router.RoutingHints``.
 
         Pending cards of the conversation expire first (their calls get ToolMessages, the cards are replaced).
         ``opened`` is called once the turn's first unit of database work is done (``turn.admission.Slot.started``);
@@ -121,6 +125,7 @@ class AgentTurn:
                 language=language,
                 opened=opened,
                 precheck=precheck,
+                page=page,
             )
 
     async def _run(
@@ -132,10 +137,13 @@ class AgentTurn:
         language: str,
         opened: Callable[[], None] | None,
         precheck: Precheck | None,
+        page: Any,
     ) -> int | None:
-        sent = context if isinstance(context, dict) else {}  # not validated yet: the precheck does that
-        page = (self.user.pk, str(sent.get("objectType")), str(sent.get("envId")))
-        if routing_hints.expected(page):
+        sent = next((c for c in (context, page) if isinstance(c, dict)), {})  # not validated: only a hint's key
+        key = (self.user.pk, str(sent.get("objectType")), str(sent.get("envId")))
+        # The offline planner ranks the question itself, however small the set (llm.offline.planner).
+        planner = self.model is None and settings.LLM_PROVIDER == "offline"
+        if planner or routing_hints.expected(key):
             await query_vector_prefetch(text)  # off the database thread (issue 17)
         # One unit of database work opens the turn: conversation, expiries, the user message, the offered tools,
         # the history and the answer's row (each hop to the database thread costs more than its queries).
@@ -148,7 +156,7 @@ class AgentTurn:
             await self.emit(turn)
             return None
         conversation = turn.conversation
-        routing_hints.record(page, turn.prepared.offer.routable)
+        routing_hints.record(key, turn.prepared.offer.routable)
         with translation.override(self.language):  # the page's header: the page's language, not the question's
             provider = provider_label()
         await self.emit(

@@ -58,5 +58,6 @@ def system_prompt(
     )
     if refused is not None:
         action = refused.name.replace("_", " ")  # words, not the identifier: a small model writes a call of a name
-        head += "\n" + ROLE_REFUSED.format(action=action, roles=" or ".join(refused.roles) or "admin")
+        roles = " or ".join(refused.roles) or "none (an administrator must grant it)"
+        head += "\n" + ROLE_REFUSED.format(action=action, roles=roles)
     return head + "\n\n" + block

@@ -72,6 +72,8 @@ def stream_tool_calls(reply: AIMessageChunk | None) -> list[dict[str, Any]]:
 
 
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")
+# What an OpenAI-compatible API accepts as a function name: anything else, stored and replayed, fails every later call.
+_CALL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 def text_written_call(text: str) -> dict[str, Any] | None:
@@ -96,9 +98,9 @@ def text_written_call(text: str) -> dict[str, Any] | None:
     if not isinstance(data, dict) or set(data) != {"name", "arguments"}:
         return None
     name, args = data["name"], data["arguments"]
-    if not isinstance(name, str) or not name.strip() or not isinstance(args, dict):
+    if not isinstance(name, str) or not _CALL_NAME.fullmatch(name) or not isinstance(args, dict):
         return None
-    return {"id": "call_text_0", "name": name.strip(), "args": args}
+    return {"id": "call_text_0", "name": name, "args": args}
 
 
 def _invalid(chunk: Mapping[str, Any], index: int, reason: str) -> dict[str, Any]:

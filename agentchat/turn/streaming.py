@@ -85,13 +85,15 @@ class TokenStream:
         if not task.cancelled() and task.exception() is not None:
             log.warning("token flush failed", exc_info=task.exception())
 
-    def discard(self) -> None:
+    async def discard(self) -> None:
         """Drop what is buffered and any pending timer: the ``message`` event that follows carries the whole text
-        (an answer that came faster than one flush interval is one frame, not a ``token`` and a ``message``)."""
+        (an answer that came faster than one flush interval is one frame, not a ``token`` and a ``message``). A
+        flush already sending is waited for, so no ``token`` can follow the ``message`` and ``sent`` is final."""
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        self._buffer, self._size = [], 0
+        async with self._sending:
+            self._buffer, self._size = [], 0
 
     async def flush(self) -> None:
         """Send what is buffered (nothing when empty); a pending timer is cancelled."""
@@ -163,13 +165,13 @@ async def reply_stream(
     written = None if calls else text_written_call(text)
     if written is not None:  # a call written as text runs as a call (its checks and card), not shown as JSON
         calls, text = [written], ""
-        tokens.discard()
+        await tokens.discard()
         if tokens.sent:
             await emit(message_event(message_id=row_id, text=""))  # clears what streamed of it
     elif calls:
         await tokens.flush()  # the text before the calls, shown while they run
     else:
-        tokens.discard()  # the ``message`` below carries the buffered tail (issue 17: one frame less per turn)
+        await tokens.discard()  # the ``message`` below carries the buffered tail (issue 17: one frame less per turn)
     calls = await unit(reply_store)(conversation=conversation, message_id=row_id, content=text, calls=calls)
     if not calls:
         await emit(message_event(message_id=row_id, text=text))

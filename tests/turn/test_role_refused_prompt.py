@@ -41,3 +41,22 @@ async def test_an_analyst_asking_for_a_branch_gets_the_refusal_named_and_no_writ
 )
 async def test_no_refusal_line_where_nothing_is_refused(users, user, text):
     assert "which their role may not do" not in await _system_prompt(users[user], text)
+
+
+async def test_a_dry_run_the_role_may_preview_gets_no_refusal_line(users):
+    model = ScriptedChatModel(messages=itertools.repeat(AIMessage(content="ok")))
+
+    async def emit(event):
+        pass
+
+    page = {**DASHBOARD_1, "objectType": "migration", "objectId": "1", "route": "/migrations/1"}
+    await AgentTurn(user=users["analyst"], emit=emit, model=model).run(
+        conversation_id=None, text="сделай dry-run этой миграции", context=page
+    )
+    assert "which their role may not do" not in str(model.seen[0][0].content)
+
+
+@pytest.mark.parametrize("text", ["👍", "?", "...", "—"])
+async def test_a_message_without_a_word_is_answered(users, text):
+    """``read_question`` of a text without a word token raised (issue 16 review): the turn failed as ``internal``."""
+    assert "which their role may not do" not in await _system_prompt(users["analyst"], text)

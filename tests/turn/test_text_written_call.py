@@ -2,6 +2,7 @@
 model answered «создай ветку feature/summer» as an analyst with ``{"name": "create_branch", …}`` as text)."""
 
 import itertools
+import json
 
 import pytest
 from langchain_core.messages import AIMessage
@@ -62,3 +63,9 @@ async def test_an_analyst_s_written_branch_call_is_refused_by_policy_not_shown_a
     assert not await Message.objects.filter(content__contains='"arguments"').aexists()
     refused = AuditEvent.objects.filter(tool="create_branch", event_type=AuditEvent.EventType.PERMISSION_DENIED)
     assert await refused.aexists()
+
+
+@pytest.mark.parametrize("name", ["create branch", "functions.create_branch", "создать_ветку", "x" * 65, ""])
+def test_a_name_an_openai_api_would_refuse_is_no_call(name):
+    """Stored and replayed, such a name would make every later call of the conversation fail (HTTP 400)."""
+    assert text_written_call(json.dumps({"name": name, "arguments": {}})) is None
