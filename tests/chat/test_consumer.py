@@ -106,11 +106,11 @@ async def test_dashboard_question_streams_frames_in_order_with_real_data(
     events = [f["event"] for f in frames]
     assert events[:3] == ["conversation", "tool_started", "tool_finished"]
     assert events[-1] == "message"
-    assert set(events[3:-1]) == {"token"}
+    assert set(events[3:-1]) <= {"token"}  # a fast answer's tail comes with its message (issue 17): maybe no token
     assert frames[1]["tool"] == "get_health_summary"
     assert frames[2]["ok"] is True
     answer = frames[-1]["text"]
-    assert "".join(f["text"] for f in frames[3:-1]) == answer
+    assert answer.startswith("".join(f["text"] for f in frames[3:-1]))
     assert energy_dashboard["dashboard_title"] in answer
     charts = superset_stack.dashboard_chart_names("ss-dev", energy_dashboard["id"])
     assert len(charts) == 3

@@ -125,7 +125,7 @@ async def test_text_streams_as_token_frames_and_request_carries_tools_and_contex
 
     tokens = frames.of("token")
     assert len(tokens) >= 2
-    assert "".join(f["text"] for f in tokens) == answer
+    assert answer.startswith("".join(f["text"] for f in tokens))  # the tail may come with the message (issue 17)
     assert frames.of("message")[-1]["text"] == answer
     assert frames.events()[0] == "conversation"
     assert server.model in frames.of("conversation")[0]["provider"]
