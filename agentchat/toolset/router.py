@@ -342,6 +342,12 @@ class Routing:
     elapsed_ms: float = 0.0
 
 
+def routable(specs: Sequence[ToolSpec]) -> bool:
+    """True when a policy set is large enough to route: more than ``ROUTER_TOP_K`` tools besides
+    ``show_capabilities``; a smaller one is offered whole (issue 16 Build 4)."""
+    return sum(1 for spec in specs if spec.name != ALWAYS_OFFERED) > settings.ROUTER_TOP_K
+
+
 def route_select(*, question: str | None, specs: Sequence[ToolSpec], object_type: str | None) -> Routing:
     """Keep the top ``ROUTER_TOP_K`` of the policy-filtered ``specs`` for ``question``, plus show_capabilities.
 
@@ -358,7 +364,7 @@ def route_select(*, question: str | None, specs: Sequence[ToolSpec], object_type
     names = tuple(spec.name for spec in specs)
     top_k = settings.ROUTER_TOP_K
     candidates = [spec for spec in specs if spec.name != ALWAYS_OFFERED]
-    if not question or not question.strip() or len(candidates) <= top_k:
+    if not question or not question.strip() or not routable(specs):
         return Routing(kept=names)
     router = tool_router()
     if router is None:

@@ -13,7 +13,6 @@ a restart. ``tool_call_refusal`` is the second, invocation-level layer (DESIGN Â
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, replace
 
-from django.conf import settings
 from django.contrib.auth.models import User
 
 from agentchat.identity.services import identity_env_ids
@@ -21,7 +20,7 @@ from agentchat.runtime.registry import registry
 from agentchat.runtime.spec import ToolSpec
 from agentchat.toolset.intents import READ_COUNTERPART, action_requested
 from agentchat.toolset.reading import read_question, reading_tool
-from agentchat.toolset.router import route_select
+from agentchat.toolset.router import routable, route_select
 from policies import services as policy
 from policies.services import Refusal
 
@@ -188,9 +187,9 @@ class Offer:
 
     @property
     def routable(self) -> bool:
-        """True when the policy set is large enough to be routed: more than ``ROUTER_TOP_K`` tools besides
-        ``show_capabilities`` (issue 16 Build 4: a smaller set is offered whole, its question never embedded)."""
-        return sum(1 for spec in self.allowed if spec.name != ALWAYS_OFFERED) > settings.ROUTER_TOP_K
+        """True when the policy set is large enough to be routed (``router.routable``): a smaller one is offered
+        whole, its question never embedded."""
+        return routable(self.allowed)
 
 
 def toolset_offer(*, user: User, context: dict | None, question: str | None = None) -> Offer:
@@ -280,9 +279,9 @@ def role_refused_request(*, question: str | None, offer: Offer, object_type: str
     """
     if not question or not question.strip() or not action_requested(question):
         return None
-    offered = {spec.name for spec in offer.allowed}
     if any(spec.category != "read" for spec in offer.allowed):
         return None
+    offered = {spec.name for spec in offer.allowed}
     meant = reading_tool(read_question(question), object_type)
     choice = next((c for c in offer.choices if c.name == meant), None)
     if choice is None or Refusal.ROLE not in choice.refusals or READ_COUNTERPART.get(choice.name) in offered:
