@@ -71,7 +71,15 @@ def stream_tool_calls(reply: AIMessageChunk | None) -> list[dict[str, Any]]:
     return out
 
 
-_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")
+# The wrappers a model puts around a call it writes as text (one, whole answer): a ```json (or bare ```) fence, and
+# the Qwen/Hermes ``<tool_call>…</tool_call>`` tags its chat template would have turned into a call.
+_WRAPPERS = (
+    re.compile(r"```(?:json)?\s*(.*?)\s*```", re.DOTALL),
+    re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.DOTALL),
+)
+# The key the arguments come under: OpenAI's ``arguments``, or ``parameters`` (the schema's word, which Llama- and
+# Qwen-style prompts show the model).
+_ARGUMENT_KEYS = ("arguments", "parameters")
 # What an OpenAI-compatible API accepts as a function name: anything else, stored and replayed, fails every later call.
 _CALL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
@@ -80,27 +88,46 @@ def text_written_call(text: str) -> dict[str, Any] | None:
     """The tool call a model wrote as its whole answer's text instead of a ``tool_calls`` entry, else None.
 
     Small models do (the local 1.5B instruct model of issue 16: ``{"name": "create_branch", "arguments": {…}}``,
-    bare or in a ```json fence, which llama.cpp's template does not turn into a call). Such a call then takes the
-    path of every call — the invocation-level policy check, the guardrail's card, the executor (DESIGN §5 step 6) —
-    instead of reaching the user as JSON. Only an answer that is exactly one JSON object with a string ``name`` and
-    an object ``arguments`` counts: prose around it, a list, or other keys leave the text an answer.
+    which llama.cpp's template does not turn into a call). Such a call then takes the path of every call — the
+    invocation-level policy check (a name not offered this turn is refused there, with its card and audit row),
+    the guardrail's card, the executor (DESIGN §5 step 6) — instead of reaching the user as JSON.
+
+    Counted as a call: an answer that is exactly one JSON object with exactly two keys, a string ``name`` (what an
+    OpenAI API accepts: ``[A-Za-z0-9_-]{1,64}``) and an object ``arguments`` or ``parameters``; bare, or as the
+    whole content of one ```json fence or of one ``<tool_call>…</tool_call>`` pair (whitespace around it allowed).
+    Prose around it, several objects, a list, other keys or a wrapper left open leave the text an answer.
 
     Returns:
         ``{"id": "call_text_0", "name", "args"}`` (the id made unique in the conversation when stored), or None.
     """
-    body = _FENCE.sub("", text.strip())
-    if not body.startswith("{"):
+    data = _whole_json_object(_unwrapped(text.strip()))
+    if data is None or len(data) != 2 or "name" not in data:
         return None
-    try:
-        data = json.loads(body)
-    except json.JSONDecodeError:
-        return None
-    if not isinstance(data, dict) or set(data) != {"name", "arguments"}:
-        return None
-    name, args = data["name"], data["arguments"]
+    key = next((k for k in _ARGUMENT_KEYS if k in data), None)
+    name, args = data["name"], data.get(key) if key else None
     if not isinstance(name, str) or not _CALL_NAME.fullmatch(name) or not isinstance(args, dict):
         return None
     return {"id": "call_text_0", "name": name, "args": args}
+
+
+def _unwrapped(text: str) -> str:
+    """``text`` without the one wrapper around all of it (``_WRAPPERS``), else ``text`` itself."""
+    for wrapper in _WRAPPERS:
+        match = wrapper.fullmatch(text)
+        if match:
+            return match.group(1)
+    return text
+
+
+def _whole_json_object(text: str) -> dict[str, Any] | None:
+    """``text`` parsed when all of it is one JSON object, else None (``json.loads`` refuses trailing data)."""
+    if not text.startswith("{"):
+        return None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def _invalid(chunk: Mapping[str, Any], index: int, reason: str) -> dict[str, Any]:
