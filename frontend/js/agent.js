@@ -130,6 +130,13 @@
     },
     message(f) {
       if (f.message_id == null) { append(f.html, "msg-system"); return; }
+      if (!f.text.trim()) {
+        // Nothing to show: a call the model wrote as text runs as a call (DESIGN §5 step 5), so the bubble that
+        // streamed its JSON goes, and no empty bubble is left (issue 16).
+        const streamed = messages.querySelector(`[data-message-id="${f.message_id}"]`);
+        if (streamed) streamed.remove();
+        return;
+      }
       const el = bubbleFor(f.message_id);
       el.innerHTML = f.html;
       el.classList.remove("streaming");

@@ -1,9 +1,11 @@
 """Confirmation cards in a real browser against the real local Superset pair (DESIGN §9; seed Story 2).
 
 The offline planner drives the deploy scenarios; a scripted OpenAI-compatible model (with ``HITL_CONFIRM_READS``
-on) drives the read card and the analyst who asks for a deploy the role may not run.
+on) drives the read card, the analyst who asks for a deploy the role may not run, and the analyst whose branch
+call the model writes as text (issue 16: it streams as JSON, then runs as a call and leaves no empty bubble).
 """
 
+import json
 import re
 
 import pytest
@@ -15,6 +17,8 @@ from tests.support.wording import text as catalogue_text
 
 ENERGY = "Отчёт по энергопотреблению"
 CARD = "[data-card=confirm]"
+# A call written as text in the Qwen/Hermes tags, streamed slowly enough to reach the page as several token frames.
+WRITTEN_CALL = json.dumps({"name": "create_branch", "arguments": {"env_id": "ss-dev", "branch_name": "feature/summer"}})
 
 
 def open_agent(page, server, env_id: str) -> None:
@@ -41,6 +45,8 @@ def guardrail_model(request: Recorded) -> Reply:
     if "задеплой" in text:
         args = {"dashboard_id": int(context.get("objectId") or 1), "source_env_id": "ss-dev", "target_env_id": "prod"}
         return Reply(calls=[Call("deploy_dashboard", args, id=f"call_{len(request.messages)}")])
+    if "создай ветку" in text:
+        return Reply(text=f"<tool_call>\n{WRITTEN_CALL}\n</tool_call>", chunk_chars=5, chunk_delay_s=0.03)
     if "найди" in text:
         return Reply(calls=[Call("search_dashboards", {"env_id": "ss-dev"}, id=f"call_{len(request.messages)}")])
     return Reply(text="Не понял.")
@@ -132,3 +138,25 @@ def test_analyst_asking_for_a_deploy_gets_a_denied_card_without_confirm(page, sc
     assert "Готово" in answer
     card.locator("[data-action=dismiss]").click()
     expect(page.locator("[data-card=cancelled]").last).to_contain_text(catalogue_text("ru", "Operation cancelled"))
+
+
+def test_a_call_written_as_text_leaves_no_empty_bubble(page, scripted_server):
+    login(page, scripted_server, "analyst")
+    open_agent(page, scripted_server, "ss-dev")
+    page.evaluate(
+        """() => {
+            window.sawWrittenCall = false;
+            new MutationObserver(() => {
+                const bubbles = document.querySelectorAll("[data-testid=assistant-message]");
+                if ([...bubbles].some((el) => el.textContent.includes("create_branch"))) window.sawWrittenCall = true;
+            }).observe(document.getElementById("messages"), { childList: true, subtree: true });
+        }"""
+    )
+    answer = ask(page, "создай ветку feature/summer")
+
+    assert page.evaluate("window.sawWrittenCall")  # the JSON did stream to the page before it became a call
+    expect(page.locator("[data-card=denied]")).to_have_count(1)
+    assert "Готово" in answer
+    bubbles = page.locator(".entry.msg-assistant")
+    expect(bubbles).to_have_count(1)  # the answer only: the bubble that streamed the call is gone, not left empty
+    assert [text.strip() for text in bubbles.all_inner_texts()] == [answer.strip()]
