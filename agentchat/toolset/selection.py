@@ -10,7 +10,7 @@ reads the user's groups and the policy tables, so a change made in the admin app
 a restart. ``tool_call_refusal`` is the second, invocation-level layer (DESIGN §5 step 6).
 """
 
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from django.contrib.auth.models import User
@@ -178,7 +178,8 @@ class Offer:
         choices: one ``ToolChoice`` per tool of the catalogue and the registry (what the offline planner reads to
             say why a tool is not offered here).
         allowed: the policy set before routing, ordered by name (what ``show_capabilities`` lists).
-        offered: ``allowed`` narrowed by the router (what the LLM is offered and may call this turn).
+        offered: ``allowed`` narrowed by the router (what the LLM is offered and may call this turn), the router's
+            best first and ``show_capabilities`` last (``_best_first``).
     """
 
     choices: tuple[ToolChoice, ...]
@@ -204,8 +205,19 @@ def toolset_offer(*, user: User, context: dict | None, question: str | None = No
         roles=policy.user_roles(user=user), context=context, question=question, acting_envs=acting_envs
     )
     allowed = tuple(_with_policy_texts(specs[c.name], c) for c in choices if not c.refusals)
-    kept = {c.name for c in choices if c.offered}
-    return Offer(choices=tuple(choices), allowed=allowed, offered=tuple(s for s in allowed if s.name in kept))
+    return Offer(choices=tuple(choices), allowed=allowed, offered=_best_first(allowed, choices))
+
+
+def _best_first(allowed: Sequence[ToolSpec], choices: Sequence[ToolChoice]) -> tuple[ToolSpec, ...]:
+    """The offered tools of ``allowed`` (kept by the router), the router's best first and ``show_capabilities``
+    last; unrouted ones (a small policy set, the router off) by name, ``show_capabilities`` last as well.
+
+    A small model leans to the first tools of its list (issue 16: «расскажи про этот дашборд» on a 1.5B model
+    called ``show_capabilities``, listed first by name): the order of the list is the router's judgement."""
+    by_name = {c.name: c for c in choices}
+    offered = [spec for spec in allowed if by_name[spec.name].offered]
+    score = {name: c.route_score for name, c in by_name.items() if c.route_score is not None}
+    return tuple(sorted(offered, key=lambda spec: (spec.name == ALWAYS_OFFERED, -score.get(spec.name, float("-inf")))))
 
 
 def toolset_for(*, user: User, context: dict | None, question: str | None = None) -> list[ToolSpec]:

@@ -15,7 +15,7 @@ from dulwich.repo import Repo
 
 from agentchat.gitstore import repo as gitrepo
 from agentchat.models import Message, PendingConfirmation
-from agentchat.toolset.selection import toolset_for
+from agentchat.toolset.selection import toolset_offer
 from agentchat.turn.agent import AgentTurn
 from tests.support.chat_server import Call, ChatServer, Reply, history_problems
 from tests.support.contexts import ui_context
@@ -134,12 +134,12 @@ async def test_text_streams_as_token_frames_and_request_carries_tools_and_contex
     # The validated context's fields that have a value, without contextVersion, plus its status.
     told = {k: v for k, v in context.items() if v is not None and k != "contextVersion"}
     assert request.context == {**told, "status": "ok"}
-    expected = await database_sync_to_async(toolset_for)(
+    expected = await database_sync_to_async(toolset_offer)(
         user=users["engineer"], context=context, question="привет, что это за страница?"
     )
-    assert request.tools == [s.name for s in expected]
+    assert request.tools == [s.name for s in expected.offered]  # in the router's order (issue 16)
     assert len(request.tools) == settings.ROUTER_TOP_K + 1
-    assert "show_capabilities" in request.tools
+    assert request.tools[-1] == "show_capabilities"
     assert request.messages[-1] == {"role": "user", "content": "привет, что это за страница?"}
 
 

