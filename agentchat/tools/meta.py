@@ -28,7 +28,9 @@ class NoArgs(BaseModel):
     env_specific=False,
     args=NoArgs,
     description_ru="Показывает, что агент может сделать для пользователя здесь, по категориям.",
-    description_en="Lists what the agent can do here. Only when the user asks about the agent itself.",
+    description_en=(
+        'Lists the agent\'s own tools. Only for "what can you do?"; never to describe a dashboard or dataset.'
+    ),
     examples_ru=["Что ты умеешь?", "Чем ты можешь помочь?", "Какие у тебя есть инструменты?"],
     examples_en=["What can you do?", "How can you help me?", "Which tools do you have?"],
 )
