@@ -21,6 +21,7 @@ from langchain_core.messages import AIMessageChunk
 
 from agentchat.errors import error_text
 from agentchat.language import in_language
+from agentchat.runtime.registry import registry
 
 TRUNCATED = "the reply was cut off by the token limit (finish_reason=length); the arguments are incomplete"
 
@@ -74,7 +75,7 @@ def stream_tool_calls(reply: AIMessageChunk | None) -> list[dict[str, Any]]:
 # The wrappers a model puts around a call it writes as text (one, whole answer): a ```json (or bare ```) fence, and
 # the Qwen/Hermes ``<tool_call>…</tool_call>`` tags its chat template would have turned into a call.
 _WRAPPERS = (
-    re.compile(r"```(?:json)?\s*(.*?)\s*```", re.DOTALL),
+    re.compile(r"```(?:json)?\s*(.*?)\s*```", re.DOTALL | re.IGNORECASE),
     re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.DOTALL),
 )
 # The key the arguments come under: OpenAI's ``arguments``, or ``parameters`` (the schema's word, which Llama- and
@@ -93,8 +94,10 @@ def text_written_call(text: str) -> dict[str, Any] | None:
     the guardrail's card, the executor (DESIGN §5 step 6) — instead of reaching the user as JSON.
 
     Counted as a call: an answer that is exactly one JSON object with exactly two keys, a string ``name`` (what an
-    OpenAI API accepts: ``[A-Za-z0-9_-]{1,64}``) and an object ``arguments`` or ``parameters``; bare, or as the
-    whole content of one ```json fence or of one ``<tool_call>…</tool_call>`` pair (whitespace around it allowed).
+    OpenAI API accepts: ``[A-Za-z0-9_-]{1,64}``) that is a registered tool (``runtime.registry``; one not offered
+    this turn is refused by the policy check) and an object ``arguments`` or ``parameters`` (or a JSON text of
+    one); bare, or as the whole content of one ```json fence (any case) or of one ``<tool_call>…</tool_call>``
+    pair (whitespace around it allowed).
     Prose around it, several objects, a list, other keys or a wrapper left open leave the text an answer.
 
     Returns:
@@ -105,8 +108,12 @@ def text_written_call(text: str) -> dict[str, Any] | None:
         return None
     key = next((k for k in _ARGUMENT_KEYS if k in data), None)
     name, args = data["name"], data.get(key) if key else None
+    if isinstance(args, str):
+        args = _whole_json_object(args.strip())  # arguments as the API sends them: a JSON text
     if not isinstance(name, str) or not _CALL_NAME.fullmatch(name) or not isinstance(args, dict):
         return None
+    if name not in registry():
+        return None  # {"name": "energy_consumption", "parameters": {…}} is an answer about a dataset, not a call
     return {"id": "call_text_0", "name": name, "args": args}
 
 

@@ -27,6 +27,10 @@ SHAPES = {
     "json_fence_parameters": f"```json\n  {PARAMETERS}\n```\n",
     "bare_fence": f"```\n{CALL}\n```",
     "whitespace": f"  {CALL}\n",
+    "upper_case_fence": f"```JSON\n{CALL}\n```",
+    "arguments_as_json_text": json.dumps(
+        {"name": "create_branch", "arguments": json.dumps({"env_id": "ss-dev", "branch_name": "feature/summer"})}
+    ),
 }
 
 
@@ -48,11 +52,14 @@ def test_a_call_written_as_the_whole_answer_is_read_as_a_call(text):
         f"<tool_call>\n{CALL}\n</tool_call> done",
         f"Run this:\n```json\n{CALL}\n```",
         '{"name": "create_branch"}',  # no arguments
-        '{"name": "x", "arguments": [1]}',  # arguments not an object
-        '{"name": "x", "parameters": "{}"}',  # arguments as a JSON string: not an object
-        '{"name": "x", "arguments": {}, "extra": 1}',  # other keys
-        '{"name": "x", "arguments": {}, "parameters": {}}',  # both: which one?
-        '{"name": "x", "args": {}}',  # a key no model convention uses
+        '{"name": "create_branch", "arguments": [1]}',  # arguments not an object
+        '{"name": "create_branch", "parameters": "[1]"}',  # a JSON text that is not an object
+        '{"name": "create_branch", "parameters": "{not json"}',
+        '{"name": "energy_consumption", "parameters": {"rows": 2088}}',  # a dataset described as JSON: no tool
+        '```json\n{"name": "Alice", "arguments": {}}\n```',
+        '{"name": "create_branch", "arguments": {}, "extra": 1}',  # other keys
+        '{"name": "create_branch", "arguments": {}, "parameters": {}}',  # both: which one?
+        '{"name": "create_branch", "args": {}}',  # a key no model convention uses
         '{"tool": "x", "arguments": {}}',
         '[{"name": "x", "arguments": {}}]',
         f"<tool_call>[{CALL}]</tool_call>",  # a list in the tags
