@@ -26,15 +26,17 @@ _CODE = re.compile(
 # Quoted names («Отчёт по энергопотреблению», "…", “…”, „…“) are the objects' own names, not the writer's words:
 # an English question about a Russian-named dashboard is English.
 _QUOTED = re.compile(r"«[^«»]*»|“[^“”]*”|„[^„“”]*[“”]|\"[^\"]*\"")
-# A Russian word of three letters or more: English prose practically never contains one.
-_RUSSIAN_WORD = re.compile(r"[\u0400-\u04ff]{3,}")
+# A Russian word of three letters or more, or a one- or two-letter word standing alone (a preposition or a
+# particle: «в prod», «на staging», «и dev»): English prose practically never contains one.
+_RUSSIAN_WORD = re.compile(r"[\u0400-\u04ff]{3,}|(?<!\w)[\u0400-\u04ff]{1,2}(?!\w)")
 
 
 def detect_language(text: str) -> str:
     """Return ``"en"`` when ``text`` has more Latin than Cyrillic letters in its prose, else ``"ru"`` (the
     default). Code, SQL (from its first keyword on) and identifiers (``feature/x``, ``energy_consumption``,
     ``ss-dev``) are not counted; a text that is nothing but those is Russian; prose with a Russian word is
-    Russian. Quoted names («…», "…", “…”, „…“) are not counted either, unless the text has no letters outside
+    Russian (a word of three letters or more, or a short one standing alone: «в prod», the answer to «В какое
+    окружение?»). Quoted names («…», "…", “…”, „…“) are not counted either, unless the text has no letters outside
     them (a whole message in quotes)."""
     prose = _CODE.sub(" ", text or "")
     unquoted = _QUOTED.sub(" ", prose)

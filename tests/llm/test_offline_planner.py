@@ -369,3 +369,14 @@ def test_a_bare_query_runs_on_a_dataset_page_and_is_explained_elsewhere(specs, k
 def test_questions_without_a_tool_word_about_the_dashboard_read_its_summary(specs, knowledge, question):
     name, args = only_call(step(specs, knowledge, question, "dashboard/1@ss-dev", role="engineer"))
     assert (name, args) == ("get_health_summary", {"env_id": "ss-dev", "dashboard_id": 1})
+
+
+@pytest.mark.parametrize(
+    ("previous", "answer"), [("задеплой этот дашборд", "в prod"), ("deploy this dashboard", "to prod")]
+)
+def test_the_environment_given_after_the_planner_asked_completes_the_deploy(specs, knowledge, previous, answer):
+    """«задеплой этот дашборд» → «В какое окружение? …» → «в prod»: the deploy of the page's dashboard to prod
+    (issue 16 review: the answer alone was read as a search in prod)."""
+    name, args = only_call(step(specs, knowledge, answer, "dashboard/1@ss-dev", previous=previous))
+    assert name == "deploy_dashboard"
+    assert args["target_env_id"] == "prod"

@@ -95,7 +95,8 @@ def turn_read(messages: list[BaseMessage], tools: list[dict[str, Any]] | None) -
     previous = ""
     if len(humans) >= 2:
         before = messages[last - 1]
-        if isinstance(before, AIMessage) and not before.tool_calls and str(before.content).rstrip().endswith("?"):
+        # The planner's own questions go on after the "?" («В какое окружение? Напишите, например, «в prod».»).
+        if isinstance(before, AIMessage) and not before.tool_calls and "?" in str(before.content):
             previous = str(messages[humans[-2]].content)
     return Turn(question, detect_language(question), context, _tools_by_name(tools), results, previous)
 
