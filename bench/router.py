@@ -222,6 +222,7 @@ class Bench:
         hits = {"planner@1": 0, "router@1": 0, "@3": 0, "@6": 0, "all@1": 0, "all@3": 0, "all@6": 0}
         wall, cpu, scoring, misses = [], [], [], []
         clarified = 0
+        strict = 0  # first calls right, a question back counted as a miss
         wrong_way: list[tuple] = []  # a read question whose first call changes something
         per_kind: dict[str, list[int]] = {}
         chars_routed: dict[str, list[int]] = {"dashboard": [], "none": []}
@@ -246,8 +247,10 @@ class Bench:
             kind[0] += hit
             kind[1] += 1
             called = move.tool_calls[0]["name"] if move.tool_calls else None
-            if q.read and called and TOOLS[called][0] != "read":
-                wrong_way.append((q, called))
+            strict += bool(called) and called in q.first  # a question back is no call: the strict figure
+            chosen = called or turn.intended or None  # a question back for a write's argument chose the write
+            if q.read and chosen and TOOLS[chosen][0] != "read":
+                wrong_way.append((q, chosen))
             hits["router@1"] += ranked[0].name in q.first
             for k in (3, 6):
                 hits[f"@{k}"] += set(q.tools) <= routed(ranked, k)
@@ -271,7 +274,7 @@ class Bench:
             "n": len(measured), "hits": hits, "clarified": clarified, "wrong_way": wrong_way, "per_kind": per_kind,
             "reads": sum(1 for q in measured if q.read), "wall": wall, "cpu": cpu, "scoring": scoring,
             "misses": misses, "chars_routed": chars_routed, "refused": refused, "unsupported": len(unsupported),
-            "labelled": len(labelled), "measured": measured,
+            "labelled": len(labelled), "measured": measured, "strict": strict,
         }  # fmt: skip
 
     @staticmethod
@@ -328,11 +331,13 @@ class Bench:
         print("recall on the page's policy set (what the LLM is offered):")
         print(f"  recall@1 planner first call {hits['planner@1'] / n:.3f}   (router top-1 {hits['router@1'] / n:.3f})")
         print(f"    of which the planner first asks for a missing argument: {f['clarified']}")
+        print(f"    strict (calls only, a question back counted as a miss): {f['strict'] / n:.3f}")
         kinds = ", ".join(f"{k} {h / t:.3f} ({h}/{t})" for k, (h, t) in sorted(f["per_kind"].items()))
         print(f"    per context kind: {kinds}")
         if f["reads"]:
             print(
-                f"  write/dangerous tool called first for a read question: {len(f['wrong_way'])} of {f['reads']} reads"
+                f"  write/dangerous tool called or asked about first for a read question: {len(f['wrong_way'])} of "
+                f"{f['reads']} reads"
             )
             # A blind set's questions are never printed, not even these: reading them is tuning on them.
             for q, called in [] if blind else f["wrong_way"]:
