@@ -380,3 +380,61 @@ def test_the_environment_given_after_the_planner_asked_completes_the_deploy(spec
     name, args = only_call(step(specs, knowledge, answer, "dashboard/1@ss-dev", previous=previous))
     assert name == "deploy_dashboard"
     assert args["target_env_id"] == "prod"
+
+
+# --- names without quotes (issue 16 review) -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "tool", "query"),
+    [
+        ("which dashboards mention churn", "search_dashboards", "churn"),
+        ("find dashboards about churn", "search_dashboards", "churn"),
+        ("Найди дашборды про энергию", "search_dashboards", "энерг"),
+        ("найди датасет regions", "search_datasets", "region"),
+        ("find the dataset regions on staging", "search_datasets", "region"),
+        ("найди датасет weather_daily на проде", "search_datasets", "weather_daily"),
+        ("найди дашборд с названием Продажи", "search_dashboards", "Продаж"),
+        ("is there a dashboard called Sales Overview?", "search_dashboards", "Sales Overview"),
+        ("Найди дашборд «Обзор регионов»", "search_dashboards", "Обзор регионов"),
+        ('find the dashboard "Regions overview"', "search_dashboards", "Regions overview"),
+    ],
+)
+def test_a_name_without_quotes_is_the_search_query(specs, knowledge, question, tool, query):
+    """The words after the object noun or a naming word ("about", «про», «с названием») are what is searched for,
+    without environment words and function words; a single word is a topic, searched by its stem."""
+    name, args = only_call(step(specs, knowledge, question, "@ss-dev"))
+    assert name == tool
+    assert args.get("query") == query
+
+
+@pytest.mark.parametrize(
+    ("question", "tool"),
+    [
+        ("покажи все дашборды", "search_dashboards"),
+        ("list dashboards on prod", "search_dashboards"),
+        ("Какие дашборды есть в prod?", "search_dashboards"),
+        ("какие датасеты есть на проде?", "search_datasets"),
+        ("Show the datasets admin owns", "search_datasets"),
+    ],
+)
+def test_a_question_naming_no_term_searches_without_a_query(specs, knowledge, question, tool):
+    name, args = only_call(step(specs, knowledge, question, "@ss-dev"))
+    assert name == tool
+    assert "query" not in args
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "расскажи про дашборд Обзор регионов",
+        "какой статус git у дашборда Обзор регионов?",
+        "deploy Обзор регионов to prod",
+        "what is the git status of dashboard Обзор регионов?",
+    ],
+)
+def test_a_dashboard_named_without_quotes_is_searched_before_asking(specs, knowledge, question):
+    """No page object, a title without quotes: it is looked up (in the environment picked) instead of «О каком
+    дашборде речь?»."""
+    name, args = only_call(step(specs, knowledge, question, "@ss-dev"))
+    assert (name, args) == ("search_dashboards", {"env_id": "ss-dev", "query": "Обзор регионов"})

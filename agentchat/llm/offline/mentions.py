@@ -24,7 +24,7 @@ OBJECT_WORDS = {
 }
 # Words meaning an environment tier.
 TIER_WORDS = {
-    "prod": r"прод\w*|продакшн\w*|продакшен\w*|production|\bprod\b|боев\w*",
+    "prod": r"прод(?!аж)\w*|продакшн\w*|продакшен\w*|production|\bprod\b|боев\w*",
     "staging": r"стейдж\w*|стейджинг\w*|staging",
     "dev": r"\bdev\b|\bдев\b|разработк\w*",
 }
@@ -158,21 +158,116 @@ def _stem(word: str) -> str:
     """A crude stem so that «регионами» finds «Обзор регионов» and "regions" finds "regions_2024"."""
     if re.search(r"[а-яё]", word, re.I) and len(word) > 5:
         return re.sub(
-            r"(ами|ями|ого|его|ому|ему|ыми|ими|ов|ев|ей|ах|ях|ам|ям|ом|ем|ой|ий|ый|ая|ое|ые|ую|[аыиуеоя])$", "", word
+            r"(ами|ями|ого|его|ому|ему|ыми|ими|ию|ов|ев|ей|ах|ях|ам|ям|ом|ем|ой|ий|ый|ая|ое|ые|ую|[аыиуеоюя])$",
+            "",
+            word,
         )
     if len(word) > 4 and word.lower().endswith("s"):
         return word[:-1]
     return word
 
 
-def _search_text(text: str, quoted: list[str]) -> str | None:
-    """What to look for in a search: a quoted title, else the topic words («про энергопотребление» → stem), else
-    an identifier (``energy_usage``), else the words between "the" and the object noun."""
+# What introduces a name given without quotes: the object noun («дашборд Обзор регионов», "dataset regions") or a
+# naming word ("dashboards about churn", "which dashboards mention churn", «дашборды про энергию», «с названием X»).
+NAME_MARKERS = re.compile(
+    rf"^(?:{OBJECT_WORDS['dashboard']}|{OBJECT_WORDS['dataset']}|дашик\w*|про|по|о|об|с|со|названи\w*|называ\w*"
+    r"|about|mention\w*|with|called|named|titled|title[ds]?|on the topic of|topic)$",
+    re.I,
+)
+# Words that end a name: places and other filters of the search (an environment, a database, a schema, a table,
+# an owner, the published or certified state), conjunctions, verbs and question words that follow it («дашборд
+# Обзор регионов опубликован?», "dataset regions exists?").
+NAME_ENDS = re.compile(
+    r"^(?:на|в|во|из|для|от|у|и|или|а|но|ли|же|есть|нет|где|когда|как|какой|какая|какие|каком|сейчас|ещё|еще"
+    r"|пожалуйста|покажи|найди|расскажи|проверь|задеплой|выкати|опубликуй|посмотри|можно|нужно|надо"
+    r"|on|in|at|to|into|from|for|of|and|or|but|is|are|was|were|be|exist\w*|there|now|please|right|yet|has|have"
+    r"|does|do|did|look|looks|show|find|list|deploy|check|summari[sz]e|describe|tell|when|where|how|which|what"
+    r"|таблиц\w*|table|баз\w*|database|db|схем\w*|schema|владе\w*|принадлеж\w*|сделал\w*|owned|owns?|created"
+    r"|опубликован\w*|неопубликован\w*|черновик\w*|published|unpublished|drafts?|сертифиц\w*|несертифиц\w*"
+    r"|certified|uncertified|git|гит\w*|статус\w*|status)$",
+    re.I,
+)
+# Words that are not a name although they follow a marker (articles, pointers, quantifiers, pronouns).
+NAME_FILLERS = set(
+    """the a an all any some my our your its this that these those me us it them every each
+    все всех весь мне нам мой мои наш наши его её их этот эта это эти этого этой этом этим тот та те он она оно они
+    любой любые какой-нибудь какие-нибудь""".split()
+)
+NAME_WORDS = 4  # a title said without quotes is a few words; more is a clause, not a name
+
+
+def _name_after_marker(words: list[str], claimed: set[str], environments: list[tuple[str, str]]) -> str | None:
+    """The words after the first naming marker (the object noun or "about"/«про»…) that make a name, without
+    fillers, environment words and what ends a name (``NAME_ENDS``); None when no marker is followed by one."""
+    for i, word in enumerate(words):
+        if not NAME_MARKERS.match(word):
+            continue
+        name: list[str] = []
+        for following in words[i + 1 :]:
+            lowered = following.lower()
+            if not name and (NAME_MARKERS.match(following) or lowered in NAME_FILLERS):
+                continue  # «про дашборд X», "mention churn", "the": the name is further on
+            ends = not re.match(r"[\w-]", following) or NAME_ENDS.match(following) or lowered in NAME_FILLERS
+            if ends or lowered in claimed or _env_for(following, environments) or len(name) == NAME_WORDS:
+                break
+            name.append(following)
+        if name:
+            return name[0] if "_" in name[0] and len(name) == 1 else " ".join(name)
+    return None
+
+
+def _capitalised_title(words: list[str], claimed: set[str], environments: list[tuple[str, str]]) -> str | None:
+    """A title in capitals after the sentence's first word ("deploy Обзор регионов to prod"): that word and the
+    lower-case words after it up to what ends a name. Not a word the question names as something else (a
+    database, a schema, an owner, an environment), nor a product name (Superset, Git)."""
+    for i, word in enumerate(words[1:], start=1):
+        if not re.fullmatch(r"[A-ZА-ЯЁ][a-zа-яё][\w-]+", word) or not re.match(r"\w", words[i - 1]):
+            continue
+        if word.lower() in claimed or word.lower() in {"superset", "git", "github", "gitlab"}:
+            continue
+        if _env_for(word, environments) or NAME_ENDS.match(word) or NAME_MARKERS.match(word):
+            continue
+        name = [word]
+        for following in words[i + 1 : i + NAME_WORDS]:
+            lowered = following.lower()
+            if not re.match(r"[\w-]", following) or NAME_ENDS.match(following) or lowered in NAME_FILLERS:
+                break
+            if lowered in claimed or _env_for(following, environments) or NAME_MARKERS.match(following):
+                break
+            name.append(following)
+        return " ".join(name)
+    return None
+
+
+def _search_text(
+    text: str, quoted: list[str], claimed: set[str] | None = None, environments: list[tuple[str, str]] | None = None
+) -> str | None:
+    """What to look for in a search (issue 16 review): a quoted title; else the name said after the object noun or
+    a naming word («дашборд Обзор регионов», "dataset regions", "dashboards about churn", «про энергию» → its
+    stem); else an identifier (``energy_usage``); else the words between "the" and the object noun; else a title
+    in capitals after the first word ("deploy Обзор регионов to prod"). None when the question names no term
+    ("list dashboards on prod", «покажи все дашборды»): the search then lists everything.
+
+    Args:
+        text: the question (without its SQL).
+        quoted: the quoted texts, in order.
+        claimed: lower-cased words the question names as something else (database, schema, owner, table,
+            branch): never part of the name.
+        environments: ``[(env_id, tier)]``: environment ids and tier words end a name.
+
+    Returns:
+        The text for the search's ``query`` (Superset matches it as a case-insensitive part of the title), or None.
+    """
     if quoted:
         return quoted[0]
-    topic = re.search(r"(?:\bпро|\bпо|\bс|\babout|\bwith|\bcalled|\bnamed)\s+([\w-]{3,})", text, re.I)
-    if topic and topic.group(1).lower() not in STOP_WORDS:
-        return _stem(topic.group(1))
+    claimed = claimed or set()
+    environments = environments or []
+    words = re.findall(r"[\w-]+|[^\w\s]", text)
+    name = _name_after_marker(words, claimed, environments)
+    if name and " " not in name and "_" not in name:
+        return _stem(name)  # one word is a topic: «про регионы» finds «Обзор регионов»
+    if name:
+        return name
     # An identifier is a name as it is written in Superset («колонки датасета energy_usage»).
     identifier = re.search(r"\b[a-z][a-z0-9]*_\w+\b", text)
     if identifier:
@@ -181,7 +276,7 @@ def _search_text(text: str, quoted: list[str]) -> str | None:
     named = re.search(r"\bthe\s+((?:[\w-]+\s+){0,3}?[\w-]{3,})\s+(?:dashboard|dataset|report)\b", text, re.I)
     if named and named.group(1).split()[0].lower() not in STOP_WORDS:
         return named.group(1)
-    return None
+    return _capitalised_title(words, claimed, environments)
 
 
 def mentions_read(text: str, environments: list[tuple[str, str]]) -> Mentions:
@@ -235,7 +330,9 @@ def mentions_read(text: str, environments: list[tuple[str, str]]) -> Mentions:
         mentions.language = "ru"
     mentions.owner = _after(
         plain, r"(?:владе\w+|принадлеж\w+|сделал\w*|owned by|owns?|created by)\s+(?!ли\b)([A-Za-z][\w.@-]*)"
-    )
+    ) or _after(
+        plain, r"\b(?!(?:who|which|what|that|it|he|she)\b)([A-Za-z][\w.@-]*)\s+owns\b"
+    )  # "the datasets admin owns"
     if re.search(r"неопубликован|черновик|unpublished|\bdrafts?\b", text, re.I):
         mentions.published = False
     elif re.search(r"опубликован|\bpublished\b", text, re.I):
@@ -246,7 +343,12 @@ def mentions_read(text: str, environments: list[tuple[str, str]]) -> Mentions:
         mentions.certified = True
     limit = re.search(r"(?:первые|first|top)\s+(\d{1,4})", text, re.I)
     mentions.row_limit = int(limit.group(1)) if limit else None
-    mentions.search_text = _search_text(plain, quoted)
+    # A branch is another thing only when the question speaks of one ("called X" alone names the object searched).
+    branch = mentions.branch if re.search(r"ветк|branch|/", plain, re.I) else None
+    claimed = {
+        str(v).lower() for v in (mentions.database, mentions.schema, mentions.owner, mentions.table, branch) if v
+    }
+    mentions.search_text = _search_text(plain, quoted, claimed, environments)
     mentions.dataset_name = _after(plain, r"(?:датасет\w*|dataset)\s+(?!для\b|for\b|from\b|из\b)([A-Za-z_]\w*)")
     mentions.refers_to_page = bool(
         re.search(r"\b(эт(от|ом|ого|у|и|их|а|ой|им)|его|него|нём|this|it|these|here|здесь|тут)\b", plain, re.I)

@@ -226,7 +226,11 @@ def _first_call(turn: Turn, tool: str, mentions: Mentions) -> AIMessage:
     for name in missing:
         search = SEARCH_FOR.get(name)
         if search in turn.tools and mentions.search_text and _env_ready(turn, search, mentions):
-            return _call(search, _search_args(turn, search, mentions))
+            found = _search_args(turn, search, mentions)
+            if args.get("source_env_id") and "env_id" in found:
+                # The object moved (deploy, migration) lives in the source: "deploy X to prod" looks X up there.
+                found["env_id"] = args["source_env_id"]
+            return _call(search, found)
     if tool == "superset_execute_sql" and "sql" in missing:
         step = _sql_from_dataset(turn, mentions, args)
         if step is not None:
