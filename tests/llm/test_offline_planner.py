@@ -13,6 +13,7 @@ import pytest
 from django.conf import settings
 
 from agentchat.llm.offline.answers import answer_from_result
+from agentchat.llm.offline.mentions import mentions_read
 from agentchat.llm.offline.planner import plan_step
 from agentchat.llm.offline.state import Knowledge, Result, Turn
 from agentchat.runtime.titles import tool_title
@@ -459,3 +460,26 @@ def test_a_search_answer_for_a_query_claims_only_its_matches(language):
         language, "Found %(count)d dashboard in %(env)s.", "Found %(count)d dashboards in %(env)s.", 2, env="ss-dev"
     )
     assert answer_from_result("search_dashboards", everything, language).splitlines()[0] == listed
+
+
+@pytest.mark.parametrize(
+    ("question", "query"),
+    [
+        ("tell me about the regions overview dashboard", "regions overview"),
+        ("дашборд Video Game Sales — кто владелец?", "Video Game Sales"),
+        ("где найти дашборд с показателями потребления?", "показател"),
+        ("поищи датасеты со словом energy", "energy"),
+        ("Этот дашборд сохранён в git?", None),
+        ("which datasets feed this dashboard?", None),
+        ("Расскажи про датасет номер 2", None),
+        ("what changed in dashboard 2 since the last commit?", None),
+        ("can Gamma users see it?", None),
+        ("помощь нужна, с чего начать?", None),
+        ("give me a list of dev dashboards with their owners", None),
+    ],
+)
+def test_what_follows_a_noun_is_a_name_only_when_it_is_one(question, query):
+    """A plural noun, a pointed-at noun, an id, a verb or a pronoun after the marker is no name (issue 16 review);
+    a lower-case topic keeps its first word, a title is taken as written."""
+    environments = [(env_id, row[1]) for env_id, row in ENVIRONMENTS.items()]
+    assert mentions_read(question, environments).search_text == query

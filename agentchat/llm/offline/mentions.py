@@ -167,76 +167,114 @@ def _stem(word: str) -> str:
     return word
 
 
-# What introduces a name given without quotes: the object noun («дашборд Обзор регионов», "dataset regions") or a
-# naming word ("dashboards about churn", "which dashboards mention churn", «дашборды про энергию», «с названием X»).
-NAME_MARKERS = re.compile(
-    rf"^(?:{OBJECT_WORDS['dashboard']}|{OBJECT_WORDS['dataset']}|дашик\w*|про|по|о|об|с|со|названи\w*|называ\w*"
-    r"|about|mention\w*|with|called|named|titled|title[ds]?|on the topic of|topic)$",
+# What introduces a name given without quotes: a naming word ("dashboards about churn", "which dashboards mention
+# churn", «дашборды про энергию», «с названием X», «со словом X») or the object noun in the singular («дашборд
+# Обзор регионов», "dataset regions"): after a plural noun comes a verb ("which datasets feed …"), not a name.
+NAMING_WORDS = re.compile(
+    r"^(?:про|по|о|об|с|со|названи\w*|называ\w*|слов\w*|about|mention\w*|with|called|named|titled|title[ds]?"
+    r"|words?|containing|contains)$",
     re.I,
 )
+# Words after which a title follows, to be searched as written ("called Sales Overview", «с названием …»).
+TITLE_WORDS = re.compile(r"^(?:названи\w*|называ\w*|called|named|titled|title[ds]?)$", re.I)
+SINGULAR_NOUN = re.compile(
+    r"^(?:дашборд|дашборда|дашборду|дашбордом|дашборде|дашик\w*|отч[её]т|отч[её]та|отч[её]ту|отч[её]том|отч[её]те"
+    r"|датасет|датасета|датасету|датасетом|датасете|dashboard|dataset|report)$",
+    re.I,
+)
+# A noun pointed at or asked about has no name after it («этот дашборд сохранён в git?», "which dataset …").
+POINTERS = set(
+    """this that these those its our my your their his her which what whose этот эта это эти этого этой этому этим этом этих тот
+    та те того той том его её их наш наша наше наши мой моя моё мои какой какая какое какие каких каким какого
+    каком который которая которое которые""".split()
+)
 # Words that end a name: places and other filters of the search (an environment, a database, a schema, a table,
-# an owner, the published or certified state), conjunctions, verbs and question words that follow it («дашборд
-# Обзор регионов опубликован?», "dataset regions exists?").
+# an owner, the published or certified state), another object (a task, a chart) or an id, conjunctions, pronouns,
+# verbs and question words that follow it («дашборд Обзор регионов опубликован?», "dataset regions exists?").
 NAME_ENDS = re.compile(
-    r"^(?:на|в|во|из|для|от|у|и|или|а|но|ли|же|есть|нет|где|когда|как|какой|какая|какие|каком|сейчас|ещё|еще"
-    r"|пожалуйста|покажи|найди|расскажи|проверь|задеплой|выкати|опубликуй|посмотри|можно|нужно|надо"
+    rf"^(?:\d+|{OBJECT_WORDS['task']}|{OBJECT_WORDS['chart']}|{OBJECT_WORDS['dashboard']}|{OBJECT_WORDS['dataset']}"
+    r"|миграц\w*|migrations?|бэкап\w*|backups?|ветк\w*|branch\w*|repo\w*|репозитор\w*|users?|пользовател\w*"
+    r"|roles?|рол\w*|доступ\w*|access|прав\w*|permissions?|owners?|номер\w*|id|no|number|superset|суперсет\w*"
+    r"|на|в|во|из|для|от|у|и|или|а|но|ли|же|есть|нет|где|когда|как|чем|что|кто|ты|вы|я|мы|сейчас|ещё|еще"
+    r"|какой|какая|какие|каком|пожалуйста|покажи|найди|расскажи|проверь|задеплой|выкати|опубликуй|посмотри"
+    r"|можно|нужно|надо|перед|после|вместе|кроме|к|ко|за|под|над|при|без|не|уже|вообще|плиз|норм\w*|ок|тут|здесь|там"
+    r"|чего|чём|чему|кого|кому|ним|нём|нем|ней|ними|него|неё|нее|им|ей|плз"
     r"|on|in|at|to|into|from|for|of|and|or|but|is|are|was|were|be|exist\w*|there|now|please|right|yet|has|have"
     r"|does|do|did|look|looks|show|find|list|deploy|check|summari[sz]e|describe|tell|when|where|how|which|what"
+    r"|you|i|we|before|after|since|against|than|by|per|not|already|here|over|pls|plz|ok|okay|fine"
     r"|таблиц\w*|table|баз\w*|database|db|схем\w*|schema|владе\w*|принадлеж\w*|сделал\w*|owned|owns?|created"
     r"|опубликован\w*|неопубликован\w*|черновик\w*|published|unpublished|drafts?|сертифиц\w*|несертифиц\w*"
     r"|certified|uncertified|git|гит\w*|статус\w*|status)$",
     re.I,
 )
 # Words that are not a name although they follow a marker (articles, pointers, quantifiers, pronouns).
-NAME_FILLERS = set(
-    """the a an all any some my our your its this that these those me us it them every each
-    все всех весь мне нам мой мои наш наши его её их этот эта это эти этого этой этом этим тот та те он она оно они
-    любой любые какой-нибудь какие-нибудь""".split()
+NAME_FILLERS = POINTERS | set(
+    """the a an all any some me us it them every each все всех весь мне нам он она оно они любой любые
+    какой-нибудь какие-нибудь""".split()
+)
+QUESTION_HEADS = set(
+    """can could would should will may might must shall is are was were do does did has have who what which where
+    when how why может можно ли кто что какой какая какие где когда как почему""".split()
 )
 NAME_WORDS = 4  # a title said without quotes is a few words; more is a clause, not a name
 
 
+def _name_ends(word: str, claimed: set[str], environments: list[tuple[str, str]]) -> bool:
+    lowered = word.lower()
+    if not re.search(r"\w", word) or NAME_ENDS.match(word) or lowered in NAME_FILLERS or lowered in claimed:
+        return True
+    return bool(_env_for(word, environments) or NAMING_WORDS.match(word) or SINGULAR_NOUN.match(word))
+
+
 def _name_after_marker(words: list[str], claimed: set[str], environments: list[tuple[str, str]]) -> str | None:
-    """The words after the first naming marker (the object noun or "about"/«про»…) that make a name, without
-    fillers, environment words and what ends a name (``NAME_ENDS``); None when no marker is followed by one."""
+    """The words after the first naming word or singular object noun not pointed at that make a name, without
+    fillers, environment words and what ends a name (``NAME_ENDS``); None when no marker is followed by one.
+
+    A title is taken as written: after the noun or a title word («дашборд обзор регионов», "called Sales
+    Overview") or in capitals («про Обзор регионов»); after a topic word in lower case («с показателями
+    потребления», "about energy consumption") only the topic's first word is kept (its stem is searched)."""
     for i, word in enumerate(words):
-        if not NAME_MARKERS.match(word):
+        noun = SINGULAR_NOUN.match(word) and not (i and words[i - 1].lower() in POINTERS)
+        if not (noun or NAMING_WORDS.match(word)):
             continue
         name: list[str] = []
+        titled = bool(noun)  # right after its noun a name is a title («дашборд обзор регионов»)
         for following in words[i + 1 :]:
-            lowered = following.lower()
-            if not name and (NAME_MARKERS.match(following) or lowered in NAME_FILLERS):
-                continue  # «про дашборд X», "mention churn", "the": the name is further on
-            ends = not re.match(r"[\w-]", following) or NAME_ENDS.match(following) or lowered in NAME_FILLERS
-            if ends or lowered in claimed or _env_for(following, environments) or len(name) == NAME_WORDS:
+            object_noun = re.fullmatch(rf"{OBJECT_WORDS['dashboard']}|{OBJECT_WORDS['dataset']}", following, re.I)
+            if not name and (NAMING_WORDS.match(following) or object_noun):
+                # «про дашборд X», "mention churn", «с названием X»: the name is further on, a title after a noun
+                # or a title word, a topic after a topic word («дашборд с показателями потребления»).
+                titled = bool(SINGULAR_NOUN.match(following) or TITLE_WORDS.match(following))
+                continue
+            if not name and following.lower() in {"the", "a", "an"}:
+                continue
+            if name and object_noun:
+                titled = True  # "about the regions overview dashboard": the words before the noun name it
+            if _name_ends(following, claimed, environments) or len(name) == NAME_WORDS:
                 break
+            titled = titled or bool(TITLE_WORDS.match(words[i]) or not name and following[:1].isupper())
             name.append(following)
         if name:
-            return name[0] if "_" in name[0] and len(name) == 1 else " ".join(name)
+            return " ".join(name if titled else name[:1])
     return None
 
 
 def _capitalised_title(words: list[str], claimed: set[str], environments: list[tuple[str, str]]) -> str | None:
-    """A title in capitals after the sentence's first word ("deploy Обзор регионов to prod"): that word and the
-    lower-case words after it up to what ends a name. Not a word the question names as something else (a
-    database, a schema, an owner, an environment), nor a product name (Superset, Git)."""
-    for i, word in enumerate(words[1:], start=1):
-        if not re.fullmatch(r"[A-ZА-ЯЁ][a-zа-яё][\w-]+", word) or not re.match(r"\w", words[i - 1]):
-            continue
-        if word.lower() in claimed or word.lower() in {"superset", "git", "github", "gitlab"}:
-            continue
-        if _env_for(word, environments) or NAME_ENDS.match(word) or NAME_MARKERS.match(word):
-            continue
-        name = [word]
-        for following in words[i + 1 : i + NAME_WORDS]:
-            lowered = following.lower()
-            if not re.match(r"[\w-]", following) or NAME_ENDS.match(following) or lowered in NAME_FILLERS:
-                break
-            if lowered in claimed or _env_for(following, environments) or NAME_MARKERS.match(following):
-                break
-            name.append(following)
-        return " ".join(name)
-    return None
+    """A title in capitals right after the sentence's verb ("deploy Обзор регионов to prod", «задеплой Обзор
+    регионов»): that word and the lower-case words after it up to what ends a name. Not a word the question
+    names as something else (a database, a schema, an owner, an environment), nor a product name."""
+    if len(words) < 2 or not re.fullmatch(r"[A-ZА-ЯЁ][a-zа-яё][\w-]+", words[1]):
+        return None
+    if words[0].lower() in QUESTION_HEADS:  # "can Gamma users see it?": a question, not a verb and its object
+        return None
+    if _name_ends(words[1], claimed, environments) or words[1].lower() in {"git", "github", "gitlab"}:
+        return None
+    name = [words[1]]
+    for following in words[2 : 1 + NAME_WORDS]:
+        if _name_ends(following, claimed, environments):
+            break
+        name.append(following)
+    return " ".join(name)
 
 
 def _search_text(
@@ -244,7 +282,8 @@ def _search_text(
 ) -> str | None:
     """What to look for in a search (issue 16 review): a quoted title; else the name said after the object noun or
     a naming word («дашборд Обзор регионов», "dataset regions", "dashboards about churn", «про энергию» → its
-    stem); else an identifier (``energy_usage``); else the words between "the" and the object noun; else a title
+    stem), unless an identifier is given (``energy_usage``, taken as written); else the words between "the" and the
+    object noun; else a title
     in capitals after the first word ("deploy Обзор регионов to prod"). None when the question names no term
     ("list dashboards on prod", «покажи все дашборды»): the search then lists everything.
 
@@ -262,16 +301,16 @@ def _search_text(
         return quoted[0]
     claimed = claimed or set()
     environments = environments or []
-    words = re.findall(r"[\w-]+|[^\w\s]", text)
-    name = _name_after_marker(words, claimed, environments)
-    if name and " " not in name and "_" not in name:
-        return _stem(name)  # one word is a topic: «про регионы» finds «Обзор регионов»
-    if name:
-        return name
     # An identifier is a name as it is written in Superset («колонки датасета energy_usage»).
     identifier = re.search(r"\b[a-z][a-z0-9]*_\w+\b", text)
     if identifier:
         return identifier.group(0)
+    words = re.findall(r"[\w-]+|[^\w\s]", text)
+    name = _name_after_marker(words, claimed, environments)
+    if name and " " not in name:
+        return _stem(name)  # one word is a topic: «про регионы» finds «Обзор регионов»
+    if name:
+        return name
     # "the regions overview dashboard": the words between the article and the object noun are its name.
     named = re.search(r"\bthe\s+((?:[\w-]+\s+){0,3}?[\w-]{3,})\s+(?:dashboard|dataset|report)\b", text, re.I)
     if named and named.group(1).split()[0].lower() not in STOP_WORDS:
