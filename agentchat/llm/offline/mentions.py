@@ -184,7 +184,8 @@ SINGULAR_NOUN = re.compile(
 )
 # A noun pointed at or asked about has no name after it («этот дашборд сохранён в git?», "which dataset …").
 POINTERS = set(
-    """this that these those its our my your their his her which what whose этот эта это эти этого этой этому этим этом этих тот
+    """this that these those its our my your their his her which what whose
+    этот эта это эти этого этой этому этим этом этих тот
     та те того той том его её их наш наша наше наши мой моя моё мои какой какая какое какие каких каким какого
     каком который которая которое которые""".split()
 )
