@@ -207,3 +207,35 @@ async def test_a_deploy_of_a_dashboard_named_by_slug_proposes_that_dashboard(use
     assert row.args["dashboard"] == "energy-report"
     assert energy_dashboard["dashboard_title"] in card["html"]
     assert regions["dashboard_title"] not in card["html"]
+
+
+async def test_a_slug_and_an_id_naming_two_dashboards_get_no_card(users, regions, energy_dashboard):
+    """A small model copies the schema's default (the page's id) beside the slug it was asked for: the id used to
+    win silently (``dashboard_resolve``); two dashboards named at once are refused before any card, and the model
+    reads both."""
+    args = {"dashboard": "energy-report", "dashboard_id": regions["id"], "target_env_id": "prod"}
+    call = {"id": "call_0", "name": "deploy_dashboard", "args": args}
+    model = scripted(AIMessage(content="", tool_calls=[call]), "ok")
+    frames = Frames()
+    await AgentTurn(user=users["engineer"], emit=frames, model=model).run(
+        conversation_id=None, text="задеплой дашборд energy-report в прод", context=dashboard_context(regions)
+    )
+
+    assert not [f for f in frames if f.get("event") == "confirm_required"]
+    told = json.dumps(tool_result(model), ensure_ascii=False)
+    assert "energy-report" in told
+    assert str(energy_dashboard["id"]) in told
+    assert str(regions["id"]) in told
+    assert "два разных дашборда" in told  # in the turn's language
+
+
+async def test_a_slug_and_the_id_of_that_dashboard_get_its_card(users, regions, energy_dashboard):
+    args = {"dashboard": "energy-report", "dashboard_id": energy_dashboard["id"], "target_env_id": "prod"}
+    model = scripted(AIMessage(content="", tool_calls=[{"id": "call_0", "name": "deploy_dashboard", "args": args}]))
+    frames = Frames()
+    await AgentTurn(user=users["engineer"], emit=frames, model=model).run(
+        conversation_id=None, text="задеплой дашборд energy-report в прод", context=dashboard_context(regions)
+    )
+
+    (card,) = [f for f in frames if f.get("event") == "confirm_required"]
+    assert energy_dashboard["dashboard_title"] in card["html"]
