@@ -5,14 +5,18 @@ leave its id out, the server fills it from the validated UIContext, and the resu
   migration tools, whose saved plan names the environments: ``runtime.plans``) from ``envId``,
   ``dashboard_id`` on a dashboard page and ``dataset_id`` on a dataset page from ``objectId``. The tool's schema
   then leaves them out of ``required`` with the page's value as their ``default`` (``ToolSpec.openai_schema``).
-- ``bind_call``: fills what the model left out; an object id that differs from the page's while the question
-  points at the page's object ("this dashboard", no other id given) is replaced by the page's — a small model's
-  ``dashboard_id: 1`` on the page of dashboard 3 must not run against another dashboard — and the replacement is
-  reported, never silent.
+- ``bind_call``: fills what the model left out — the page's object id only when the model named no object of its
+  own (``deploy_dashboard {"dashboard": "energy-report"}`` on the page of dashboard 2 deploys energy-report, not
+  2: ``ALTERNATIVE_ARGS``) and the call's object lives in the page's environment (ids differ between Superset
+  instances: ``get_health_summary {"env_id": "prod"}`` on a page of ss-dev gets no ss-dev id). An object id that
+  differs from the page's while the question points at the page's object ("this dashboard", and the question
+  does not name that id) is replaced by the page's — a small model's ``dashboard_id: 1`` on the page of
+  dashboard 3 must not run against another dashboard — and the replacement is reported, never silent.
 - ``object_used``: the object a call acted on, added to the tool result the model reads (and the card shows the
-  bound arguments), so the answer can name it.
+  bound arguments), so the answer can name it; ``page_object`` only when type, id and environment are the page's.
 """
 
+from collections.abc import Callable
 from typing import Any
 
 from agentchat.runtime.spec import ToolSpec
@@ -21,6 +25,10 @@ from agentchat.runtime.spec import ToolSpec
 PAGE_OBJECT_ARGS = {"dashboard": "dashboard_id", "dataset": "dataset_id"}
 # Arguments naming the environment a call reads or acts in (``target_env_id`` is a choice, never the page's).
 ENV_ARGS = ("env_id", "source_env_id")
+# Arguments by which a model names the object itself instead of by the page-bound id (issue 16 review): given one,
+# the page's id is not filled in — deploy_dashboard's slug ``dashboard`` (``tools.deploy.dashboard_resolve``
+# prefers an id to a slug), the database a SQL tool runs on instead of the dataset's (``tools.sql``).
+ALTERNATIVE_ARGS = {"dashboard_id": ("dashboard",), "dataset_id": ("database_id", "database_name")}
 
 
 def page_bound(spec: ToolSpec, context: dict[str, Any] | None) -> dict[str, Any]:
@@ -49,28 +57,60 @@ def page_bound(spec: ToolSpec, context: dict[str, Any] | None) -> dict[str, Any]
     return bound
 
 
+def object_env(spec: ToolSpec, args: dict[str, Any]) -> str | None:
+    """The environment the object ids of a call live in: its ``env_id``, or ``source_env_id`` (deploy_dashboard's
+    ``dashboard_id`` is the source's; ``target_env_id`` is where it goes). None when the tool or the call has none.
+    """
+    for name in ENV_ARGS:
+        if name in spec.args_schema.model_fields and args.get(name) not in (None, ""):
+            return str(args[name])
+    return None
+
+
+def _same_env(env: str | None, page_env: Any) -> bool:
+    """The call's environment does not contradict the page's (either may be unknown: a page without ``envId``)."""
+    return env is None or not page_env or env == str(page_env)
+
+
+def _given(value: Any) -> bool:
+    return value not in (None, "")
+
+
 def bind_call(
-    spec: ToolSpec, args: dict[str, Any], context: dict[str, Any] | None, *, points_at_page: bool
+    spec: ToolSpec, args: dict[str, Any], context: dict[str, Any] | None, *, points_at_page: Callable[[Any], bool]
 ) -> tuple[dict[str, Any], dict[str, Any] | None]:
     """Fill the page-bound arguments the model left out; replace an object id that contradicts "this".
 
     Args:
         spec / args: the tool and the model's arguments (not validated yet).
         context: the turn's validated UIContext dict, or None.
-        points_at_page: the user's question points at the page's object and names no other id ("summarise this
-            dashboard"); decided by the turn from the question's reading (``toolset.reading``).
+        points_at_page: ``points_at_page(given)`` — the user's question points at the page's object and does not
+            name ``given``, the id the model gave ("summarise this dashboard for 2024" with ``dashboard_id: 1``:
+            True; "compare this one with dashboard 1": False); decided by the turn from the question
+            (``turn.calls``).
 
     Returns:
         ``(args, replaced)``: the arguments to validate and run, and ``{"argument", "given", "used"}`` when an id
-        the model gave was replaced by the page's (None otherwise).
+        the model gave was replaced by the page's (None otherwise). The page's object id is neither filled nor
+        put in place of the model's when the model named the object another way (``ALTERNATIVE_ARGS``) or the
+        call's environment (``object_env``) is not the page's (issue 16 review).
     """
     out = dict(args)
     replaced = None
-    for name, value in page_bound(spec, context).items():
-        given = out.get(name)
-        if given in (None, ""):
+    bound = page_bound(spec, context)
+    for name, value in bound.items():
+        if name in ENV_ARGS and not _given(out.get(name)):
             out[name] = value
-        elif name in PAGE_OBJECT_ARGS.values() and points_at_page and str(given) != str(value):
+    if not _same_env(object_env(spec, out), (context or {}).get("envId")):
+        return out, None  # another instance's ids: the page's id means nothing there
+    for name, value in bound.items():
+        if name in ENV_ARGS:
+            continue
+        given = out.get(name)
+        if not _given(given):
+            if not any(_given(out.get(other)) for other in ALTERNATIVE_ARGS.get(name, ())):
+                out[name] = value
+        elif str(given) != str(value) and points_at_page(given):
             out[name] = value
             replaced = {"argument": name, "given": given, "used": value}
     return out, replaced
@@ -79,13 +119,19 @@ def bind_call(
 def object_used(spec: ToolSpec, args: dict[str, Any], context: dict[str, Any] | None) -> dict[str, Any] | None:
     """The object a call acts on, for the result the model reads: ``{"type", "id", "env_id", "page_object"}``.
 
-    ``page_object`` is True when it is the object of the user's page. None for a tool that names no dashboard or
-    dataset by id.
+    ``page_object`` is True only when type, id and environment are the page's (``get_health_summary
+    {"env_id": "prod", "dashboard_id": 2}`` on the page of dashboard 2 of ss-dev is prod's dashboard 2: False).
+    ``env_id`` is the environment the id lives in (``object_env``; for a tool with only ``target_env_id``, that).
+    None for a tool that names no dashboard or dataset by id.
     """
     context = context or {}
     for object_type, arg in PAGE_OBJECT_ARGS.items():
         if arg in spec.args_schema.model_fields and args.get(arg) is not None:
-            env = next((args[n] for n in (*ENV_ARGS, "target_env_id") if args.get(n)), None)
-            on_page = context.get("objectType") == object_type and str(context.get("objectId")) == str(args[arg])
+            env = object_env(spec, args) or (str(args["target_env_id"]) if args.get("target_env_id") else None)
+            on_page = (
+                context.get("objectType") == object_type
+                and str(context.get("objectId")) == str(args[arg])
+                and _same_env(env, context.get("envId"))
+            )
             return {"type": object_type, "id": args[arg], "env_id": env, "page_object": on_page}
     return None

@@ -36,20 +36,42 @@ class DeployArgs(BaseModel):
         return self
 
 
+class DashboardContradiction(TransferError):
+    """``dashboard_id`` and the ``dashboard`` slug of one call name two dashboards (issue 16 review): a small model
+    copies the schema's default, the page's id, beside the slug it was asked for. Refused as arguments (no card)."""
+
+    code = "invalid_args"
+
+
 async def dashboard_resolve(client: SupersetClient, args: DeployArgs) -> int:
-    """Return the source dashboard id of ``args`` (its ``dashboard_id``, or the id of the ``dashboard`` slug).
+    """Return the source dashboard id of ``args``: its ``dashboard_id``, or the id of the ``dashboard`` slug; with
+    both, the id when the slug is that dashboard's.
 
     Raises:
         TransferError: no dashboard has that slug.
+        DashboardContradiction: the id and the slug are two dashboards (the id no longer wins silently: on the
+            page of «Обзор регионов» a deploy of energy-report proposed the page's dashboard, issue 16 review).
     """
-    if args.dashboard_id is not None:
+    if args.dashboard_id is not None and not args.dashboard:
         return args.dashboard_id
     rows = await objects_where(client, "dashboard", "slug", [args.dashboard])
     if not rows:
         raise TransferError(
             gettext_lazy("%(env)s has no dashboard with slug “%(slug)s”."), env=client.env_id, slug=args.dashboard
         )
-    return rows[0]["id"]
+    slug_id: int = rows[0]["id"]
+    if args.dashboard_id is not None and args.dashboard_id != slug_id:
+        raise DashboardContradiction(
+            gettext_lazy(
+                "In %(env)s dashboard_id %(id)s and slug “%(slug)s” (dashboard %(slug_id)s) are two dashboards: "
+                "give only the one asked for."
+            ),
+            env=client.env_id,
+            id=args.dashboard_id,
+            slug=args.dashboard,
+            slug_id=slug_id,
+        )
+    return slug_id
 
 
 async def deploy_apply(

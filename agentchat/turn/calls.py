@@ -39,9 +39,14 @@ from policies import services as policy
 TOOL_NAME_MAX_CHARS = 64  # Message.tool_name / AuditEvent.tool
 
 
-def _points_at_page(question: str) -> bool:
-    """The question points at the page's object («этот дашборд», "this one") and names no id of its own."""
-    return read_question(question).this and not re.search(r"\d", question)
+def _points_at_page(question: str, given: Any) -> bool:
+    """The question points at the page's object («этот дашборд», "this one") and does not name ``given``, the id
+    the model gave (issue 16 review): "compare this dashboard with dashboard 1" keeps the model's 1, while a
+    number that is not that id ("this dashboard for 2024", "top 10", «за 30 дней») leaves "this" meaning the
+    page's object. The id counts only as a whole number (``1`` is not named by ``2014`` or ``10``)."""
+    if not read_question(question).this:
+        return False
+    return not re.search(rf"(?<!\d){re.escape(str(given))}(?!\d)", question)
 
 
 class CallRunner:
@@ -73,8 +78,9 @@ class CallRunner:
 
         Args:
             row_id: the assistant message that made the call; call: ``{"id", "name", "args"}`` (+ ``"invalid"``).
-            question: the user's message of the turn: when it points at the page's object ("this dashboard", no
-                other id), an object id contradicting the page is replaced by the page's (``runtime.binding``).
+            question: the user's message of the turn: when it points at the page's object ("this dashboard") and
+                does not name the id the model gave, that id, contradicting the page, is replaced by the page's
+                (``runtime.binding.bind_call``; ``_points_at_page``).
 
         Returns:
             The call's ToolMessage, or ``AwaitingDecision`` with the card's id when it waits for the user's
@@ -90,7 +96,7 @@ class CallRunner:
         if call.get("invalid"):
             return await self._reject_args(conversation, spec, call_id, {}, str(call["invalid"]), language)
         args, replaced = bind_call(
-            spec, dict(call.get("args") or {}), context, points_at_page=_points_at_page(question)
+            spec, dict(call.get("args") or {}), context, points_at_page=lambda given: _points_at_page(question, given)
         )
         # A migration tool on a migration page works on that page's saved plan (issue 15).
         args = await database_sync_to_async(plan_arguments)(
