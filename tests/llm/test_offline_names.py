@@ -110,3 +110,26 @@ def test_what_follows_a_noun_is_a_name_only_when_it_is_one(question, query):
     a lower-case topic keeps its first word, a title is taken as written."""
     environments = [(env_id, row[1]) for env_id, row in ENVIRONMENTS.items()]
     assert mentions_read(question, environments).search_text == query
+
+
+@pytest.mark.parametrize(
+    ("question", "query"),
+    [
+        ("задеплой дашборд energy-report в prod", "energy-report"),
+        ("deploy dashboard «Отчёт по энергопотреблению» to prod", "Отчёт по энергопотреблению"),
+        ("расскажи про дашборд «Отчёт по энергопотреблению»", "Отчёт по энергопотреблению"),
+    ],
+)
+def test_a_dashboard_named_on_another_dashboard_s_page_is_searched_not_the_page_s(specs, knowledge, question, query):
+    """On the page of dashboard 2 a question naming another dashboard by its title or slug searches for it first:
+    the page's id is not used (issue 16 review: the prod deploy card proposed the page's «Обзор регионов»)."""
+    name, args = only_call(step(specs, knowledge, question, "dashboard/2@ss-dev"))
+    assert name == "search_dashboards"
+    assert args.get("query") == query
+
+
+@pytest.mark.parametrize("question", ["задеплой этот дашборд в prod", "deploy this dashboard to prod"])
+def test_this_dashboard_on_its_page_is_the_page_s(specs, knowledge, question):
+    name, args = only_call(step(specs, knowledge, question, "dashboard/2@ss-dev"))
+    assert name == "deploy_dashboard"
+    assert args["dashboard_id"] == 2

@@ -37,13 +37,18 @@ def _page_object(page: Page, kind: str) -> int | None:
 
 
 def _object_id(kind: str) -> Callable[[Mentions, Page], Any]:
-    """An id named in the question next to its object word, else the page's object of that kind."""
+    """An id named in the question next to its object word, else the page's object of that kind — unless the
+    question names an object by its title or slug and does not point at the page («задеплой дашборд energy-report
+    в prod» on another dashboard's page): no id then, so the planner searches for the named one first (issue 16
+    review: the page's dashboard was put on the prod card)."""
 
     def fill(m: Mentions, page: Page) -> Any:
         named = m.first_id(kind)
         if named is not None:
             return named
         page_id = _page_object(page, kind)
+        if page_id is not None and m.names_kind == kind and not m.refers_to_page:
+            return None
         if page_id is not None:
             return page_id
         others = [k for k in m.ids if k not in ("any", kind)]

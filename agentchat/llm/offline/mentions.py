@@ -7,6 +7,8 @@ Pure functions of the text (and of the list of environments); no database, no ne
 import re
 from dataclasses import dataclass, field
 
+from agentchat.llm.offline.naming import named_kind
+
 QUOTED = re.compile(r"«([^»]{1,200})»|“([^”]{1,200})”|\"([^\"]{1,200})\"|'([^']{2,200})'")
 BACKTICKS = re.compile(r"`{1,3}(?:sql\n)?([^`]+)`{1,3}", re.I)
 SQL_START = re.compile(r"\b(select|with)\b\s+[\s\S]+", re.I)
@@ -80,6 +82,7 @@ class Mentions:
     search_text: str | None = None
     dataset_name: str | None = None
     refers_to_page: bool = False
+    names_kind: str | None = None
 
     def first_id(self, kind: str) -> int | None:
         values = self.ids.get(kind) or []
@@ -390,6 +393,7 @@ def mentions_read(text: str, environments: list[tuple[str, str]]) -> Mentions:
     }
     mentions.search_text = _search_text(plain, quoted, claimed, environments)
     mentions.dataset_name = _after(plain, r"(?:датасет\w*|dataset)\s+(?!для\b|for\b|from\b|из\b)([A-Za-z_]\w*)")
+    mentions.names_kind = named_kind(plain, mentions.search_text)
     mentions.refers_to_page = bool(
         re.search(r"\b(эт(от|ом|ого|у|и|их|а|ой|им)|его|него|нём|this|it|these|here|здесь|тут)\b", plain, re.I)
     )
