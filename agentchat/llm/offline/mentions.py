@@ -287,8 +287,8 @@ def _search_text(
     """What to look for in a search (issue 16 review): a quoted title; else the name said after the object noun or
     a naming word («дашборд Обзор регионов», "dataset regions", "dashboards about churn", «про энергию» → its
     stem), unless an identifier is given (``energy_usage``, taken as written); else the words between "the" and the
-    object noun; else a title
-    in capitals after the first word ("deploy Обзор регионов to prod"). None when the question names no term
+    object noun; else a title in capitals after the first word ("deploy Обзор регионов to prod"). None when the
+    question names no term
     ("list dashboards on prod", «покажи все дашборды»): the search then lists everything.
 
     Args:

@@ -8,11 +8,13 @@ import datetime as dt
 import functools
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
 from django.utils import translation
+from django.utils.functional import Promise
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext, pgettext
 
@@ -81,6 +83,26 @@ def more(shown: int, total: int, language: str | None = None) -> str:
     rest = total - shown
     with in_language(language):
         return "\n" + ngettext("… and %(count)d more", "… and %(count)d more", rest) % {"count": rest}
+
+
+@dataclass(frozen=True)
+class SearchWords:
+    """The first sentence of a search's answer, by whether it found rows and was for a ``query`` (issue 16 review:
+    with a query, Superset's count is of the names that contain it). ``found*`` are ``ngettext_lazy(…, "count")``;
+    every text reads ``%(count)d``, ``%(env)s`` and ``%(query)s`` as it needs."""
+
+    none: Promise
+    none_for_query: Promise
+    found: Promise
+    found_for_query: Promise
+
+    def head(self, *, found: bool, count: int, env: Any, query: str | None) -> str:
+        """The sentence for a search in ``env`` that ``found`` rows, ``count`` of them (Superset's total)."""
+        if found:
+            text = self.found_for_query if query else self.found
+        else:
+            text = self.none_for_query if query else self.none
+        return str(text % {"count": count, "env": env, "query": query})
 
 
 def generic(tool: str, result: Any, language: str) -> str:

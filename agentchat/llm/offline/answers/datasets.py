@@ -3,9 +3,9 @@
 from typing import Any
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, ngettext, pgettext, pgettext_lazy
+from django.utils.translation import gettext_lazy, ngettext_lazy, pgettext, pgettext_lazy
 
-from agentchat.llm.offline.answers.base import answer_writer, items, more
+from agentchat.llm.offline.answers.base import SearchWords, answer_writer, items, more
 
 _KIND = {"physical": pgettext_lazy("dataset kind", "physical"), "virtual": pgettext_lazy("dataset kind", "virtual")}
 _OBJECT_KINDS = {
@@ -35,6 +35,18 @@ def _unresolved(unresolved: dict[str, list[str]]) -> str:
     return "\n".join(lines)
 
 
+DATASET_SEARCH = SearchWords(
+    none=gettext_lazy("No matching datasets in %(env)s."),
+    none_for_query=gettext_lazy("No dataset name in %(env)s contains “%(query)s”."),
+    found=ngettext_lazy("Found %(count)d dataset in %(env)s.", "Found %(count)d datasets in %(env)s.", "count"),
+    found_for_query=ngettext_lazy(
+        "Found %(count)d dataset in %(env)s whose name contains “%(query)s”.",
+        "Found %(count)d datasets in %(env)s whose name contains “%(query)s”.",
+        "count",
+    ),
+)
+
+
 @answer_writer("search_datasets")
 def search_datasets(result: dict[str, Any], language: str) -> str:
     env_id = result.get("env_id")
@@ -42,21 +54,10 @@ def search_datasets(result: dict[str, Any], language: str) -> str:
         return _unresolved(result["unresolved"])
     rows, shown_total = items(result.get("datasets"))
     count = result.get("count", shown_total)
-    query = result.get("query")
-    values = {"count": count, "env": env_id, "query": query}
+    head = DATASET_SEARCH.head(found=bool(rows), count=count, env=env_id, query=result.get("query"))
     if not rows:
-        if query:
-            return _("No dataset name in %(env)s contains “%(query)s”.") % values
-        return _("No matching datasets in %(env)s.") % values
-    if query:  # the count is Superset's for this query: only the names that contain it (issue 16 review)
-        head = ngettext(
-            "Found %(count)d dataset in %(env)s whose name contains “%(query)s”.",
-            "Found %(count)d datasets in %(env)s whose name contains “%(query)s”.",
-            count,
-        )
-    else:
-        head = ngettext("Found %(count)d dataset in %(env)s.", "Found %(count)d datasets in %(env)s.", count)
-    lines = [head % values]
+        return head
+    lines = [head]
     for r in rows:
         badge = _(", certified") if r.get("certified") else ""
         where = ".".join(str(p) for p in (r.get("database"), r.get("schema")) if p)

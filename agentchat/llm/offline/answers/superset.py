@@ -3,9 +3,9 @@
 from typing import Any
 
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext, pgettext
+from django.utils.translation import gettext_lazy, ngettext_lazy, pgettext
 
-from agentchat.llm.offline.answers.base import answer_writer, items, more, when
+from agentchat.llm.offline.answers.base import SearchWords, answer_writer, items, more, when
 from agentchat.llm.offline.answers.git import git_line
 from agentchat.llm.offline.answers.llm_review import validation_line
 from agentchat.runtime.titles import tool_title
@@ -47,25 +47,26 @@ def health_summary(result: dict[str, Any], language: str) -> str:
     return "\n".join(lines)
 
 
+DASHBOARD_SEARCH = SearchWords(
+    none=gettext_lazy("No matching dashboards found in %(env)s."),
+    none_for_query=gettext_lazy("No dashboard title in %(env)s contains “%(query)s”."),
+    found=ngettext_lazy("Found %(count)d dashboard in %(env)s.", "Found %(count)d dashboards in %(env)s.", "count"),
+    found_for_query=ngettext_lazy(
+        "Found %(count)d dashboard in %(env)s whose title contains “%(query)s”.",
+        "Found %(count)d dashboards in %(env)s whose title contains “%(query)s”.",
+        "count",
+    ),
+)
+
+
 @answer_writer("search_dashboards")
 def search_dashboards(result: dict[str, Any], language: str) -> str:
     rows, total = items(result.get("dashboards"))
     count = result.get("count", total)
-    query = result.get("query")
-    values = {"count": count, "env": result.get("env_id"), "query": query}
+    head = DASHBOARD_SEARCH.head(found=bool(rows), count=count, env=result.get("env_id"), query=result.get("query"))
     if not rows:
-        if query:
-            return _("No dashboard title in %(env)s contains “%(query)s”.") % values
-        return _("No matching dashboards found in %(env)s.") % values
-    if query:  # the count is Superset's for this query: only the titles that contain it (issue 16 review)
-        head = ngettext(
-            "Found %(count)d dashboard in %(env)s whose title contains “%(query)s”.",
-            "Found %(count)d dashboards in %(env)s whose title contains “%(query)s”.",
-            count,
-        )
-    else:
-        head = ngettext("Found %(count)d dashboard in %(env)s.", "Found %(count)d dashboards in %(env)s.", count)
-    lines = [head % values]
+        return head
+    lines = [head]
     lines += [f"- «{r.get('title')}» (id {r.get('id')}, {_state(r.get('published'))})" for r in rows]
     return "\n".join(lines) + more(len(rows), count)
 
