@@ -55,3 +55,19 @@ def test_a_loop_keeps_reusing_its_connection(kept_alive):
 
     assert asyncio.run(twice()) == ["first", "second"]
     assert chat_model() is chat_model()
+
+
+def test_a_finished_loop_closes_the_http_client_it_opened(kept_alive):
+    """The aiohttp session of a background job's loop is closed in that loop when it ends (no «Unclosed client
+    session» at collection); daphne's loop, still running, keeps its client open."""
+
+    async def stream_keeping_the_model():
+        model = chat_model()
+        text = await _stream()
+        return model, text, model.http_async_client.is_closed
+
+    model, text, closed_while_running = asyncio.run(stream_keeping_the_model())
+
+    assert text == "first"
+    assert closed_while_running is False
+    assert model.http_async_client.is_closed
