@@ -133,7 +133,13 @@ def sweep(args, agent, echo, cookies, stub_port, database_url, own) -> None:
         commits_before, cpu_before = db_commits(name), cpu_seconds(agent.pid)
         agent_result = asyncio.run(
             run_clients(
-                "agent", url, origin, cookies[:n], args, measure=lambda: (db_commits(name), cpu_seconds(agent.pid))
+                "agent",
+                url,
+                origin,
+                cookies[:n],
+                args,
+                measure=lambda: (db_commits(name), cpu_seconds(agent.pid)),
+                server_cpu=lambda: cpu_seconds(agent.pid),
             )
         )
         commits_all, cpu_all = db_commits(name) - commits_before, cpu_seconds(agent.pid) - cpu_before
@@ -149,6 +155,7 @@ def sweep(args, agent, echo, cookies, stub_port, database_url, own) -> None:
                 [None] * n,
                 args,
                 measure=lambda: cpu_seconds(echo.pid),
+                server_cpu=lambda: cpu_seconds(echo.pid),
             )
         )
         echo_open, echo_done = echo_result["measured"]

@@ -92,18 +92,41 @@ async def echo_reader(ws, client: Client) -> None:
         turn.first = turn.final = now
 
 
-async def run_clients(kind: str, url: str, origin: str, cookies: list, args, during=None, measure=None) -> dict:
+async def settle(server_cpu, quiet_s: float = 0.5, share: float = 0.05, bound_s: float = 60.0) -> float:
+    """Wait until the server is idle: its CPU over ``quiet_s`` below ``share`` of one core, at most ``bound_s``.
+
+    ``server_cpu``: a function returning the server process's CPU seconds so far (``figures.cpu_seconds``). After
+    N handshakes the server still works on each socket it accepted (its groups joined in Redis, the session
+    primed: about 10 ms each on the 2-core machine), so 1,000 sockets keep it busy for seconds after the last
+    accept; the turns are measured after that. Returns the seconds waited."""
+    began = time.monotonic()
+    before = server_cpu()
+    while time.monotonic() - began < bound_s:
+        await asyncio.sleep(quiet_s)
+        now = server_cpu()
+        if now - before < share * quiet_s:
+            break
+        before = now
+    return time.monotonic() - began
+
+
+async def run_clients(
+    kind: str, url: str, origin: str, cookies: list, args, during=None, measure=None, server_cpu=None
+) -> dict:
     """Connect every client, then each sends one message per ``interval`` for ``duration`` s from a random offset;
     wait at most ``drain`` s for the last answers. ``during``: a coroutine function ``(start) -> dict`` run beside
     the sending (the outage mode), its result under ``"during"``. ``measure``: a function called once every socket
     is open and once the last answer came, before the sockets close (its two results under ``"measured"``), so
-    what the server spends on handshakes and closes is not charged to the turns."""
+    what the server spends on handshakes and closes is not charged to the turns. ``server_cpu``: the server's CPU
+    seconds so far; given, the sending starts once the server has settled after the handshakes (``settle``)."""
     gate = asyncio.Semaphore(CONNECT_CONCURRENCY)
     clients = [Client(cookie=c) for c in cookies]
     sockets = await asyncio.gather(*(open_socket(url, origin, c.cookie, gate) for c in clients))
     reader = agent_reader if kind == "agent" else echo_reader
     readers = [asyncio.create_task(reader(ws, c)) for ws, c in zip(sockets, clients, strict=True)]
     await asyncio.sleep(0.2)  # the server's work after each handshake (groups joined, timers) is done
+    if server_cpu is not None:
+        await settle(server_cpu)
     measured = [await asyncio.to_thread(measure)] if measure else []  # sync: Django and /proc reads
     rng = random.Random(7)
     start = time.monotonic() + 0.5
