@@ -115,8 +115,9 @@ def _openai_build(
 ) -> "ChatOpenAI":
     """A new ``ChatOpenAI`` for one configuration (see ``chat_model``)."""
     # Imported on first use: importing langchain_openai takes about 2 s, which the offline default should not pay.
-    import openai  # noqa: PLC0415 - see the comment above (langchain_openai imports it)
     from langchain_openai import ChatOpenAI  # noqa: PLC0415 - see the comment above
+
+    from agentchat.llm.transport import AioHttpClient  # noqa: PLC0415 - it imports openai (see above)
 
     extra: dict[str, Any] = {"max_tokens": max_tokens} if max_tokens > 0 else {}
     if temperature is not None:  # unset: the request carries none and the server's default applies
@@ -135,8 +136,8 @@ def _openai_build(
         # Its own connection pool: langchain-openai otherwise shares one async HTTP client per base URL across the
         # process, whose kept-alive connections belong to the event loop that opened them (``_openai_model``). The
         # SDK's aiohttp transport (``openai[aiohttp]``): the same client and errors, about 0.8 ms less event-loop
-        # CPU per streamed request than its default (httpcore + h11) transport (issue 17; llm.streams maps its
-        # failures).
-        http_async_client=openai.DefaultAioHttpClient(timeout=timeout_s),
+        # CPU per streamed request than its default (httpcore + h11) transport (issue 17); its connection errors
+        # named as httpx2 names them (``llm.transport``: a refused connection is no timeout).
+        http_async_client=AioHttpClient(timeout=timeout_s),
         **extra,
     )

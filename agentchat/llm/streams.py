@@ -179,10 +179,11 @@ _TRANSPORT_ERRORS = (httpx2.TransportError, aiohttp.ClientError)
 def _timed_out(exc: BaseException) -> bool:
     """Whether a failed exchange (one of ``_TRANSPORT_ERRORS``) is a timeout rather than a failed connection.
 
-    The SDK's aiohttp transport (``openai.DefaultAioHttpClient``, ``llm._openai_build``) raises
-    ``httpx2.ConnectTimeout`` for every aiohttp connection error it maps — a refused connection and a server that
-    closed mid-answer too — so the aiohttp error it was raised from (``__cause__``) decides: aiohttp's timeouts
-    (connect, socket read) are ``TimeoutError``. Without one (httpx2's own transport) httpx2's class decides.
+    The SDK's aiohttp transport (``openai.DefaultAioHttpClient``) raises ``httpx2.ConnectTimeout`` for every aiohttp
+    connection error it maps — a refused connection and a server that closed mid-answer too. ``llm.transport``
+    raises those as httpx2 names them, and here too the aiohttp error (the ``__cause__``) decides, for a client
+    without it: aiohttp's timeouts (connect, socket read) are ``TimeoutError``. Without one (httpx2's own
+    transport) httpx2's class decides.
     """
     cause = exc if isinstance(exc, aiohttp.ClientError) else exc.__cause__
     if isinstance(cause, aiohttp.ClientError):
