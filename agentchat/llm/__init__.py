@@ -60,10 +60,9 @@ def model_for_turn(
     return model
 
 
-# The kept models: (event loop or None, configuration) → ChatOpenAI. Entries of closed loops are dropped.
-_MODELS: dict[tuple[asyncio.AbstractEventLoop | None, tuple[Any, ...]], BaseChatModel] = {}
-# Each kept model's closer (``_close_with_loop``), held as long as the model: a closer collected early would close it.
-_CLOSERS: dict[tuple[asyncio.AbstractEventLoop | None, tuple[Any, ...]], AsyncIterator[None]] = {}
+# The kept models: (event loop or None, configuration) → (ChatOpenAI, its loop's closer: ``_close_with_loop``, held
+# as long as the model — a closer collected early would close it). Entries of closed loops are dropped.
+_MODELS: dict[tuple[asyncio.AbstractEventLoop | None, tuple[Any, ...]], tuple[BaseChatModel, Any]] = {}
 
 
 def _openai_model(*config: Any) -> BaseChatModel:
@@ -81,13 +80,11 @@ def _openai_model(*config: Any) -> BaseChatModel:
         loop = None  # a synchronous caller: the sync client, which no loop owns
     for key in [k for k in _MODELS if k[0] is not None and k[0].is_closed()]:
         del _MODELS[key]
-        _CLOSERS.pop(key, None)
     key = (loop, config)
     if key not in _MODELS:
-        _MODELS[key] = model = _openai_build(*config)
-        if loop is not None:
-            _CLOSERS[key] = _close_with_loop(model.http_async_client)
-    return _MODELS[key]
+        model = _openai_build(*config)
+        _MODELS[key] = model, _close_with_loop(model.http_async_client) if loop is not None else None
+    return _MODELS[key][0]
 
 
 def _close_with_loop(client: Any) -> AsyncIterator[None]:

@@ -11,16 +11,16 @@ response — together most of the event loop's CPU per turn (``bench/turn_profil
 SDK's headers (its ``default_headers`` and ``auth_headers``), no retries and no redirects (DESIGN §10), so the
 provider's contract and its errors stay: ``openai.APIStatusError`` (the SDK's own subclass per status, built by the SDK
 from the response), ``openai.APITimeoutError``, ``openai.APIConnectionError`` (no connection, or it failed before the
-answer began), ``openai.APIError`` (an ``error`` event in the stream). A connection that breaks off mid-answer ends the
-stream: the reply then has no ``finish_reason`` (``turn.reply.stream_incomplete``). Any other model (the offline
-planner, scripted test models) is streamed through LangChain's ``astream`` as before.
+answer began; the transport names aiohttp's errors as httpx2's, ``llm.transport``), ``openai.APIError`` (an ``error``
+event in the stream). A connection that breaks off mid-answer ends the stream: the reply then has no ``finish_reason``
+(``turn.reply.stream_incomplete``). Any other model (the offline planner, scripted test models) is streamed through
+LangChain's ``astream`` as before.
 """
 
 import functools
 from collections.abc import AsyncIterator
 from typing import Any
 
-import aiohttp
 import httpx2
 import openai
 import orjson
@@ -110,9 +110,10 @@ class ReplyStream:
                 text = self._chunk(orjson.loads(data), request)
                 if text:
                     yield text
-        except _TRANSPORT_ERRORS as exc:
-            if _timed_out(exc) and not done:
+        except httpx2.TimeoutException as exc:
+            if not done:
                 raise openai.APITimeoutError(request=request) from exc
+        except httpx2.TransportError:
             return  # broke off: before [DONE] with no finish_reason the reply is incomplete (turn.reply)
 
     def _chunk(self, data: dict[str, Any], request: httpx2.Request) -> str:
@@ -166,29 +167,10 @@ async def _send(http: httpx2.AsyncClient, request: httpx2.Request) -> httpx2.Res
     ``openai.APITimeoutError`` for a timeout, ``openai.APIConnectionError`` for any other transport failure."""
     try:
         return await http.send(request, stream=True, follow_redirects=False)
-    except _TRANSPORT_ERRORS as exc:
-        if _timed_out(exc):
-            raise openai.APITimeoutError(request=request) from exc
+    except httpx2.TimeoutException as exc:
+        raise openai.APITimeoutError(request=request) from exc
+    except httpx2.TransportError as exc:
         raise openai.APIConnectionError(request=request) from exc
-
-
-# What a failed exchange raises: httpx2's errors, or an aiohttp error the SDK's aiohttp transport does not map.
-_TRANSPORT_ERRORS = (httpx2.TransportError, aiohttp.ClientError)
-
-
-def _timed_out(exc: BaseException) -> bool:
-    """Whether a failed exchange (one of ``_TRANSPORT_ERRORS``) is a timeout rather than a failed connection.
-
-    The SDK's aiohttp transport (``openai.DefaultAioHttpClient``) raises ``httpx2.ConnectTimeout`` for every aiohttp
-    connection error it maps — a refused connection and a server that closed mid-answer too. ``llm.transport``
-    raises those as httpx2 names them, and here too the aiohttp error (the ``__cause__``) decides, for a client
-    without it: aiohttp's timeouts (connect, socket read) are ``TimeoutError``. Without one (httpx2's own
-    transport) httpx2's class decides.
-    """
-    cause = exc if isinstance(exc, aiohttp.ClientError) else exc.__cause__
-    if isinstance(cause, aiohttp.ClientError):
-        return isinstance(cause, TimeoutError)
-    return isinstance(exc, httpx2.TimeoutException)
 
 
 @functools.lru_cache(maxsize=8)

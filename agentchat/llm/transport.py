@@ -1,12 +1,13 @@
 """The ``openai`` provider's HTTP client: the SDK's aiohttp client with its connection errors named right (issue 17).
 
 The SDK's aiohttp transport (``openai.DefaultAioHttpClient``) maps every ``aiohttp.ClientConnectionError`` to
-``httpx2.ConnectTimeout`` — a refused port, a name that does not resolve, a TLS failure and a server that closed
-before answering too — so the SDK's own request path (``ainvoke``: an LLM review, ``review.llm``) raised
-``openai.APITimeoutError`` («Request timed out») for them. Here each such error is raised again as the class
-httpx2's own transport raises (``ConnectError``, ``ProxyError``, ``RemoteProtocolError``, ``ReadError``), from the
-same aiohttp error; aiohttp's timeouts stay timeouts. Everything else (proxies from the environment, TLS, limits) is
-the SDK's client as it is.
+``httpx2.ConnectTimeout`` — a refused port, a name that does not resolve, a TLS failure and a server that closed before
+answering too — so the SDK's own request path (``ainvoke``: an LLM review, ``review.llm``) raised
+``openai.APITimeoutError`` («Request timed out») for them. Here each such error is raised again as the class httpx2's
+own transport raises (``ConnectError``, ``ProxyError``, ``RemoteProtocolError``, ``ReadError``), from the same aiohttp
+error, and so is an aiohttp error the SDK's transport lets through unmapped (a malformed answer); aiohttp's timeouts
+stay timeouts. Callers therefore see httpx2's classes only (``llm.streams``). Everything else (proxies from the
+environment, TLS, limits) is the SDK's client as it is.
 """
 
 from collections.abc import AsyncIterator
@@ -47,8 +48,8 @@ class NamedErrors(httpx2.AsyncBaseTransport):
         """
         try:
             response = await self._transport.handle_async_request(request)
-        except httpx2.ConnectTimeout as exc:
-            raise named_error(exc, reading=False) from exc.__cause__
+        except (httpx2.ConnectTimeout, aiohttp.ClientError) as exc:
+            raise named_error(exc, reading=False) from _cause(exc)
         response.stream = _NamedBody(response.stream)
         return response
 
@@ -67,31 +68,39 @@ class _NamedBody(httpx2.AsyncByteStream):
         try:
             async for chunk in self._stream:
                 yield chunk
-        except httpx2.ConnectTimeout as exc:
-            raise named_error(exc, reading=True) from exc.__cause__
+        except (httpx2.ConnectTimeout, aiohttp.ClientError) as exc:
+            raise named_error(exc, reading=True) from _cause(exc)
 
     async def aclose(self) -> None:
         try:
             await self._stream.aclose()
-        except httpx2.ConnectTimeout as exc:
-            raise named_error(exc, reading=True) from exc.__cause__
+        except (httpx2.ConnectTimeout, aiohttp.ClientError) as exc:
+            raise named_error(exc, reading=True) from _cause(exc)
 
 
-def named_error(exc: httpx2.ConnectTimeout, *, reading: bool) -> httpx2.TransportError:
+def _cause(exc: BaseException) -> BaseException | None:
+    """The aiohttp error behind ``exc``: itself when unmapped, else the one the SDK's transport mapped."""
+    return exc if isinstance(exc, aiohttp.ClientError) else exc.__cause__
+
+
+def named_error(exc: httpx2.ConnectTimeout | aiohttp.ClientError, *, reading: bool) -> httpx2.TransportError:
     """The error httpx2's own transport would raise for the failure ``exc`` stands for.
 
     Args:
-        exc: what the SDK's aiohttp transport raised; its ``__cause__`` is the aiohttp error.
+        exc: what the SDK's aiohttp transport raised: its ``ConnectTimeout`` (``__cause__``: the aiohttp error) or
+            an aiohttp error it did not map.
         reading: whether the answer's body was being read (else the request was being sent).
 
     Returns:
-        ``exc`` itself for a timeout or a cause that is no aiohttp connection error; else a new
-        ``ProxyError`` (no connection to the proxy), ``ConnectError`` (no connection: refused, unresolvable, TLS),
-        ``RemoteProtocolError`` (the server closed before answering) or ``ReadError`` (anything else, and any
-        failure while reading), with ``exc``'s message and request.
+        A ``ConnectTimeout`` itself for a timeout or a cause that is no aiohttp error; else a new ``ProxyError`` (no
+        connection to the proxy), ``ConnectError`` (no connection: refused, unresolvable, TLS),
+        ``RemoteProtocolError`` (the server closed before answering, or answered what is not HTTP) or ``ReadError``
+        (anything else, and any failure while reading), with ``exc``'s message and, when it has one, its request.
     """
-    cause = exc.__cause__
-    if not isinstance(cause, aiohttp.ClientConnectionError) or isinstance(cause, TimeoutError):
+    cause = _cause(exc)
+    if isinstance(exc, httpx2.ConnectTimeout) and (
+        not isinstance(cause, aiohttp.ClientConnectionError) or isinstance(cause, TimeoutError)
+    ):
         return exc
     named: type[httpx2.TransportError]
     if isinstance(cause, aiohttp.ClientProxyConnectionError):
@@ -100,13 +109,13 @@ def named_error(exc: httpx2.ConnectTimeout, *, reading: bool) -> httpx2.Transpor
         named = httpx2.ReadError
     elif isinstance(cause, aiohttp.ClientConnectorError):
         named = httpx2.ConnectError
-    elif isinstance(cause, aiohttp.ServerDisconnectedError):
+    elif isinstance(cause, aiohttp.ServerDisconnectedError | aiohttp.ClientResponseError):
         named = httpx2.RemoteProtocolError
     else:
         named = httpx2.ReadError
     error = named(str(exc))
     try:
-        error.request = exc.request
-    except RuntimeError:  # raised without a request
+        error.request = exc.request  # type: ignore[union-attr]  # an aiohttp error has none: AttributeError
+    except (AttributeError, RuntimeError):  # raised without a request
         pass
     return error
