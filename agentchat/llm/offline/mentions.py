@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass, field
 
 from agentchat.llm.offline.naming import named_kind
+from agentchat.llm.offline.numbers import OBJECT_WORDS, ids_read
 
 QUOTED = re.compile(r"«([^»]{1,200})»|“([^”]{1,200})”|\"([^\"]{1,200})\"|'([^']{2,200})'")
 BACKTICKS = re.compile(r"`{1,3}(?:sql\n)?([^`]+)`{1,3}", re.I)
@@ -16,14 +17,6 @@ UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 BRANCH_TOKEN = re.compile(r"(?<![\w/])([A-Za-z][\w.-]*/[\w./-]*[\w])")
 NUMBER = re.compile(r"(?<![\w.-])(?:#|№\s?)?(\d{1,9})(?![\w.-])")
 
-# Words naming an object type, by the stem they start with (ru) or the word (en).
-OBJECT_WORDS = {
-    "dashboard": r"дашборд\w*|отч[её]т\w*|панел\w*|dashboards?|reports?",
-    "dataset": r"датасет\w*|dataset\w*|набор\w* данных",
-    "database": r"баз\w*(?: данных)?|databases?|\bdb\b",
-    "task": r"задач\w*|tasks?|jobs?",
-    "chart": r"график\w*|чарт\w*|charts?",
-}
 # Words meaning an environment tier.
 TIER_WORDS = {
     "prod": r"прод(?!аж)\w*|продакшн\w*|продакшен\w*|production|\bprod\b|боев\w*",
@@ -87,23 +80,6 @@ class Mentions:
     def first_id(self, kind: str) -> int | None:
         values = self.ids.get(kind) or []
         return values[0] if values else None
-
-
-def _ids(text: str) -> dict[str, list[int]]:
-    """Numbers with the object word right before them («дашборд 2», "dataset #1", «задача 15», «№2»)."""
-    out: dict[str, list[int]] = {"any": []}
-    words = "|".join(f"(?P<{kind}>{pattern})" for kind, pattern in OBJECT_WORDS.items())
-    last_kind = None
-    tokens = re.finditer(rf"(?:{words})|(?:#|№\s?)?\b(?P<num>\d{{1,9}})\b(?![.-]\d)", text, re.I)
-    for match in tokens:
-        if match.group("num") is None:
-            last_kind = next(kind for kind in OBJECT_WORDS if match.group(kind))
-            continue
-        number = int(match.group("num"))
-        out["any"].append(number)
-        if last_kind:
-            out.setdefault(last_kind, []).append(number)
-    return out
 
 
 def _env_for(word: str, environments: list[tuple[str, str]]) -> str | None:
@@ -338,7 +314,7 @@ def mentions_read(text: str, environments: list[tuple[str, str]]) -> Mentions:
     envs, source, target = _envs(plain, environments)
     branch_tokens = [b for b in BRANCH_TOKEN.findall(plain) if not re.fullmatch(r"\d+/\d+", b)]
     mentions = Mentions(
-        ids=_ids(plain),
+        ids=ids_read(plain),
         quoted=quoted,
         envs=envs,
         source_env=source,

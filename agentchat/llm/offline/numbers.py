@@ -1,0 +1,78 @@
+"""Which numbers of a question are ids (offline planner, DESIGN §11): «дашборд 2», "dataset #1", «задача 15».
+
+A number is an id unless the words around it make it a year, a date or a count: «за 2024», "for 2024", «в 2023
+году», «январь 2024», «за последние 30 дней», "first 10 rows". And a noun pointed at («этот дашборд», "this
+dashboard") is the page's object: a number after it is not its id («покажи этот дашборд за 2024»).
+Pure functions of the text.
+"""
+
+import re
+
+# Words naming an object type, by the stem they start with (ru) or the word (en).
+OBJECT_WORDS = {
+    "dashboard": r"дашборд\w*|отч[её]т\w*|панел\w*|dashboards?|reports?",
+    "dataset": r"датасет\w*|dataset\w*|набор\w* данных",
+    "database": r"баз\w*(?: данных)?|databases?|\bdb\b",
+    "task": r"задач\w*|tasks?|jobs?",
+    "chart": r"график\w*|чарт\w*|charts?",
+}
+# Demonstratives: the noun after one is the object on the page, not one given by its number.
+DEMONSTRATIVES = r"this|that|these|those|этот|эта|это|эти|этого|этой|этому|этим|этом|этих|эту|тот|та|те|того|той|том|ту"
+# Before a number, a word of time or of a range makes a year of it («за 2024», "since 2023", «с 2022 по 2024»).
+TIME_BEFORE = re.compile(
+    r"(?:за|в|во|с|со|по|до|после|от|с начала|from|for|in|since|until|till|before|after|during|through|of|to)\s+$",
+    re.I,
+)
+MONTHS = (
+    r"январ\w*|феврал\w*|март\w*|апрел\w*|ма[йяе]|июн\w*|июл\w*|август\w*|сентябр\w*|октябр\w*|ноябр\w*|декабр\w*"
+    r"|january|february|march|april|june|july|august|september|october|november|december"
+    r"|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec"
+)
+# After a number, a unit makes a count or a date of it («30 дней», "10 rows", «2024 году», «5 мая»).
+UNIT_AFTER = re.compile(
+    r"^\s*(?:%|процент\w*|percent\b|год\w*|г\.|гг\b|лет\b|years?\b|yrs?\b|квартал\w*|quarters?\b|месяц\w*|months?\b"
+    r"|недел\w*|weeks?\b|дн\w*|день\b|days?\b|час\w*|hours?\b|минут\w*|minutes?\b|секунд\w*|seconds?\b"
+    r"|строк\w*|rows?\b|запис\w*|records?\b|раз\b|раза\b|times\b|штук\w*|items?\b|человек\b|users?\b"
+    r"|пользовател\w*|графиков\b|charts\b|дашбордов\b|dashboards\b"
+    rf"|(?:{MONTHS})\b)",
+    re.I,
+)
+# Before a number, a quantity word or a month makes a count or a date of it ("first 10", «топ 5», "January 2024").
+COUNT_BEFORE = re.compile(
+    rf"(?:\b(?:first|top|last|latest|первые|первых|последние|последних|топ|top-)|\b(?:{MONTHS}))\s*-?\s*$", re.I
+)
+YEARS = range(1900, 2101)
+
+
+def _not_an_id(text: str, start: int, end: int, number: int) -> bool:
+    """The number at ``text[start:end]`` is a year, a date or a count by the words around it."""
+    before, after = text[:start], text[end:]
+    if UNIT_AFTER.match(after) or COUNT_BEFORE.search(before):
+        return True
+    if re.match(r"^[./-]\d", after) or re.search(r"\d[./-]$", before):
+        return True  # a date: 2024-01-31, 31.01.2024
+    return number in YEARS and bool(TIME_BEFORE.search(before))
+
+
+def ids_read(text: str) -> dict[str, list[int]]:
+    """Numbers with the object word before them («дашборд 2», "dataset #1", «задача 15», «№2»), by kind; ``any``
+    holds every number that is an id, in order. A year, a date or a count is none; the number after a noun pointed
+    at by a demonstrative belongs to no kind (the noun is the page's object)."""
+    out: dict[str, list[int]] = {"any": []}
+    words = "|".join(f"(?P<{kind}>{pattern})" for kind, pattern in OBJECT_WORDS.items())
+    last_kind: str | None = None
+    tokens = re.finditer(
+        rf"(?P<pointer>\b(?:{DEMONSTRATIVES})\s+)?(?:{words})|(?:#|№\s?)?\b(?P<num>\d{{1,9}})\b(?![.-]\d)", text, re.I
+    )
+    for match in tokens:
+        if match.group("num") is None:
+            kind = next(kind for kind in OBJECT_WORDS if match.group(kind))
+            last_kind = None if match.group("pointer") else kind
+            continue
+        number = int(match.group("num"))
+        if _not_an_id(text, match.start("num"), match.end("num"), number):
+            continue
+        out["any"].append(number)
+        if last_kind:
+            out.setdefault(last_kind, []).append(number)
+    return out

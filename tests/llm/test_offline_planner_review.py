@@ -1,0 +1,53 @@
+"""Defects a fresh review found in the offline planner (DESIGN §11), each read by a mechanism, not by its example:
+a year or a count is no id, a bare follow-up keeps the conversation's language and completes the request, an
+unquoted title is read as a quoted one, an environment that is not active is said to be so, a typo'd kind word is
+the kind, and the kind the question names decides which search runs. Uses the planner tests' fixtures (the real
+router)."""
+
+import pytest
+
+from agentchat.llm.offline.mentions import mentions_read
+from policies.defaults import ENVIRONMENTS
+from tests.llm import test_offline_planner as planner_tests
+from tests.llm.test_offline_planner import only_call, step
+
+specs = planner_tests.specs  # the planner tests' fixtures: the tool schemas and the real router
+knowledge = planner_tests.knowledge
+ENVS = [(env_id, row[1]) for env_id, row in ENVIRONMENTS.items()]
+ASKED_TARGET = "To which environment? Write, for example, “to prod” or “to staging”."
+
+
+# --- a year, a date or a count is not an id -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "покажи этот дашборд за 2024",
+        "summarise this dashboard for 2024",
+        "что было на этом дашборде в 2023 году?",
+        "как менялся этот дашборд с 2022 по 2024",
+        "покажи сводку этого дашборда за последние 30 дней",
+    ],
+)
+def test_a_year_or_a_count_on_the_page_s_dashboard_is_not_its_id(specs, knowledge, question):
+    name, args = only_call(step(specs, knowledge, question, "dashboard/1@ss-dev"))
+    assert (name, args) == ("get_health_summary", {"env_id": "ss-dev", "dashboard_id": 1})
+
+
+@pytest.mark.parametrize(
+    ("question", "dashboards", "numbers"),
+    [
+        ("покажи этот дашборд за 2024", [], []),
+        ("summarise dashboard 5 for 2024", [5], [5]),
+        ("дашборд 7 за последние 30 дней", [7], [7]),
+        ("дашборды 1 и 2 за январь 2024", [1, 2], [1, 2]),
+        ("dashboards 3, 4 and 7", [3, 4, 7], [3, 4, 7]),
+        ("first 10 rows of dashboard 3's dataset", [3], [3]),
+        ("перенеси дашборды 1 и 2 на прод", [1, 2], [1, 2]),
+    ],
+)
+def test_only_numbers_that_name_an_object_are_ids(question, dashboards, numbers):
+    ids = mentions_read(question, ENVS).ids
+    assert ids.get("dashboard", []) == dashboards
+    assert ids["any"] == numbers
