@@ -3,7 +3,8 @@
 - a Latin word of 6+ letters is corrected to the vocabulary word it is close to (``difflib`` ratio ≥ 0.8:
   "valdiate", "dashbaord");
 - a Russian word whose start is one edit away from a stem of 6+ letters is rewritten with the stem («дошборд»,
-  «датасэты»), keeping the stem's first and last letters so an inflection is never taken for a typo;
+  «датасэты»), keeping the stem's first and last letters so an inflection is never taken for a typo; a kind
+  noun's last consonant may be written as its voiced or voiceless pair, as it sounds («дашборт», «датасед»);
 - a Russian word that is still unknown is read again without its perfective prefix («смигрируй» → «мигрируй»).
 """
 
@@ -97,6 +98,8 @@ def _stem_typo(token: str) -> str:
     for stem in RU_STEMS:
         n = len(stem)
         head = token[:n]
+        if stem in KIND_STEMS and head[:-1] == stem[:-1] and VOICE_PAIRS.get(head[-1:]) == stem[-1]:
+            return stem + token[n:]  # «дашборт», «дашборта»: the final consonant as it sounds
         if len(head) == n and head[0] == stem[0] and head[-1] == stem[-1]:
             diff = [i for i in range(n) if head[i] != stem[i]]
             swapped = len(diff) == 2 and diff[1] == diff[0] + 1 and head[diff[0]] == stem[diff[1]]
@@ -119,3 +122,6 @@ RU_STEMS = sorted(
     {stem for stems in OBJECTS.values() for stem in stems if len(stem) >= 6 and "$" not in stem and not stem.isascii()},
     key=lambda stem: (-len(stem), stem),
 )
+# The kind nouns (a bare dashboard or dataset), whose final consonant is often written as it sounds: «дашборт».
+KIND_STEMS = frozenset(s for s in RU_STEMS if s in OBJECTS["dashboard"] + OBJECTS["dataset"])
+VOICE_PAIRS = dict(zip("дтбпгкзсвфжш", "тдпбкгсзфвшж", strict=True))

@@ -7,6 +7,7 @@ router)."""
 import pytest
 
 from agentchat.llm.offline.mentions import mentions_read
+from agentchat.toolset.tokens import corrected
 from policies.defaults import ENVIRONMENTS
 from tests.llm import test_offline_planner as planner_tests
 from tests.llm.test_offline_planner import only_call, step
@@ -51,3 +52,29 @@ def test_only_numbers_that_name_an_object_are_ids(question, dashboards, numbers)
     ids = mentions_read(question, ENVS).ids
     assert ids.get("dashboard", []) == dashboards
     assert ids["any"] == numbers
+
+
+# --- a typo in the kind word ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("typo", "word"),
+    [("дашборт", "дашборд"), ("дашборта", "дашборда"), ("датасед", "датасет"), ("дашбоард", "дашборд")],
+)
+def test_a_kind_word_with_its_last_consonant_devoiced_is_the_kind_word(typo, word):
+    assert corrected(typo) == word
+
+
+@pytest.mark.parametrize(
+    ("question", "tool", "query"),
+    [
+        ("расскажи про дашборт продажи", "search_dashboards", "продаж"),
+        ("найди дашборт продажи", "search_dashboards", "продаж"),
+        ("что за датасэт regions?", "search_datasets", "region"),
+        ("find the dashbord called Sales Overview", "search_dashboards", "Sales Overview"),
+    ],
+)
+def test_a_typo_in_the_kind_word_is_the_kind_not_the_query(specs, knowledge, question, tool, query):
+    name, args = only_call(step(specs, knowledge, question, "@ss-dev"))
+    assert name == tool
+    assert args.get("query") == query

@@ -7,7 +7,7 @@ Pure functions of the text (and of the list of environments); no database, no ne
 import re
 from dataclasses import dataclass, field
 
-from agentchat.llm.offline.naming import named_kind
+from agentchat.llm.offline.naming import kind_words_corrected, named_kind
 from agentchat.llm.offline.numbers import OBJECT_WORDS, ids_read
 
 QUOTED = re.compile(r"«([^»]{1,200})»|“([^”]{1,200})”|\"([^\"]{1,200})\"|'([^']{2,200})'")
@@ -310,7 +310,7 @@ def mentions_read(text: str, environments: list[tuple[str, str]]) -> Mentions:
     """
     quoted = [next(g for g in m.groups() if g) for m in QUOTED.finditer(text)]
     sql = _sql(text)
-    plain = text.replace(sql, " ") if sql else text
+    plain = kind_words_corrected(text.replace(sql, " ") if sql else text)
     envs, source, target = _envs(plain, environments)
     branch_tokens = [b for b in BRANCH_TOKEN.findall(plain) if not re.fullmatch(r"\d+/\d+", b)]
     mentions = Mentions(

@@ -1,10 +1,32 @@
 """Which object kind a question names by its title or slug (issue 16 review): «задеплой дашборд energy-report в
 prod» names a dashboard itself, so on another dashboard's page the planner searches for it instead of using the page's.
+A kind noun written with a typo («дашборт», "dashbord") is read as the noun, as the reading reads it.
 """
 
 import re
 
+from agentchat.toolset.tokens import corrected, object_of
+
 _NOUNS = (("dashboard", r"дашборд\w*|дашик\w*|dashboard"), ("dataset", r"датасет\w*|dataset"))
+
+
+_KINDS = frozenset({"dashboard", "dashboards", "dataset", "datasets"})
+
+
+def kind_words_corrected(text: str) -> str:
+    """``text`` with each word that is a typo of a dashboard or dataset noun written as that noun («расскажи про
+    дашборт продажи» → «… дашборд продажи»; ``toolset.tokens.corrected``), so the noun is read as the kind and
+    not as part of the name searched for."""
+
+    def fix(match: re.Match[str]) -> str:
+        word = match.group(0)
+        lowered = word.casefold()
+        fixed = corrected(lowered)
+        if fixed == lowered or object_of(lowered) or object_of(fixed) not in _KINDS:
+            return word
+        return fixed.capitalize() if word[:1].isupper() else fixed
+
+    return re.sub(r"[^\W\d_]{6,}", fix, text)
 
 
 def named_kind(plain: str, text: str | None) -> str | None:
