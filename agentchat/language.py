@@ -5,6 +5,7 @@ then produced under ``translation.override`` of it (Django i18n, ``locale/ru``).
 """
 
 import re
+from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
 
 from django.conf import settings
@@ -31,6 +32,32 @@ _QUOTED = re.compile(r"«[^«»]*»|“[^“”]*”|„[^„“”]*[“”]|\"
 _RUSSIAN_WORD = re.compile(r"[\u0400-\u04ff]{3,}|(?<!\w)[\u0400-\u04ff]{1,2}(?!\w)")
 
 
+def _prose(text: str) -> str:
+    """The writer's own words of ``text``: without code, SQL, identifiers and (unless that leaves no letters)
+    quoted names."""
+    prose = _CODE.sub(" ", text or "")
+    unquoted = _QUOTED.sub(" ", prose)
+    return unquoted if _LATIN.search(unquoted) or _CYRILLIC.search(unquoted) else prose
+
+
+def says_language(text: str) -> bool:
+    """Whether ``text`` tells which language its writer speaks: a Russian word, or at least two Latin words of
+    prose. A lone Latin word («prod», "staging", "ok") or nothing but names and code is what a Russian writer
+    answers too (the answer to «В какое окружение?»)."""
+    prose = _prose(text)
+    return bool(_RUSSIAN_WORD.search(prose)) or len(re.findall(r"[A-Za-z]+", prose)) >= 2
+
+
+def conversation_language(messages: Sequence[str]) -> str:
+    """The language of a conversation's last user message (``messages``, oldest first): ``detect_language`` of
+    the latest message that ``says_language``, so a one-word follow-up keeps the language the conversation was in;
+    when none does, ``detect_language`` of the last one ("ru" without messages)."""
+    for message in reversed(messages):
+        if says_language(message):
+            return detect_language(message)
+    return detect_language(messages[-1] if messages else "")
+
+
 def detect_language(text: str) -> str:
     """Return ``"en"`` when ``text`` has more Latin than Cyrillic letters in its prose, else ``"ru"`` (the
     default). Code, SQL (from its first keyword on) and identifiers (``feature/x``, ``energy_consumption``,
@@ -38,10 +65,7 @@ def detect_language(text: str) -> str:
     Russian (a word of three letters or more, or a short one standing alone: «в prod», the answer to «В какое
     окружение?»). Quoted names («…», "…", “…”, „…“) are not counted either, unless the text has no letters outside
     them (a whole message in quotes)."""
-    prose = _CODE.sub(" ", text or "")
-    unquoted = _QUOTED.sub(" ", prose)
-    if _LATIN.search(unquoted) or _CYRILLIC.search(unquoted):
-        prose = unquoted
+    prose = _prose(text)
     if _RUSSIAN_WORD.search(prose):
         return "ru"
     if not _LATIN.search(prose) and not _CYRILLIC.search(prose):

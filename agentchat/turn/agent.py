@@ -27,7 +27,7 @@ from agentchat.conversations import services as conv
 from agentchat.conversations.selectors import conversation_get, latest_context
 from agentchat.errors import error_text
 from agentchat.guard import confirmations as confirm
-from agentchat.language import detect_language
+from agentchat.language import conversation_language, detect_language
 from agentchat.llm import chat_model, model_for_turn, provider_label
 from agentchat.models import Conversation, Message, PendingConfirmation
 from agentchat.runtime.binding import page_bound
@@ -68,8 +68,9 @@ class AgentTurn:
             request, and the turn ends. None: always alive (tests, jobs).
 
     Each entry point makes one language decision and runs under ``translation.override`` of it (DESIGN §5):
-    ``run`` the language of the user's message (``detect_language``), ``decide`` and ``dismiss`` the card's stored
-    language (the turn it was put up in); ``resume`` renders each card in its own.
+    ``run`` the language of the user's message (``detect_language``; once the conversation is loaded,
+    ``conversation_language``: a one-word follow-up such as «prod» keeps the language it was in), ``decide`` and
+    ``dismiss`` the card's stored language (the turn it was put up in); ``resume`` renders each card in its own.
     """
 
     def __init__(
@@ -162,10 +163,13 @@ class AgentTurn:
         await self.emit(
             ConversationEvent(conversation_id=conversation.pk, context_status=turn.status, provider=provider)
         )
-        for row in turn.expired:  # every open tab of the conversation shows the card as expired, not only this one
-            await self._to_tabs(conversation.pk, card_expired_event(row, language))
-        unavailable = turn.status == "unavailable"
-        await self._answer(conversation, turn.context, language, turn.prepared, unavailable=unavailable)
+        # A one-word follow-up («prod», the answer to «В какое окружение?») keeps the conversation's language.
+        language = conversation_language([str(m.content) for m in turn.prepared.history if isinstance(m, HumanMessage)])
+        with translation.override(language):
+            for row in turn.expired:  # every open tab of the conversation shows the card as expired, not only this
+                await self._to_tabs(conversation.pk, card_expired_event(row, language))
+            unavailable = turn.status == "unavailable"
+            await self._answer(conversation, turn.context, language, turn.prepared, unavailable=unavailable)
         return conversation.pk
 
     async def refuse_busy(self, *, conversation_id: int | None, text: str, context: Any) -> None:

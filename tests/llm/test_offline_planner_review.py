@@ -5,12 +5,17 @@ the kind, and the kind the question names decides which search runs. Uses the pl
 router)."""
 
 import pytest
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
 from agentchat.llm.offline.mentions import mentions_read
+from agentchat.llm.offline.model import turn_read
 from agentchat.toolset.tokens import corrected
+from agentchat.turn.prompt import system_prompt
 from policies.defaults import ENVIRONMENTS
 from tests.llm import test_offline_planner as planner_tests
 from tests.llm.test_offline_planner import only_call, step
+from tests.support.contexts import ui_context
+from tests.support.wording import text
 
 specs = planner_tests.specs  # the planner tests' fixtures: the tool schemas and the real router
 knowledge = planner_tests.knowledge
@@ -52,6 +57,45 @@ def test_only_numbers_that_name_an_object_are_ids(question, dashboards, numbers)
     ids = mentions_read(question, ENVS).ids
     assert ids.get("dashboard", []) == dashboards
     assert ids["any"] == numbers
+
+
+# --- a bare follow-up: the conversation's language, and the rest of the request ---------------------------------
+
+
+def conversation(question: str, asked: str, answer: str, language: str) -> list:
+    return [
+        SystemMessage(content=system_prompt(ui_context("migration", 5), unavailable=False, language=language)),
+        HumanMessage(content=question),
+        AIMessage(content=text(language, asked)),
+        HumanMessage(content=answer),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "language"),
+    [
+        ("перенеси дашборды 1 и 2", "prod", "ru"),
+        ("перенеси дашборды 1 и 2", "staging", "ru"),
+        ("перенеси дашборды 1 и 2", "ss-dev", "ru"),
+        ("move dashboards 1 and 2", "prod", "en"),
+        ("move dashboards 1 and 2", "ss-dev", "en"),
+    ],
+)
+def test_a_one_word_answer_keeps_the_conversation_s_language(question, answer, language):
+    turn = turn_read(conversation(question, ASKED_TARGET, answer, language), tools=None)
+    assert turn.language == language
+
+
+@pytest.mark.parametrize(
+    ("previous", "answer"), [("перенеси дашборды 1 и 2", "prod"), ("перенеси дашборд 1", "staging")]
+)
+@pytest.mark.parametrize("where", ["migration/5@ss-dev", "@ss-dev"])
+def test_a_bare_environment_answer_completes_the_request(specs, knowledge, previous, answer, where):
+    """«перенеси дашборды 1 и 2» → «В какое окружение?» → «prod»: the preview of that migration to prod, not the list
+    of environments because an environment's name is a keyword of that list."""
+    name, args = only_call(step(specs, knowledge, answer, where, previous=previous))
+    assert name == "preview_migration"
+    assert args["target_env_id"] == answer
 
 
 # --- a typo in the kind word ---------------------------------------------------------------------------------

@@ -30,7 +30,7 @@ from langchain_core.tools import BaseTool
 
 from agentchat.context.uicontext import parse_prompt_block
 from agentchat.errors import IdentityMissing
-from agentchat.language import detect_language
+from agentchat.language import conversation_language
 from agentchat.llm.offline.arguments import Page
 from agentchat.llm.offline.planner import plan_step
 from agentchat.llm.offline.state import Knowledge, Result, Turn
@@ -98,7 +98,9 @@ def turn_read(messages: list[BaseMessage], tools: list[dict[str, Any]] | None) -
         # The planner's own questions go on after the "?" («В какое окружение? Напишите, например, «в prod».»).
         if isinstance(before, AIMessage) and not before.tool_calls and "?" in str(before.content):
             previous = str(messages[humans[-2]].content)
-    return Turn(question, detect_language(question), context, _tools_by_name(tools), results, previous)
+    # A one-word follow-up («prod») says nothing of the language: the conversation's is kept.
+    language = conversation_language([str(messages[i].content) for i in humans])
+    return Turn(question, language, context, _tools_by_name(tools), results, previous)
 
 
 # --- what the planner knows beyond the prompt: the router, and the turn's policy facts --------------------------

@@ -21,9 +21,10 @@ from typing import Any
 
 from langchain_core.messages import AIMessage
 
-from agentchat.language import detect_language
+from agentchat.language import conversation_language
 from agentchat.llm.offline.answers.base import items
 from agentchat.llm.offline.arguments import Page, args_fill
+from agentchat.llm.offline.followup import bare_answer
 from agentchat.llm.offline.mentions import Mentions, mentions_read
 from agentchat.llm.offline.replies import (
     ROWS_KEY,
@@ -181,14 +182,16 @@ def plan_step(turn: Turn, knowledge: Knowledge) -> AIMessage:
     """Return the next assistant message of the turn: a tool call or the answer text."""
     page = turn.page
     choice = tool_choose(question=turn.question, page=page, offered=list(turn.tools), knowledge=knowledge)
-    if turn.previous_question and choice.kind in ("unknown", "tool") and choice.rules <= 0:
+    bare = bare_answer(turn.question, knowledge.environments)
+    if turn.previous_question and (bare or choice.kind in ("unknown", "tool") and choice.rules <= 0):
         # An answer to the assistant's question («О каком датасете?» → «energy_consumption») completes the
-        # previous request rather than starting a new one.
+        # previous request rather than starting a new one; one that only gives a value («prod», «в staging»)
+        # does so whatever keyword it is of another tool (an environment's name is one of the environment list).
         joined = f"{turn.previous_question} {turn.question}"
         retry = tool_choose(question=joined, page=page, offered=list(turn.tools), knowledge=knowledge)
         if retry.kind in ("tool", "unavailable") and retry.rules > 0:
             turn.question, choice = joined, retry
-            turn.language = detect_language(joined)
+            turn.language = conversation_language([turn.previous_question, turn.question])
     mentions = mentions_read(turn.question, knowledge.environments)
     turn.intended = choice.tool if choice.kind == "tool" else ""
     if turn.results:

@@ -1,0 +1,36 @@
+"""Short answers to the offline planner's own questions (DESIGN §11): «prod», «в staging», «2», «ss-dev».
+
+A message that only gives a value (an environment, a number, a quoted name) answers the question the planner
+asked; it is the rest of the previous request whatever keyword it happens to be («staging» is also a word of the
+environment list). Pure functions of the text and of the active environments.
+"""
+
+import re
+
+from agentchat.llm.offline.mentions import QUOTED, TIER_WORDS
+
+# Words around a value that add nothing to it («в prod», "to staging", «ну на прод», "prod please").
+_GLUE = re.compile(
+    r"^(?:в|во|на|из|с|со|к|и|а|ну|давай|тогда|же|пожалуйста|плиз|to|into|in|on|from|the|a|and|then|please|pls|ok"
+    r"|okay|id|№|#)$",
+    re.I,
+)
+
+
+def _env_word(word: str, environments: list[tuple[str, str]]) -> bool:
+    lowered = word.lower()
+    if any(lowered == env_id.lower() for env_id, _ in environments):
+        return True
+    return any(re.fullmatch(pattern, lowered, re.I) for pattern in TIER_WORDS.values())
+
+
+def bare_answer(text: str, environments: list[tuple[str, str]]) -> bool:
+    """Whether ``text`` only gives a value: an environment (id or tier word), a number or a quoted name, with at
+    most prepositions and politeness around it («в prod», "staging", «2», «"Обзор регионов"»)."""
+    rest = QUOTED.sub(" ", text)
+    words = re.findall(r"[\w-]+|[#№]", rest)
+    values = [w for w in words if _env_word(w, environments) or w.isdigit()]
+    quoted = rest != text
+    if not values and not quoted:
+        return False
+    return all(w in values or _GLUE.match(w) for w in words)
