@@ -9,6 +9,7 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
 from agentchat.llm.offline.mentions import mentions_read
 from agentchat.llm.offline.model import turn_read
+from agentchat.llm.offline.state import Knowledge
 from agentchat.toolset.tokens import corrected
 from agentchat.turn.prompt import system_prompt
 from policies.defaults import ENVIRONMENTS
@@ -96,6 +97,49 @@ def test_a_bare_environment_answer_completes_the_request(specs, knowledge, previ
     name, args = only_call(step(specs, knowledge, answer, where, previous=previous))
     assert name == "preview_migration"
     assert args["target_env_id"] == answer
+
+
+# --- an environment that is not active here --------------------------------------------------------------------
+
+
+@pytest.fixture
+def local_knowledge(knowledge) -> Knowledge:
+    """The local stack: ss-dev and prod are active, staging is not."""
+    return Knowledge(
+        rank=knowledge.rank,
+        catalogue=knowledge.catalogue,
+        environments=[("ss-dev", "dev"), ("prod", "prod")],
+        why_not=knowledge.why_not,
+    )
+
+
+def not_active(language: str, env: str) -> str:
+    return text(
+        language,
+        "The environment “%(env)s” is not active here. Active environments: %(envs)s.",
+        env=env,
+        envs="ss-dev, prod",
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "previous", "where", "language"),
+    [
+        ("в staging", "задеплой этот дашборд", "dashboard/1@ss-dev", "ru"),
+        ("staging", "перенеси дашборды 1 и 2", "migration/5@ss-dev", "ru"),
+        ("задеплой этот дашборд в staging", "", "dashboard/1@ss-dev", "ru"),
+        ("deploy this dashboard to staging", "", "dashboard/1@ss-dev", "en"),
+        ("найди дашборды на стейджинге", "", "@ss-dev", "ru"),
+    ],
+)
+def test_an_environment_that_is_not_active_is_named_with_the_active_ones(
+    specs, local_knowledge, question, previous, where, language
+):
+    """Asking «В какое окружение?» again says nothing of why: the answer names the environment as not active here
+    and lists the active ones; nothing runs in another environment instead."""
+    message = step(specs, local_knowledge, question, where, previous=previous)
+    assert message.tool_calls == []
+    assert message.content == not_active(language, "staging")
 
 
 # --- a typo in the kind word ---------------------------------------------------------------------------------

@@ -2,7 +2,8 @@
 
 A message that only gives a value (an environment, a number, a quoted name) answers the question the planner
 asked; it is the rest of the previous request whatever keyword it happens to be («staging» is also a word of the
-environment list). Pure functions of the text and of the active environments.
+environment list). And an environment named by its tier that is not active here is said to be so, rather than
+asked for again or replaced by the page's. Pure functions of the text and of the active environments.
 """
 
 import re
@@ -15,6 +16,12 @@ _GLUE = re.compile(
     r"|okay|id|№|#)$",
     re.I,
 )
+# The tier words that can only mean an environment (not «продукт», «разработка», «боевой»), by tier.
+_TIER_NAMES = {
+    "prod": r"prod|production|прод|проде|проду|продом|прода|продакш[еи]н\w*",
+    "staging": r"staging|stage|стейдж\w*|стейджинг\w*|стэйдж\w*",
+    "dev": r"dev|дев|деве",
+}
 
 
 def _env_word(word: str, environments: list[tuple[str, str]]) -> bool:
@@ -34,3 +41,15 @@ def bare_answer(text: str, environments: list[tuple[str, str]]) -> bool:
     if not values and not quoted:
         return False
     return all(w in values or _GLUE.match(w) for w in words)
+
+
+def inactive_tiers(text: str, environments: list[tuple[str, str]]) -> list[str]:
+    """The tiers ``text`` names as an environment («staging», «на стейджинге», "to prod") that no active
+    environment has, in order (``environments``: ``[(env_id, tier)]``)."""
+    active = {tier for _, tier in environments} | {env_id.lower() for env_id, _ in environments}
+    found: list[tuple[int, str]] = []
+    for tier, pattern in _TIER_NAMES.items():
+        match = re.search(rf"(?<![\w-])(?:{pattern})(?![\w-])", text, re.I)
+        if match and tier not in active and match.group(0).lower() not in active:
+            found.append((match.start(), tier))
+    return [tier for _, tier in sorted(found)]

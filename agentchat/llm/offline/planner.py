@@ -24,13 +24,14 @@ from langchain_core.messages import AIMessage
 from agentchat.language import conversation_language
 from agentchat.llm.offline.answers.base import items
 from agentchat.llm.offline.arguments import Page, args_fill
-from agentchat.llm.offline.followup import bare_answer
+from agentchat.llm.offline.followup import bare_answer, inactive_tiers
 from agentchat.llm.offline.mentions import Mentions, mentions_read
 from agentchat.llm.offline.replies import (
     ROWS_KEY,
     answer_text,
     clarify_text,
     failure_text,
+    inactive_env_text,
     not_understood_text,
     unsupported_text,
 )
@@ -216,6 +217,10 @@ def plan_step(turn: Turn, knowledge: Knowledge) -> AIMessage:
         return _text(knowledge.why_not(choice.tool, page, turn.language))
     if choice.kind == "unknown":
         return _text(not_understood_text(turn))
+    inactive = inactive_tiers(turn.question, knowledge.environments)
+    if inactive and set(_properties(turn, choice.tool)) & {"env_id", "source_env_id", "target_env_id"}:
+        # «в staging» where staging is not active: said so, not asked for again nor replaced by the page's.
+        return _text(inactive_env_text(turn, inactive[0], [env_id for env_id, _ in knowledge.environments]))
     return _first_call(turn, choice.tool, mentions)
 
 

@@ -91,6 +91,17 @@ def unsupported_text(turn: Turn, phrase: str) -> str:
         return head + "\n\n" + _("Here I can do:") + "\n" + _offered_list(turn)
 
 
+def inactive_env_text(turn: Turn, env: str, active: list[str]) -> str:
+    """Say that the environment ``env`` (a tier the user named) is not active here, and which ones are."""
+    with translation.override(turn.language):
+        if not active:
+            return _("The environment “%(env)s” is not active here, and no other environment is.") % {"env": env}
+        return _("The environment “%(env)s” is not active here. Active environments: %(envs)s.") % {
+            "env": env,
+            "envs": ", ".join(active),
+        }
+
+
 def not_understood_text(turn: Turn) -> str:
     """Say the offline planner did not understand, and list what it can do here."""
     with translation.override(turn.language):
