@@ -14,7 +14,7 @@ from agentchat.toolset.tokens import corrected
 from agentchat.turn.prompt import system_prompt
 from policies.defaults import ENVIRONMENTS
 from tests.llm import test_offline_planner as planner_tests
-from tests.llm.test_offline_planner import only_call, step
+from tests.llm.test_offline_planner import only_call, search_result, step
 from tests.support.contexts import ui_context
 from tests.support.wording import text
 
@@ -97,6 +97,25 @@ def test_a_bare_environment_answer_completes_the_request(specs, knowledge, previ
     name, args = only_call(step(specs, knowledge, answer, where, previous=previous))
     assert name == "preview_migration"
     assert args["target_env_id"] == answer
+
+
+# --- an unquoted title is read as a quoted one --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "расскажи про дашборд Обзор регионов",
+        "show me the dashboard Regions overview",
+        "describe dashboard Regions overview",
+    ],
+)
+def test_a_title_without_quotes_found_once_goes_on_to_what_was_asked(specs, knowledge, question):
+    first, args = only_call(step(specs, knowledge, question, "@ss-dev"))
+    assert first == "search_dashboards"
+    found = search_result((2, "Обзор регионов"))
+    second = only_call(step(specs, knowledge, question, "@ss-dev", results=[found]))
+    assert second == ("get_health_summary", {"env_id": "ss-dev", "dashboard_id": 2})
 
 
 # --- an environment that is not active here --------------------------------------------------------------------

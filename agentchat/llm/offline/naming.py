@@ -6,6 +6,7 @@ A kind noun written with a typo («дашборт», "dashbord") is read as the 
 import re
 
 from agentchat.toolset.tokens import corrected, object_of
+from agentchat.toolset.words import NAMED
 
 _NOUNS = (("dashboard", r"дашборд\w*|дашик\w*|dashboard"), ("dataset", r"датасет\w*|dataset"))
 
@@ -38,3 +39,16 @@ def named_kind(plain: str, text: str | None) -> str | None:
         if re.search(rf"(?:{noun})\s+[«\"“']?{re.escape(text[:3])}", plain, re.I):
             return kind
     return None
+
+
+def name_quoted(question: str, name: str | None) -> str:
+    """``question`` with the name it gives without quotes (``name``, what the search looks for) put in «»: the
+    tool is chosen as for the same question with its title quoted («расскажи про дашборд Обзор регионов» as «…
+    дашборд «Обзор регионов»»), the title's words being no keywords of a tool. Unchanged when the reading sees a
+    name in it already (``toolset.words.NAMED``), or ``name`` is not in it as written (a topic's stem)."""
+    if not name or NAMED.search(question):
+        return question
+    match = re.search(rf"(?<![\w«\"“'-]){re.escape(name)}(?![\w»\"”'-])", question)
+    if match is None:
+        return question
+    return f"{question[: match.start()]}«{name}»{question[match.end() :]}"

@@ -26,6 +26,7 @@ from agentchat.llm.offline.answers.base import items
 from agentchat.llm.offline.arguments import Page, args_fill
 from agentchat.llm.offline.followup import bare_answer, inactive_tiers
 from agentchat.llm.offline.mentions import Mentions, mentions_read
+from agentchat.llm.offline.naming import name_quoted
 from agentchat.llm.offline.replies import (
     ROWS_KEY,
     answer_text,
@@ -182,14 +183,19 @@ def _text(text: str) -> AIMessage:
 def plan_step(turn: Turn, knowledge: Knowledge) -> AIMessage:
     """Return the next assistant message of the turn: a tool call or the answer text."""
     page = turn.page
-    choice = tool_choose(question=turn.question, page=page, offered=list(turn.tools), knowledge=knowledge)
+
+    def choose(question: str) -> Choice:  # a title given without quotes is read as a quoted one
+        named = name_quoted(question, mentions_read(question, knowledge.environments).search_text)
+        return tool_choose(question=named, page=page, offered=list(turn.tools), knowledge=knowledge)
+
+    choice = choose(turn.question)
     bare = bare_answer(turn.question, knowledge.environments)
     if turn.previous_question and (bare or choice.kind in ("unknown", "tool") and choice.rules <= 0):
         # An answer to the assistant's question («О каком датасете?» → «energy_consumption») completes the
         # previous request rather than starting a new one; one that only gives a value («prod», «в staging»)
         # does so whatever keyword it is of another tool (an environment's name is one of the environment list).
         joined = f"{turn.previous_question} {turn.question}"
-        retry = tool_choose(question=joined, page=page, offered=list(turn.tools), knowledge=knowledge)
+        retry = choose(joined)
         if retry.kind in ("tool", "unavailable") and retry.rules > 0:
             turn.question, choice = joined, retry
             turn.language = conversation_language([turn.previous_question, turn.question])
