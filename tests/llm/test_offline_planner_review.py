@@ -9,7 +9,7 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
 from agentchat.llm.offline.mentions import mentions_read
 from agentchat.llm.offline.model import turn_read
-from agentchat.llm.offline.state import Knowledge
+from agentchat.llm.offline.state import Knowledge, Result
 from agentchat.toolset.tokens import corrected
 from agentchat.turn.prompt import system_prompt
 from policies.defaults import ENVIRONMENTS
@@ -185,3 +185,36 @@ def test_a_typo_in_the_kind_word_is_the_kind_not_the_query(specs, knowledge, que
     name, args = only_call(step(specs, knowledge, question, "@ss-dev"))
     assert name == tool
     assert args.get("query") == query
+
+
+# --- the kind the question names decides which search runs -----------------------------------------------------
+
+
+def dataset_hit() -> Result:
+    payload = {"env_id": "ss-dev", "count": 1, "datasets": [{"id": 4, "table_name": "energy_consumption"}]}
+    return Result("search_datasets", {"env_id": "ss-dev", "query": "energy_consumption"}, payload, True)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "в каких дашбордах используется датасет energy_consumption?",
+        "which dashboards use the dataset energy_consumption?",
+    ],
+)
+def test_a_dataset_named_is_searched_among_datasets(specs, knowledge, question):
+    first = only_call(step(specs, knowledge, question, "@ss-dev"))
+    assert first == ("search_datasets", {"env_id": "ss-dev", "query": "energy_consumption"})
+    second = only_call(step(specs, knowledge, question, "@ss-dev", results=[dataset_hit()]))
+    assert second == ("get_dataset_details", {"env_id": "ss-dev", "dataset_id": 4})
+
+
+@pytest.mark.parametrize(
+    "question", ["tell me about the dataset regions", "расскажи про датасет продажи", "кто владелец датасета weather"]
+)
+def test_a_dataset_named_on_a_dashboard_page_is_not_the_page_s_dashboard(specs, knowledge, question):
+    """The dashboard page offers no dataset search (DESIGN §8): that is said, the page's dashboard is not read
+    instead."""
+    message = step(specs, knowledge, question, "dashboard/1@ss-dev")
+    assert message.tool_calls == []
+    assert message.content == "why:search_datasets"

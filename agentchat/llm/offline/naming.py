@@ -30,6 +30,23 @@ def kind_words_corrected(text: str) -> str:
     return re.sub(r"[^\W\d_]{6,}", fix, text)
 
 
+# Each kind's search and its read of one object (DESIGN §8).
+KIND_TOOLS = {
+    "dashboard": ("search_dashboards", "get_health_summary"),
+    "dataset": ("search_datasets", "get_dataset_details"),
+}
+
+
+def tool_kind(tool: str, properties: dict) -> str | None:
+    """The object kind ``tool`` is about: its search's, else the kind of the one object id it takes
+    (``dashboard_id`` or ``dataset_id`` among ``properties``, its JSON schema's), else None."""
+    for kind, (search, _read) in KIND_TOOLS.items():
+        if tool == search:
+            return kind
+    kinds = [kind for kind in KIND_TOOLS if f"{kind}_id" in properties]
+    return kinds[0] if len(kinds) == 1 else None
+
+
 def named_kind(plain: str, text: str | None) -> str | None:
     """The object kind whose noun stands right before the searched ``text`` («дашборд energy-report», "dataset
     «regions»"): the question names an object of that kind itself (issue 16 review), else None."""

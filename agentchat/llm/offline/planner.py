@@ -26,7 +26,7 @@ from agentchat.llm.offline.answers.base import items
 from agentchat.llm.offline.arguments import Page, args_fill
 from agentchat.llm.offline.followup import bare_answer, inactive_tiers
 from agentchat.llm.offline.mentions import Mentions, mentions_read
-from agentchat.llm.offline.naming import name_quoted
+from agentchat.llm.offline.naming import KIND_TOOLS, name_quoted, tool_kind
 from agentchat.llm.offline.replies import (
     ROWS_KEY,
     answer_text,
@@ -200,6 +200,7 @@ def plan_step(turn: Turn, knowledge: Knowledge) -> AIMessage:
             turn.question, choice = joined, retry
             turn.language = conversation_language([turn.previous_question, turn.question])
     mentions = mentions_read(turn.question, knowledge.environments)
+    choice = _kind_named(turn, choice, mentions)
     turn.intended = choice.tool if choice.kind == "tool" else ""
     if turn.results:
         last = turn.results[-1]
@@ -228,6 +229,22 @@ def plan_step(turn: Turn, knowledge: Knowledge) -> AIMessage:
         # «в staging» where staging is not active: said so, not asked for again nor replaced by the page's.
         return _text(inactive_env_text(turn, inactive[0], [env_id for env_id, _ in knowledge.environments]))
     return _first_call(turn, choice.tool, mentions)
+
+
+def _kind_named(turn: Turn, choice: Choice, mentions: Mentions) -> Choice:
+    """The kind the question names by a name decides what is read: a dataset named («в каких дашбордах датасет
+    energy_consumption», "tell me about the dataset regions" on a dashboard page) is not searched among dashboard
+    titles, nor is the page's dashboard read for it; its read tool (which searches first), else its search, else
+    why its search is not offered here."""
+    named = mentions.names_kind
+    if choice.kind != "tool" or not named or not mentions.search_text or mentions.refers_to_page:
+        return choice
+    kind = tool_kind(choice.tool, _properties(turn, choice.tool))
+    if kind is None or kind == named:
+        return choice
+    search, read = KIND_TOOLS[named]
+    tool = next((t for t in (read, search) if t in turn.tools), None)
+    return Choice("tool", tool, rules=choice.rules) if tool else Choice("unavailable", search, rules=choice.rules)
 
 
 # --- the first call -------------------------------------------------------------------------------------------
