@@ -26,7 +26,7 @@ from agentchat.conversations.selectors import (
 )
 from agentchat.guard import cards
 from agentchat.guard.confirmations import NOT_RUN_ERRORS
-from agentchat.language import detect_language
+from agentchat.language import conversation_language
 from agentchat.models import Conversation, Message, task_kind_label
 from agentchat.runtime.titles import tool_title
 from agentchat.tools.tasks import task_status_visible
@@ -191,9 +191,11 @@ def conversation_timeline(conversation: Conversation, rows: list[Message]) -> li
             key = card.assistant_message_id or 0
             after.setdefault(key, []).append({"kind": "card", "id": card.pk, "status": card.status, "html": html})
     timeline: list[dict[str, Any]] = list(after.pop(0, []))
+    said: list[str] = []
     for m in rows:
-        if m.role == "user":
-            language = detect_language(m.content)
+        if m.role == "user":  # the turn's language (turn.agent): a one-word follow-up keeps the conversation's
+            said.append(m.content)
+            language = conversation_language(said)
         if m.role in ("user", "assistant", "system") and m.content:
             entry = {"kind": "message", "id": m.pk, "role": m.role, "content": m.content}
             if m.role == "assistant":
