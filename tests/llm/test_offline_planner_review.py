@@ -52,6 +52,12 @@ def test_a_year_or_a_count_on_the_page_s_dashboard_is_not_its_id(specs, knowledg
         ("dashboards 3, 4 and 7", [3, 4, 7], [3, 4, 7]),
         ("first 10 rows of dashboard 3's dataset", [3], [3]),
         ("перенеси дашборды 1 и 2 на прод", [1, 2], [1, 2]),
+        ("show dashboard 3 charts", [3], [3]),
+        ("первые 10 строк датасета 3", [], [3]),
+        ("открой отчёт 2024 года", [], []),
+        ("покажи 5 дашбордов на проде", [], []),
+        ("как менялся дашборд с 2022 по 2024", [], []),
+        ("дашборд с id 12 за 2024", [12], [12]),
     ],
 )
 def test_only_numbers_that_name_an_object_are_ids(question, dashboards, numbers):

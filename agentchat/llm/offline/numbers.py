@@ -1,9 +1,10 @@
 """Which numbers of a question are ids (offline planner, DESIGN §11): «дашборд 2», "dataset #1", «задача 15».
 
 A number is an id unless the words around it make it a year, a date or a count: «за 2024», "for 2024", «в 2023
-году», «январь 2024», «за последние 30 дней», "first 10 rows". And a noun pointed at («этот дашборд», "this
-dashboard") is the page's object: a number after it is not its id («покажи этот дашборд за 2024»).
-Pure functions of the text.
+году», «январь 2024», «за последние 30 дней», "first 10 rows". Right after its object's noun a number is its id
+whatever noun follows ("dashboard 3 charts"), unless a year's or a date's word does («отчёт 2024 года»). And a
+noun pointed at («этот дашборд», "this dashboard") is the page's object: a number after it is not its id
+(«покажи этот дашборд за 2024»). Pure functions of the text.
 """
 
 import re
@@ -28,15 +29,20 @@ MONTHS = (
     r"|january|february|march|april|june|july|august|september|october|november|december"
     r"|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec"
 )
-# After a number, a unit makes a count or a date of it («30 дней», "10 rows", «2024 году», «5 мая»).
+# After a number, a year's or a month's word makes a year or a date of it («2024 году», «отчёт 2024 года», «5 мая»),
+# even right after an object's noun.
+DATE_AFTER = re.compile(rf"^\s*(?:год\w*|г\.|гг\b|years?\b|(?:{MONTHS})\b)", re.I)
+# After a number, a unit makes a count of it («30 дней», "10 rows", «5 дашбордов»), unless the number comes right
+# after an object's noun ("dashboard 3 charts", "dataset 2 rows": its id, then what of it is asked).
 UNIT_AFTER = re.compile(
-    r"^\s*(?:%|процент\w*|percent\b|год\w*|г\.|гг\b|лет\b|years?\b|yrs?\b|квартал\w*|quarters?\b|месяц\w*|months?\b"
+    r"^\s*(?:%|процент\w*|percent\b|лет\b|yrs?\b|квартал\w*|quarters?\b|месяц\w*|months?\b"
     r"|недел\w*|weeks?\b|дн\w*|день\b|days?\b|час\w*|hours?\b|минут\w*|minutes?\b|секунд\w*|seconds?\b"
     r"|строк\w*|rows?\b|запис\w*|records?\b|раз\b|раза\b|times\b|штук\w*|items?\b|человек\b|users?\b"
-    r"|пользовател\w*|графиков\b|charts\b|дашбордов\b|dashboards\b"
-    rf"|(?:{MONTHS})\b)",
+    r"|пользователей\b|графиков\b|charts\b|дашбордов\b|dashboards\b)",
     re.I,
 )
+# Between an object's noun and its id («дашборд 2», "dataset #1", «датасет с id 5», "dashboard number 3").
+ID_GAP = re.compile(r"^\s*(?:(?:#|№|(?:с|with)\s+(?:id|номер\w*)|id|номер\w*|number|no\.?)\s*)*$", re.I)
 # Before a number, a quantity word or a month makes a count or a date of it ("first 10", «топ 5», "January 2024").
 COUNT_BEFORE = re.compile(
     rf"(?:\b(?:first|top|last|latest|первые|первых|последние|последних|топ|top-)|\b(?:{MONTHS}))\s*-?\s*$", re.I
@@ -44,13 +50,16 @@ COUNT_BEFORE = re.compile(
 YEARS = range(1900, 2101)
 
 
-def _not_an_id(text: str, start: int, end: int, number: int) -> bool:
-    """The number at ``text[start:end]`` is a year, a date or a count by the words around it."""
+def _not_an_id(text: str, start: int, end: int, number: int, *, after_noun: bool) -> bool:
+    """The number at ``text[start:end]`` is a year, a date or a count by the words around it (``after_noun``: it
+    comes right after an object's noun, where only a year's or a date's word makes it no id)."""
     before, after = text[:start], text[end:]
+    if DATE_AFTER.match(after) or re.match(r"^[./-]\d", after) or re.search(r"\d[./-]$", before):
+        return True  # «2024 года», "May 5", a date: 2024-01-31, 31.01.2024
+    if after_noun:
+        return False
     if UNIT_AFTER.match(after) or COUNT_BEFORE.search(before):
         return True
-    if re.match(r"^[./-]\d", after) or re.search(r"\d[./-]$", before):
-        return True  # a date: 2024-01-31, 31.01.2024
     return number in YEARS and bool(TIME_BEFORE.search(before))
 
 
@@ -61,6 +70,7 @@ def ids_read(text: str) -> dict[str, list[int]]:
     out: dict[str, list[int]] = {"any": []}
     words = "|".join(f"(?P<{kind}>{pattern})" for kind, pattern in OBJECT_WORDS.items())
     last_kind: str | None = None
+    noun_end = -1  # where the last object's noun ended
     tokens = re.finditer(
         rf"(?P<pointer>\b(?:{DEMONSTRATIVES})\s+)?(?:{words})|(?:#|№\s?)?\b(?P<num>\d{{1,9}})\b(?![.-]\d)", text, re.I
     )
@@ -68,9 +78,11 @@ def ids_read(text: str) -> dict[str, list[int]]:
         if match.group("num") is None:
             kind = next(kind for kind in OBJECT_WORDS if match.group(kind))
             last_kind = None if match.group("pointer") else kind
+            noun_end = match.end()
             continue
         number = int(match.group("num"))
-        if _not_an_id(text, match.start("num"), match.end("num"), number):
+        after_noun = noun_end >= 0 and bool(ID_GAP.match(text[noun_end : match.start("num")]))
+        if _not_an_id(text, match.start("num"), match.end("num"), number, after_noun=after_noun):
             continue
         out["any"].append(number)
         if last_kind:
