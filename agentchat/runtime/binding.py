@@ -12,6 +12,9 @@ leave its id out, the server fills it from the validated UIContext, and the resu
   differs from the page's while the question points at the page's object ("this dashboard", and the question
   does not name that id) is replaced by the page's — a small model's ``dashboard_id: 1`` on the page of
   dashboard 3 must not run against another dashboard — and the replacement is reported, never silent.
+- ``unknown_arguments``: the names of a call its tool does not take. Such a call is refused before anything is
+  bound (``turn.calls``): ``get_health_summary {"slug": "energy-report"}`` on the page of dashboard 2 meant
+  another dashboard, and filling the page's id into it ran it on dashboard 2 (second review).
 - ``object_used``: the object a call acted on, added to the tool result the model reads (and the card shows the
   bound arguments), so the answer can name it; ``page_object`` only when type, id and environment are the page's.
 """
@@ -55,6 +58,19 @@ def page_bound(spec: ToolSpec, context: dict[str, Any] | None) -> dict[str, Any]
     if arg and arg in fields and object_id and str(object_id).isdigit():
         bound[arg] = int(object_id)
     return bound
+
+
+def unknown_arguments(spec: ToolSpec, args: dict[str, Any]) -> list[str]:
+    """The argument names of a call that ``spec`` does not take, sorted (empty: every name is the tool's).
+
+    A name is the tool's when it is a field's alias or, for a field without one, its name; a field's own name
+    beside its alias only where the model populates by name (``ExecuteSqlArgs``: ``schema`` and ``schema_name``).
+    Checked before ``bind_call``, on the model's arguments as it sent them (LangChain's ``tool_call["args"]``).
+    """
+    config = spec.args_schema.model_config
+    by_name = bool(config.get("populate_by_name") or config.get("validate_by_name"))
+    known = set(spec.argument_names) | (set(spec.args_schema.model_fields) if by_name else set())
+    return sorted(name for name in args if name not in known)
 
 
 def object_env(spec: ToolSpec, args: dict[str, Any]) -> str | None:

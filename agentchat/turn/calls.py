@@ -11,6 +11,7 @@ from typing import Any
 from channels.db import database_sync_to_async
 from django.conf import settings
 from django.contrib.auth.models import User
+from django.utils.translation import gettext, ngettext
 from langchain_core.messages import ToolMessage
 from pydantic import ValidationError
 
@@ -20,9 +21,9 @@ from agentchat.conversations.selectors import conversation_get, latest_context
 from agentchat.errors import error_text
 from agentchat.guard import confirmations as confirm
 from agentchat.guard.decision import args_sha256, guardrail_decide
-from agentchat.language import language_name
+from agentchat.language import in_language, language_name
 from agentchat.models import Conversation, PendingConfirmation
-from agentchat.runtime.binding import bind_call, object_used
+from agentchat.runtime.binding import bind_call, object_used, unknown_arguments
 from agentchat.runtime.executor import ToolOutcome, tool_execute, tool_message_payload
 from agentchat.runtime.plans import plan_arguments
 from agentchat.runtime.registry import tool_spec
@@ -95,6 +96,10 @@ class CallRunner:
             return await self._deny(conversation, call, language, str(refusal or "unknown_tool"))
         if call.get("invalid"):
             return await self._reject_args(conversation, spec, call_id, {}, str(call["invalid"]), language)
+        unknown = unknown_arguments(spec, dict(call.get("args") or {}))
+        if unknown:  # never bound nor run: a name the tool lacks may mean another object than the page's
+            detail = unknown_arguments_text(spec, unknown, language)
+            return await self._reject_args(conversation, spec, call_id, dict(call["args"]), detail, language)
         args, replaced = bind_call(
             spec, dict(call.get("args") or {}), context, points_at_page=lambda given: _points_at_page(question, given)
         )
@@ -343,3 +348,20 @@ def _validation_summary(exc: ValidationError, language: str | None = None) -> st
         f"{'.'.join(str(p) for p in e['loc']) or 'args'}: {validation_text(e['msg'], language)}"
         for e in exc.errors()[:5]
     )
+
+
+def unknown_arguments_text(spec: ToolSpec, unknown: list[str], language: str | None = None) -> str:
+    """The invalid-arguments detail for a call with names its tool lacks (``runtime.binding.unknown_arguments``),
+    in ``language``: the unknown names, then the names the tool takes (its schema's), so the model can correct
+    the call — «неизвестный аргумент: slug; get_health_summary принимает только: env_id, dashboard_id»."""
+    with in_language(language):
+        names = ", ".join(unknown)
+        head = ngettext("unknown argument: %(names)s", "unknown arguments: %(names)s", len(unknown)) % {"names": names}
+        if spec.argument_names:
+            takes = gettext("%(tool)s takes only: %(names)s") % {
+                "tool": spec.name,
+                "names": ", ".join(spec.argument_names),
+            }
+        else:
+            takes = gettext("%(tool)s takes no arguments") % {"tool": spec.name}
+        return f"{head}; {takes}"
