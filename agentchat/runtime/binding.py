@@ -11,7 +11,8 @@ leave its id out, the server fills it from the validated UIContext, and the resu
   instances: ``get_health_summary {"env_id": "prod"}`` on a page of ss-dev gets no ss-dev id). An object id that
   differs from the page's while the question points at the page's object ("this dashboard", and the question
   does not name that id) is replaced by the page's — a small model's ``dashboard_id: 1`` on the page of
-  dashboard 3 must not run against another dashboard — and the replacement is reported, never silent.
+  dashboard 3 must not run against another dashboard — and the replacement is reported, never silent. Not
+  replaced: an id the model gives with the same object's slug (``SAME_OBJECT_ARGS``; the tool checks the pair).
 - ``unknown_arguments``: the names of a call its tool does not take. Such a call is refused before anything is
   bound (``turn.calls``): ``get_health_summary {"slug": "energy-report"}`` on the page of dashboard 2 meant
   another dashboard, and filling the page's id into it ran it on dashboard 2 (second review).
@@ -32,6 +33,12 @@ ENV_ARGS = ("env_id", "source_env_id")
 # the page's id is not filled in — deploy_dashboard's slug ``dashboard`` (``tools.deploy.dashboard_resolve``
 # prefers an id to a slug), the database a SQL tool runs on instead of the dataset's (``tools.sql``).
 ALTERNATIVE_ARGS = {"dashboard_id": ("dashboard",), "dataset_id": ("database_id", "database_name")}
+# Those of ``ALTERNATIVE_ARGS`` naming the same object as the id, another way, where the tool checks that the two
+# agree (second review): a model that gives deploy_dashboard an id and a slug named its object itself, so its id
+# is never replaced by the page's — replacing it turned a consistent pair into "two dashboards". A database is
+# another object than a dataset, and ``tools.sql`` runs on the dataset's database whatever database is named, so
+# a wrong ``dataset_id`` beside one would run unchecked: on "this" it is still replaced.
+SAME_OBJECT_ARGS = {"dashboard_id": ("dashboard",)}
 
 
 def page_bound(spec: ToolSpec, context: dict[str, Any] | None) -> dict[str, Any]:
@@ -92,6 +99,11 @@ def _given(value: Any) -> bool:
     return value not in (None, "")
 
 
+def _named_otherwise(name: str, args: dict[str, Any]) -> bool:
+    """The call names the object of ``name`` a second way too (``SAME_OBJECT_ARGS``: deploy_dashboard's slug)."""
+    return any(_given(args.get(other)) for other in SAME_OBJECT_ARGS.get(name, ()))
+
+
 def bind_call(
     spec: ToolSpec, args: dict[str, Any], context: dict[str, Any] | None, *, points_at_page: Callable[[Any], bool]
 ) -> tuple[dict[str, Any], dict[str, Any] | None]:
@@ -109,7 +121,9 @@ def bind_call(
         ``(args, replaced)``: the arguments to validate and run, and ``{"argument", "given", "used"}`` when an id
         the model gave was replaced by the page's (None otherwise). The page's object id is neither filled nor
         put in place of the model's when the model named the object another way (``ALTERNATIVE_ARGS``) or the
-        call's environment (``object_env``) is not the page's (issue 16 review).
+        call's environment (``object_env``) is not the page's (issue 16 review); the model's id is not replaced
+        either when it names the same object by another argument too (``SAME_OBJECT_ARGS``: the tool checks
+        the pair, second review).
     """
     out = dict(args)
     replaced = None
@@ -126,7 +140,7 @@ def bind_call(
         if not _given(given):
             if not any(_given(out.get(other)) for other in ALTERNATIVE_ARGS.get(name, ())):
                 out[name] = value
-        elif str(given) != str(value) and points_at_page(given):
+        elif str(given) != str(value) and not _named_otherwise(name, out) and points_at_page(given):
             out[name] = value
             replaced = {"argument": name, "given": given, "used": value}
     return out, replaced

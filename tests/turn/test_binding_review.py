@@ -9,7 +9,7 @@ from channels.db import database_sync_to_async
 from langchain_core.messages import AIMessage, ToolMessage
 from pydantic import BaseModel
 
-from agentchat.runtime.binding import unknown_arguments
+from agentchat.runtime.binding import bind_call, unknown_arguments
 from agentchat.runtime.registry import assistant_tool, registry
 from agentchat.turn.agent import AgentTurn
 from policies.models import AuditEvent
@@ -103,3 +103,28 @@ def test_a_tool_whose_model_lets_unknown_names_through_is_not_registered():
     with pytest.raises(ValueError, match="forbid unknown names"):
         register(lambda ctx, args: None)  # type: ignore[arg-type,return-value]
     assert "lax_tool" not in registry()
+
+
+def test_an_id_named_with_a_slug_on_a_this_question_is_kept_for_the_tool_to_check():
+    """«задеплой этот дашборд в прод» on the page of dashboard 2, the model calls with ``dashboard_id: 5`` and the
+    slug of dashboard 5: the id was replaced by 2 first, then the tool refused 2 and the slug as two dashboards.
+    The model named the object itself twice: its own pair goes to the tool, whose check (id and slug naming two
+    dashboards → invalid arguments, tests/turn/test_context_binding.py) judges it."""
+    spec = registry()["deploy_dashboard"]
+    page = ui_context("dashboard", 2)
+    args = {"dashboard": "energy-report", "dashboard_id": 5, "target_env_id": "prod"}
+
+    assert bind_call(spec, args, page, points_at_page=lambda given: True) == ({**args, "source_env_id": "ss-dev"}, None)
+
+
+def test_a_database_beside_a_wrong_dataset_id_does_not_keep_it():
+    """A database is another object than the dataset, and the SQL tool runs on the dataset's database whatever
+    database is named (``tools.sql._target``): a wrong ``dataset_id`` beside one is still the page's on "this"."""
+    spec = registry()["superset_execute_sql"]
+    page = ui_context("dataset", 4)
+    args = {"sql": "select 1", "dataset_id": 7, "database_name": "examples"}
+
+    bound, replaced = bind_call(spec, args, page, points_at_page=lambda given: True)
+
+    assert bound["dataset_id"] == 4
+    assert replaced == {"argument": "dataset_id", "given": 7, "used": 4}
