@@ -4,7 +4,7 @@ guardrail decision → a card or a run, and the finish (ToolMessage stored and a
 Every call id gets exactly one ToolMessage: run, refused, invalid, failed or, later, decided on its card.
 """
 
-import re
+from collections.abc import Collection, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -29,8 +29,8 @@ from agentchat.runtime.plans import plan_arguments
 from agentchat.runtime.registry import tool_spec
 from agentchat.runtime.spec import ToolSpec
 from agentchat.runtime.titles import tool_title
-from agentchat.toolset.reading import read_question
 from agentchat.toolset.selection import Offer, tool_call_refusal, toolset_offer
+from agentchat.turn.pointing import points_at_page
 from agentchat.turn.recording import call_started_record, tool_result_record
 from agentchat.turn.rendering import card_refused_event, card_required_event
 from agentchat.turn.results import result_html
@@ -38,16 +38,6 @@ from agentchat.turn.steps import AwaitingDecision
 from policies import services as policy
 
 TOOL_NAME_MAX_CHARS = 64  # Message.tool_name / AuditEvent.tool
-
-
-def _points_at_page(question: str, given: Any) -> bool:
-    """The question points at the page's object («этот дашборд», "this one") and does not name ``given``, the id
-    the model gave (issue 16 review): "compare this dashboard with dashboard 1" keeps the model's 1, while a
-    number that is not that id ("this dashboard for 2024", "top 10", «за 30 дней») leaves "this" meaning the
-    page's object. The id counts only as a whole number (``1`` is not named by ``2014`` or ``10``)."""
-    if not read_question(question).this:
-        return False
-    return not re.search(rf"(?<!\d){re.escape(str(given))}(?!\d)", question)
 
 
 class CallRunner:
@@ -71,6 +61,7 @@ class CallRunner:
         context: dict[str, Any] | None,
         language: str,
         question: str = "",
+        learnt: Mapping[str, Collection[int]] | None = None,
     ) -> ToolMessage | AwaitingDecision:
         """Check one tool call and run it, refuse it, or put it on a card.
 
@@ -81,7 +72,9 @@ class CallRunner:
             row_id: the assistant message that made the call; call: ``{"id", "name", "args"}`` (+ ``"invalid"``).
             question: the user's message of the turn: when it points at the page's object ("this dashboard") and
                 does not name the id the model gave, that id, contradicting the page, is replaced by the page's
-                (``runtime.binding.bind_call``; ``_points_at_page``).
+                (``runtime.binding.bind_call``; ``turn.pointing.points_at_page``).
+            learnt: the ids by object type this turn's tool results gave the model (``turn.pointing.learnt_ids``):
+                never replaced by the page's.
 
         Returns:
             The call's ToolMessage, or ``AwaitingDecision`` with the card's id when it waits for the user's
@@ -101,7 +94,11 @@ class CallRunner:
             detail = unknown_arguments_text(spec, unknown, language)
             return await self._reject_args(conversation, spec, call_id, dict(call["args"]), detail, language)
         args, replaced = bind_call(
-            spec, dict(call.get("args") or {}), context, points_at_page=lambda given: _points_at_page(question, given)
+            spec,
+            dict(call.get("args") or {}),
+            context,
+            points_at_page=lambda given: points_at_page(question, given),
+            learnt=learnt,
         )
         # A migration tool on a migration page works on that page's saved plan (issue 15).
         args = await database_sync_to_async(plan_arguments)(

@@ -6,14 +6,16 @@ import json
 
 import pytest
 from channels.db import database_sync_to_async
-from langchain_core.messages import AIMessage, ToolMessage
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from pydantic import BaseModel
 
-from agentchat.runtime.binding import bind_call, unknown_arguments
+from agentchat.runtime.binding import bind_call, result_ids, unknown_arguments
 from agentchat.runtime.registry import assistant_tool, registry
 from agentchat.turn.agent import AgentTurn
-from policies.models import AuditEvent
+from agentchat.turn.pointing import learnt_ids
+from policies.models import AuditEvent, Environment
 from tests.support.contexts import ui_context
+from tests.support.fake_superset import fake_superset
 from tests.support.scripted_llm import scripted
 from tests.support.wording import plural, text
 
@@ -38,8 +40,9 @@ def tool_results(model) -> list[dict]:
     return [json.loads(m.content) for m in model.seen[-1] if isinstance(m, ToolMessage)]
 
 
-def audited_args(conversation_id: int) -> list[dict]:
-    rows = AuditEvent.objects.filter(conversation_id=conversation_id, event_type__in=["tool_call", "tool_error"])
+def audited_args(conversation_id: int, events: tuple[str, ...] = ("tool_call", "tool_error")) -> list[dict]:
+    """The arguments of the conversation's audit rows of ``events`` (a call that started: ``tool_call``)."""
+    rows = AuditEvent.objects.filter(conversation_id=conversation_id, event_type__in=events)
     return [row.args for row in rows.order_by("pk")]
 
 
@@ -128,3 +131,90 @@ def test_a_database_beside_a_wrong_dataset_id_does_not_keep_it():
 
     assert bound["dataset_id"] == 4
     assert replaced == {"argument": "dataset_id", "given": 7, "used": 4}
+
+
+ENERGY = {"id": 5, "dashboard_title": "Энергопотребление", "slug": "energy-report", "published": True, "owners": []}
+THIS_AND_ENERGY = "сравни этот дашборд с дашбордом про энергопотребление"
+
+
+@pytest.fixture
+def superset_fake():
+    """ss-dev is a loopback stand-in knowing dashboard 5 (its search finds it); dashboard 2 it does not have."""
+    routes = {
+        "/api/v1/dashboard/": {"count": 1, "result": [ENERGY]},
+        "/api/v1/dashboard/5": {"result": ENERGY},
+        "/api/v1/dashboard/5/charts": {"result": [{"id": 2, "slice_name": "Потребление", "viz_type": "line"}]},
+        "/api/v1/dashboard/5/datasets": {"result": []},
+    }
+    with fake_superset(routes) as fake:
+        Environment.objects.filter(env_id="ss-dev").update(superset_url=fake.url)
+        yield fake
+
+
+async def test_an_id_the_model_learnt_from_this_turn_s_search_is_not_replaced(users, superset_fake):
+    """«сравни этот дашборд с дашбордом про энергопотребление» on the page of dashboard 2: the model found 5 with
+    search_dashboards and asked for its summary; "этот дашборд" in the question replaced 5 by 2, and the comparison
+    was of dashboard 2 with itself. An id a tool result of this turn gave the model is its own; in the next turn
+    (a question about "this" again) it is not, and a stray 5 is the page's 2 again."""
+    model = scripted(
+        call("search_dashboards", {"query": "энергопотребление"}),
+        call("get_health_summary", {"dashboard_id": 5}, "call_1"),
+        "ok",
+        call("get_health_summary", {"dashboard_id": 5}, "call_2"),
+        "ok",
+    )
+    turn = AgentTurn(user=users["analyst"], emit=Frames(), model=model)
+
+    conversation_id = await turn.run(conversation_id=None, text=THIS_AND_ENERGY, context=ui_context("dashboard", 2))
+
+    used = tool_results(model)[-1]["object_used"]
+    assert used == {"type": "dashboard", "id": 5, "env_id": "ss-dev", "page_object": False}
+    assert "GET /api/v1/dashboard/2" not in superset_fake.paths
+
+    await turn.run(
+        conversation_id=conversation_id, text="а теперь расскажи про этот дашборд", context=ui_context("dashboard", 2)
+    )
+
+    assert superset_fake.paths.count("GET /api/v1/dashboard/5") == 1
+    assert "GET /api/v1/dashboard/2" in superset_fake.paths
+    calls = await database_sync_to_async(audited_args)(conversation_id, ("tool_call",))
+    assert [args.get("dashboard_id") for args in calls if "query" not in args] == [5, 2]
+
+
+def test_the_ids_a_result_names_are_read_by_object_type():
+    """A dashboard's charts and datasets have ids of their own: a chart's 9 is no dashboard the model learnt."""
+    search = {"env_id": "ss-dev", "count": 2, "dashboards": [{"id": 5, "title": "a"}, {"id": 6, "title": "b"}]}
+    health = {
+        "object_used": {"type": "dashboard", "id": 2, "env_id": "ss-dev", "page_object": True},
+        "dashboard": {"id": 2, "title": "x"},
+        "charts": [{"id": 9, "name": "c"}],
+        "datasets": [{"id": 4, "name": "energy"}],
+        "validation": {"run_id": 3, "dashboard_id": 2},
+    }
+
+    assert result_ids(search) == {"dashboard": {5, 6}}
+    assert result_ids(health) == {"dashboard": {2}, "dataset": {4}}
+    assert result_ids({"dashboard_ids": [7, 8], "task_id": 1}) == {"dashboard": {7, 8}}
+    assert result_ids(["not", {"an": "object"}, 5]) == {}
+
+
+def test_a_learnt_id_is_kept_and_any_other_is_still_the_page_s():
+    spec = registry()["get_health_summary"]
+    page = ui_context("dashboard", 2)
+
+    kept = bind_call(spec, {"dashboard_id": 5}, page, points_at_page=lambda given: True, learnt={"dashboard": {5}})
+    other = bind_call(spec, {"dashboard_id": 5}, page, points_at_page=lambda given: True, learnt={"dataset": {5}})
+
+    assert kept == ({"dashboard_id": 5, "env_id": "ss-dev"}, None)
+    assert other == ({"dashboard_id": 2, "env_id": "ss-dev"}, {"argument": "dashboard_id", "given": 5, "used": 2})
+
+
+def test_only_this_turn_s_successful_results_count():
+    found = ToolMessage(content=json.dumps({"dashboards": [{"id": 5}]}), tool_call_id="a")
+    refused = ToolMessage(content=json.dumps({"error": "invalid_args", "dashboard_id": 7}), tool_call_id="b")
+    refused.status = "error"
+    earlier = ToolMessage(content=json.dumps({"dashboards": [{"id": 3}]}), tool_call_id="c")
+    messages = [HumanMessage("найди"), earlier, HumanMessage("сравни этот с энергией"), found, refused]
+
+    assert learnt_ids(messages) == {"dashboard": {5}}
+    assert learnt_ids([found]) == {"dashboard": {5}}  # a history without a user message: all of it
