@@ -29,7 +29,7 @@ from agentchat.runtime.plans import plan_arguments
 from agentchat.runtime.registry import tool_spec
 from agentchat.runtime.spec import ToolSpec
 from agentchat.runtime.titles import tool_title
-from agentchat.toolset.selection import Offer, tool_call_refusal, toolset_offer
+from agentchat.toolset.selection import Offer, not_offered_detail, tool_call_refusal, toolset_offer
 from agentchat.turn.pointing import points_at_page
 from agentchat.turn.recording import call_started_record, tool_result_record
 from agentchat.turn.rendering import card_refused_event, card_required_event
@@ -86,7 +86,9 @@ class CallRunner:
         )
         spec = tool_spec(name)
         if refusal is not None or spec is None:  # a name the registry lacks is refused (``unknown_tool``) above
-            return await self._deny(conversation, call, language, str(refusal or "unknown_tool"))
+            refused = str(refusal or "unknown_tool")
+            why = not_offered_detail(offer=offer, name=name, context=context) if refused == "not_offered" else None
+            return await self._deny(conversation, call, language, refused, why)
         if call.get("invalid"):
             return await self._reject_args(conversation, spec, call_id, {}, str(call["invalid"]), language)
         unknown = unknown_arguments(spec, dict(call.get("args") or {}))
@@ -311,11 +313,19 @@ class CallRunner:
             conversation, spec.name, spec.category, call_id, args, outcome, announce=False, language=language
         )
 
-    async def _deny(self, conversation: Conversation, call: dict[str, Any], language: str, refusal: str) -> ToolMessage:
+    async def _deny(
+        self,
+        conversation: Conversation,
+        call: dict[str, Any],
+        language: str,
+        refusal: str,
+        detail: dict[str, Any] | None = None,
+    ) -> ToolMessage:
         """Refuse ``call``: audit it, store and return its ToolMessage, send the ``permission_denied`` card.
 
         DESIGN §6/§9: the event is ``{call_id, tool, required_roles, html}``; the card has a dismiss button only.
-        The ToolMessage tells the LLM the call was refused and must not be retried.
+        The ToolMessage tells the LLM the call was refused and must not be retried. ``detail``: why a permitted
+        tool was not offered (``toolset.not_offered_detail``), said on the card and to the LLM instead of roles.
         """
         # A hallucinated name may be any string: bound it to the column size before storing or showing it.
         name = str(call["name"])[:TOOL_NAME_MAX_CHARS]
@@ -329,13 +339,20 @@ class CallRunner:
             roles=roles,
             language=language,
             refusal=refusal,
+            detail=detail,
         )
         await self.emit(
             card_refused_event(
-                call_id=call["id"], tool=name, roles=roles, language=language, refusal=refusal, card_id=row.pk
+                call_id=call["id"],
+                tool=name,
+                roles=roles,
+                language=language,
+                refusal=refusal,
+                card_id=row.pk,
+                detail=detail,
             )
         )
-        content = confirm.declined_payload(name, "refused", refusal, language=language, roles=roles)
+        content = confirm.declined_payload(name, "refused", refusal, language=language, roles=roles, detail=detail)
         return ToolMessage(content=content, tool_call_id=call["id"], status="error")
 
 
