@@ -8,6 +8,7 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext, ngettext, ngettext_lazy
 from django.utils.translation import gettext_lazy as _
 
+from agentchat.guard.not_offered import not_offered_text
 from agentchat.language import in_language
 from agentchat.models import PendingConfirmation
 from agentchat.runtime.titles import tool_title
@@ -141,17 +142,39 @@ def card_confirm(
         )
 
 
-def card_denied(*, tool: str, roles: list[str], language: str, reason: str, card_id: int | None = None) -> str:
-    """Render «Недостаточно прав» with the reason, the required roles and only a dismiss button.
+def card_denied(
+    *,
+    tool: str,
+    roles: list[str],
+    language: str,
+    reason: str,
+    card_id: int | None = None,
+    detail: dict[str, Any] | None = None,
+) -> str:
+    """Render the refusal card: the reason and only a dismiss button; the required roles only where the role is
+    the reason.
+
+    «Недостаточно прав» with the roles that may use the tool for ``role`` (DESIGN §9); «Недоступно на этой
+    странице» with the real reason for ``not_offered`` (``guard.not_offered``: the roles are no reason there,
+    second review of issue 16).
 
     Args:
         reason: ``unknown_tool``, ``disabled``, ``role`` or ``not_offered`` (``toolset.tool_call_refusal``).
         card_id: the refusal's ``PendingConfirmation`` id, sent back by the dismiss button.
+        detail: for ``not_offered``, ``toolset.not_offered_detail`` (None: the general reason).
     """
     with in_language(language):
+        explanation = not_offered_text(tool, detail) if reason == "not_offered" else ""
         return render_to_string(
             "chat/card_denied.html",
-            {"tool": tool, "title": tool_title(tool), "roles": roles, "reason": reason, "card_id": card_id},
+            {
+                "tool": tool,
+                "title": tool_title(tool),
+                "roles": roles,
+                "reason": reason,
+                "card_id": card_id,
+                "explanation": explanation,
+            },
         )
 
 
@@ -196,6 +219,7 @@ def card_decided(row: PendingConfirmation) -> str:
             language=row.language,
             reason=str(decision.get("reason") or ""),
             card_id=row.pk,
+            detail=decision.get("not_offered"),
         )
     if row.status == "denied":
         return card_cancelled(confirmation_id=row.pk, tool=row.tool, language=row.language)

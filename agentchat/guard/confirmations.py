@@ -13,6 +13,7 @@ from django.utils import timezone
 from django.utils.translation import gettext, pgettext
 
 from agentchat.conversations import services as conv
+from agentchat.guard.not_offered import not_offered_text
 from agentchat.language import in_language, language_name
 from agentchat.models import Conversation, Message, PendingConfirmation
 from agentchat.runtime.titles import tool_title
@@ -33,10 +34,17 @@ def cancelled_line(row: PendingConfirmation) -> str:
         return gettext("Operation cancelled: %(title)s") % {"title": tool_title(row.tool)}
 
 
-def refusal_text(tool: str, refusal: str, roles: list[str] | tuple[str, ...], language: str | None = None) -> str:
+def refusal_text(
+    tool: str,
+    refusal: str,
+    roles: list[str] | tuple[str, ...],
+    language: str | None = None,
+    detail: dict[str, Any] | None = None,
+) -> str:
     """What the user is told about a call the invocation-level check refused, in ``language`` (None: the active
-    one): the operation's title and why (``refusal``: ``unknown_tool``, ``disabled``, ``not_offered``, else the
-    role, naming ``roles`` as alternatives), then «Nothing was run.». Plain text (the card says it in HTML)."""
+    one): the operation's title and why (``refusal``: ``unknown_tool``, ``disabled``, ``not_offered`` — then the
+    real reason from ``detail``, ``guard.not_offered`` —, else the role, naming ``roles`` as alternatives), then
+    «Nothing was run.». Plain text (the card says it in HTML)."""
     with in_language(language):
         title = tool_title(tool)
         if refusal == "unknown_tool":
@@ -44,7 +52,7 @@ def refusal_text(tool: str, refusal: str, roles: list[str] | tuple[str, ...], la
         elif refusal == "disabled":
             text = gettext("%(title)s is switched off by an administrator.") % {"title": title}
         elif refusal == "not_offered":
-            text = gettext("%(title)s is not available on this page.") % {"title": title}
+            text = not_offered_text(tool, detail)
         else:
             names = pgettext("between alternative roles", " or ").join(roles) or pgettext("no roles", "none")
             text = gettext("%(title)s is not available to your role: it needs the role %(roles)s.") % {
@@ -61,9 +69,11 @@ def declined_payload(
     *,
     language: str | None = None,
     roles: list[str] | tuple[str, ...] = (),
+    detail: dict[str, Any] | None = None,
 ) -> str:
     """The ToolMessage JSON for a call that did not run: ``reason`` is ``denied``, ``expired`` or ``refused``
-    (then ``refusal`` says why: ``unknown_tool``, ``disabled``, ``role``, ``not_offered``; ``roles``: who may).
+    (then ``refusal`` says why: ``unknown_tool``, ``disabled``, ``role``, ``not_offered``; ``roles``: who may;
+    ``detail``: why a tool was not offered, ``toolset.not_offered_detail``).
 
     A refusal and a denial end with the turn's answer language (``language``, ``ru``/``en``: the language of the
     user's message), a refusal also with what to tell the user in it (``refusal_text``): the tool result is what a
@@ -75,7 +85,7 @@ def declined_payload(
     if reason == "refused":
         message = (
             f"Tool call refused ({refusal}): {tool} is not available to this user here. Do not retry it. "
-            f"Tell the user in {name}: {refusal_text(tool, refusal, roles, language)}"
+            f"Tell the user in {name}: {refusal_text(tool, refusal, roles, language, detail)}"
         )
     elif reason == "denied":
         message = (
@@ -149,11 +159,13 @@ def confirmation_refuse(
     roles: list[str],
     language: str,
     refusal: str,
+    detail: dict[str, Any] | None = None,
 ) -> PendingConfirmation:
     """Record a call refused by the invocation-level permission check (AGTL-FR-005).
 
-    Stores the refusal row (status ``refused``, so the denied card can be dismissed by id), the ToolMessage
-    telling the LLM not to retry, and the ``permission_denied`` audit row, in one transaction.
+    Stores the refusal row (status ``refused``, so the denied card can be dismissed by id; ``detail``, why a tool
+    was not offered, in its ``decision["not_offered"]`` for the history's card), the ToolMessage telling the LLM
+    not to retry, and the ``permission_denied`` audit row, in one transaction.
     """
     with transaction.atomic():
         confirmation = PendingConfirmation.objects.create(
@@ -163,7 +175,12 @@ def confirmation_refuse(
             tool=tool,
             args=args if isinstance(args, dict) else {},
             args_sha256="",
-            decision={"permitted": False, "required_roles": roles, "reason": refusal},
+            decision={
+                "permitted": False,
+                "required_roles": roles,
+                "reason": refusal,
+                **({"not_offered": detail} if detail else {}),
+            },
             language=language,
             status=Status.REFUSED,
             decided_at=timezone.now(),
@@ -171,7 +188,7 @@ def confirmation_refuse(
         conv.message_add(
             conversation=conversation,
             role=Message.Role.TOOL,
-            content=declined_payload(tool, "refused", refusal, language=language, roles=roles),
+            content=declined_payload(tool, "refused", refusal, language=language, roles=roles, detail=detail),
             tool_call_id=call_id,
             tool_name=tool,
             status="error",

@@ -10,11 +10,11 @@ response — together most of the event loop's CPU per turn (``bench/turn_profil
 ``ChatOpenAI`` itself sends (its ``_get_request_payload``: messages converted, bound tools, model, limits), with the
 SDK's headers (its ``default_headers`` and ``auth_headers``), no retries and no redirects (DESIGN §10), so the
 provider's contract and its errors stay: ``openai.APIStatusError`` (the SDK's own subclass per status, built by the SDK
-from the response), ``openai.APITimeoutError``, ``openai.APIConnectionError`` (no connection, or it failed before the
-answer began; the transport names aiohttp's errors as httpx2's, ``llm.transport``), ``openai.APIError`` (an ``error``
-event in the stream). A connection that breaks off mid-answer ends the stream: the reply then has no ``finish_reason``
-(``turn.reply.stream_incomplete``). Any other model (the offline planner, scripted test models) is streamed through
-LangChain's ``astream`` as before.
+from the response, also when its body is cut short), ``openai.APITimeoutError``, ``openai.APIConnectionError`` (no
+connection, or it failed before the answer began; the transport names aiohttp's errors as httpx2's,
+``llm.transport``), ``openai.APIError`` (an ``error`` event in the stream). A connection that breaks off
+mid-answer ends the stream: the reply then has no ``finish_reason`` (``turn.reply.stream_incomplete``). Any other
+model (the offline planner, scripted test models) is streamed through LangChain's ``astream`` as before.
 """
 
 import functools
@@ -87,8 +87,7 @@ class ReplyStream:
         response = await _send(http, request)
         try:
             if response.status_code >= 400:
-                await response.aread()
-                raise client._make_status_error_from_response(response)  # the SDK's class per status
+                raise await _status_error(client, response)
             async for text in self._lines(response, request):
                 yield text
         finally:
@@ -171,6 +170,17 @@ async def _send(http: httpx2.AsyncClient, request: httpx2.Request) -> httpx2.Res
         raise openai.APITimeoutError(request=request) from exc
     except httpx2.TransportError as exc:
         raise openai.APIConnectionError(request=request) from exc
+
+
+async def _status_error(client: openai.AsyncOpenAI, response: httpx2.Response) -> openai.APIStatusError:
+    """The SDK's error for an answer with an error status (its own class per status: ``RateLimitError`` for 429,
+    …), built from the error body; a body that breaks off or times out before its end (a proxy dropping the
+    connection) still names the status, which is what the user's message says (``turn.reply.llm_failure_text``)."""
+    try:
+        await response.aread()
+    except httpx2.TransportError:
+        return client._make_status_error(f"Error code: {response.status_code}", body=None, response=response)
+    return client._make_status_error_from_response(response)
 
 
 @functools.lru_cache(maxsize=8)

@@ -11,12 +11,17 @@ leave its id out, the server fills it from the validated UIContext, and the resu
   instances: ``get_health_summary {"env_id": "prod"}`` on a page of ss-dev gets no ss-dev id). An object id that
   differs from the page's while the question points at the page's object ("this dashboard", and the question
   does not name that id) is replaced by the page's — a small model's ``dashboard_id: 1`` on the page of
-  dashboard 3 must not run against another dashboard — and the replacement is reported, never silent.
+  dashboard 3 must not run against another dashboard — and the replacement is reported, never silent. Not
+  replaced: an id the model gives with the same object's slug (``SAME_OBJECT_ARGS``; the tool checks the pair),
+  and an id a tool result of this turn gave the model (``result_ids``: it found it with us, e.g. by a search).
+- ``unknown_arguments``: the names of a call its tool does not take. Such a call is refused before anything is
+  bound (``turn.calls``): ``get_health_summary {"slug": "energy-report"}`` on the page of dashboard 2 meant
+  another dashboard, and filling the page's id into it ran it on dashboard 2 (second review).
 - ``object_used``: the object a call acted on, added to the tool result the model reads (and the card shows the
   bound arguments), so the answer can name it; ``page_object`` only when type, id and environment are the page's.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from agentchat.runtime.spec import ToolSpec
@@ -29,6 +34,15 @@ ENV_ARGS = ("env_id", "source_env_id")
 # the page's id is not filled in — deploy_dashboard's slug ``dashboard`` (``tools.deploy.dashboard_resolve``
 # prefers an id to a slug), the database a SQL tool runs on instead of the dataset's (``tools.sql``).
 ALTERNATIVE_ARGS = {"dashboard_id": ("dashboard",), "dataset_id": ("database_id", "database_name")}
+# Those of ``ALTERNATIVE_ARGS`` naming the same object as the id, another way, where the tool checks that the two
+# agree (second review): a model that gives deploy_dashboard an id and a slug named its object itself, so its id
+# is never replaced by the page's — replacing it turned a consistent pair into "two dashboards". A database is
+# another object than a dataset, and ``tools.sql`` runs on the dataset's database whatever database is named, so
+# a wrong ``dataset_id`` beside one would run unchecked: on "this" it is still replaced.
+SAME_OBJECT_ARGS = {"dashboard_id": ("dashboard",)}
+# Keys of a tool result under which an object (or a list of them) is of that type: search_dashboards'
+# ``dashboards``, get_health_summary's ``dashboard`` and ``datasets`` (its ``charts`` are not dashboards).
+RESULT_OBJECT_KEYS = {"dashboard": "dashboard", "dashboards": "dashboard", "dataset": "dataset", "datasets": "dataset"}
 
 
 def page_bound(spec: ToolSpec, context: dict[str, Any] | None) -> dict[str, Any]:
@@ -57,6 +71,19 @@ def page_bound(spec: ToolSpec, context: dict[str, Any] | None) -> dict[str, Any]
     return bound
 
 
+def unknown_arguments(spec: ToolSpec, args: dict[str, Any]) -> list[str]:
+    """The argument names of a call that ``spec`` does not take, sorted (empty: every name is the tool's).
+
+    A name is the tool's when it is a field's alias or, for a field without one, its name; a field's own name
+    beside its alias only where the model populates by name (``ExecuteSqlArgs``: ``schema`` and ``schema_name``).
+    Checked before ``bind_call``, on the model's arguments as it sent them (LangChain's ``tool_call["args"]``).
+    """
+    config = spec.args_schema.model_config
+    by_name = bool(config.get("populate_by_name") or config.get("validate_by_name"))
+    known = set(spec.argument_names) | (set(spec.args_schema.model_fields) if by_name else set())
+    return sorted(name for name in args if name not in known)
+
+
 def object_env(spec: ToolSpec, args: dict[str, Any]) -> str | None:
     """The environment the object ids of a call live in: its ``env_id``, or ``source_env_id`` (deploy_dashboard's
     ``dashboard_id`` is the source's; ``target_env_id`` is where it goes). None when the tool or the call has none.
@@ -76,8 +103,77 @@ def _given(value: Any) -> bool:
     return value not in (None, "")
 
 
+def result_ids(value: Any) -> dict[str, set[int]]:
+    """The ids of dashboards and datasets a tool result names, by object type (``{"dashboard": {5, 6}}``).
+
+    An object's ``id`` counts where the object's type is known: under a key of ``RESULT_OBJECT_KEYS``, or its own
+    ``type`` (``object_used``); so does a ``dashboard_id``/``dataset_id`` value and each of a
+    ``dashboard_ids``/``dataset_ids`` list, at any depth. Anything else (a chart's id, a task's) is not read.
+
+    Args:
+        value: a tool result as the model read it (JSON: dicts, lists, scalars).
+    """
+    found: dict[str, set[int]] = {}
+    _collect(value, None, found)
+    return found
+
+
+def _collect(value: Any, kind: str | None, found: dict[str, set[int]]) -> None:
+    if isinstance(value, list):
+        for item in value:
+            _collect(item, kind, found)
+        return
+    if not isinstance(value, dict):
+        return
+    own = value.get("type") if value.get("type") in PAGE_OBJECT_ARGS else kind
+    if own is not None:
+        _add(found, own, value.get("id"))
+    for key, item in value.items():
+        for object_type, arg in PAGE_OBJECT_ARGS.items():
+            if key == arg:
+                _add(found, object_type, item)
+            elif key == f"{arg}s" and isinstance(item, list):
+                for one in item:
+                    _add(found, object_type, one)
+        _collect(item, RESULT_OBJECT_KEYS.get(key), found)
+
+
+def _add(found: dict[str, set[int]], object_type: str, value: Any) -> None:
+    number = _as_id(value)
+    if number is not None:
+        found.setdefault(object_type, set()).add(number)
+
+
+def _as_id(value: Any) -> int | None:
+    """``value`` as an object id (an int, or a string of ASCII digits), else None (a bool is no id)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.isascii() and value.isdigit():
+        return int(value)
+    return None
+
+
+def _learnt(name: str, given: Any, learnt: Mapping[str, Collection[int]]) -> bool:
+    """``given``, the model's value of the object argument ``name``, is an id of that type a tool result of this
+    turn named (``result_ids``)."""
+    object_type = next((t for t, arg in PAGE_OBJECT_ARGS.items() if arg == name), None)
+    number = _as_id(given)
+    return object_type is not None and number is not None and number in learnt.get(object_type, ())
+
+
+def _kept(name: str, given: Any, args: dict[str, Any], learnt: Mapping[str, Collection[int]]) -> bool:
+    """The model's id ``given`` of ``name`` stays whatever the question says: a tool result of this turn named it
+    (``_learnt``), or the call names the same object a second way too (``SAME_OBJECT_ARGS``: deploy's slug)."""
+    return _learnt(name, given, learnt) or any(_given(args.get(other)) for other in SAME_OBJECT_ARGS.get(name, ()))
+
+
 def bind_call(
-    spec: ToolSpec, args: dict[str, Any], context: dict[str, Any] | None, *, points_at_page: Callable[[Any], bool]
+    spec: ToolSpec,
+    args: dict[str, Any],
+    context: dict[str, Any] | None,
+    *,
+    points_at_page: Callable[[Any], bool],
+    learnt: Mapping[str, Collection[int]] | None = None,
 ) -> tuple[dict[str, Any], dict[str, Any] | None]:
     """Fill the page-bound arguments the model left out; replace an object id that contradicts "this".
 
@@ -87,13 +183,18 @@ def bind_call(
         points_at_page: ``points_at_page(given)`` — the user's question points at the page's object and does not
             name ``given``, the id the model gave ("summarise this dashboard for 2024" with ``dashboard_id: 1``:
             True; "compare this one with dashboard 1": False); decided by the turn from the question
-            (``turn.calls``).
+            (``turn.pointing``).
+        learnt: the ids by object type that this turn's tool results gave the model (``result_ids``;
+            ``{"dashboard": {5}}``): such an id is the model's own, learnt from us, never replaced by the page's —
+            «сравни этот дашборд с дашбордом про энергопотребление» searches, finds 5 and reads 5 (second review).
 
     Returns:
         ``(args, replaced)``: the arguments to validate and run, and ``{"argument", "given", "used"}`` when an id
         the model gave was replaced by the page's (None otherwise). The page's object id is neither filled nor
         put in place of the model's when the model named the object another way (``ALTERNATIVE_ARGS``) or the
-        call's environment (``object_env``) is not the page's (issue 16 review).
+        call's environment (``object_env``) is not the page's (issue 16 review); the model's id is not replaced
+        either when it names the same object by another argument too (``SAME_OBJECT_ARGS``: the tool checks
+        the pair, second review).
     """
     out = dict(args)
     replaced = None
@@ -110,7 +211,7 @@ def bind_call(
         if not _given(given):
             if not any(_given(out.get(other)) for other in ALTERNATIVE_ARGS.get(name, ())):
                 out[name] = value
-        elif str(given) != str(value) and points_at_page(given):
+        elif str(given) != str(value) and not _kept(name, given, out, learnt or {}) and points_at_page(given):
             out[name] = value
             replaced = {"argument": name, "given": given, "used": value}
     return out, replaced

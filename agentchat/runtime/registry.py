@@ -34,7 +34,8 @@ def assistant_tool(
     see ``ToolSpec`` for the arguments. The type checker holds ``fn`` and ``impact`` to the ``args`` model.
 
     Raises:
-        ValueError: a tool of that name is already registered, or the texts are missing.
+        ValueError: a tool of that name is already registered, the texts are missing, or ``args`` lets unknown
+            names through (``spec.ToolArgs``: it must forbid them).
     """
 
     def register(
@@ -44,6 +45,8 @@ def assistant_tool(
             raise ValueError(f"tool {name!r} registered twice")
         if not (description_ru and description_en and examples_ru and examples_en):
             raise ValueError(f"tool {name!r} needs ru/en descriptions and example questions")
+        if args.model_config.get("extra") != "forbid":
+            raise ValueError(f"tool {name!r}: its argument model must forbid unknown names (derive it from ToolArgs)")
         _REGISTRY[name] = ToolSpec(
             name=name,
             category=category,

@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 if TYPE_CHECKING:  # a type-only import: ``runtime.context`` imports this module (ToolContext.toolset)
     from agentchat.runtime.context import ToolContext
@@ -22,6 +22,19 @@ ToolResult = dict[str, Any] | list[Any]
 ToolFunc = Callable[["ToolContext", Any], Awaitable[ToolResult]]
 # impact(ctx, args) -> {"summary": str (in the active language), "objects": [{"type", "name", "action"}], ...}
 ImpactFunc = Callable[["ToolContext", Any], Awaitable[dict[str, Any]]]
+
+
+class ToolArgs(BaseModel):
+    """The base of every tool's argument model: a name the model does not declare is an error, never dropped.
+
+    Pydantic ignores unknown keys by default, so ``get_health_summary {"slug": "energy-report"}`` on the page of
+    dashboard 2 validated as no arguments and ran on the page's dashboard (issue 16, second review). With
+    ``extra="forbid"`` every validation of a call (the turn's, the executor's for an approved card or a page)
+    refuses it; a model's ``ConfigDict(populate_by_name=True)`` is merged with this one, so an alias (``schema``)
+    and its field name (``schema_name``) are both accepted. ``assistant_tool`` registers no other model.
+    """
+
+    model_config = ConfigDict(extra="forbid")
 
 
 @dataclass(frozen=True)
@@ -59,6 +72,12 @@ class ToolSpec:
             if name in fields:
                 return name
         return None
+
+    @property
+    def argument_names(self) -> tuple[str, ...]:
+        """The tool's argument names as its schema shows them to the model (a field's alias where it has one:
+        ``schema``, not ``schema_name``), in the model's field order."""
+        return tuple(info.alias or name for name, info in self.args_schema.model_fields.items())
 
     def description(self, language: str = "en") -> str:
         """Return the description in ``language``: the Russian text for ``ru``, the English one otherwise (data

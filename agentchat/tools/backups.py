@@ -16,7 +16,7 @@ from django.conf import settings
 from django.utils import translation
 from django.utils.translation import ngettext
 from django_tasks import task
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from agentchat.errors import InvalidArguments
 from agentchat.models import Backup, TaskRecord
@@ -24,6 +24,7 @@ from agentchat.runtime.background import Progress, task_start, tracked
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.jobs import job_context
 from agentchat.runtime.registry import assistant_tool
+from agentchat.runtime.spec import ToolArgs
 from agentchat.superset.bundle import zip_merge
 from agentchat.superset.transfer import dashboards_all, dashboards_export_present
 from agentchat.tools.superset import ENV_ID_FIELD
@@ -33,11 +34,11 @@ EXPORT_CHUNK = 20  # dashboards per export request
 IMPACT_NAMES_MAX = 50
 
 
-class BackupArgs(BaseModel):
+class BackupArgs(ToolArgs):
     env_id: str = ENV_ID_FIELD
 
 
-class ListBackupsArgs(BaseModel):
+class ListBackupsArgs(ToolArgs):
     env_id: str = ENV_ID_FIELD
     limit: int = Field(20, ge=1, le=100, description="Maximum number of backups returned, newest first.")
 

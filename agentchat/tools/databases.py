@@ -4,11 +4,12 @@ dependencies (Superset REST API /api/v1/database/…). Also the database look-up
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from agentchat.errors import InvalidArguments
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
+from agentchat.runtime.spec import ToolArgs
 from agentchat.superset.client import SupersetClient, gather_requests
 from agentchat.tools.datasets import dataset_dependents, dataset_source, dataset_url
 from agentchat.tools.superset import ENV_ID_FIELD
@@ -16,7 +17,7 @@ from agentchat.tools.superset import ENV_ID_FIELD
 MAX_DATABASES_WITH_SCHEMAS = 20  # the overview lists schemas of at most this many databases
 
 
-class ExploreDatabaseArgs(BaseModel):
+class ExploreDatabaseArgs(ToolArgs):
     env_id: str = ENV_ID_FIELD
     database_id: int | None = Field(None, ge=1, description="Numeric Superset id of the database.")
     database_name: str | None = Field(None, max_length=250, description="Database name (instead of its id).")

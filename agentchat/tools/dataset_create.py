@@ -6,18 +6,19 @@ from typing import Any
 
 from django.utils import translation
 from django.utils.translation import gettext as _
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
 from agentchat.errors import InvalidArguments
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
+from agentchat.runtime.spec import ToolArgs
 from agentchat.superset.sql_safety import dialect_for, sql_precheck, sql_read_only
 from agentchat.tools.databases import database_resolve, database_schemas
 from agentchat.tools.datasets import dataset_url
 from agentchat.tools.superset import ENV_ID_FIELD
 
 
-class CreateDatasetArgs(BaseModel):
+class CreateDatasetArgs(ToolArgs):
     env_id: str = ENV_ID_FIELD
     database_id: int | None = Field(None, ge=1, description="Numeric Superset id of the database.")
     database_name: str | None = Field(None, max_length=250, description="Database name (instead of its id).")

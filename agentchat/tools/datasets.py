@@ -9,11 +9,12 @@ import json
 from typing import Any
 
 from asgiref.sync import sync_to_async
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from agentchat.errors import ToolError
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
+from agentchat.runtime.spec import ToolArgs
 from agentchat.superset.client import SupersetClient, gather_requests
 from agentchat.tools.superset import ENV_ID_FIELD, _person
 from policies import services as policy
@@ -23,7 +24,7 @@ from policies.services import CredentialsMissing
 MAPPING_TIMEOUT_SHARE = 3  # a peer environment's look-up gets at most 1/3 of the call's deadline
 
 
-class SearchDatasetsArgs(BaseModel):
+class SearchDatasetsArgs(ToolArgs):
     env_id: str = ENV_ID_FIELD
     query: str | None = Field(None, max_length=200, description="Part of the dataset (table) name to look for.")
     database: str | None = Field(None, max_length=200, description="Database name (exact or a unique fragment).")
@@ -35,7 +36,7 @@ class SearchDatasetsArgs(BaseModel):
     model_config = ConfigDict(populate_by_name=True)
 
 
-class DatasetArgs(BaseModel):
+class DatasetArgs(ToolArgs):
     env_id: str = ENV_ID_FIELD
     dataset_id: int = Field(ge=1, description="Numeric Superset id of the dataset.")
 

@@ -10,10 +10,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 from django.utils.translation import gettext_lazy, ngettext_lazy
-from pydantic import BaseModel, Field, model_validator
+from pydantic import Field, model_validator
 
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
+from agentchat.runtime.spec import ToolArgs
 from agentchat.superset.bundle import Bundle, bundle_remap, bundle_zip, dashboard_chart_uuids
 from agentchat.superset.client import SupersetClient
 from agentchat.superset.migration_plan import migration_plan
@@ -21,7 +22,7 @@ from agentchat.superset.transfer import TransferError, bundle_import, instances_
 from agentchat.tools.migration_impact import SOURCE_ENV_FIELD, TARGET_ENV_FIELD, plan_impact, transfer_impact
 
 
-class DeployArgs(BaseModel):
+class DeployArgs(ToolArgs):
     dashboard_id: int | None = Field(None, ge=1, description="Dashboard id in the source environment.")
     dashboard: str | None = Field(None, min_length=1, max_length=255, description="Dashboard slug (instead of the id).")
     source_env_id: str = SOURCE_ENV_FIELD

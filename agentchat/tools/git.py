@@ -12,24 +12,25 @@ from django.contrib.auth.models import User
 from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from agentchat.gitstore import repo as gitrepo
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
+from agentchat.runtime.spec import ToolArgs
 from agentchat.superset.dashboard_export import dashboard_export_files, dashboard_export_status, export_title
 from agentchat.tools.superset import ENV_ID_FIELD
 
 BRANCH_FIELD = Field(gitrepo.MAIN, max_length=200, description="Git branch.")
 
 
-class GitStatusArgs(BaseModel):
+class GitStatusArgs(ToolArgs):
     env_id: str = ENV_ID_FIELD
     dashboard_id: int = Field(ge=1, description="Numeric Superset id of the dashboard.")
     branch: str = BRANCH_FIELD
 
 
-class CreateBranchArgs(BaseModel):
+class CreateBranchArgs(ToolArgs):
     env_id: str = ENV_ID_FIELD
     name: str = Field(
         min_length=1, max_length=200, description="New branch name, git rules (e.g. feature/energy-report)."
@@ -37,7 +38,7 @@ class CreateBranchArgs(BaseModel):
     base: str = Field(gitrepo.MAIN, max_length=200, description="Existing branch to start from.")
 
 
-class CommitChangesArgs(BaseModel):
+class CommitChangesArgs(ToolArgs):
     env_id: str = ENV_ID_FIELD
     dashboard_id: int = Field(ge=1, description="Numeric Superset id of the dashboard.")
     branch: str = BRANCH_FIELD

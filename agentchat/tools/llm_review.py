@@ -12,16 +12,17 @@ from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from agentchat.models import ValidationRun
 from agentchat.review.runs import charts_to_describe, dashboard_metadata, description_language, review_start
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
+from agentchat.runtime.spec import ToolArgs
 from agentchat.tools.superset import ENV_ID_FIELD
 
 
-class ReviewArgs(BaseModel):
+class ReviewArgs(ToolArgs):
     env_id: str = ENV_ID_FIELD
     dashboard_id: int = Field(ge=1, description="Numeric Superset id of the dashboard.")
 

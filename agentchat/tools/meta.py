@@ -5,10 +5,10 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from django.utils import translation
 from django.utils.translation import pgettext_lazy
-from pydantic import BaseModel
 
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
+from agentchat.runtime.spec import ToolArgs
 from policies import services as policy
 
 CATEGORY_TITLES = {
@@ -18,7 +18,7 @@ CATEGORY_TITLES = {
 }
 
 
-class NoArgs(BaseModel):
+class NoArgs(ToolArgs):
     pass
 
 

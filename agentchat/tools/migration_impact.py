@@ -13,7 +13,7 @@ from typing import Annotated, Any
 from asgiref.sync import sync_to_async
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext, pgettext_lazy
-from pydantic import BaseModel, Field, model_validator
+from pydantic import Field, model_validator
 
 from agentchat.errors import InvalidArguments
 from agentchat.language import in_language
@@ -21,6 +21,7 @@ from agentchat.models import Migration
 from agentchat.runtime import plans
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
+from agentchat.runtime.spec import ToolArgs
 from agentchat.superset.migration_plan import TYPES, MigrationPlan, migration_plan, object_count
 from agentchat.superset.transfer import instances_distinct
 
@@ -107,7 +108,7 @@ async def transfer_impact(
     return plan_impact(plan, ctx.language)
 
 
-class MigrationArgs(BaseModel):
+class MigrationArgs(ToolArgs):
     migration_id: int | None = Field(
         None,
         ge=1,

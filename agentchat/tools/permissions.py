@@ -10,10 +10,11 @@ objects at all.
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
+from agentchat.runtime.spec import ToolArgs
 from agentchat.superset.client import SupersetClient, gather_requests
 from agentchat.tools.superset import ENV_ID_FIELD, _person
 
@@ -31,7 +32,7 @@ MAX_PAGES = 5  # roles and users are read 100 per page, at most this many pages
 Grant = tuple[str, str | None]
 
 
-class AuditPermissionsArgs(BaseModel):
+class AuditPermissionsArgs(ToolArgs):
     env_id: str = ENV_ID_FIELD
     object_type: Literal["dataset", "database", "dashboard"] = Field(description="Kind of Superset object.")
     object_id: int = Field(ge=1, description="Numeric Superset id of the object.")

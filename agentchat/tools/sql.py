@@ -2,10 +2,11 @@
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
+from agentchat.runtime.spec import ToolArgs
 from agentchat.superset.client import SupersetClient
 from agentchat.superset.sql_safety import (
     DIALECT_CHOICES,
@@ -23,7 +24,7 @@ DEFAULT_ROW_LIMIT = 100
 MAX_ROW_LIMIT = 1000
 
 
-class FormatSqlArgs(BaseModel):
+class FormatSqlArgs(ToolArgs):
     sql: str = Field(min_length=1, max_length=SQL_MAX_CHARS, description="The SQL text to format.")
     dialect: Literal[DIALECT_CHOICES] | None = Field(  # type: ignore[valid-type]
         None,
@@ -39,7 +40,7 @@ class FormatSqlArgs(BaseModel):
         return value
 
 
-class ExecuteSqlArgs(BaseModel):
+class ExecuteSqlArgs(ToolArgs):
     env_id: str = ENV_ID_FIELD
     sql: str = Field(
         min_length=1, max_length=SQL_MAX_CHARS, description="One read-only statement: SELECT, optionally with CTEs."

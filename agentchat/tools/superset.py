@@ -3,19 +3,20 @@
 from typing import Any
 
 from asgiref.sync import sync_to_async
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from agentchat.errors import ToolError
 from agentchat.review.runs import review_latest
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
+from agentchat.runtime.spec import ToolArgs
 from agentchat.superset.client import SupersetClient, gather_requests
 from agentchat.superset.dashboard_export import dashboard_export_status
 
 ENV_ID_FIELD = Field(description="Environment id, e.g. ss-dev or prod.")
 
 
-class SearchDashboardsArgs(BaseModel):
+class SearchDashboardsArgs(ToolArgs):
     env_id: str = ENV_ID_FIELD
     query: str | None = Field(None, max_length=200, description="Part of the title.")
     owner: str | None = Field(None, max_length=100, description="Owner's name or username.")
@@ -23,7 +24,7 @@ class SearchDashboardsArgs(BaseModel):
     limit: int = Field(25, ge=1, le=100, description="Most dashboards returned.")
 
 
-class DashboardArgs(BaseModel):
+class DashboardArgs(ToolArgs):
     env_id: str = ENV_ID_FIELD
     dashboard_id: int = Field(ge=1, description="Numeric Superset id of the dashboard.")
 

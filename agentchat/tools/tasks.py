@@ -10,12 +10,13 @@ from asgiref.sync import sync_to_async
 from django.contrib.auth.models import AnonymousUser, User
 from django.utils import translation
 from django.utils.translation import gettext as _
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from agentchat.models import TaskRecord
 from agentchat.runtime.background import task_status
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
+from agentchat.runtime.spec import ToolArgs
 from policies import services as policy
 
 
@@ -34,7 +35,7 @@ def task_status_visible(*, user: User | AnonymousUser | None, record_id: int) ->
     return task_status(record_id=record_id)
 
 
-class TaskStatusArgs(BaseModel):
+class TaskStatusArgs(ToolArgs):
     task_id: int = Field(ge=1, description="Id of the background task (returned by run_backup, execute_migration…).")
 
 

@@ -12,6 +12,7 @@ a restart. ``tool_call_refusal`` is the second, invocation-level layer (DESIGN �
 
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from django.contrib.auth.models import User
 
@@ -269,6 +270,37 @@ def tool_call_refusal(*, user: User, name: str, offered: Iterable[str]) -> Refus
     if name not in set(offered):
         return Refusal.NOT_OFFERED
     return None
+
+
+def not_offered_detail(*, offer: Offer, name: str, context: dict | None) -> dict[str, Any]:
+    """Why the permitted tool ``name`` is not in this turn's offered set (``Refusal.NOT_OFFERED``), for the card and
+    the tool result: the roles are no reason there (second review of issue 16: get_git_status on a dashboard page
+    was refused with every role listed as "required").
+
+    Args:
+        offer: the turn's judged tools; name: the refused call's tool; context: the turn's validated UIContext.
+
+    Returns:
+        ``{"why", "page", "offered_on", "env_id"}``: ``why`` is the first policy reason of the tool's choice —
+        ``object_type`` (``offered_on``: the object types whose pages offer it; empty: only a page without an
+        object), ``needs_env``, ``no_identity`` (in ``env_id``) — or ``routed_out`` (the router kept other tools for
+        the question), ``""`` when the offer does not know the tool; ``page`` is the page's object type.
+    """
+    page = context or {}
+    choice = next((c for c in offer.choices if c.name == name), None)
+    reasons = [r for r in (choice.refusals if choice else ()) if r in _PAGE_REASONS]
+    why = str(reasons[0]) if reasons else ("routed_out" if choice is not None and choice.routed_out else "")
+    return {
+        "why": why,
+        "page": page.get("objectType"),
+        "offered_on": sorted(choice.object_types) if choice else [],
+        "env_id": page.get("envId"),
+    }
+
+
+# The policy reasons a permitted tool is not offered on a page (the role, enabled state and registry are judged
+# by ``tool_call_refusal`` itself).
+_PAGE_REASONS = (Refusal.OBJECT_TYPE, Refusal.NEEDS_ENV, Refusal.NO_IDENTITY)
 
 
 def role_refused_request(*, question: str | None, offer: Offer, object_type: str | None) -> ToolChoice | None:

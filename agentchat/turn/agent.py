@@ -35,6 +35,7 @@ from agentchat.toolset.router import query_vector_prefetch, routing_hints
 from agentchat.toolset.selection import Offer, role_refused_request
 from agentchat.turn.admission import busy_retry_s, busy_text, turn_admission
 from agentchat.turn.calls import CallRunner
+from agentchat.turn.pointing import learnt_ids
 from agentchat.turn.preparation import Precheck, Prepared, step_prepare, turn_open
 from agentchat.turn.prompt import system_prompt
 from agentchat.turn.recording import session_stop_record
@@ -307,12 +308,13 @@ class AgentTurn:
         messages.append(reply.ai)
         waiting: list[int] = []
         question = next((str(m.content) for m in reversed(messages) if isinstance(m, HumanMessage)), "")
+        learnt = learnt_ids(messages)  # before this step's results: the model wrote its calls without them
         for call in reply.calls:
             if not await self._alive():  # the session ended during the step: this call never runs
                 messages.append(await self.calls.skip_ended(conversation, call, language))
                 continue
             answer = await self.calls.handle(
-                conversation, reply.row_id, call, offer, context, language, question=question
+                conversation, reply.row_id, call, offer, context, language, question=question, learnt=learnt
             )
             if isinstance(answer, AwaitingDecision):
                 waiting.extend(answer.confirmation_ids)

@@ -4,13 +4,14 @@ guardrail decision → a card or a run, and the finish (ToolMessage stored and a
 Every call id gets exactly one ToolMessage: run, refused, invalid, failed or, later, decided on its card.
 """
 
-import re
+from collections.abc import Collection, Mapping
 from dataclasses import replace
 from typing import Any
 
 from channels.db import database_sync_to_async
 from django.conf import settings
 from django.contrib.auth.models import User
+from django.utils.translation import gettext, ngettext
 from langchain_core.messages import ToolMessage
 from pydantic import ValidationError
 
@@ -20,16 +21,16 @@ from agentchat.conversations.selectors import conversation_get, latest_context
 from agentchat.errors import error_text
 from agentchat.guard import confirmations as confirm
 from agentchat.guard.decision import args_sha256, guardrail_decide
-from agentchat.language import language_name
+from agentchat.language import in_language, language_name
 from agentchat.models import Conversation, PendingConfirmation
-from agentchat.runtime.binding import bind_call, object_used
+from agentchat.runtime.binding import bind_call, object_used, unknown_arguments
 from agentchat.runtime.executor import ToolOutcome, tool_execute, tool_message_payload
 from agentchat.runtime.plans import plan_arguments
 from agentchat.runtime.registry import tool_spec
 from agentchat.runtime.spec import ToolSpec
 from agentchat.runtime.titles import tool_title
-from agentchat.toolset.reading import read_question
-from agentchat.toolset.selection import Offer, tool_call_refusal, toolset_offer
+from agentchat.toolset.selection import Offer, not_offered_detail, tool_call_refusal, toolset_offer
+from agentchat.turn.pointing import points_at_page
 from agentchat.turn.recording import call_started_record, tool_result_record
 from agentchat.turn.rendering import card_refused_event, card_required_event
 from agentchat.turn.results import result_html
@@ -37,16 +38,6 @@ from agentchat.turn.steps import AwaitingDecision
 from policies import services as policy
 
 TOOL_NAME_MAX_CHARS = 64  # Message.tool_name / AuditEvent.tool
-
-
-def _points_at_page(question: str, given: Any) -> bool:
-    """The question points at the page's object («этот дашборд», "this one") and does not name ``given``, the id
-    the model gave (issue 16 review): "compare this dashboard with dashboard 1" keeps the model's 1, while a
-    number that is not that id ("this dashboard for 2024", "top 10", «за 30 дней») leaves "this" meaning the
-    page's object. The id counts only as a whole number (``1`` is not named by ``2014`` or ``10``)."""
-    if not read_question(question).this:
-        return False
-    return not re.search(rf"(?<!\d){re.escape(str(given))}(?!\d)", question)
 
 
 class CallRunner:
@@ -70,6 +61,7 @@ class CallRunner:
         context: dict[str, Any] | None,
         language: str,
         question: str = "",
+        learnt: Mapping[str, Collection[int]] | None = None,
     ) -> ToolMessage | AwaitingDecision:
         """Check one tool call and run it, refuse it, or put it on a card.
 
@@ -80,7 +72,9 @@ class CallRunner:
             row_id: the assistant message that made the call; call: ``{"id", "name", "args"}`` (+ ``"invalid"``).
             question: the user's message of the turn: when it points at the page's object ("this dashboard") and
                 does not name the id the model gave, that id, contradicting the page, is replaced by the page's
-                (``runtime.binding.bind_call``; ``_points_at_page``).
+                (``runtime.binding.bind_call``; ``turn.pointing.points_at_page``).
+            learnt: the ids by object type this turn's tool results gave the model (``turn.pointing.learnt_ids``):
+                never replaced by the page's.
 
         Returns:
             The call's ToolMessage, or ``AwaitingDecision`` with the card's id when it waits for the user's
@@ -92,11 +86,21 @@ class CallRunner:
         )
         spec = tool_spec(name)
         if refusal is not None or spec is None:  # a name the registry lacks is refused (``unknown_tool``) above
-            return await self._deny(conversation, call, language, str(refusal or "unknown_tool"))
+            refused = str(refusal or "unknown_tool")
+            why = not_offered_detail(offer=offer, name=name, context=context) if refused == "not_offered" else None
+            return await self._deny(conversation, call, language, refused, why)
         if call.get("invalid"):
             return await self._reject_args(conversation, spec, call_id, {}, str(call["invalid"]), language)
+        unknown = unknown_arguments(spec, dict(call.get("args") or {}))
+        if unknown:  # never bound nor run: a name the tool lacks may mean another object than the page's
+            detail = unknown_arguments_text(spec, unknown, language)
+            return await self._reject_args(conversation, spec, call_id, dict(call["args"]), detail, language)
         args, replaced = bind_call(
-            spec, dict(call.get("args") or {}), context, points_at_page=lambda given: _points_at_page(question, given)
+            spec,
+            dict(call.get("args") or {}),
+            context,
+            points_at_page=lambda given: points_at_page(question, given),
+            learnt=learnt,
         )
         # A migration tool on a migration page works on that page's saved plan (issue 15).
         args = await database_sync_to_async(plan_arguments)(
@@ -309,11 +313,19 @@ class CallRunner:
             conversation, spec.name, spec.category, call_id, args, outcome, announce=False, language=language
         )
 
-    async def _deny(self, conversation: Conversation, call: dict[str, Any], language: str, refusal: str) -> ToolMessage:
+    async def _deny(
+        self,
+        conversation: Conversation,
+        call: dict[str, Any],
+        language: str,
+        refusal: str,
+        detail: dict[str, Any] | None = None,
+    ) -> ToolMessage:
         """Refuse ``call``: audit it, store and return its ToolMessage, send the ``permission_denied`` card.
 
         DESIGN §6/§9: the event is ``{call_id, tool, required_roles, html}``; the card has a dismiss button only.
-        The ToolMessage tells the LLM the call was refused and must not be retried.
+        The ToolMessage tells the LLM the call was refused and must not be retried. ``detail``: why a permitted
+        tool was not offered (``toolset.not_offered_detail``), said on the card and to the LLM instead of roles.
         """
         # A hallucinated name may be any string: bound it to the column size before storing or showing it.
         name = str(call["name"])[:TOOL_NAME_MAX_CHARS]
@@ -327,13 +339,20 @@ class CallRunner:
             roles=roles,
             language=language,
             refusal=refusal,
+            detail=detail,
         )
         await self.emit(
             card_refused_event(
-                call_id=call["id"], tool=name, roles=roles, language=language, refusal=refusal, card_id=row.pk
+                call_id=call["id"],
+                tool=name,
+                roles=roles,
+                language=language,
+                refusal=refusal,
+                card_id=row.pk,
+                detail=detail,
             )
         )
-        content = confirm.declined_payload(name, "refused", refusal, language=language, roles=roles)
+        content = confirm.declined_payload(name, "refused", refusal, language=language, roles=roles, detail=detail)
         return ToolMessage(content=content, tool_call_id=call["id"], status="error")
 
 
@@ -343,3 +362,20 @@ def _validation_summary(exc: ValidationError, language: str | None = None) -> st
         f"{'.'.join(str(p) for p in e['loc']) or 'args'}: {validation_text(e['msg'], language)}"
         for e in exc.errors()[:5]
     )
+
+
+def unknown_arguments_text(spec: ToolSpec, unknown: list[str], language: str | None = None) -> str:
+    """The invalid-arguments detail for a call with names its tool lacks (``runtime.binding.unknown_arguments``),
+    in ``language``: the unknown names, then the names the tool takes (its schema's), so the model can correct
+    the call — «неизвестный аргумент: slug; get_health_summary принимает только: env_id, dashboard_id»."""
+    with in_language(language):
+        names = ", ".join(unknown)
+        head = ngettext("unknown argument: %(names)s", "unknown arguments: %(names)s", len(unknown)) % {"names": names}
+        if spec.argument_names:
+            takes = gettext("%(tool)s takes only: %(names)s") % {
+                "tool": spec.name,
+                "names": ", ".join(spec.argument_names),
+            }
+        else:
+            takes = gettext("%(tool)s takes no arguments") % {"tool": spec.name}
+        return f"{head}; {takes}"

@@ -3,6 +3,8 @@
 The HTML of the cards comes from ``guard.cards``; this module pairs it with the event the page expects.
 """
 
+from typing import Any
+
 from django.template.loader import render_to_string
 
 from agentchat.chat.events import (
@@ -72,13 +74,21 @@ def card_dismissed_event(row: PendingConfirmation) -> CancelledEvent:
 
 
 def card_refused_event(
-    *, call_id: str, tool: str, roles: list[str], language: str, refusal: str, card_id: int
+    *,
+    call_id: str,
+    tool: str,
+    roles: list[str],
+    language: str,
+    refusal: str,
+    card_id: int,
+    detail: dict[str, Any] | None = None,
 ) -> PermissionDeniedEvent:
     """«Недостаточно прав» for a call the invocation-level check refused (DESIGN §6, §9): dismiss button only.
 
     Args:
         roles: the role names that may use ``tool``; refusal: ``unknown_tool``, ``disabled``, ``role`` or
-            ``not_offered``; card_id: the refusal's ``PendingConfirmation`` id (sent back by the dismiss button).
+            ``not_offered``; card_id: the refusal's ``PendingConfirmation`` id (sent back by the dismiss button);
+            detail: why a permitted tool was not offered (``toolset.not_offered_detail``), for ``not_offered``.
     """
-    html = cards.card_denied(tool=tool, roles=roles, language=language, reason=refusal, card_id=card_id)
+    html = cards.card_denied(tool=tool, roles=roles, language=language, reason=refusal, card_id=card_id, detail=detail)
     return PermissionDeniedEvent(call_id=call_id, tool=tool, required_roles=roles, html=html)

@@ -13,7 +13,6 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-import httpx
 import openai
 from django.conf import settings
 from django.utils.translation import gettext
@@ -156,8 +155,8 @@ def llm_failure_text(exc: BaseException, language: str | None = None) -> str:
     language).
 
     Args:
-        exc: an ``openai.APIError`` (connection, timeout, HTTP status), an ``httpx.TransportError`` or
-            ``StreamIncomplete`` (the stream broke off).
+        exc: an ``openai.APIError`` (connection, timeout, HTTP status: ``llm.streams`` raises the SDK's errors
+            only) or ``StreamIncomplete`` (the stream broke off).
 
     Returns:
         «Языковая модель недоступна: …» with the cause a user or an operator can act on.
@@ -171,7 +170,7 @@ def llm_failure_text(exc: BaseException, language: str | None = None) -> str:
             detail = gettext("cannot connect to %(host)s") % {"host": host}
         elif isinstance(exc, openai.APIStatusError):
             detail = _status_detail(exc.status_code, host)
-        elif isinstance(exc, httpx.TransportError | StreamIncomplete):
+        elif isinstance(exc, StreamIncomplete):
             detail = gettext("the connection to %(host)s broke off") % {"host": host}
         else:
             detail = gettext("error %(name)s") % {"name": type(exc).__name__}

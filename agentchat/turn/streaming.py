@@ -10,7 +10,6 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
 import openai
 from channels.db import database_sync_to_async
 from django.db import transaction
@@ -152,7 +151,7 @@ async def reply_stream(
     try:
         async for text in stream:
             await tokens.add(text)
-    except (openai.APIError, httpx.TransportError) as exc:
+    except openai.APIError as exc:
         await tokens.flush()
         return await _llm_failed(emit, row_id, stream.partial_text(), exc, language)
     acc = stream.reply()

@@ -14,18 +14,27 @@ p50/p99 (send → first ``token``, send → final ``message``; echo: send → it
 abnormal close codes (1011), and the agent's overhead per turn with LLM time excluded: (LLM request arrival − send)
 + (``message`` receipt − the LLM's last chunk), machine-wide monotonic clock; CPU per answered turn and database
 transactions per turn while the sockets are open (beside them: with the N handshakes and closes charged
-too). ``--outage N`` adds a run of ``--outage-clients`` chats during which the agent's database
-backends are terminated N times (fresh handshakes after each: their HTTP statuses). ``--queries`` prints the SQL
-statements of one turn.
+too), and how many cores were busy while the sockets were open — the whole machine's (``/proc/stat``), the agent
+process's and this load generator's — since all of them share one machine. ``--outage N`` adds a run of
+``--outage-clients`` chats during which the agent's database backends are terminated N times (fresh handshakes after
+each: their HTTP statuses). ``--queries`` prints the SQL statements of one turn.
 """
 
 import argparse
 import asyncio
 import os
+import time
 import uuid
 
 from bench.load.clients import run_clients
-from bench.load.figures import cpu_seconds, db_commits, echo_result_count, print_row, summarise
+from bench.load.figures import (
+    cpu_seconds,
+    db_commits,
+    echo_result_count,
+    machine_busy_seconds,
+    print_row,
+    summarise,
+)
 from bench.load.outage import outage_during
 from bench.load.queries import count_turn_queries
 from bench.load.setup import ROOT, make_sessions, raise_open_files, start_stub
@@ -138,13 +147,20 @@ def sweep(args, agent, echo, cookies, stub_port, database_url, own) -> None:
                 origin,
                 cookies[:n],
                 args,
-                measure=lambda: (db_commits(name), cpu_seconds(agent.pid)),
+                measure=lambda: (
+                    db_commits(name),
+                    cpu_seconds(agent.pid),
+                    machine_busy_seconds(),
+                    time.process_time(),
+                    time.monotonic(),
+                ),
                 server_cpu=lambda: cpu_seconds(agent.pid),
             )
         )
         commits_all, cpu_all = db_commits(name) - commits_before, cpu_seconds(agent.pid) - cpu_before
-        (commits_open, cpu_open), (commits_done, cpu_done) = agent_result["measured"]
-        commits, agent_cpu = commits_done - commits_open, cpu_done - cpu_open
+        opened, done = agent_result["measured"]  # (commits, agent CPU, machine busy, this process's CPU, clock)
+        commits, agent_cpu = done[0] - opened[0], done[1] - opened[1]
+        window_s = max(done[4] - opened[4], 1e-9)
         stats = httpx.get(f"http://127.0.0.1:{stub_port}/stats").json()
         ehost = f"127.0.0.1:{echo.port}"
         echo_result = asyncio.run(
@@ -170,7 +186,14 @@ def sweep(args, agent, echo, cookies, stub_port, database_url, own) -> None:
             f"{'':6s}       | agent process CPU per answered turn {agent_cpu / answered * 1000:.1f} ms with the sockets"
             f" open ({cpu_all / answered * 1000:.1f} ms with the {n} handshakes and closes; echo: "
             f"{echo_cpu / echoed * 1000:.2f} ms per message); database transactions per answered turn "
-            f"{commits / answered:.1f} ({commits_all / answered:.1f}); load average {os.getloadavg()[0]:.1f}\n",
+            f"{commits / answered:.1f} ({commits_all / answered:.1f}); load average {os.getloadavg()[0]:.1f}",
+            flush=True,
+        )
+        # The machine is shared by everything of the run: how many of its cores were busy, and by whom.
+        print(
+            f"{'':6s}       | cores busy while sending: the machine {(done[2] - opened[2]) / window_s:.2f} of "
+            f"{os.cpu_count()}, the agent process {agent_cpu / window_s:.2f}, the load generator (this process) "
+            f"{(done[3] - opened[3]) / window_s:.2f}\n",
             flush=True,
         )
     if args.outage:

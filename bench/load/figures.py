@@ -102,6 +102,14 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def machine_busy_seconds() -> float:
+    """CPU seconds the whole machine has spent busy so far, summed over its cores (``/proc/stat``'s ``cpu`` line:
+    every state but idle and iowait). Its growth over a wall-clock span divided by the span is how many cores were
+    busy: the agent, the load generator, PostgreSQL, Redis and the LLM stub share this machine."""
+    fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    return (sum(fields[:8]) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
+
+
 def db_commits(name: str) -> int:
     from django.db import connection
 

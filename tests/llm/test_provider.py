@@ -291,16 +291,17 @@ async def test_write_call_waits_for_the_card_then_next_request_is_valid(users, o
 
 
 @pytest.mark.parametrize(
-    ("question", "fragment"),
+    ("question", "fragment", "cut"),
     [
-        ("расскажи про этот дашборд", "Языковая модель недоступна"),
-        ("tell me about it", "language model is unavailable"),
+        ("расскажи про этот дашборд", "Языковая модель недоступна", False),
+        ("tell me about it", "language model is unavailable", False),
+        ("расскажи про этот дашборд", "Языковая модель недоступна", True),
     ],
 )
-async def test_server_error_is_llm_unavailable_once_without_retry(users, openai_provider, question, fragment):
-    """A 500 is one request (SDK retries off), an ``llm_unavailable`` frame in the user's language naming the
-    status, no half-written assistant row; the next message's request has a valid history."""
-    server = openai_provider(Reply(status=500, text="upstream exploded"), Reply(text="Теперь работаю."))
+async def test_server_error_is_llm_unavailable_once_without_retry(users, openai_provider, question, fragment, cut):
+    """A 500 (its body whole, or cut short) is one request (SDK retries off), an ``llm_unavailable`` frame in the
+    user's language naming the status, no half-written assistant row; the next message's request has a valid history."""
+    server = openai_provider(Reply(status=500, text="exploded", short_body=cut), Reply(text="Теперь работаю."))
 
     frames, conversation = await ask(users["analyst"], question, page())
 

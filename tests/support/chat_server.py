@@ -55,7 +55,8 @@ class Reply:
         break_after: close the connection after this many content chunks, without ``finish_reason`` or
             ``[DONE]`` (a stream that breaks off mid-way).
         short_body: with ``break_after``, the stream announced a longer body (``Content-Length``) than it sent, so
-            the client's HTTP layer fails mid-answer (as with a chunked stream cut off) instead of seeing its end.
+            the client's HTTP layer fails mid-answer (as with a chunked stream cut off) instead of seeing its end;
+            with an error ``status``, the error body is cut short the same way.
         chunk_chars: size of the content and argument pieces.
         chunk_delay_s: pause between chunks (so the agent's token coalescing sends several frames).
         interleave: send the argument pieces of parallel calls alternately instead of one call after the other.
@@ -244,17 +245,17 @@ class ChatServer:
                     time.sleep(reply.delay_s)
                 if reply.status != 200:
                     error = {"message": reply.text or "scripted failure", "type": "server_error", "code": None}
-                    self._json(reply.status, {"error": error})
+                    self._json(reply.status, {"error": error}, short=reply.short_body)
                 elif body.get("stream"):
                     self._stream(reply, body)
                 else:
                     self._json(200, server.completion(reply))
 
-            def _json(self, status: int, payload: dict) -> None:
+            def _json(self, status: int, payload: dict, short: bool = False) -> None:
                 data = json.dumps(payload).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
+                self.send_header("Content-Length", str(len(data) + (10**6 if short else 0)))
                 self.end_headers()
                 self.wfile.write(data)
 

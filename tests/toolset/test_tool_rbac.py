@@ -91,10 +91,12 @@ def required_roles(name: str) -> list[str]:
 
 
 def assert_denial_card(frame: dict) -> None:
-    """A «Недостаточно прав» card with a dismiss button and no confirm button anywhere (DESIGN §9)."""
+    """A «Недостаточно прав» card (a tool this page does not offer: «Недоступно на этой странице») with a dismiss
+    button and no confirm button anywhere (DESIGN §9)."""
     html = frame["html"]
     assert set(frame) == {"event", "call_id", "tool", "required_roles", "html"}
-    assert text("ru", "Not enough permissions") in html or "Not enough permissions" in html
+    title = "Not available on this page" if 'data-reason="not_offered"' in html else "Not enough permissions"
+    assert text("ru", title) in html or title in html
     assert re.findall(r"<button\b", html) == ["<button"]
     assert 'data-action="dismiss"' in html
     assert "confirm" not in html.lower()
