@@ -4,7 +4,8 @@ A number is an id unless the words around it make it a year, a date or a count: 
 году», «январь 2024», «за последние 30 дней», "first 10 rows". Right after its object's noun a number is its id
 whatever noun follows ("dashboard 3 charts"), unless a year's or a date's word does («отчёт 2024 года»). And a
 noun pointed at («этот дашборд», "this dashboard") is the page's object: a number after it is not its id
-(«покажи этот дашборд за 2024»). Pure functions of the text.
+(«покажи этот дашборд за 2024», «этот дашборд 2024»), unless it comes right after the noun and is no year ("the
+charts that dashboard 5 has": a relative "that" looks like a demonstrative). Pure functions of the text.
 """
 
 import re
@@ -65,11 +66,13 @@ def _not_an_id(text: str, start: int, end: int, number: int, *, after_noun: bool
 
 def ids_read(text: str) -> dict[str, list[int]]:
     """Numbers with the object word before them («дашборд 2», "dataset #1", «задача 15», «№2»), by kind; ``any``
-    holds every number that is an id, in order. A year, a date or a count is none; the number after a noun pointed
-    at by a demonstrative belongs to no kind (the noun is the page's object)."""
+    holds every number that is an id, in order. A year, a date or a count is none; a number after a noun pointed
+    at by a demonstrative belongs to no kind (the noun is the page's object), unless it comes right after the noun
+    and is no year ("that dashboard 5")."""
     out: dict[str, list[int]] = {"any": []}
     words = "|".join(f"(?P<{kind}>{pattern})" for kind, pattern in OBJECT_WORDS.items())
     last_kind: str | None = None
+    pointed = False  # the last object's noun came after a demonstrative
     noun_end = -1  # where the last object's noun ended
     tokens = re.finditer(
         rf"(?P<pointer>\b(?:{DEMONSTRATIVES})\s+)?(?:{words})|(?:#|№\s?)?\b(?P<num>\d{{1,9}})\b(?![.-]\d)", text, re.I
@@ -77,7 +80,7 @@ def ids_read(text: str) -> dict[str, list[int]]:
     for match in tokens:
         if match.group("num") is None:
             kind = next(kind for kind in OBJECT_WORDS if match.group(kind))
-            last_kind = None if match.group("pointer") else kind
+            last_kind, pointed = kind, bool(match.group("pointer"))
             noun_end = match.end()
             continue
         number = int(match.group("num"))
@@ -85,6 +88,8 @@ def ids_read(text: str) -> dict[str, list[int]]:
         if _not_an_id(text, match.start("num"), match.end("num"), number, after_noun=after_noun):
             continue
         out["any"].append(number)
-        if last_kind:
+        # After a pointed noun only a number right after it that is no year is its id: "that dashboard 5" (a
+        # relative "that" too: "the charts that dashboard 5 has"), not «этот дашборд 2024», «этот дашборд, 3 …».
+        if last_kind and (not pointed or (after_noun and number not in YEARS)):
             out.setdefault(last_kind, []).append(number)
     return out
