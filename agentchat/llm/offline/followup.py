@@ -8,7 +8,7 @@ asked for again or replaced by the page's. Pure functions of the text and of the
 
 import re
 
-from agentchat.llm.offline.mentions import QUOTED, TIER_WORDS
+from agentchat.llm.offline.mentions import QUOTED, TIER_WORDS, titles_blanked
 
 # Words around a value that add nothing to it («в prod», "to staging", «ну на прод», "prod please").
 _GLUE = re.compile(
@@ -45,7 +45,9 @@ def bare_answer(text: str, environments: list[tuple[str, str]]) -> bool:
 
 def inactive_tiers(text: str, environments: list[tuple[str, str]]) -> list[str]:
     """The tiers ``text`` names as an environment («staging», «на стейджинге», "to prod") that no active
-    environment has, in order (``environments``: ``[(env_id, tier)]``)."""
+    environment has, in order (``environments``: ``[(env_id, tier)]``). A quoted title's words are its name
+    («Staging KPIs»), not an environment."""
+    text = titles_blanked(text, environments)
     active = {tier for _, tier in environments} | {env_id.lower() for env_id, _ in environments}
     found: list[tuple[int, str]] = []
     for tier, pattern in _TIER_NAMES.items():

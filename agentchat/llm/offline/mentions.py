@@ -19,7 +19,9 @@ NUMBER = re.compile(r"(?<![\w.-])(?:#|№\s?)?(\d{1,9})(?![\w.-])")
 
 # Words meaning an environment tier.
 TIER_WORDS = {
-    "prod": r"прод(?!аж)\w*|продакшн\w*|продакшен\w*|production|\bprod\b|боев\w*",
+    # «прод» and its case forms, not every word it starts («продукты», «продвижение», «продолжи»).
+    "prod": r"прод(?:а|у|е|ом|ов(?:ый|ая|ое|ой|ом|ую|ые|ых|ого|ому))?|продакшн\w*|продакшен\w*|production|\bprod\b"
+    r"|боев\w*",
     "staging": r"стейдж\w*|стейджинг\w*|staging",
     "dev": r"\bdev\b|\bдев\b|разработк\w*",
 }
@@ -80,6 +82,23 @@ class Mentions:
     def first_id(self, kind: str) -> int | None:
         values = self.ids.get(kind) or []
         return values[0] if values else None
+
+
+_ONE_WORD = re.compile(r"(?:(?:из|from|в|во|на|to|into)\s+)?[\w-]+", re.I)  # “to prod”, «staging»
+
+
+def titles_blanked(text: str, environments: list[tuple[str, str]]) -> str:
+    """``text`` without its quoted names: a title's words («Отчёт 5», «Staging KPIs») name no id and no
+    environment. A quote that only gives an environment (“to prod”, as the planner's question writes it) stays; so
+    does a possessive's apostrophe ("dashboard 3's dataset")."""
+
+    def blank(match: re.Match[str]) -> str:
+        inner = next(g for g in match.groups() if g).strip()
+        possessive = match.group(0).startswith("'") and text[max(match.start() - 1, 0)].isalnum()
+        only_env = _ONE_WORD.fullmatch(inner) and _envs(inner, environments)[0]
+        return match.group(0) if possessive or only_env else " "
+
+    return QUOTED.sub(blank, text)
 
 
 def _env_for(word: str, environments: list[tuple[str, str]]) -> str | None:
@@ -311,10 +330,11 @@ def mentions_read(text: str, environments: list[tuple[str, str]]) -> Mentions:
     quoted = [next(g for g in m.groups() if g) for m in QUOTED.finditer(text)]
     sql = _sql(text)
     plain = kind_words_corrected(text.replace(sql, " ") if sql else text)
-    envs, source, target = _envs(plain, environments)
+    own = titles_blanked(plain, environments)  # the user's own words: a quoted title's are its name
+    envs, source, target = _envs(own, environments)
     branch_tokens = [b for b in BRANCH_TOKEN.findall(plain) if not re.fullmatch(r"\d+/\d+", b)]
     mentions = Mentions(
-        ids=ids_read(plain),
+        ids=ids_read(own),
         quoted=quoted,
         envs=envs,
         source_env=source,
