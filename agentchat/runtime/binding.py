@@ -43,6 +43,8 @@ SAME_OBJECT_ARGS = {"dashboard_id": ("dashboard",)}
 # Keys of a tool result under which an object (or a list of them) is of that type: search_dashboards'
 # ``dashboards``, get_health_summary's ``dashboard`` and ``datasets`` (its ``charts`` are not dashboards).
 RESULT_OBJECT_KEYS = {"dashboard": "dashboard", "dashboards": "dashboard", "dataset": "dataset", "datasets": "dataset"}
+# The ids this turn's results named, by (object type, environment or None): ``result_ids``, ``bind_call``.
+LearntIds = Mapping[tuple[str, str | None], Collection[int]]
 
 
 def page_bound(spec: ToolSpec, context: dict[str, Any] | None) -> dict[str, Any]:
@@ -103,45 +105,49 @@ def _given(value: Any) -> bool:
     return value not in (None, "")
 
 
-def result_ids(value: Any) -> dict[str, set[int]]:
-    """The ids of dashboards and datasets a tool result names, by object type (``{"dashboard": {5, 6}}``).
+def result_ids(value: Any) -> dict[tuple[str, str | None], set[int]]:
+    """The ids of dashboards and datasets a tool result names, by object type and environment
+    (``{("dashboard", "prod"): {5, 6}}``; None: the result does not say where).
 
     An object's ``id`` counts where the object's type is known: under a key of ``RESULT_OBJECT_KEYS``, or its own
     ``type`` (``object_used``); so does a ``dashboard_id``/``dataset_id`` value and each of a
-    ``dashboard_ids``/``dataset_ids`` list, at any depth. Anything else (a chart's id, a task's) is not read.
+    ``dashboard_ids``/``dataset_ids`` list, at any depth. Anything else (a chart's id, a task's) is not read. Its
+    environment is the ``env_id`` of the nearest object around it (a search's, ``object_used``'s): dashboard 5
+    found in prod is no dashboard of ss-dev (third review).
 
     Args:
         value: a tool result as the model read it (JSON: dicts, lists, scalars).
     """
-    found: dict[str, set[int]] = {}
-    _collect(value, None, found)
+    found: dict[tuple[str, str | None], set[int]] = {}
+    _collect(value, None, None, found)
     return found
 
 
-def _collect(value: Any, kind: str | None, found: dict[str, set[int]]) -> None:
+def _collect(value: Any, kind: str | None, env: str | None, found: dict[tuple[str, str | None], set[int]]) -> None:
     if isinstance(value, list):
         for item in value:
-            _collect(item, kind, found)
+            _collect(item, kind, env, found)
         return
     if not isinstance(value, dict):
         return
+    env = str(value["env_id"]) if _given(value.get("env_id")) else env
     own = value.get("type") if value.get("type") in PAGE_OBJECT_ARGS else kind
     if own is not None:
-        _add(found, own, value.get("id"))
+        _add(found, (own, env), value.get("id"))
     for key, item in value.items():
         for object_type, arg in PAGE_OBJECT_ARGS.items():
             if key == arg:
-                _add(found, object_type, item)
+                _add(found, (object_type, env), item)
             elif key == f"{arg}s" and isinstance(item, list):
                 for one in item:
-                    _add(found, object_type, one)
-        _collect(item, RESULT_OBJECT_KEYS.get(key), found)
+                    _add(found, (object_type, env), one)
+        _collect(item, RESULT_OBJECT_KEYS.get(key), env, found)
 
 
-def _add(found: dict[str, set[int]], object_type: str, value: Any) -> None:
+def _add(found: dict[tuple[str, str | None], set[int]], where: tuple[str, str | None], value: Any) -> None:
     number = _as_id(value)
     if number is not None:
-        found.setdefault(object_type, set()).add(number)
+        found.setdefault(where, set()).add(number)
 
 
 def _as_id(value: Any) -> int | None:
@@ -153,18 +159,21 @@ def _as_id(value: Any) -> int | None:
     return None
 
 
-def _learnt(name: str, given: Any, learnt: Mapping[str, Collection[int]]) -> bool:
+def _learnt(name: str, given: Any, env: str | None, learnt: LearntIds) -> bool:
     """``given``, the model's value of the object argument ``name``, is an id of that type a tool result of this
-    turn named (``result_ids``)."""
+    turn named in ``env``, the call's environment, or without saying where (``result_ids``)."""
     object_type = next((t for t, arg in PAGE_OBJECT_ARGS.items() if arg == name), None)
     number = _as_id(given)
-    return object_type is not None and number is not None and number in learnt.get(object_type, ())
+    if object_type is None or number is None:
+        return False
+    return any(number in learnt.get((object_type, where), ()) for where in {env, None})
 
 
-def _kept(name: str, given: Any, args: dict[str, Any], learnt: Mapping[str, Collection[int]]) -> bool:
+def _kept(name: str, given: Any, args: dict[str, Any], env: str | None, learnt: LearntIds) -> bool:
     """The model's id ``given`` of ``name`` stays whatever the question says: a tool result of this turn named it
-    (``_learnt``), or the call names the same object a second way too (``SAME_OBJECT_ARGS``: deploy's slug)."""
-    return _learnt(name, given, learnt) or any(_given(args.get(other)) for other in SAME_OBJECT_ARGS.get(name, ()))
+    in the call's environment ``env`` (``_learnt``), or the call names the same object a second way too
+    (``SAME_OBJECT_ARGS``: deploy's slug)."""
+    return _learnt(name, given, env, learnt) or any(_given(args.get(o)) for o in SAME_OBJECT_ARGS.get(name, ()))
 
 
 def bind_call(
@@ -173,7 +182,7 @@ def bind_call(
     context: dict[str, Any] | None,
     *,
     points_at_page: Callable[[Any], bool],
-    learnt: Mapping[str, Collection[int]] | None = None,
+    learnt: LearntIds | None = None,
 ) -> tuple[dict[str, Any], dict[str, Any] | None]:
     """Fill the page-bound arguments the model left out; replace an object id that contradicts "this".
 
@@ -184,9 +193,11 @@ def bind_call(
             name ``given``, the id the model gave ("summarise this dashboard for 2024" with ``dashboard_id: 1``:
             True; "compare this one with dashboard 1": False); decided by the turn from the question
             (``turn.pointing``).
-        learnt: the ids by object type that this turn's tool results gave the model (``result_ids``;
-            ``{"dashboard": {5}}``): such an id is the model's own, learnt from us, never replaced by the page's —
-            «сравни этот дашборд с дашбордом про энергопотребление» searches, finds 5 and reads 5 (second review).
+        learnt: the ids by object type and environment that this turn's tool results gave the model
+            (``result_ids``; ``{("dashboard", "ss-dev"): {5}}``): such an id, in the call's environment, is the
+            model's own, learnt from us, never replaced by the page's — «сравни этот дашборд с дашбордом про
+            энергопотребление» searches, finds 5 and reads 5 (second review). Prod's 5 is no id learnt for a call
+            in ss-dev (third review).
 
     Returns:
         ``(args, replaced)``: the arguments to validate and run, and ``{"argument", "given", "used"}`` when an id
@@ -202,7 +213,8 @@ def bind_call(
     for name, value in bound.items():
         if name in ENV_ARGS and not _given(out.get(name)):
             out[name] = value
-    if not _same_env(object_env(spec, out), (context or {}).get("envId")):
+    env = object_env(spec, out)
+    if not _same_env(env, (context or {}).get("envId")):
         return out, None  # another instance's ids: the page's id means nothing there
     for name, value in bound.items():
         if name in ENV_ARGS:
@@ -211,7 +223,7 @@ def bind_call(
         if not _given(given):
             if not any(_given(out.get(other)) for other in ALTERNATIVE_ARGS.get(name, ())):
                 out[name] = value
-        elif str(given) != str(value) and not _kept(name, given, out, learnt or {}) and points_at_page(given):
+        elif str(given) != str(value) and not _kept(name, given, out, env, learnt or {}) and points_at_page(given):
             out[name] = value
             replaced = {"argument": name, "given": given, "used": value}
     return out, replaced

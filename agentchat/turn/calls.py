@@ -4,7 +4,6 @@ guardrail decision → a card or a run, and the finish (ToolMessage stored and a
 Every call id gets exactly one ToolMessage: run, refused, invalid, failed or, later, decided on its card.
 """
 
-from collections.abc import Collection, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -23,7 +22,7 @@ from agentchat.guard import confirmations as confirm
 from agentchat.guard.decision import args_sha256, guardrail_decide
 from agentchat.language import in_language, language_name
 from agentchat.models import Conversation, PendingConfirmation
-from agentchat.runtime.binding import bind_call, object_used, unknown_arguments
+from agentchat.runtime.binding import LearntIds, bind_call, object_used, unknown_arguments
 from agentchat.runtime.executor import ToolOutcome, tool_execute, tool_message_payload
 from agentchat.runtime.plans import plan_arguments
 from agentchat.runtime.registry import tool_spec
@@ -61,7 +60,7 @@ class CallRunner:
         context: dict[str, Any] | None,
         language: str,
         question: str = "",
-        learnt: Mapping[str, Collection[int]] | None = None,
+        learnt: LearntIds | None = None,
     ) -> ToolMessage | AwaitingDecision:
         """Check one tool call and run it, refuse it, or put it on a card.
 
@@ -73,8 +72,8 @@ class CallRunner:
             question: the user's message of the turn: when it points at the page's object ("this dashboard") and
                 does not name the id the model gave, that id, contradicting the page, is replaced by the page's
                 (``runtime.binding.bind_call``; ``turn.pointing.points_at_page``).
-            learnt: the ids by object type this turn's tool results gave the model (``turn.pointing.learnt_ids``):
-                never replaced by the page's.
+            learnt: the ids by object type and environment this turn's tool results gave the model
+                (``turn.pointing.learnt_ids``): never replaced by the page's in that environment.
 
         Returns:
             The call's ToolMessage, or ``AwaitingDecision`` with the card's id when it waits for the user's

@@ -22,9 +22,9 @@ def points_at_page(question: str, given: Any) -> bool:
     return not re.search(rf"(?<!\d){re.escape(str(given))}(?!\d)", question)
 
 
-def learnt_ids(messages: Sequence[BaseMessage]) -> dict[str, set[int]]:
+def learnt_ids(messages: Sequence[BaseMessage]) -> dict[tuple[str, str | None], set[int]]:
     """The dashboard and dataset ids the successful tool results of this turn named (``binding.result_ids``), by
-    object type: ``{"dashboard": {5}}`` after a search that found dashboard 5.
+    object type and environment: ``{("dashboard", "ss-dev"): {5}}`` after a search of ss-dev that found dashboard 5.
 
     This turn is what follows the last user message (a turn continued after a card, rebuilt from the stored
     history, included). An earlier turn's results do not count: a new question about "this dashboard" is about
@@ -35,7 +35,7 @@ def learnt_ids(messages: Sequence[BaseMessage]) -> dict[str, set[int]]:
         messages: the turn's conversation as sent to the model, oldest first.
     """
     start = next((i + 1 for i in range(len(messages) - 1, -1, -1) if isinstance(messages[i], HumanMessage)), 0)
-    found: dict[str, set[int]] = {}
+    found: dict[tuple[str, str | None], set[int]] = {}
     for message in messages[start:]:
         if not isinstance(message, ToolMessage) or message.status == "error":
             continue
@@ -43,6 +43,6 @@ def learnt_ids(messages: Sequence[BaseMessage]) -> dict[str, set[int]]:
             value = json.loads(str(message.content))
         except ValueError:
             continue
-        for object_type, ids in result_ids(value).items():
-            found.setdefault(object_type, set()).update(ids)
+        for where, ids in result_ids(value).items():
+            found.setdefault(where, set()).update(ids)
     return found

@@ -186,15 +186,16 @@ def test_the_ids_a_result_names_are_read_by_object_type():
     search = {"env_id": "ss-dev", "count": 2, "dashboards": [{"id": 5, "title": "a"}, {"id": 6, "title": "b"}]}
     health = {
         "object_used": {"type": "dashboard", "id": 2, "env_id": "ss-dev", "page_object": True},
+        "env_id": "ss-dev",
         "dashboard": {"id": 2, "title": "x"},
         "charts": [{"id": 9, "name": "c"}],
         "datasets": [{"id": 4, "name": "energy"}],
         "validation": {"run_id": 3, "dashboard_id": 2},
     }
 
-    assert result_ids(search) == {"dashboard": {5, 6}}
-    assert result_ids(health) == {"dashboard": {2}, "dataset": {4}}
-    assert result_ids({"dashboard_ids": [7, 8], "task_id": 1}) == {"dashboard": {7, 8}}
+    assert result_ids(search) == {("dashboard", "ss-dev"): {5, 6}}
+    assert result_ids(health) == {("dashboard", "ss-dev"): {2}, ("dataset", "ss-dev"): {4}}
+    assert result_ids({"dashboard_ids": [7, 8], "task_id": 1}) == {("dashboard", None): {7, 8}}
     assert result_ids(["not", {"an": "object"}, 5]) == {}
 
 
@@ -202,11 +203,28 @@ def test_a_learnt_id_is_kept_and_any_other_is_still_the_page_s():
     spec = registry()["get_health_summary"]
     page = ui_context("dashboard", 2)
 
-    kept = bind_call(spec, {"dashboard_id": 5}, page, points_at_page=lambda given: True, learnt={"dashboard": {5}})
-    other = bind_call(spec, {"dashboard_id": 5}, page, points_at_page=lambda given: True, learnt={"dataset": {5}})
+    this = {"points_at_page": lambda given: True}
+    kept = bind_call(spec, {"dashboard_id": 5}, page, **this, learnt={("dashboard", None): {5}})
+    other = bind_call(spec, {"dashboard_id": 5}, page, **this, learnt={("dataset", None): {5}})
 
     assert kept == ({"dashboard_id": 5, "env_id": "ss-dev"}, None)
     assert other == ({"dashboard_id": 2, "env_id": "ss-dev"}, {"argument": "dashboard_id", "given": 5, "used": 2})
+
+
+def test_an_id_learnt_in_another_environment_is_not_learnt_for_the_page_s():
+    """«сравни этот дашборд с дашбордом про энергию на prod»: prod's search found 5, and the model asks for the
+    summary of 5 without an environment, so it runs in the page's ss-dev, where 5 is another dashboard. That 5 was
+    not learnt there: on "this" it is still the page's 2 (reported), never ss-dev's unrelated 5 unnoticed."""
+    spec = registry()["get_health_summary"]
+    page = ui_context("dashboard", 2)
+    learnt = result_ids({"env_id": "prod", "count": 1, "dashboards": [{"id": 5, "title": "Energy"}]})
+
+    this = {"points_at_page": lambda given: True}
+    here = bind_call(spec, {"dashboard_id": 5}, page, **this, learnt=learnt)
+    there = bind_call(spec, {"env_id": "prod", "dashboard_id": 5}, page, **this, learnt=learnt)
+
+    assert here == ({"dashboard_id": 2, "env_id": "ss-dev"}, {"argument": "dashboard_id", "given": 5, "used": 2})
+    assert there == ({"env_id": "prod", "dashboard_id": 5}, None)
 
 
 def test_only_this_turn_s_successful_results_count():
@@ -216,5 +234,5 @@ def test_only_this_turn_s_successful_results_count():
     earlier = ToolMessage(content=json.dumps({"dashboards": [{"id": 3}]}), tool_call_id="c")
     messages = [HumanMessage("найди"), earlier, HumanMessage("сравни этот с энергией"), found, refused]
 
-    assert learnt_ids(messages) == {"dashboard": {5}}
-    assert learnt_ids([found]) == {"dashboard": {5}}  # a history without a user message: all of it
+    assert learnt_ids(messages) == {("dashboard", None): {5}}
+    assert learnt_ids([found]) == {("dashboard", None): {5}}  # a history without a user message: all of it
