@@ -1,10 +1,14 @@
 """A third review of the offline planner (DESIGN §11): what a quoted title says is its name, not an id nor an
 environment; a number right after "that dashboard" is its id; a word that only starts like «прод» is no
-environment. Uses the planner tests' fixtures (the real router)."""
+environment; the words before a number are read near it, quickly. Uses the planner tests' fixtures (the real router)."""
+
+import time
 
 import pytest
 
+from agentchat.chat.frames import MAX_TEXT_CHARS
 from agentchat.llm.offline.mentions import mentions_read
+from agentchat.llm.offline.numbers import ids_read
 from agentchat.llm.offline.state import Knowledge
 from policies.defaults import ENVIRONMENTS
 from tests.llm import test_offline_planner as planner_tests
@@ -87,3 +91,21 @@ def test_a_number_right_after_that_dashboard_is_its_id(specs, knowledge, questio
 )
 def test_a_number_after_a_pointed_noun_is_its_id_only_right_after_it_and_no_year(question, dashboards):
     assert mentions_read(question, ENVS).ids.get("dashboard", []) == dashboards
+
+
+def test_a_long_message_of_numbers_is_read_quickly():
+    """The words before each number are read near it: 4000 numbers in a message of the largest size a frame takes
+    (8000 characters) took 14 s of the planner's shared thread, reading all the text before each."""
+    question = ("дашборд " + "1 " * 4000)[:MAX_TEXT_CHARS]
+
+    started = time.perf_counter()
+    ids = ids_read(question)
+
+    assert time.perf_counter() - started < 2
+    assert ids["dashboard"][:2] == [1, 1]
+
+
+@pytest.mark.parametrize(("question", "numbers"), [("покажи отчёт финансов 2021", [2021]), ("за 2021", [])])
+def test_only_a_whole_word_of_time_makes_a_year(question, numbers):
+    """«финансов 2021» ends with «в» but is no «в 2021»."""
+    assert ids_read(question)["any"] == numbers

@@ -22,7 +22,8 @@ OBJECT_WORDS = {
 DEMONSTRATIVES = r"this|that|these|those|этот|эта|это|эти|этого|этой|этому|этим|этом|этих|эту|тот|та|те|того|той|том|ту"
 # Before a number, a word of time or of a range makes a year of it («за 2024», "since 2023", «с 2022 по 2024»).
 TIME_BEFORE = re.compile(
-    r"(?:за|в|во|с|со|по|до|после|от|с начала|from|for|in|since|until|till|before|after|during|through|of|to)\s+$",
+    r"(?<!\w)(?:за|в|во|с|со|по|до|после|от|с начала|from|for|in|since|until|till|before|after|during|through|of"
+    r"|to)\s+$",
     re.I,
 )
 MONTHS = (
@@ -49,12 +50,22 @@ COUNT_BEFORE = re.compile(
     rf"(?:\b(?:first|top|last|latest|первые|первых|последние|последних|топ|top-)|\b(?:{MONTHS}))\s*-?\s*$", re.I
 )
 YEARS = range(1900, 2101)
+# How far before a number its words are read: the longest phrase above and its spaces fit in it.
+BEFORE_CHARS = 40
+
+
+def _words_before(text: str, start: int) -> str:
+    """The whole words in the ``BEFORE_CHARS`` before ``text[start]``: a search ending at ``$`` over all of
+    ``text[:start]`` for each number took seconds on a long message of numbers (the planner's shared thread)."""
+    head = max(0, start - BEFORE_CHARS)
+    window = text[head:start]
+    return re.sub(r"^\w+", "", window) if head and text[head - 1].isalnum() else window
 
 
 def _not_an_id(text: str, start: int, end: int, number: int, *, after_noun: bool) -> bool:
     """The number at ``text[start:end]`` is a year, a date or a count by the words around it (``after_noun``: it
     comes right after an object's noun, where only a year's or a date's word makes it no id)."""
-    before, after = text[:start], text[end:]
+    before, after = _words_before(text, start), text[end:]
     if DATE_AFTER.match(after) or re.match(r"^[./-]\d", after) or re.search(r"\d[./-]$", before):
         return True  # «2024 года», "May 5", a date: 2024-01-31, 31.01.2024
     if after_noun:
