@@ -63,16 +63,30 @@ def test_an_environment_quoted_as_the_planner_wrote_it_is_the_environment():
     assert mentions_read("задеплой этот дашборд “to prod”", ENVS).envs == ["prod"]
 
 
-def test_a_quoted_title_with_an_inactive_tier_word_is_not_said_inactive(specs, knowledge):
-    """On the local stack (no staging) «Staging KPIs» is a title: it is searched, not «staging is not active»."""
-    local = Knowledge(
+@pytest.fixture
+def local_knowledge(knowledge) -> Knowledge:
+    """The local stack: ss-dev and prod are active, staging is not."""
+    return Knowledge(
         rank=knowledge.rank,
         catalogue=knowledge.catalogue,
         environments=[("ss-dev", "dev"), ("prod", "prod")],
         why_not=knowledge.why_not,
     )
-    name, args = only_call(step(specs, local, "найди дашборд «Staging KPIs»", "@ss-dev"))
+
+
+def test_a_quoted_title_with_an_inactive_tier_word_is_not_said_inactive(specs, local_knowledge):
+    """On the local stack (no staging) «Staging KPIs» is a title: it is searched, not «staging is not active»."""
+    name, args = only_call(step(specs, local_knowledge, "найди дашборд «Staging KPIs»", "@ss-dev"))
     assert (name, args) == ("search_dashboards", {"env_id": "ss-dev", "query": "Staging KPIs"})
+
+
+def test_a_title_searched_for_is_no_inactive_environment(specs, local_knowledge):
+    """ "the dashboard Stage results" is searched for; "to staging" after it is still said not to be active."""
+    name, args = only_call(step(specs, local_knowledge, "find the dashboard Stage results", "@ss-dev"))
+    assert (name, args) == ("search_dashboards", {"env_id": "ss-dev", "query": "Stage results"})
+    message = step(specs, local_knowledge, "deploy the dashboard Stage results to staging", "@ss-dev")
+    assert message.tool_calls == []
+    assert "staging" in message.content
 
 
 @pytest.mark.parametrize(

@@ -224,7 +224,9 @@ def plan_step(turn: Turn, knowledge: Knowledge) -> AIMessage:
         return _text(knowledge.why_not(choice.tool, page, turn.language))
     if choice.kind == "unknown":
         return _text(not_understood_text(turn))
-    inactive = inactive_tiers(turn.question, knowledge.environments)
+    # The name searched for is no environment ("the dashboard Stage results"): its words are not read as one.
+    own = turn.question.replace(mentions.search_text, " ") if mentions.search_text else turn.question
+    inactive = inactive_tiers(own, knowledge.environments)
     if inactive and set(_properties(turn, choice.tool)) & {"env_id", "source_env_id", "target_env_id"}:
         # «в staging» where staging is not active: said so, not asked for again nor replaced by the page's.
         return _text(inactive_env_text(turn, inactive[0], [env_id for env_id, _ in knowledge.environments]))
