@@ -123,3 +123,24 @@ def test_a_long_message_of_numbers_is_read_quickly():
 def test_only_a_whole_word_of_time_makes_a_year(question, numbers):
     """«финансов 2021» ends with «в» but is no «в 2021»."""
     assert ids_read(question)["any"] == numbers
+
+
+@pytest.mark.parametrize("question", ["расскажи про дашборд Region 3 overview", "show the dashboard Region 3 overview"])
+def test_a_number_inside_an_unquoted_title_is_no_id(specs, knowledge, question):
+    """ "Region 3 overview" is the title: it is searched for, dashboard 3 is not read."""
+    name, args = only_call(step(specs, knowledge, question, "@ss-dev"))
+    assert name == "search_dashboards"
+    assert "dashboard_id" not in args
+
+
+@pytest.mark.parametrize(
+    ("question", "dashboards"),
+    [
+        ("дашборды 1, 2 и 5", [1, 2, 5]),
+        ("dashboards 3, 4 or #7", [3, 4, 7]),
+        ("дашборд Region 3 overview", []),
+        ("сравни дашборд 1 с дашбордом 2", [1, 2]),
+    ],
+)
+def test_a_noun_s_ids_are_the_number_after_it_and_those_listed_after_that(question, dashboards):
+    assert mentions_read(question, ENVS).ids.get("dashboard", []) == dashboards

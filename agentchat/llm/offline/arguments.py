@@ -51,6 +51,8 @@ def _object_id(kind: str) -> Callable[[Mentions, Page], Any]:
             return None
         if page_id is not None:
             return page_id
+        if m.names_kind == kind:
+            return None  # "the dashboard Region 3 overview": a number in the title is no id, the title is searched
         others = [k for k in m.ids if k not in ("any", kind)]
         if m.ids.get("any") and not others and not page.object_type:
             return m.ids["any"][0]  # «Summarise dashboard 2» without a word next to the number is rare

@@ -2,7 +2,9 @@
 
 A number is an id unless the words around it make it a year, a date or a count: «за 2024», "for 2024", «в 2023
 году», «январь 2024», «за последние 30 дней», "first 10 rows". Right after its object's noun a number is its id
-whatever noun follows ("dashboard 3 charts"), unless a year's or a date's word does («отчёт 2024 года»). And a
+whatever noun follows ("dashboard 3 charts"), unless a year's or a date's word does («отчёт 2024 года»); the
+noun's ids are that number and those listed after it («дашборды 1, 2 и 5»), not a number further on, which is part
+of something else ("the dashboard Region 3 overview": an id of no kind). And a
 noun pointed at («этот дашборд», "this dashboard") is the page's object: a number after it is not its id
 («покажи этот дашборд за 2024», «этот дашборд 2024»), unless it comes right after the noun and is no year ("the
 charts that dashboard 5 has": a relative "that" looks like a demonstrative). Pure functions of the text.
@@ -45,6 +47,8 @@ UNIT_AFTER = re.compile(
 )
 # Between an object's noun and its id («дашборд 2», "dataset #1", «датасет с id 5», "dashboard number 3").
 ID_GAP = re.compile(r"^\s*(?:(?:#|№|(?:с|with)\s+(?:id|номер\w*)|id|номер\w*|number|no\.?)\s*)*$", re.I)
+# Between two ids of one noun («дашборды 1, 2 и 5», "dashboards 3, 4 and 7").
+LIST_GAP = re.compile(r"^\s*(?:,|;|&|\+|и|или|а также|and|or)?\s*(?:#|№)?\s*$", re.I)
 # Before a number, a quantity word or a month makes a count or a date of it ("first 10", «топ 5», "January 2024").
 COUNT_BEFORE = re.compile(
     rf"(?:\b(?:first|top|last|latest|первые|первых|последние|последних|топ|top-)|\b(?:{MONTHS}))\s*-?\s*$", re.I
@@ -85,6 +89,7 @@ def ids_read(text: str) -> dict[str, list[int]]:
     last_kind: str | None = None
     pointed = False  # the last object's noun came after a demonstrative
     noun_end = -1  # where the last object's noun ended
+    listed_end = -1  # where the last of its ids ended
     tokens = re.finditer(
         rf"(?P<pointer>\b(?:{DEMONSTRATIVES})\s+)?(?:{words})|(?:#|№\s?)?\b(?P<num>\d{{1,9}})\b(?![.-]\d)", text, re.I
     )
@@ -92,15 +97,19 @@ def ids_read(text: str) -> dict[str, list[int]]:
         if match.group("num") is None:
             kind = next(kind for kind in OBJECT_WORDS if match.group(kind))
             last_kind, pointed = kind, bool(match.group("pointer"))
-            noun_end = match.end()
+            noun_end, listed_end = match.end(), -1
             continue
         number = int(match.group("num"))
         after_noun = noun_end >= 0 and bool(ID_GAP.match(text[noun_end : match.start("num")]))
         if _not_an_id(text, match.start("num"), match.end("num"), number, after_noun=after_noun):
             continue
         out["any"].append(number)
+        # The noun's ids: the number right after it, and those listed after that («дашборды 1, 2 и 5»); a number
+        # further on is part of something else (the title in "the dashboard Region 3 overview").
+        listed = listed_end >= 0 and bool(LIST_GAP.match(text[listed_end : match.start("num")]))
         # After a pointed noun only a number right after it that is no year is its id: "that dashboard 5" (a
         # relative "that" too: "the charts that dashboard 5 has"), not «этот дашборд 2024», «этот дашборд, 3 …».
-        if last_kind and (not pointed or (after_noun and number not in YEARS)):
+        if last_kind and (after_noun or listed) and (not pointed or (after_noun and number not in YEARS)):
             out.setdefault(last_kind, []).append(number)
+            listed_end = match.end()
     return out
