@@ -144,3 +144,9 @@ def test_a_number_inside_an_unquoted_title_is_no_id(specs, knowledge, question):
 )
 def test_a_noun_s_ids_are_the_number_after_it_and_those_listed_after_that(question, dashboards):
     assert mentions_read(question, ENVS).ids.get("dashboard", []) == dashboards
+
+
+@pytest.mark.parametrize(("question", "dashboards"), [("дашборд 1 годовой отчёт", [1]), ("отчёт 2024 года", [])])
+def test_only_a_year_s_word_makes_a_year_not_a_word_it_starts(question, dashboards):
+    """«годовой» (annual) after «дашборд 1» is no «1 года»."""
+    assert mentions_read(question, ENVS).ids.get("dashboard", []) == dashboards

@@ -35,7 +35,7 @@ MONTHS = (
 )
 # After a number, a year's or a month's word makes a year or a date of it («2024 году», «отчёт 2024 года», «5 мая»),
 # even right after an object's noun.
-DATE_AFTER = re.compile(rf"^\s*(?:год\w*|г\.|гг\b|years?\b|(?:{MONTHS})\b)", re.I)
+DATE_AFTER = re.compile(rf"^\s*(?:год(?:а|у|ом|е|ы|ов|ах|ам)?\b|г\.|гг\b|years?\b|(?:{MONTHS})\b)", re.I)
 # After a number, a unit makes a count of it («30 дней», "10 rows", «5 дашбордов»), unless the number comes right
 # after an object's noun ("dashboard 3 charts", "dataset 2 rows": its id, then what of it is asked).
 UNIT_AFTER = re.compile(
