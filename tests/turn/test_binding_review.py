@@ -236,3 +236,19 @@ def test_only_this_turn_s_successful_results_count():
 
     assert learnt_ids(messages) == {("dashboard", None): {5}}
     assert learnt_ids([found]) == {("dashboard", None): {5}}  # a history without a user message: all of it
+
+
+def test_a_listing_that_named_nothing_teaches_no_id():
+    """«расскажи про этот дашборд»: a model that lists every dashboard first and then takes one of them did not
+    learn which dashboard the user meant — every dashboard of the instance is in that list — so on "this" its id
+    is still the page's. A search for something named (a query, an owner) does teach its hits."""
+
+    def turn(args: dict) -> list:
+        asked = AIMessage(content="", tool_calls=[{"id": "s", "name": "search_dashboards", "args": args}])
+        hits = {"env_id": "ss-dev", "count": 3, "dashboards": [{"id": 5}, {"id": 6}, {"id": 7}]}
+        return [HumanMessage("расскажи про этот дашборд"), asked, ToolMessage(json.dumps(hits), tool_call_id="s")]
+
+    assert learnt_ids(turn({"env_id": "ss-dev", "limit": 100})) == {}
+    assert learnt_ids(turn({"env_id": "ss-dev", "query": "", "owner": None})) == {}
+    assert learnt_ids(turn({"query": "энергия"})) == {("dashboard", "ss-dev"): {5, 6, 7}}
+    assert learnt_ids(turn({"env_id": "ss-dev", "owner": "ivan"})) == {("dashboard", "ss-dev"): {5, 6, 7}}
