@@ -48,14 +48,15 @@ def says_language(text: str) -> bool:
     return bool(_RUSSIAN_WORD.search(prose)) or len(re.findall(r"[A-Za-z]+", prose)) >= 2
 
 
-def conversation_language(messages: Sequence[str]) -> str:
+def conversation_language(messages: Sequence[str], default: str | None = None) -> str:
     """The language of a conversation's last user message (``messages``, oldest first): ``detect_language`` of
     the latest message that ``says_language``, so a one-word follow-up keeps the language the conversation was in;
-    when none does, ``detect_language`` of the last one ("ru" without messages)."""
+    when none does, ``default`` (the page's language, from the socket's handshake: a first message «prod» on a
+    Russian page is Russian), else ``detect_language`` of the last one ("ru" without messages)."""
     for message in reversed(messages):
         if says_language(message):
             return detect_language(message)
-    return detect_language(messages[-1] if messages else "")
+    return default or detect_language(messages[-1] if messages else "")
 
 
 def detect_language(text: str) -> str:

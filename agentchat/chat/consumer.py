@@ -44,7 +44,7 @@ from agentchat.context.uicontext import ContextInvalid
 from agentchat.conversations.selectors import ConversationNotFound
 from agentchat.conversations.services import reference_refused
 from agentchat.errors import error_text
-from agentchat.language import detect_language
+from agentchat.language import conversation_language
 from agentchat.turn.admission import turn_admission
 from agentchat.turn.agent import AgentTurn
 from policies import services as policy
@@ -61,7 +61,7 @@ def socket_language(scope: Mapping[str, Any]) -> str:
     language cookie, else the handshake's ``Accept-Language``, else ``LANGUAGE_CODE`` (``ru``).
 
     Errors that belong to no message or card (a malformed frame, an unknown card) are written in it; a turn
-    speaks the language of its message instead (``detect_language``).
+    speaks its message's (``conversation_language``: the page's for one that says nothing of it, «prod»).
     """
     request = HttpRequest()
     headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers") or ()}
@@ -257,7 +257,8 @@ class AgentConsumer(UnitDispatchConsumer):
         if not self.session_ended and await self._session_valid():
             return True
         self.session_ended = True
-        language = detect_language(frame.text) if isinstance(frame, UserMessageFrame) else self.language
+        said = [frame.text] if isinstance(frame, UserMessageFrame) else []
+        language = conversation_language(said, default=self.language)
         extra: dict[str, Any] = {"source": "websocket", "frame": frame.type if frame is not None else "invalid"}
         if isinstance(frame, UserMessageFrame | ResumeFrame):
             extra["claimed_conversation_id"] = frame.conversation_id
@@ -329,7 +330,7 @@ class AgentConsumer(UnitDispatchConsumer):
         §5 step 2): audited ``context_rejected`` (``context_accept``) and ``invalid_context`` returned. Otherwise
         the validated context (None: the frame sent none).
         """
-        language = detect_language(frame.text)
+        language = conversation_language([frame.text], default=self.language)
         if not self.session_valid():
             seen["session_ended"] = True
             policy.audit_record(

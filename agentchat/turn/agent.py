@@ -27,7 +27,7 @@ from agentchat.conversations import services as conv
 from agentchat.conversations.selectors import conversation_get, latest_context
 from agentchat.errors import error_text
 from agentchat.guard import confirmations as confirm
-from agentchat.language import conversation_language, detect_language
+from agentchat.language import conversation_language
 from agentchat.llm import chat_model, model_for_turn, provider_label
 from agentchat.models import Conversation, Message, PendingConfirmation
 from agentchat.runtime.binding import page_bound
@@ -69,8 +69,8 @@ class AgentTurn:
             request, and the turn ends. None: always alive (tests, jobs).
 
     Each entry point makes one language decision and runs under ``translation.override`` of it (DESIGN §5):
-    ``run`` the language of the user's message (``detect_language``; once the conversation is loaded,
-    ``conversation_language``: a one-word follow-up such as «prod» keeps the language it was in), ``decide`` and
+    ``run`` the language of the user's message (``conversation_language``: a message that says nothing of its
+    writer's language, such as «prod», keeps the conversation's once it is loaded, else the page's), ``decide`` and
     ``dismiss`` the card's stored language (the turn it was put up in); ``resume`` renders each card in its own.
     """
 
@@ -118,7 +118,7 @@ class AgentTurn:
         Raises:
             conversations.ConversationNotFound: the id is not the user's.
         """
-        language = detect_language(text)
+        language = conversation_language([text], default=self.language)
         with translation.override(language):
             return await self._run(
                 conversation_id=conversation_id,
@@ -165,7 +165,8 @@ class AgentTurn:
             ConversationEvent(conversation_id=conversation.pk, context_status=turn.status, provider=provider)
         )
         # A one-word follow-up («prod», the answer to «В какое окружение?») keeps the conversation's language.
-        language = conversation_language([str(m.content) for m in turn.prepared.history if isinstance(m, HumanMessage)])
+        said = [str(m.content) for m in turn.prepared.history if isinstance(m, HumanMessage)]
+        language = conversation_language(said, default=self.language)
         with translation.override(language):
             for row in turn.expired:  # every open tab of the conversation shows the card as expired, not only this
                 await self._to_tabs(conversation.pk, card_expired_event(row, language))
@@ -178,7 +179,7 @@ class AgentTurn:
         ``busy`` in the message's language naming when to retry, at once; its ``turn_busy`` row (the text, the
         claimed conversation, the page as the frame sent it) is written afterwards (``turn.refusals``)."""
         retry_s = busy_retry_s()
-        message = busy_text(retry_s, detect_language(text))
+        message = busy_text(retry_s, conversation_language([text], default=self.language))
         await self.emit(ErrorEvent(code="busy", message=message, text=text, retry_after_s=retry_s))
         row = busy_event(
             user=self.user, conversation_id=conversation_id, text=text, context=context, queue=turn_admission.depth()

@@ -6,6 +6,7 @@ import pytest
 
 from agentchat.language import conversation_language, says_language
 from agentchat.turn.agent import AgentTurn
+from agentchat.turn.refusals import busy_audit
 from tests.support.scripted_llm import scripted
 
 RUSSIAN = "write your answers in Russian"
@@ -38,6 +39,38 @@ def test_a_lone_latin_word_or_a_name_says_nothing_of_the_language(message, says)
 )
 def test_the_conversation_s_language_is_its_latest_message_in_words(messages, language):
     assert conversation_language(messages) == language
+
+
+@pytest.mark.parametrize(
+    ("messages", "page", "language"),
+    [
+        (["prod"], "ru", "ru"),
+        (["prod"], "en", "en"),
+        (["show my dashboards"], "ru", "en"),
+        (["мои дашборды"], "en", "ru"),
+    ],
+)
+def test_a_conversation_that_says_nothing_of_its_language_speaks_the_page_s(messages, page, language):
+    assert conversation_language(messages, default=page) == language
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    ("page", "named", "busy"), [("ru", RUSSIAN, "Сервер перегружен"), ("en", ENGLISH, "overloaded")]
+)
+async def test_a_first_message_that_says_nothing_speaks_the_page_s_language(users, page, named, busy):
+    """«prod» as a conversation's first message, or refused ``busy``: the page's language (the socket's), not
+    English for its Latin letters."""
+    model = scripted("Хорошо.")
+    frames = Frames()
+    turn = AgentTurn(user=users["analyst"], emit=frames, model=model, language=page)
+    await turn.run(conversation_id=None, text="prod", context=None)
+    await turn.refuse_busy(conversation_id=None, text="prod", context=None)
+    await busy_audit.flush()
+    await busy_audit.close_connection()
+
+    assert named in str(model.seen[-1][0].content)
+    assert busy in frames[-1]["message"]
 
 
 @pytest.mark.django_db(transaction=True)
