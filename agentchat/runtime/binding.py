@@ -28,6 +28,7 @@ from agentchat.runtime.spec import ToolSpec
 
 # objectType of the page → the argument naming that object.
 PAGE_OBJECT_ARGS = {"dashboard": "dashboard_id", "dataset": "dataset_id"}
+OBJECT_OF_ARG = {arg: object_type for object_type, arg in PAGE_OBJECT_ARGS.items()}  # "dashboard_id" → "dashboard"
 # Arguments naming the environment a call reads or acts in (``target_env_id`` is a choice, never the page's).
 ENV_ARGS = ("env_id", "source_env_id")
 # Arguments by which a model names the object itself instead of by the page-bound id (issue 16 review): given one,
@@ -162,7 +163,7 @@ def _as_id(value: Any) -> int | None:
 def _learnt(name: str, given: Any, env: str | None, learnt: LearntIds) -> bool:
     """``given``, the model's value of the object argument ``name``, is an id of that type a tool result of this
     turn named in ``env``, the call's environment, or without saying where (``result_ids``)."""
-    object_type = next((t for t, arg in PAGE_OBJECT_ARGS.items() if arg == name), None)
+    object_type = OBJECT_OF_ARG.get(name)
     number = _as_id(given)
     if object_type is None or number is None:
         return False

@@ -90,13 +90,14 @@ class CallRunner:
             return await self._deny(conversation, call, language, refused, why)
         if call.get("invalid"):
             return await self._reject_args(conversation, spec, call_id, {}, str(call["invalid"]), language)
-        unknown = unknown_arguments(spec, dict(call.get("args") or {}))
+        sent = dict(call.get("args") or {})
+        unknown = unknown_arguments(spec, sent)
         if unknown:  # never bound nor run: a name the tool lacks may mean another object than the page's
             detail = unknown_arguments_text(spec, unknown, language)
-            return await self._reject_args(conversation, spec, call_id, dict(call["args"]), detail, language)
+            return await self._reject_args(conversation, spec, call_id, sent, detail, language)
         args, replaced = bind_call(
             spec,
-            dict(call.get("args") or {}),
+            sent,
             context,
             points_at_page=lambda given: points_at_page(question, given),
             learnt=learnt,

@@ -18,6 +18,7 @@ from agentchat.turn.agent import AgentTurn
 from policies.models import AuditEvent
 from tests.support import superset_api
 from tests.support.contexts import DASHBOARD_1
+from tests.support.frames import Frames
 from tests.support.history_check import history_errors
 from tests.support.scripted_llm import scripted, tool_calls_message
 from tests.support.users import make_user
@@ -32,16 +33,6 @@ DATASET_CONTEXT = {
     "objectName": "energy_consumption",
     "route": "/datasets/1",
 }
-
-
-class Frames(list):
-    """Collects emitted frames."""
-
-    async def __call__(self, event):
-        self.append(event.wire())
-
-    def of(self, event: str) -> list[dict]:
-        return [f for f in self if f.get("event") == event]
 
 
 @pytest.fixture(autouse=True)

@@ -21,6 +21,7 @@ from policies.models import AuditEvent
 from tests.support import superset_api
 from tests.support.api_keys import api_key_create, api_key_revoke
 from tests.support.contexts import ui_context
+from tests.support.frames import Frames
 from tests.support.scripted_llm import scripted, tool_calls_message
 from tests.support.wording import text
 
@@ -48,14 +49,6 @@ def keyed(password_mode, superset_stack):
     yield password_mode
     for env_id, username, key_uuid in made:
         api_key_revoke(env_id, username, key_uuid)
-
-
-class Frames(list):
-    async def __call__(self, event):
-        self.append(event.wire())
-
-    def of(self, event: str) -> list[dict]:
-        return [f for f in self if f.get("event") == event]
 
 
 async def _approved(user, call: tuple[str, dict], context: dict, typed_env: str | None = None) -> tuple[dict, list]:

@@ -5,14 +5,10 @@ import pytest
 
 from agentchat.turn.agent import AgentTurn
 from tests.support.contexts import ui_context
+from tests.support.frames import Frames
 from tests.support.wording import text
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-class Frames(list):
-    async def __call__(self, event):
-        self.append(event.wire())
 
 
 @pytest.fixture(autouse=True)

@@ -11,6 +11,7 @@ from agentchat.models import PendingConfirmation
 from agentchat.turn.agent import AgentTurn
 from policies.models import AuditEvent, AuthMode, Environment
 from tests.support.contexts import DASHBOARD_1
+from tests.support.frames import Frames
 from tests.support.scripted_llm import scripted, tool_calls_message
 from tests.support.superset_api import SERVICE_USERNAME
 from tests.support.wording import text
@@ -24,14 +25,6 @@ SQL_TOOL = "superset_execute_sql"
 @pytest.fixture(autouse=True)
 def _git_dir(settings, tmp_path):
     settings.GIT_REPOS_DIR = str(tmp_path / "git")
-
-
-class Frames(list):
-    async def __call__(self, event):
-        self.append(event.wire())
-
-    def of(self, event: str) -> list[dict]:
-        return [f for f in self if f.get("event") == event]
 
 
 def _branch_call(name: str) -> AIMessage:

@@ -17,17 +17,10 @@ from agentchat.models import Message
 from agentchat.turn.agent import AgentTurn
 from tests.support.chat_server import Call, ChatServer, Reply
 from tests.support.contexts import ui_context
+from tests.support.frames import Frames
 from tests.support.wording import ptext, text
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-class Frames(list):
-    async def __call__(self, event):
-        self.append(event.wire())
-
-    def of(self, event: str) -> list[dict]:
-        return [f for f in self if f["event"] == event]
 
 
 @pytest.fixture

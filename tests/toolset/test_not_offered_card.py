@@ -14,15 +14,11 @@ from agentchat.guard.cards import card_decided
 from agentchat.models import PendingConfirmation
 from agentchat.turn.agent import AgentTurn
 from tests.support.contexts import ui_context
+from tests.support.frames import Frames
 from tests.support.scripted_llm import scripted, tool_calls_message
 from tests.support.wording import ptext, text
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-class Frames(list):
-    async def __call__(self, event):
-        self.append(event.wire())
 
 
 @pytest.fixture(autouse=True)

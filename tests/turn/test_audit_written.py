@@ -11,15 +11,11 @@ from agentchat.turn.agent import AgentTurn
 from policies.models import AuditEvent
 from policies.reports import ReportFilter, audit_report
 from tests.support.contexts import DASHBOARD_1
+from tests.support.frames import Frames
 from tests.support.scripted_llm import scripted
 
 pytestmark = pytest.mark.django_db(transaction=True)
 CONTEXT = DASHBOARD_1
-
-
-class Frames(list):
-    async def __call__(self, event):
-        self.append(event.wire())
 
 
 def branch_call(name: str) -> AIMessage:

@@ -16,15 +16,11 @@ from agentchat.turn.pointing import learnt_ids
 from policies.models import AuditEvent, Environment
 from tests.support.contexts import ui_context
 from tests.support.fake_superset import fake_superset
+from tests.support.frames import Frames
 from tests.support.scripted_llm import scripted
 from tests.support.wording import plural, text
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-class Frames(list):
-    async def __call__(self, event):
-        self.append(event.wire())
 
 
 @pytest.fixture(autouse=True)

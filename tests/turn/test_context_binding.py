@@ -13,14 +13,10 @@ from agentchat.runtime.binding import bind_call, object_used, page_bound
 from agentchat.runtime.registry import registry
 from agentchat.turn.agent import AgentTurn
 from tests.support.contexts import dashboard_context, ui_context
+from tests.support.frames import Frames
 from tests.support.scripted_llm import scripted
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-class Frames(list):
-    async def __call__(self, event):
-        self.append(event.wire())
 
 
 def health_call(args: dict) -> AIMessage:

@@ -7,15 +7,11 @@ import pytest
 from agentchat.language import conversation_language, says_language
 from agentchat.turn.agent import AgentTurn
 from agentchat.turn.refusals import busy_audit
+from tests.support.frames import Frames
 from tests.support.scripted_llm import scripted
 
 RUSSIAN = "write your answers in Russian"
 ENGLISH = "write your answers in English"
-
-
-class Frames(list):
-    async def __call__(self, event):
-        self.append(event.wire())
 
 
 @pytest.mark.parametrize(

@@ -4,11 +4,7 @@ characters), so a busy process sends a handful of frames per answer instead of o
 import asyncio
 
 from agentchat.turn.streaming import TOKEN_FLUSH_CHARS, TOKEN_FLUSH_S, TokenStream
-
-
-class Frames(list):
-    async def __call__(self, event):
-        self.append(event.wire())
+from tests.support.frames import Frames
 
 
 async def test_an_instant_50_token_answer_is_one_frame():
