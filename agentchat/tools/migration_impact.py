@@ -135,6 +135,12 @@ class MigrationArgs(ToolArgs):
         return self
 
 
+class PlanContradiction(InvalidArguments):
+    """A call names a saved migration and also dashboards or environments that are not that plan's (issue 32
+    item 2: a small model sent ``dashboard_ids: [1, 2, 3]`` beside ``migration_id: 1`` whose plan moves dashboard
+    1, and got a red prod card for dashboards outside the plan)."""
+
+
 @dataclass(frozen=True)
 class MigrationTarget:
     """What a migration call moves: from the saved plan (``migration``) or from the call's own arguments."""
@@ -147,20 +153,47 @@ class MigrationTarget:
 
 
 async def migration_target(args: MigrationArgs) -> MigrationTarget:
-    """Resolve ``args``: a ``migration_id`` takes the saved plan (dashboards, environments, mapping); named
-    dashboards or environments given beside it override the plan's.
+    """Resolve ``args``: a ``migration_id`` takes the saved plan (dashboards, environments, mapping). The saved plan
+    wins (issue 32 item 2): dashboards or environments given beside it must be the plan's own, else the call is
+    refused before Superset is asked, naming each argument that contradicts the plan and the plan's value, so a
+    model can call again without them and no card offers objects outside the plan.
 
     Raises:
         MigrationNotFound: no saved migration with that id.
-        InvalidArguments: the plan moves an environment onto itself (or has no dashboards).
+        InvalidArguments: an argument contradicts the saved plan; the plan moves an environment onto itself (or has
+            no dashboards).
     """
     if args.migration_id is None:
         # The validator requires all three without a plan.
         return MigrationTarget(str(args.source_env_id), str(args.target_env_id), list(args.dashboard_ids or []), {})
     migration = await sync_to_async(plans.migration_get)(migration_id=args.migration_id)
-    source = args.source_env_id or migration.source_env_id
-    target = args.target_env_id or migration.target_env_id
-    ids = list(args.dashboard_ids or migration.dashboard_ids)
+    saved = {
+        "dashboard_ids": sorted(migration.dashboard_ids),
+        "source_env_id": migration.source_env_id,
+        "target_env_id": migration.target_env_id,
+    }
+    given = {
+        "dashboard_ids": sorted(args.dashboard_ids) if args.dashboard_ids else None,
+        "source_env_id": args.source_env_id,
+        "target_env_id": args.target_env_id,
+    }
+    contradicting = [name for name, value in given.items() if value is not None and value != saved[name]]
+    if contradicting:
+        raise PlanContradiction(
+            ngettext(
+                "migration #%(id)s is a saved plan: %(args)s contradicts it (the plan has %(plan)s); "
+                "call again with migration_id only.",
+                "migration #%(id)s is a saved plan: %(args)s contradict it (the plan has %(plan)s); "
+                "call again with migration_id only.",
+                len(contradicting),
+            )
+            % {
+                "id": migration.pk,
+                "args": ", ".join(contradicting),
+                "plan": "; ".join(f"{name}={saved[name]}" for name in contradicting),
+            }
+        )
+    source, target, ids = migration.source_env_id, migration.target_env_id, list(migration.dashboard_ids)
     if source == target:
         raise InvalidArguments(_("source_env_id and target_env_id must differ"))
     if not ids:

@@ -4,6 +4,7 @@ further question (offline planner and an OpenAI-compatible model); the card name
 plan's target tier; a running plan is not started twice."""
 
 import io
+import json
 
 import pytest
 from channels.db import database_sync_to_async
@@ -177,6 +178,52 @@ async def test_an_openai_compatible_model_previews_the_page_plan_without_argumen
     (result,) = (r["content"] for r in server.requests[-1].tool_results())
     assert result["migration"]["id"] == energy_plan.pk
     assert result["target_env_id"] == "prod"
+
+
+@pytest.mark.parametrize(
+    ("tool", "extra", "named"),
+    [
+        ("preview_migration", {"dashboard_ids": [1, 2, 3]}, "dashboard_ids"),
+        ("execute_migration", {"dashboard_ids": [1, 2, 3], "target_env_id": "prod"}, "dashboard_ids"),
+        ("execute_migration", {"target_env_id": "staging"}, "target_env_id"),
+    ],
+)
+async def test_arguments_that_contradict_the_saved_plan_are_refused_to_the_model(
+    users,
+    energy_plan,
+    openai_provider,  # noqa: F811
+    tool,
+    extra,
+    named,
+):
+    """Issue 32 item 2: the saved plan wins. A model that sends dashboards or an environment beside the page's
+    ``migration_id`` gets a tool message naming the contradicting argument and the plan's value; no card is
+    offered for objects outside the plan; the model's next call, with the plan alone, previews the plan."""
+    calls = iter(
+        [
+            Reply(calls=[Call(tool, {"migration_id": energy_plan.pk, **extra}, id="call_bad")]),
+            Reply(calls=[Call("preview_migration", {"migration_id": energy_plan.pk}, id="call_good")]),
+            Reply(text="Готово."),
+        ]
+    )
+    server = openai_provider(default=lambda request: next(calls))
+    frames = Frames()
+
+    await AgentTurn(user=users["admin"], emit=frames).run(
+        conversation_id=None, text="что изменится при этой миграции?", context=migration_page(energy_plan)
+    )
+
+    assert frames.of("confirm_required") == []
+    (refused,) = (r["content"] for r in server.requests[1].tool_results())
+    refusal = json.dumps(refused, ensure_ascii=False)
+    assert f"#{energy_plan.pk}" in refusal
+    assert named in refusal
+    assert f"{named}={energy_plan.dashboard_ids if named == 'dashboard_ids' else energy_plan.target_env_id}" in (
+        refusal.replace('\\"', "")
+    )
+    (previewed,) = (r["content"] for r in server.requests[2].tool_results())
+    assert previewed["migration"]["id"] == energy_plan.pk
+    assert previewed["dashboards"] == [ENERGY]
 
 
 def test_admin_lists_and_edits_migrations(users, energy_plan):
