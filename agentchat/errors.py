@@ -28,6 +28,7 @@ ERROR_TEXTS: dict[str, Promise] = {
     "typed_mismatch": _("To confirm, type the environment name “%(env)s”."),
     "llm_unavailable": _("The language model is unavailable: %(detail)s"),
     "invalid_args": _("Invalid tool arguments: %(detail)s"),
+    "invented_argument": _("Not sent to Superset: %(detail)s"),
     "permission_denied": _("Not enough permissions for %(tool)s."),
     "internal": _("Internal server error."),
     "database_unavailable": _("The database is unavailable, send the message again in a moment."),

@@ -31,6 +31,7 @@ from agentchat.errors import (
 )
 from agentchat.language import in_language
 from agentchat.runtime.context import ToolContext
+from agentchat.runtime.repair import validation_summary
 from agentchat.runtime.spec import ToolSpec
 from agentchat.runtime.summarise import summarise, to_json
 from agentchat.superset.call import CallState
@@ -193,7 +194,7 @@ async def tool_execute(
         try:
             parsed = spec.args_schema.model_validate(args)
         except ValidationError as exc:
-            raise InvalidArguments(_validation_summary(exc)) from None
+            raise InvalidArguments(validation_summary(exc, language)) from None
         async with asyncio.timeout(timeout_s):
             with in_language(language):  # the tool's texts speak the call's language, in a turn or on a page
                 outcome.result = await spec.func(ctx, parsed)
@@ -228,11 +229,3 @@ def _failure(exc: Exception, *, spec: ToolSpec, call: CallState, timeout_s: floa
         return exc
     log.error("tool %s crashed", spec.name, exc_info=exc)
     return StatusUnknown(tool=spec.name) if writes and call.mutation_sent else ToolCrashed(tool=spec.name)
-
-
-def _validation_summary(exc: ValidationError) -> str:
-    parts = []
-    for err in exc.errors()[:5]:
-        loc = ".".join(str(p) for p in err["loc"]) or "args"
-        parts.append(f"{loc}: {err['msg']}")
-    return "; ".join(parts)

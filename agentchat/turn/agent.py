@@ -31,6 +31,7 @@ from agentchat.language import conversation_language
 from agentchat.llm import chat_model, model_for_turn, provider_label
 from agentchat.models import Conversation, Message, PendingConfirmation
 from agentchat.runtime.binding import page_bound
+from agentchat.runtime.provenance import known_ids
 from agentchat.toolset.router import query_vector_prefetch, routing_hints
 from agentchat.toolset.selection import Offer, role_refused_request
 from agentchat.turn.admission import busy_retry_s, busy_text, turn_admission
@@ -310,12 +311,21 @@ class AgentTurn:
         waiting: list[int] = []
         question = next((str(m.content) for m in reversed(messages) if isinstance(m, HumanMessage)), "")
         learnt = learnt_ids(messages)  # before this step's results: the model wrote its calls without them
+        known = known_ids(messages, context)
         for call in reply.calls:
             if not await self._alive():  # the session ended during the step: this call never runs
                 messages.append(await self.calls.skip_ended(conversation, call, language))
                 continue
             answer = await self.calls.handle(
-                conversation, reply.row_id, call, offer, context, language, question=question, learnt=learnt
+                conversation,
+                reply.row_id,
+                call,
+                offer,
+                context,
+                language,
+                question=question,
+                learnt=learnt,
+                known=known,
             )
             if isinstance(answer, AwaitingDecision):
                 waiting.extend(answer.confirmation_ids)

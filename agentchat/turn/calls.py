@@ -4,28 +4,29 @@ guardrail decision → a card or a run, and the finish (ToolMessage stored and a
 Every call id gets exactly one ToolMessage: run, refused, invalid, failed or, later, decided on its card.
 """
 
+from collections.abc import Collection
 from dataclasses import replace
 from typing import Any
 
 from channels.db import database_sync_to_async
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.utils.translation import gettext, ngettext
 from langchain_core.messages import ToolMessage
 from pydantic import ValidationError
 
 from agentchat.chat.events import Emit, ErrorEvent, ToolFinishedEvent, ToolStartedEvent
-from agentchat.context.uicontext import validation_text
 from agentchat.conversations.selectors import conversation_get, latest_context
 from agentchat.errors import error_text
 from agentchat.guard import confirmations as confirm
 from agentchat.guard.decision import args_sha256, guardrail_decide
-from agentchat.language import in_language, language_name
+from agentchat.language import language_name
 from agentchat.models import Conversation, PendingConfirmation
 from agentchat.runtime.binding import LearntIds, bind_call, object_used, unknown_arguments
 from agentchat.runtime.executor import ToolOutcome, tool_execute, tool_message_payload
 from agentchat.runtime.plans import plan_arguments
+from agentchat.runtime.provenance import call_provenance
 from agentchat.runtime.registry import tool_spec
+from agentchat.runtime.repair import unknown_arguments_text, validation_summary
 from agentchat.runtime.spec import ToolSpec
 from agentchat.runtime.titles import tool_title
 from agentchat.toolset.selection import Offer, not_offered_detail, tool_call_refusal, toolset_offer
@@ -39,6 +40,10 @@ from policies import services as policy
 TOOL_NAME_MAX_CHARS = 64  # Message.tool_name / AuditEvent.tool
 
 
+# Failures of the model's arguments, which it can repair from the ToolMessage: no error frame the first time.
+REPAIRABLE = frozenset({"invalid_args", "invented_argument"})
+
+
 class CallRunner:
     """Handles the tool calls of one user's turns; ``emit`` sends their events to the client.
 
@@ -50,6 +55,7 @@ class CallRunner:
     def __init__(self, *, user: User, emit: Emit):
         self.user = user
         self.emit = emit
+        self.repairing: set[str] = set()  # tools whose arguments were refused once this turn (issue 32 item 3)
 
     async def handle(
         self,
@@ -61,6 +67,7 @@ class CallRunner:
         language: str,
         question: str = "",
         learnt: LearntIds | None = None,
+        known: Collection[int] | None = None,
     ) -> ToolMessage | AwaitingDecision:
         """Check one tool call and run it, refuse it, or put it on a card.
 
@@ -74,6 +81,9 @@ class CallRunner:
                 (``runtime.binding.bind_call``; ``turn.pointing.points_at_page``).
             learnt: the ids by object type and environment this turn's tool results gave the model
                 (``turn.pointing.learnt_ids``): never replaced by the page's in that environment.
+            known: the object ids the conversation gave the model (``runtime.provenance.known_ids``): a call with
+                another id, or with an environment that does not exist, is refused before anything reads Superset
+                (``invented_argument``, issue 32 item 1). None: not checked (a call the server itself made).
 
         Returns:
             The call's ToolMessage, or ``AwaitingDecision`` with the card's id when it waits for the user's
@@ -106,10 +116,16 @@ class CallRunner:
         args = await database_sync_to_async(plan_arguments)(
             fields=spec.args_schema.model_fields, args=args, context=context
         )
+        if known is not None:
+            invented = await database_sync_to_async(call_provenance)(spec, args, known, language)
+            if invented:
+                return await self._reject_args(
+                    conversation, spec, call_id, args, invented, language, code="invented_argument"
+                )
         try:
             parsed = spec.args_schema.model_validate(args)
         except ValidationError as exc:
-            detail = _validation_summary(exc, language)
+            detail = validation_summary(exc, language)
             return await self._reject_args(conversation, spec, call_id, args, detail, language)
         decision = await guardrail_decide(
             spec=spec,
@@ -204,7 +220,10 @@ class CallRunner:
 
         Returns:
             The ToolMessage (at most ``TOOL_RESPONSE_MAX_CHARS`` characters of result JSON, DESIGN §10). A failed
-            call also sends ``error`` with the outcome's code and the call id.
+            call also sends ``error`` with the outcome's code and the call id, but the first refused arguments
+            of a tool in a turn not run from a card (``REPAIRABLE``): the model repairs them from the
+            ToolMessage, the user sees no validator text; the error frame comes if that tool's arguments are
+            refused again (issue 32 item 3).
         """
         payload = tool_message_payload(
             outcome, max_chars=settings.TOOL_RESPONSE_MAX_CHARS, answer_in=language_name(language)
@@ -235,7 +254,10 @@ class CallRunner:
                     html=result_html(tool, outcome.result) if outcome.ok else None,
                 )
             )
-        if not outcome.ok:
+        repair = outcome.error_code in REPAIRABLE and confirmation_id is None and tool not in self.repairing
+        if repair:
+            self.repairing.add(tool)
+        elif not outcome.ok:
             # A failed outcome always carries its code and text (``tool_execute``); the fallbacks only type it.
             code, message = outcome.error_code or "internal", outcome.error_message or ""
             await self.emit(ErrorEvent(code=code, message=message, call_id=call_id))
@@ -303,12 +325,18 @@ class CallRunner:
         )
 
     async def _reject_args(
-        self, conversation: Conversation, spec: ToolSpec, call_id: str, args: dict[str, Any], detail: str, language: str
+        self,
+        conversation: Conversation,
+        spec: ToolSpec,
+        call_id: str,
+        args: dict[str, Any],
+        detail: str,
+        language: str,
+        code: str = "invalid_args",
     ) -> ToolMessage:
-        """Arguments not valid JSON or not matching the schema: no card, no execution, an error ToolMessage."""
-        outcome = ToolOutcome(
-            ok=False, error_code="invalid_args", error_message=error_text("invalid_args", language, detail=detail)
-        )
+        """Arguments not valid JSON, not matching the schema (``invalid_args``) or not from the conversation
+        (``invented_argument``): no card, no execution, an error ToolMessage, audited with ``code``."""
+        outcome = ToolOutcome(ok=False, error_code=code, error_message=error_text(code, language, detail=detail))
         return await self.finish(
             conversation, spec.name, spec.category, call_id, args, outcome, announce=False, language=language
         )
@@ -354,28 +382,3 @@ class CallRunner:
         )
         content = confirm.declined_payload(name, "refused", refusal, language=language, roles=roles, detail=detail)
         return ToolMessage(content=content, tool_call_id=call["id"], status="error")
-
-
-def _validation_summary(exc: ValidationError, language: str | None = None) -> str:
-    """``field: message; …`` of the first five errors in ``language`` (``validation_text``)."""
-    return "; ".join(
-        f"{'.'.join(str(p) for p in e['loc']) or 'args'}: {validation_text(e['msg'], language)}"
-        for e in exc.errors()[:5]
-    )
-
-
-def unknown_arguments_text(spec: ToolSpec, unknown: list[str], language: str | None = None) -> str:
-    """The invalid-arguments detail for a call with names its tool lacks (``runtime.binding.unknown_arguments``),
-    in ``language``: the unknown names, then the names the tool takes (its schema's), so the model can correct
-    the call — «неизвестный аргумент: slug; get_health_summary принимает только: env_id, dashboard_id»."""
-    with in_language(language):
-        names = ", ".join(unknown)
-        head = ngettext("unknown argument: %(names)s", "unknown arguments: %(names)s", len(unknown)) % {"names": names}
-        if spec.argument_names:
-            takes = gettext("%(tool)s takes only: %(names)s") % {
-                "tool": spec.name,
-                "names": ", ".join(spec.argument_names),
-            }
-        else:
-            takes = gettext("%(tool)s takes no arguments") % {"tool": spec.name}
-        return f"{head}; {takes}"
