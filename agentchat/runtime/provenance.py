@@ -1,5 +1,5 @@
-"""Where a call's object ids and environments come from (issue 32 item 1): a model's call reaches Superset only
-with ids the conversation gave it and environments that exist.
+"""Where a call's object ids, environments and SQL come from (issue 32 item 1): a model's call reaches Superset
+only with ids and SQL the conversation gave it and environments that exist.
 
 A small model writes ``get_git_status(dashboard_id=123)`` with no page and no one having said 123, or
 ``list_backups(env_id="ss-prod")``: the first reached Superset (404) and the answer repeated the question back, the
@@ -14,7 +14,7 @@ do instead: search or ask; use one of the listed environments.
 import json
 import re
 from collections.abc import Collection, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.utils.translation import gettext, ngettext
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
@@ -31,36 +31,76 @@ ID_LIST_ARGS = {"dashboard_ids": "dashboard", "dataset_ids": "dataset"}
 ENV_ARGUMENTS = ("env_id", "source_env_id", "target_env_id")
 # What the model is told to use to find an object it has no id of (a tool of every role's read set).
 FINDER = {"dashboard": "search_dashboards", "dataset": "search_datasets"}
+# Tools whose ``sql`` is the user's query (to format, to make a dataset of), never one the model writes.
+SQL_FROM_USER = frozenset({"superset_format_sql", "superset_create_dataset"})
 _WHOLE_NUMBER = re.compile(r"(?<!\d)\d{1,19}(?!\d)")
 
 
-def known_ids(messages: Sequence[BaseMessage], context: dict[str, Any] | None) -> frozenset[int]:
-    """The object ids this conversation gave the model.
+class Known(NamedTuple):
+    """What this conversation gave the model (``known_from``).
+
+    Attributes:
+        ids: the page's object id, every whole number (1–19 digits) of every user message and of every answer the
+            user was shown, and every dashboard or dataset id a successful tool result named
+            (``binding.result_ids``, any type or environment).
+        texts: every user message and successful tool result, as ``sql_key`` reads them (where SQL may come from).
+    """
+
+    ids: frozenset[int]
+    texts: tuple[str, ...]
+
+
+def known_from(messages: Sequence[BaseMessage], context: dict[str, Any] | None) -> Known:
+    """The ids and texts this conversation gave the model.
 
     Args:
         messages: the conversation as sent to the model, oldest first (stored history and this turn).
         context: the turn's validated UIContext dict (its ``objectId`` counts), or None.
-
-    Returns:
-        The page's object id, every whole number (1–19 digits) of every user message and of every answer the
-        user was shown, and every dashboard or
-        dataset id that a successful tool result named (``binding.result_ids``, any type or environment).
     """
     found: set[int] = set()
+    texts: list[str] = []
     object_id = (context or {}).get("objectId")
     if object_id is not None and str(object_id).isdigit():
         found.add(int(object_id))
     for message in messages:
         if isinstance(message, HumanMessage | AIMessage):
             found.update(int(n) for n in _WHOLE_NUMBER.findall(str(message.content)))
+            if isinstance(message, HumanMessage):
+                texts.append(sql_key(str(message.content)))
         elif isinstance(message, ToolMessage) and message.status != "error":
             try:
                 value = json.loads(str(message.content))
             except ValueError:
                 continue
+            texts.extend(sql_key(text) for text in _strings(value))
             for ids in result_ids(value).values():
                 found.update(ids)
-    return frozenset(found)
+    return Known(ids=frozenset(found), texts=tuple(texts))
+
+
+def sql_key(text: str) -> str:
+    """``text`` as SQL is compared (``invented_sql``): without whitespace or a final ``;``, case-folded."""
+    return re.sub(r"\s+", "", text).rstrip(";").casefold()
+
+
+def _strings(value: Any) -> list[str]:
+    """Every string of a decoded JSON ``value``, depth first."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        value = list(value.values())
+    return [text for item in value for text in _strings(item)] if isinstance(value, list) else []
+
+
+def invented_sql(spec: ToolSpec, args: dict[str, Any], texts: Collection[str]) -> bool:
+    """Whether a call gives SQL that no user message or tool result of the conversation holds, to a tool whose SQL
+    must be the user's (``SQL_FROM_USER``: «приведи SQL к нормальному виду» with no SQL made the model write
+    ``SELECT * FROM my_table`` and format it, issue 32)."""
+    sql = args.get("sql")
+    if spec.name not in SQL_FROM_USER or not isinstance(sql, str) or not sql.strip():
+        return False
+    key = sql_key(sql)
+    return not any(key in text for text in texts)
 
 
 def invented_ids(spec: ToolSpec, args: dict[str, Any], known: Collection[int]) -> list[tuple[str, int]]:
@@ -68,18 +108,21 @@ def invented_ids(spec: ToolSpec, args: dict[str, Any], known: Collection[int]) -
 
     Args:
         spec: the tool; args: the call's arguments after binding (page-filled values are the page's, so known).
-        known: ``known_ids`` of the conversation.
+        known: ``Known.ids`` of the conversation.
 
     Returns:
         ``[(argument, id)]`` in argument order, empty when every id is known. ``dashboard_ids`` beside a
-        ``migration_id`` are the saved plan's business (``tools.migration_impact.migration_target``).
+        ``migration_id`` are the saved plan's business (``tools.migration_impact.migration_target``), a
+        ``dashboard_id`` beside a ``dashboard`` slug the slug's (``tools.deploy.dashboard_resolve`` refuses an id
+        that is not that dashboard's).
     """
     fields = spec.args_schema.model_fields
     out: list[tuple[str, int]] = []
     for name in fields:
         value = args.get(name)
         if name in ID_ARGS:
-            values = [value]
+            # beside the dashboard's slug, the id is checked against it (tools.deploy.dashboard_resolve)
+            values = [] if name == "dashboard_id" and args.get("dashboard") else [value]
         elif name in ID_LIST_ARGS and isinstance(value, list) and args.get("migration_id") in (None, ""):
             values = value
         else:
@@ -102,7 +145,11 @@ def unknown_environments(spec: ToolSpec, args: dict[str, Any], env_ids: Collecti
 
 
 def provenance_text(
-    ids: list[tuple[str, int]], envs: list[tuple[str, str]], env_ids: Sequence[str], language: str | None = None
+    ids: list[tuple[str, int]],
+    envs: list[tuple[str, str]],
+    env_ids: Sequence[str],
+    language: str | None = None,
+    sql: bool = False,
 ) -> str:
     """The ToolMessage detail of a refused call, in ``language``: which ids no one named and how to find the
     object (the search tool, or ask the user), which environments do not exist and which do.
@@ -130,15 +177,24 @@ def provenance_text(
                 )
                 % {"argument": name, "value": env, "envs": ", ".join(env_ids)}
             )
+        if sql:
+            parts.append(
+                gettext(
+                    "sql: no user message or tool result of this conversation holds this SQL; do not write a query "
+                    "yourself: ask the user for theirs."
+                )
+            )
         return " ".join(parts)
 
 
-def call_provenance(spec: ToolSpec, args: dict[str, Any], known: Collection[int], language: str | None = None) -> str:
-    """The refusal detail of a call with an id no one named or an environment that is not active, in
+def call_provenance(spec: ToolSpec, args: dict[str, Any], known: Known, language: str | None = None) -> str:
+    """The refusal detail of a call with an id no one named, an environment that is not active or SQL the user
+    did not give (``known_from``), in
     ``language``; empty when every id and environment of the call is accounted for. Reads the active
     environments (``policies.services.environments_active``): call it from a thread in async code.
     """
-    ids = invented_ids(spec, args, known)
+    ids = invented_ids(spec, args, known.ids)
     env_ids = [e.env_id for e in policy.environments_active()]
     envs = unknown_environments(spec, args, env_ids)
-    return provenance_text(ids, envs, env_ids, language) if ids or envs else ""
+    sql = invented_sql(spec, args, known.texts)
+    return provenance_text(ids, envs, env_ids, language, sql=sql) if ids or envs or sql else ""

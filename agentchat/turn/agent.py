@@ -29,9 +29,10 @@ from agentchat.errors import error_text
 from agentchat.guard import confirmations as confirm
 from agentchat.language import conversation_language
 from agentchat.llm import chat_model, model_for_turn, provider_label
+from agentchat.llm.offline.model import OfflinePlanner
 from agentchat.models import Conversation, Message, PendingConfirmation
 from agentchat.runtime.binding import page_bound
-from agentchat.runtime.provenance import known_ids
+from agentchat.runtime.provenance import known_from
 from agentchat.toolset.router import query_vector_prefetch, routing_hints
 from agentchat.toolset.selection import Offer, role_refused_request
 from agentchat.turn.admission import busy_retry_s, busy_text, turn_admission
@@ -50,6 +51,7 @@ from agentchat.turn.rendering import (
 )
 from agentchat.turn.steps import AwaitingDecision, Final, RunAgain, Step
 from agentchat.turn.streaming import reply_stream
+from agentchat.turn.truth import turn_failures
 from agentchat.turn.units import unit
 
 
@@ -275,13 +277,14 @@ class AgentTurn:
         # The offline planner gets the turn's policy facts instead of reading the policy tables itself.
         model = model_for_turn(self.model or chat_model(), choices=offer.choices, environments=prepared.environments)
         bound = model.bind_tools(schemas) if schemas else model
+        truthful = isinstance(model, OfflinePlanner)  # its failure answers say what failed (llm.offline.replies)
         row_id: int | None = prepared.row_id  # the first step streams into the row prepared with the history
         for _ in range(settings.AGENT_MAX_STEPS):
             # The first step streams into the row opened just after the session was checked; a later one asks.
             if row_id is None and not await self._alive():
                 await database_sync_to_async(session_stop_record)(user=self.user, conversation_id=conversation.pk)
                 return Final(message_id=None)
-            step = await self._step(conversation, bound, messages, offer, context, language, row_id)
+            step = await self._step(conversation, bound, messages, offer, context, language, row_id, truthful)
             row_id = None
             match step:
                 case RunAgain():
@@ -300,10 +303,18 @@ class AgentTurn:
         context: dict[str, Any] | None,
         language: str,
         row_id: int | None,
+        truthful: bool = False,
     ) -> Step:
-        """One LLM reply and its tool calls; the reply and the calls' ToolMessages are appended to ``messages``."""
+        """One LLM reply and its tool calls; the reply and the calls' ToolMessages are appended to ``messages``.
+        Unless the model is ``truthful``, a text answer is told the turn's failed calls (``turn.truth``)."""
         reply = await reply_stream(
-            model=model, messages=messages, conversation=conversation, emit=self.emit, language=language, row_id=row_id
+            model=model,
+            messages=messages,
+            conversation=conversation,
+            emit=self.emit,
+            language=language,
+            row_id=row_id,
+            failures=() if truthful else turn_failures(messages),
         )
         if isinstance(reply, Final):
             return reply
@@ -311,7 +322,7 @@ class AgentTurn:
         waiting: list[int] = []
         question = next((str(m.content) for m in reversed(messages) if isinstance(m, HumanMessage)), "")
         learnt = learnt_ids(messages)  # before this step's results: the model wrote its calls without them
-        known = known_ids(messages, context)
+        known = known_from(messages, context)
         for call in reply.calls:
             if not await self._alive():  # the session ended during the step: this call never runs
                 messages.append(await self.calls.skip_ended(conversation, call, language))

@@ -4,7 +4,6 @@ guardrail decision → a card or a run, and the finish (ToolMessage stored and a
 Every call id gets exactly one ToolMessage: run, refused, invalid, failed or, later, decided on its card.
 """
 
-from collections.abc import Collection
 from dataclasses import replace
 from typing import Any
 
@@ -24,7 +23,7 @@ from agentchat.models import Conversation, PendingConfirmation
 from agentchat.runtime.binding import LearntIds, bind_call, object_used, unknown_arguments
 from agentchat.runtime.executor import ToolOutcome, tool_execute, tool_message_payload
 from agentchat.runtime.plans import plan_arguments
-from agentchat.runtime.provenance import call_provenance
+from agentchat.runtime.provenance import Known, call_provenance
 from agentchat.runtime.registry import tool_spec
 from agentchat.runtime.repair import unknown_arguments_text, validation_summary
 from agentchat.runtime.spec import ToolSpec
@@ -35,13 +34,10 @@ from agentchat.turn.recording import call_started_record, tool_result_record
 from agentchat.turn.rendering import card_refused_event, card_required_event
 from agentchat.turn.results import result_html
 from agentchat.turn.steps import AwaitingDecision
+from agentchat.turn.truth import REPAIRABLE
 from policies import services as policy
 
 TOOL_NAME_MAX_CHARS = 64  # Message.tool_name / AuditEvent.tool
-
-
-# Failures of the model's arguments, which it can repair from the ToolMessage: no error frame the first time.
-REPAIRABLE = frozenset({"invalid_args", "invented_argument"})
 
 
 class CallRunner:
@@ -67,7 +63,7 @@ class CallRunner:
         language: str,
         question: str = "",
         learnt: LearntIds | None = None,
-        known: Collection[int] | None = None,
+        known: Known | None = None,
     ) -> ToolMessage | AwaitingDecision:
         """Check one tool call and run it, refuse it, or put it on a card.
 
@@ -81,9 +77,10 @@ class CallRunner:
                 (``runtime.binding.bind_call``; ``turn.pointing.points_at_page``).
             learnt: the ids by object type and environment this turn's tool results gave the model
                 (``turn.pointing.learnt_ids``): never replaced by the page's in that environment.
-            known: the object ids the conversation gave the model (``runtime.provenance.known_ids``): a call with
-                another id, or with an environment that does not exist, is refused before anything reads Superset
-                (``invented_argument``, issue 32 item 1). None: not checked (a call the server itself made).
+            known: the ids and texts the conversation gave the model (``runtime.provenance.known_from``): a call
+                with another id, an environment that does not exist or SQL the user did not give is refused
+                before anything reads Superset (``invented_argument``, issue 32 item 1). None: not checked (a
+                call the server itself made).
 
         Returns:
             The call's ToolMessage, or ``AwaitingDecision`` with the card's id when it waits for the user's

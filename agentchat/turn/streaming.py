@@ -7,6 +7,7 @@ hand its tool calls to the loop; a model that cannot be reached ends the turn cl
 import asyncio
 import logging
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +33,7 @@ from agentchat.turn.reply import (
     text_written_call,
 )
 from agentchat.turn.steps import Final
+from agentchat.turn.truth import Failure, failures_told
 from agentchat.turn.units import unit
 
 log = logging.getLogger(__name__)
@@ -131,6 +133,7 @@ async def reply_stream(
     emit: Emit,
     language: str,
     row_id: int | None = None,
+    failures: Sequence[Failure] = (),
 ) -> Reply | Final:
     """Stream one LLM reply and store it.
 
@@ -138,6 +141,8 @@ async def reply_stream(
         model: the chat model, tools bound.
         messages: the system prompt and the history so far.
         row_id: the assistant message to stream into; a new one when None.
+        failures: the turn's failed calls (``turn.truth.turn_failures``): a text answer that does not carry
+            their reasons gets a line for each (issue 32 item 4).
 
     Returns:
         ``Reply`` when the model asks for tool calls; ``Final`` when it answered with text (its ``message`` event
@@ -171,6 +176,8 @@ async def reply_stream(
         await tokens.flush()  # the text before the calls, shown while they run
     else:
         await tokens.discard()  # the ``message`` below carries the buffered tail (issue 17: one frame less per turn)
+    if not calls:
+        text = failures_told(text, failures, language)
     calls = await unit(reply_store)(conversation=conversation, message_id=row_id, content=text, calls=calls)
     if not calls:
         await emit(message_event(message_id=row_id, text=text))

@@ -205,7 +205,9 @@ async def test_two_approvals_ten_ms_apart_execute_one_upstream_write(users, supe
         ],
     )
     model = scripted(call, "Готово.", "Готово.")
-    conversation_id, frames = await _turn(users["engineer"], model, text="создай датасет", context=DATASET_CONTEXT)
+    conversation_id, frames = await _turn(
+        users["engineer"], model, text="создай датасет из запроса SELECT 1 AS x", context=DATASET_CONTEXT
+    )
     confirmation_id = frames.of("confirm_required")[0]["confirmation_id"]
     try:
         tab_a, tab_b = Frames(), Frames()

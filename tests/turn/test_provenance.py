@@ -13,7 +13,13 @@ import json
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from agentchat.runtime.provenance import invented_ids, known_ids, provenance_text, unknown_environments
+from agentchat.runtime.provenance import (
+    invented_ids,
+    invented_sql,
+    known_from,
+    provenance_text,
+    unknown_environments,
+)
 from agentchat.runtime.registry import tool_spec
 from agentchat.turn.agent import AgentTurn
 from policies.models import AuditEvent
@@ -31,10 +37,26 @@ def test_known_ids_are_the_page_s_the_user_s_the_answers_and_the_results():
         ToolMessage(json.dumps({"dashboards": [{"id": 31, "title": "A"}]}), tool_call_id="a"),
         ToolMessage(json.dumps({"dashboards": [{"id": 99, "title": "B"}]}), tool_call_id="b", status="error"),
     ]
-    known = known_ids(messages, {"objectType": "dashboard", "objectId": 5})
+    known = known_from(messages, {"objectType": "dashboard", "objectId": 5}).ids
     assert {5, 7, 12, 40, 31} <= known
     assert 99 not in known  # a failed call's result names nothing
-    assert 123 not in known_ids([HumanMessage("закоммичены ли изменения этого дашборда?")], None)
+    assert 123 not in known_from([HumanMessage("закоммичены ли изменения этого дашборда?")], None).ids
+
+
+def test_sql_to_format_or_to_make_a_dataset_of_must_be_the_user_s_or_a_result_s():
+    """«приведи SQL к нормальному виду» with no SQL: the 1.5B model wrote ``SELECT * FROM my_table`` itself."""
+    messages = [
+        HumanMessage("отформатируй:\nselect region, sum(kwh)\nfrom energy group by region;"),
+        ToolMessage(json.dumps({"sql": 'SELECT 1 AS "one"\nFROM dual'}), tool_call_id="a"),
+    ]
+    texts = known_from(messages, None).texts
+    fmt = tool_spec("superset_format_sql")
+    assert not invented_sql(fmt, {"sql": "SELECT region, SUM(kwh) FROM energy GROUP BY region"}, texts)
+    assert not invented_sql(fmt, {"sql": 'select 1 as "one" from dual;'}, texts)
+    assert invented_sql(fmt, {"sql": "SELECT * FROM my_table WHERE id = 1"}, texts)
+    assert invented_sql(fmt, {"sql": "SELECT * FROM my_table"}, ())
+    # a query the model writes to answer a question is what superset_execute_sql is for
+    assert not invented_sql(tool_spec("superset_execute_sql"), {"sql": "SELECT 2"}, ())
 
 
 def test_invented_ids_are_those_nothing_named():
@@ -45,6 +67,8 @@ def test_invented_ids_are_those_nothing_named():
     assert invented_ids(deploy, {"dashboard_ids": [1, 3], "target_env_id": "prod"}, {1}) == [("dashboard_ids", 3)]
     # beside a saved plan the list is the plan's business (tools.migration_impact.migration_target)
     assert invented_ids(deploy, {"migration_id": 4, "dashboard_ids": [3]}, {4}) == []
+    slug = {"dashboard": "energy-report", "dashboard_id": 8, "target_env_id": "prod"}
+    assert invented_ids(tool_spec("deploy_dashboard"), slug, set()) == []  # checked against the slug
 
 
 def test_unknown_environments_and_what_the_model_is_told():
@@ -194,3 +218,25 @@ async def test_one_repair_round_and_an_error_frame_only_when_it_fails(
     assert "dashboard_id" in json.dumps(told)
     assert [f["call_id"] for f in frames.of("error")] == ([] if repaired else ["c2"])
     assert [f["ok"] for f in frames.of("tool_finished")] == ([True] if repaired else [])
+
+
+@TURN
+async def test_sql_the_user_did_not_give_is_not_formatted(
+    users,
+    openai_provider,  # noqa: F811
+):
+    sql = "SELECT * FROM my_table WHERE id = 1"
+    server = openai_provider(
+        default=_refused_then("Пришлите запрос.", Call("superset_format_sql", {"sql": sql}, id="c1"))
+    )
+    frames = Frames()
+
+    await AgentTurn(user=users["analyst"], emit=frames).run(
+        conversation_id=None, text="приведи SQL к нормальному виду", context=ui_context(None, None)
+    )
+
+    (refused,) = (r["content"] for r in server.requests[1].tool_results())
+    assert refused["error"] == "invented_argument"
+    assert "sql" in refused["message"]
+    assert frames.of("tool_started") == []
+    assert frames.of("message")[-1]["text"] == "Пришлите запрос."

@@ -1,0 +1,85 @@
+"""Truthful after a failure (issue 32 item 4): an answer never hides that a call of its turn failed.
+
+Behind the local 1.5B model «какие бэкапы есть для прода?» failed (an unknown environment) and the answer read «у
+меня нет информации о бэкапах»: false, the call had failed. When a tool call of the turn failed and no later call of
+that tool succeeded, the final answer must say so; the product adds a line naming the operation and the reason when
+the model's text does not carry the reason itself. Calls the user declined or our policy refused are no failures:
+their own lines say so (the card, ``guard.confirmations.declined_payload``); nor are calls refused for their
+arguments (``REPAIRABLE``), which never ran: the model repairs them or asks the user.
+"""
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from django.utils.text import capfirst
+from django.utils.translation import gettext
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+
+from agentchat.language import in_language
+from agentchat.runtime.titles import tool_title
+
+# Failures of the model's arguments, which it repairs from the ToolMessage or asks the user about (issue 32
+# item 3): no error frame the first time (``turn.calls``), and no line in the answer (the call never ran and its
+# reason is a validator's text).
+REPAIRABLE = frozenset({"invalid_args", "invented_argument"})
+# ToolMessage error codes of calls that did not run by someone's decision or for the model's arguments.
+NOT_FAILURES = frozenset({"denied", "expired", "cancelled", "permission_denied"}) | REPAIRABLE
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A failed call of the turn: ``tool`` its name, ``reason`` the user-facing error text (or the error code)."""
+
+    tool: str
+    reason: str
+
+
+def turn_failures(messages: Sequence[BaseMessage]) -> list[Failure]:
+    """The failures of this turn that no later call of the same tool made good.
+
+    Args:
+        messages: the conversation as sent to the model; this turn is what follows its last user message.
+
+    Returns:
+        One ``Failure`` per tool whose last call in the turn failed, in the order of those calls.
+    """
+    start = max((n for n, m in enumerate(messages) if isinstance(m, HumanMessage)), default=-1) + 1
+    names: dict[str, str] = {}
+    failed: dict[str, Failure] = {}
+    for message in messages[start:]:
+        if isinstance(message, AIMessage):
+            names.update((str(call["id"]), call["name"]) for call in message.tool_calls if call.get("id"))
+        elif isinstance(message, ToolMessage):
+            tool = names.get(message.tool_call_id, "")
+            failed.pop(tool, None)
+            if message.status != "error":
+                continue
+            try:
+                payload = json.loads(str(message.content))
+            except ValueError:
+                payload = {"message": str(message.content)}
+            code = payload.get("error") if isinstance(payload, dict) else None
+            if code in NOT_FAILURES:
+                continue
+            reason = str(payload.get("message") or code or "") if isinstance(payload, dict) else str(payload)
+            failed[tool] = Failure(tool=tool, reason=reason)
+    return list(failed.values())
+
+
+def failures_told(text: str, failures: Sequence[Failure], language: str | None = None) -> str:
+    """``text`` with a line per failure whose reason it does not carry, in ``language``.
+
+    Example: «Список резервных копий — не выполнено: Superset не отвечает.» appended after a blank line. ``text``
+    unchanged when every failure's reason is already in it (the offline planner's failure answers carry it).
+    """
+    missing = [f for f in failures if f.reason and f.reason not in text]
+    if not missing:
+        return text
+    with in_language(language):
+        lines = [
+            gettext("%(title)s did not run: %(reason)s.")
+            % {"title": capfirst(tool_title(f.tool)), "reason": f.reason.rstrip(".")}
+            for f in missing
+        ]
+    return "\n\n".join(part for part in (text.rstrip(), "\n".join(lines)) if part)
