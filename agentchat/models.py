@@ -228,13 +228,25 @@ class ValidationRun(models.Model):
 
 
 class Backup(models.Model):
-    """A zip of the exports of every dashboard of one environment, written by run_backup (DESIGN §4, §8).
+    """A zip of Superset exports of one environment (DESIGN §4, §8): ``full``, every dashboard, written by
+    run_backup; ``pre_change``, the current versions of what a deploy, migration or rollback is about to overwrite
+    outside dev, written before it (issue 28: a copy before every overwrite; ``tools.copies``).
 
     ``path`` is the absolute file path (under ``BACKUP_DIR/<env_id>/``); ``size_bytes`` and ``sha256`` describe
     the file as written; ``dashboards`` lists what it holds as ``[{"id", "title", "slug", "uuid"}]``;
-    ``task`` is the background job that made it.
+    ``task`` is the background job that made it. ``change`` (``pre_change`` only) describes the write the copy was
+    made for: ``{"tool", "source_env_id", "dashboards": [source titles], "charts": [target chart uuids saved],
+    "created": [{"type", "uuid", "name"}], "rolled_back": {"at", "by", "backup_id"}}`` (the last once rolled back).
     """
 
+    class Kind(models.TextChoices):
+        FULL = "full", pgettext_lazy("backup kind", "full backup")
+        PRE_CHANGE = "pre_change", pgettext_lazy("backup kind", "copy before a change")
+
+    kind = models.CharField(
+        max_length=16, choices=Kind.choices, default=Kind.FULL, db_index=True, verbose_name=_("kind")
+    )
+    change = models.JSONField(default=dict, blank=True, encoder=DjangoJSONEncoder, verbose_name=_("change"))
     env_id = models.CharField(max_length=64, db_index=True, verbose_name=_("environment id"))
     path = models.CharField(max_length=500, verbose_name=_("path"))
     size_bytes = models.BigIntegerField(verbose_name=_("size, bytes"))

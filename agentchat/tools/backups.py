@@ -62,18 +62,29 @@ def backup_file_write(*, env_id: str, data: bytes, record_id: int) -> Path:
 
 
 def backup_record(
-    *, env_id: str, path: Path, data: bytes, dashboards: list[dict[str, Any]], record: TaskRecord
+    *,
+    env_id: str,
+    path: Path,
+    data: bytes,
+    dashboards: list[dict[str, Any]],
+    user_id: int | None,
+    task: TaskRecord | None = None,
+    kind: str = Backup.Kind.FULL,
+    change: dict[str, Any] | None = None,
 ) -> Backup:
-    """Create the ``Backup`` row of a written zip (size and sha256 of ``data``; user and task from ``record``)."""
+    """Create the ``Backup`` row of a written zip: size and sha256 of ``data``, ``created_by`` ``user_id``, the
+    background job ``task`` (run_backup) or the ``change`` a ``pre_change`` copy was made for (``tools.copies``)."""
     return Backup.objects.create(
+        kind=kind,
         env_id=env_id,
         path=str(path),
         size_bytes=len(data),
         dashboard_count=len(dashboards),
         sha256=hashlib.sha256(data).hexdigest(),
         dashboards=dashboards,
-        created_by_id=record.user_id,
-        task=record,
+        change=change or {},
+        created_by_id=user_id,
+        task=task,
     )
 
 
@@ -131,7 +142,7 @@ async def _backup(record: TaskRecord, progress: Progress) -> dict[str, Any]:
     ]
     path = await sync_to_async(backup_file_write)(env_id=record.env_id, data=data, record_id=record.pk)
     backup = await sync_to_async(backup_record)(
-        env_id=record.env_id, path=path, data=data, dashboards=dashboards, record=record
+        env_id=record.env_id, path=path, data=data, dashboards=dashboards, user_id=record.user_id, task=record
     )
     return {
         "backup_id": backup.pk,

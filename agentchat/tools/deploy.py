@@ -1,9 +1,10 @@
 """deploy_dashboard: export a dashboard from one environment and import it into another (DESIGN §8).
 
 ``deploy_apply`` is the one deploy path (execute_migration runs it per dashboard): plan (``migration_plan``) →
-refuse if the plan has problems → map databases and datasets to the target's uuids → import the charts with
-overwrite (Superset's dashboard import never overwrites existing charts) → import the dashboards with
-overwrite → verify in the target that every dashboard exists with its title and all its charts attached.
+refuse if the plan has problems → outside dev, save the target's current versions of what it overwrites
+(``copies.copy_before_change``; no copy, no write) → map databases and datasets to the target's uuids → import
+the charts with overwrite (Superset's dashboard import never overwrites existing charts) → import the dashboards
+with overwrite → verify in the target that every dashboard exists with its title and all its charts attached.
 """
 
 from datetime import UTC, datetime
@@ -19,6 +20,7 @@ from agentchat.superset.bundle import Bundle, bundle_remap, bundle_zip, dashboar
 from agentchat.superset.client import SupersetClient
 from agentchat.superset.migration_plan import migration_plan
 from agentchat.superset.transfer import TransferError, bundle_import, instances_distinct, objects_where
+from agentchat.tools.copies import Change, copy_before_change
 from agentchat.tools.migration_impact import SOURCE_ENV_FIELD, TARGET_ENV_FIELD, plan_impact, transfer_impact
 
 
@@ -81,15 +83,20 @@ async def deploy_apply(
     target: SupersetClient,
     dashboard_ids: list[int],
     database_names: dict[str, str] | None = None,
+    user_id: int | None = None,
+    tool: str = "deploy_dashboard",
 ) -> dict[str, Any]:
     """Deploy ``dashboard_ids`` from ``source`` into ``target`` and verify the result there; ``database_names``
-    maps source database names to target ones (a saved migration's mapping; by name when None).
+    maps source database names to target ones (a saved migration's mapping; by name when None); ``user_id`` and
+    ``tool`` are recorded on the copy saved before the overwrite (issue 28).
 
     Returns:
         ``{"source_env_id", "target_env_id", "dashboards": [{"id", "title", "slug", "url", "charts": [names]}]
-        (target ids), "objects": [{"type", "name", "action"}] (what was done), "counts", "verified": true}``.
+        (target ids), "objects": [{"type", "name", "action"}] (what was done), "counts", "verified": true,
+        "copy": {"backup_id", "file", "dashboards", "charts"} or None (dev)}``.
 
     Raises:
+        CopyFailed: the target is not dev and its current version could not be saved (nothing changed then).
         TransferError: the plan cannot run (nothing changed then), or the verification failed after import.
         UpstreamError / StatusUnknown: Superset refused or failed an import.
     """
@@ -99,6 +106,7 @@ async def deploy_apply(
     )
     if plan.problems:
         raise TransferError.joined(plan.problems)
+    copy = await copy_before_change(target, Change.of_plan(plan, tool=tool), user_id=user_id)
     remapped = bundle_remap(bundle, databases=plan.database_map, datasets=plan.dataset_map)
     root = "agentchat_deploy_" + datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
     if any(item.type == "chart" and item.action == "overwrite" for item in plan.items):
@@ -112,6 +120,7 @@ async def deploy_apply(
         "objects": impact["objects"],
         "counts": impact["counts"],
         "verified": True,
+        "copy": copy,
     }
 
 
@@ -217,4 +226,6 @@ async def deploy_dashboard(ctx: ToolContext, args: DeployArgs) -> dict[str, Any]
     source = await ctx.superset(args.source_env_id)
     target = await ctx.superset(args.target_env_id)
     dashboard_id = await dashboard_resolve(source, args)
-    return await deploy_apply(source=source, target=target, dashboard_ids=[dashboard_id])
+    return await deploy_apply(
+        source=source, target=target, dashboard_ids=[dashboard_id], user_id=ctx.user.pk if ctx.user else None
+    )

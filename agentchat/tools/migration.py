@@ -57,6 +57,8 @@ async def _migrate(record: TaskRecord, progress: Progress) -> dict[str, Any]:
                     target=target,
                     dashboard_ids=[row["id"]],
                     database_names=params.get("database_names") or None,
+                    user_id=record.user_id,
+                    tool="execute_migration",
                 )
             except ToolError as exc:
                 failed.append({"id": row["id"], "title": title, "error": exc.text(ctx.language)})
@@ -69,7 +71,13 @@ async def _migrate(record: TaskRecord, progress: Progress) -> dict[str, Any]:
                 await progress(int(index * 100 / total), line)
                 continue
             deployed.append(
-                {"id": row["id"], "title": title, "target": done["dashboards"][0], "counts": done["counts"]}
+                {
+                    "id": row["id"],
+                    "title": title,
+                    "target": done["dashboards"][0],
+                    "counts": done["counts"],
+                    "copy": done["copy"],
+                }
             )
             await progress(int(index * 100 / total), f"{index}/{total}: «{title}» ✓")
     result = {

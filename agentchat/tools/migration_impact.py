@@ -24,6 +24,7 @@ from agentchat.runtime.registry import assistant_tool
 from agentchat.runtime.spec import ToolArgs
 from agentchat.superset.migration_plan import TYPES, MigrationPlan, migration_plan, object_count
 from agentchat.superset.transfer import instances_distinct
+from agentchat.tools.copies import Change, copy_needed
 
 # What the import will do, as the heading of the objects it does it to («Создать: 3 графика, 1 датасет.»).
 ACTIONS = {
@@ -98,14 +99,22 @@ async def transfer_impact(
     dashboard_ids: list[int],
     database_names: dict[str, str] | None = None,
 ) -> dict[str, Any]:
-    """Plan moving ``dashboard_ids`` and return ``plan_impact`` of it (read-only on both environments)."""
+    """Plan moving ``dashboard_ids`` and return ``plan_impact`` of it (read-only on both environments), with
+    ``"copy": true`` and the summary's line saying so when the deploy will save the target's current versions first
+    (``copies.copy_before_change``: the target is not dev and something there is overwritten)."""
     source = await ctx.superset(source_env_id)
     target = await ctx.superset(target_env_id)
     instances_distinct(source, target)
     _bundle, plan = await migration_plan(
         source=source, target=target, dashboard_ids=dashboard_ids, database_names=database_names
     )
-    return plan_impact(plan, ctx.language)
+    impact = plan_impact(plan, ctx.language)
+    change = Change.of_plan(plan, tool="")
+    impact["copy"] = bool(change.dashboard_ids or change.chart_ids) and await copy_needed(target_env_id)
+    if impact["copy"]:
+        with in_language(ctx.language):
+            impact["summary"] += " " + _("A copy of the current version is saved before the change.")
+    return impact
 
 
 class MigrationArgs(ToolArgs):

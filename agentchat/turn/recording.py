@@ -120,9 +120,16 @@ def tool_result_record(
                 "confirmation_id": confirmation_id,
                 "acting": outcome.acting,
                 **({"source": "superset"} if outcome.error_code == "superset_denied" else {}),
+                **_copy_link(outcome.result),
             },
             **common,
         )
+
+
+def _copy_link(result: Any) -> dict[str, Any]:
+    """``{"backup_id": n}`` of the copy a write saved before overwriting (issue 28: the audit row links it)."""
+    copy = result.get("copy") if isinstance(result, dict) else None
+    return {"backup_id": copy["backup_id"]} if isinstance(copy, dict) and copy.get("backup_id") else {}
 
 
 def _final_status(outcome: ToolOutcome) -> str:

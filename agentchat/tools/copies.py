@@ -1,0 +1,166 @@
+"""A copy before every overwrite outside dev (issue 28 item 3; the brief: "what it overwrites is saved first, and
+if it cannot be saved, nothing is written").
+
+``copy_before_change`` runs after a write has planned what it will do in the target and before it changes
+anything there: when the target environment's tier is not ``dev``, it exports the target's current versions of
+the dashboards and charts the write overwrites (Superset API ``GET /api/v1/dashboard/export/`` and
+``/api/v1/chart/export/``), merges them into one importable zip in the backup store (``BACKUP_DIR/<env_id>/``) and
+records a ``Backup`` of kind ``pre_change`` that also names what the write creates (what a rollback removes). Any
+failure of the export or of the file raises ``CopyFailed`` and the write does not run (fail closed).
+"""
+
+import secrets
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.utils.translation import gettext_lazy
+
+from agentchat.errors import ToolError
+from agentchat.models import Backup
+from agentchat.superset.bundle import BundleError, zip_merge
+from agentchat.superset.client import SupersetClient, rison
+from agentchat.superset.transfer import TransferError, dashboards_export
+from agentchat.tools.backups import backup_file_write, backup_record
+from policies import services as policy
+from policies.models import Tier
+
+OVERWRITING = ("overwrite", "conflict")
+REMOVABLE = ("dashboard", "chart", "dataset")  # what a rollback may remove that the change created
+COPY_FAILED = gettext_lazy(
+    "The copy of the current version in %(env)s could not be saved (%(reason)s), so nothing was changed there."
+)
+
+
+class _Reason:
+    """Why the copy failed, rendered in the language the error is read in (a ``ToolError``'s own text)."""
+
+    def __init__(self, error: Exception):
+        self.error = error
+
+    def __str__(self) -> str:
+        return self.error.text("") if isinstance(self.error, ToolError) else str(self.error)
+
+
+class CopyFailed(TransferError):
+    """The copy of the target's current version could not be made, so the write did not run (fail closed)."""
+
+
+@dataclass
+class Change:
+    """What a write is about to do in ``target``: overwrite ``dashboard_ids`` / ``chart_ids`` (target ids) and
+    create ``created`` (``[{"type", "uuid", "name"}]``); ``tool`` and ``source_env_id`` say which write it is and
+    ``dashboards`` the titles it moves (the copy's ``change`` field, read by deploy_history and rollback_deploy)."""
+
+    tool: str
+    source_env_id: str | None
+    dashboards: list[str]
+    dashboard_ids: list[int] = field(default_factory=list)
+    chart_ids: list[int] = field(default_factory=list)
+    created: list[dict[str, Any]] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def of_plan(cls, plan: Any, *, tool: str) -> "Change":
+        """The change a ``MigrationPlan`` (``superset.migration_plan``) makes in its target."""
+        items = plan.items
+        return cls(
+            tool=tool,
+            source_env_id=plan.source_env_id,
+            dashboards=[str(d["title"]) for d in plan.dashboards],
+            dashboard_ids=[i.target_id for i in items if i.type == "dashboard" and i.action in OVERWRITING],
+            chart_ids=[i.target_id for i in items if i.type == "chart" and i.action == "overwrite"],
+            created=[
+                {"type": i.type, "uuid": i.uuid, "name": i.name}
+                for i in items
+                if i.action == "create" and i.type in REMOVABLE
+            ],
+        )
+
+
+async def copy_needed(env_id: str) -> bool:
+    """True when writes into ``env_id`` are copied first: an active environment whose tier is not ``dev``
+    (an unknown one is copied too: it is never treated as dev)."""
+    environment = await sync_to_async(policy.environment_get)(env_id=env_id)
+    return environment is None or environment.tier != Tier.DEV
+
+
+async def _export(client: SupersetClient, kind: str, ids: list[int]) -> bytes:
+    if kind == "dashboard":
+        return await dashboards_export(client, ids)
+    response = await client.request("GET", "/api/v1/chart/export/", params={"q": rison(list(ids))})
+    return response.content
+
+
+async def copy_before_change(target: SupersetClient, change: Change, *, user_id: int | None) -> dict[str, Any] | None:
+    """Save the target's current versions of what ``change`` overwrites, when ``target`` is not dev.
+
+    Args:
+        target: the client of the environment about to be written (the user's own identity, DESIGN §15).
+        change: what the write overwrites and creates there.
+        user_id: the Django user the write runs for (the copy's ``created_by``).
+
+    Returns:
+        None in dev; else ``{"backup_id", "file", "dashboards": n, "charts": n}`` of the ``pre_change`` copy
+        (a change that only creates gets a copy with no objects: it still records what a rollback removes).
+
+    Raises:
+        CopyFailed: Superset's export failed or returned no readable zip, or the file could not be written; the
+            caller must not write then.
+    """
+    if not await copy_needed(target.env_id):
+        return None
+    parts = []
+    try:
+        for kind, ids in (("dashboard", change.dashboard_ids), ("chart", change.chart_ids)):
+            if ids:
+                parts.append(await _export(target, kind, sorted(set(ids))))
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+        data, merged = zip_merge(parts, root=f"copy_{target.env_id}_{stamp}")
+    except (ToolError, BundleError) as exc:
+        raise CopyFailed(COPY_FAILED, env=target.env_id, reason=_Reason(exc)) from exc
+    dashboards = [
+        {"id": c.get("id"), "title": c.get("dashboard_title"), "slug": c.get("slug"), "uuid": str(c.get("uuid"))}
+        for c in merged.of("dashboards").values()
+    ]
+    record = {
+        "tool": change.tool,
+        "source_env_id": change.source_env_id,
+        "dashboards": change.dashboards,
+        "charts": [str(c.get("uuid")) for c in merged.of("charts").values()],
+        "created": change.created,
+        **change.extra,
+    }
+    backup = await sync_to_async(_copy_write)(
+        env_id=target.env_id, data=data, dashboards=dashboards, change=record, user_id=user_id
+    )
+    return {
+        "backup_id": backup.pk,
+        "file": Path(backup.path).name,
+        "dashboards": len(dashboards),
+        "charts": len(record["charts"]),
+    }
+
+
+def _copy_write(
+    *, env_id: str, data: bytes, dashboards: list[dict[str, Any]], change: dict[str, Any], user_id: int | None
+) -> Backup:
+    try:  # a random suffix in case two copies of one environment are written in the same second
+        path = backup_file_write(env_id=env_id, data=data, record_id=secrets.randbelow(10**9))
+    except OSError as exc:
+        raise CopyFailed(
+            COPY_FAILED,
+            env=env_id,
+            reason=exc.strerror or type(exc).__name__,
+        ) from exc
+    return backup_record(
+        env_id=env_id,
+        path=path,
+        data=data,
+        dashboards=dashboards,
+        user_id=user_id,
+        kind=Backup.Kind.PRE_CHANGE,
+        change=change,
+    )
