@@ -15,15 +15,18 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext, pgettext_lazy
 from pydantic import Field, model_validator
 
-from agentchat.errors import InvalidArguments
+from agentchat.errors import InvalidArguments, ToolError
 from agentchat.language import in_language
 from agentchat.models import Migration
 from agentchat.runtime import plans
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
 from agentchat.runtime.spec import ToolArgs
+from agentchat.superset.bundle import Bundle, BundleError, bundle_read
+from agentchat.superset.client import SupersetClient
+from agentchat.superset.diff import bundles_diff, diff_summary
 from agentchat.superset.migration_plan import TYPES, MigrationPlan, migration_plan, object_count
-from agentchat.superset.transfer import instances_distinct
+from agentchat.superset.transfer import dashboards_export, instances_distinct
 from agentchat.tools.copies import Change, copy_needed
 
 # What the import will do, as the heading of the objects it does it to («Создать: 3 графика, 1 датасет.»).
@@ -37,6 +40,70 @@ CHANGING = ("create", "overwrite", "conflict")
 
 SOURCE_ENV_FIELD = Field(description="Source environment, e.g. ss-dev.")
 TARGET_ENV_FIELD = Field(description="Target environment, e.g. prod.")
+
+
+CHANGES_SHOWN = 6  # changed fields named in a card's summary; the rest are counted
+CHANGES_MAX = 30  # changed fields listed in the impact's ``changes``
+# The fields superset.diff compares, as a card names them (««Отчёт»: заголовок «…» → «…»»).
+FIELD_LABELS = {
+    "dashboard_title": pgettext_lazy("changed field", "title"),
+    "slug": pgettext_lazy("changed field", "slug"),
+    "published": pgettext_lazy("changed field", "published"),
+    "owners": pgettext_lazy("changed field", "owners"),
+    "cross_filters_enabled": pgettext_lazy("changed field", "cross-filtering"),
+    "native_filters": pgettext_lazy("changed field", "filters"),
+    "viz_type": pgettext_lazy("changed field", "chart type"),
+    "dataset": pgettext_lazy("changed field", "dataset"),
+    "metrics": pgettext_lazy("changed field", "metrics"),
+    "groupby": pgettext_lazy("changed field", "group by"),
+    "adhoc_filters": pgettext_lazy("changed field", "chart filters"),
+    "time_range": pgettext_lazy("changed field", "time range"),
+    "cache_timeout": pgettext_lazy("changed field", "cache timeout"),
+    "charts_added": pgettext_lazy("changed field", "charts added"),
+    "charts_removed": pgettext_lazy("changed field", "charts removed"),
+    "charts_moved": pgettext_lazy("changed field", "charts moved"),
+}
+
+
+def _value(value: Any) -> str:
+    if str(value).lower() in ("true", "false"):
+        return _("yes") if str(value).lower() == "true" else _("no")
+    return str(value) if value not in (None, "") else "—"
+
+
+async def changes_text(target: SupersetClient, dashboard_ids: list[int], bundle: Bundle, language: str) -> list[str]:
+    """The field changes a deploy of ``bundle`` makes to the target dashboards ``dashboard_ids`` and their charts
+    (issue 28 item 2), as lines «“Отчёт”: title “old” → “new”» in ``language``; datasets are kept by deploys, so
+    their differences are not listed. Reads the target's export (Superset API ``/api/v1/dashboard/export/``).
+
+    Returns:
+        At most ``CHANGES_MAX`` lines; none when nothing is overwritten or the target's export cannot be read
+        (the card then lists the objects only).
+    """
+    if not dashboard_ids:
+        return []
+    try:
+        before = bundle_read(await dashboards_export(target, sorted(set(dashboard_ids))))
+    except (ToolError, BundleError):
+        return []
+    lines = []
+    with in_language(language):
+        for line in diff_summary(bundles_diff(before, bundle), limit=CHANGES_MAX):
+            label = FIELD_LABELS.get(line["field"])
+            if line["kind"] == "dataset" or line["status"] != "changed" or label is None:
+                continue
+            field = _("%(field)s “%(item)s”") % {"field": label, "item": line["item"]} if line.get("item") else label
+            values = {"object": line["object"], "field": field}
+            if line["field"].startswith("charts_"):
+                text = _("“%(object)s”: %(field)s: %(names)s") % {**values, "names": line["after"] or line["before"]}
+            else:
+                text = _("“%(object)s”: %(field)s “%(before)s” → “%(after)s”") % {
+                    **values,
+                    "before": _value(line["before"]),
+                    "after": _value(line["after"]),
+                }
+            lines.append(text)
+    return lines[:CHANGES_MAX]
 
 
 def _headline(plan: MigrationPlan) -> str:
@@ -100,16 +167,25 @@ async def transfer_impact(
     database_names: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """Plan moving ``dashboard_ids`` and return ``plan_impact`` of it (read-only on both environments), with
+    ``"changes"`` (``changes_text``: the fields the deploy changes in the dashboards and charts it overwrites, also
+    the summary's «Изменения: …» line) and
     ``"copy": true`` and the summary's line saying so when the deploy will save the target's current versions first
     (``copies.copy_before_change``: the target is not dev and something there is overwritten)."""
     source = await ctx.superset(source_env_id)
     target = await ctx.superset(target_env_id)
     instances_distinct(source, target)
-    _bundle, plan = await migration_plan(
+    bundle, plan = await migration_plan(
         source=source, target=target, dashboard_ids=dashboard_ids, database_names=database_names
     )
     impact = plan_impact(plan, ctx.language)
     change = Change.of_plan(plan, tool="")
+    impact["changes"] = await changes_text(target, change.dashboard_ids, bundle, ctx.language)
+    if impact["changes"]:
+        with in_language(ctx.language):
+            shown = "; ".join(impact["changes"][:CHANGES_SHOWN])
+            more = len(impact["changes"]) - CHANGES_SHOWN
+            tail = (" " + ngettext("(%(count)d more)", "(%(count)d more)", more) % {"count": more}) if more > 0 else ""
+            impact["summary"] += " " + _("Changes: %(changes)s.") % {"changes": shown} + tail
     impact["copy"] = bool(change.dashboard_ids or change.chart_ids) and await copy_needed(target_env_id)
     if impact["copy"]:
         with in_language(ctx.language):

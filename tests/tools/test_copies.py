@@ -6,6 +6,7 @@ prod, the user is told why and the audit row says so.
 """
 
 import asyncio
+import json
 from pathlib import Path
 
 import pytest
@@ -36,7 +37,7 @@ def _copy(backup_id: int) -> Backup:
 async def test_a_prod_overwrite_saves_prods_current_version_first(users, scratch):
     # given a dashboard with a chart in ss-dev, deployed to prod once (only creations: a copy with no objects)
     dev = scratch.dashboard("ss-dev", "Копия", slug="copy")
-    chart = scratch.chart("ss-dev", "График копии", [dev["id"]])
+    chart = scratch.chart("ss-dev", "График копии", [dev["id"]], params={"metrics": ["count"]})
     args = {"dashboard_id": dev["id"], "source_env_id": "ss-dev", "target_env_id": "prod"}
     first = await _run("deploy_dashboard", args, users["engineer"])
     assert first.ok, first.error_message
@@ -48,15 +49,22 @@ async def test_a_prod_overwrite_saves_prods_current_version_first(users, scratch
         ("chart", chart["slice_name"]),
     }
 
-    # given the dashboard renamed in ss-dev
-    old_title = dev["dashboard_title"]
-    scratch.rename("ss-dev", "dashboard", dev["id"], "dashboard_title", f"Копия v2 {scratch.tag}")
+    # given the dashboard renamed and its chart's metric changed in ss-dev
+    old_title, new_title = dev["dashboard_title"], f"Копия v2 {scratch.tag}"
+    scratch.rename("ss-dev", "dashboard", dev["id"], "dashboard_title", new_title)
+    dataset_id = scratch.dataset_id("ss-dev", "energy_consumption")
+    form = {"viz_type": "table", "datasource": f"{dataset_id}__table", "metrics": ["sum__kwh"]}
+    scratch.rename("ss-dev", "chart", chart["id"], "params", json.dumps(form))
 
-    # when the card is looked up, then it says a copy is saved first
+    # when the card is looked up, then it names the title and metric changes and says a copy is saved first
     impact = await _impact("deploy_dashboard", args, users["engineer"])
     assert impact["copy"] is True
+    assert f"«{new_title}»: заголовок «{old_title}» → «{new_title}»" in impact["changes"]
+    assert f"«{chart['slice_name']}»: метрики «count» → «sum__kwh»" in impact["changes"]
+    assert "Изменения: «" in impact["summary"]
     assert "сохраняется копия текущей версии" in impact["summary"]
     impact_en = await _impact("deploy_dashboard", args, users["engineer"], language="en")
+    assert f"“{chart['slice_name']}”: metrics “count” → “sum__kwh”" in impact_en["changes"]
     assert "A copy of the current version is saved before the change." in impact_en["summary"]
 
     # when deployed again, then the copy holds prod's version as it was before (the old title) and its chart
