@@ -236,7 +236,7 @@ class Backup(models.Model):
     the file as written; ``dashboards`` lists what it holds as ``[{"id", "title", "slug", "uuid"}]``;
     ``task`` is the background job that made it. ``change`` (``pre_change`` only) describes the write the copy was
     made for: ``{"tool", "source_env_id", "dashboards": [source titles], "charts": [target chart uuids saved],
-    "created": [{"type", "uuid", "name"}], "rolled_back": {"at", "by", "backup_id"}}`` (the last once rolled back).
+    "created": [{"type", "uuid", "name"}]}``.
     """
 
     class Kind(models.TextChoices):

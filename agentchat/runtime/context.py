@@ -64,6 +64,7 @@ class ToolContext:
             auth=acting_auth(acting),
             call=self.call,
             timeout_s=self.timeout_s,
+            tier=environment.tier,
         )
         self._clients.append(client)
         return client

@@ -154,6 +154,8 @@ class SupersetClient:
         timeout_s: per-operation httpx timeout in seconds (the executor bounds the whole call).
         auth: whose bearer the requests carry (``superset/auth.py``); without it ``username``/``password``
             make a ``ServiceLogin`` (the benchmarks' and tests' shared account).
+        tier: the environment's tier (``dev``/``staging``/``prod``, ``policies.models.Tier``); "" when not known,
+            which writes that copy first outside dev treat as not dev (``tools.copies``).
     """
 
     def __init__(
@@ -166,8 +168,10 @@ class SupersetClient:
         auth: SupersetAuth | None = None,
         username: str = "",
         password: str = "",
+        tier: str = "",
     ):
         self.env_id = env_id
+        self.tier = tier
         self.base_url = base_url.rstrip("/")
         self.auth: SupersetAuth = auth or ServiceLogin(username, password)
         self.call = call

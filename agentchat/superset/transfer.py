@@ -160,14 +160,20 @@ async def dashboards_require(client: SupersetClient, dashboard_ids: list[int]) -
     return [rows[i] for i in dict.fromkeys(dashboard_ids)]
 
 
-async def dashboards_export(client: SupersetClient, dashboard_ids: list[int]) -> bytes:
-    """Export dashboards with their charts, datasets and databases (``GET /api/v1/dashboard/export/``).
+async def objects_export(client: SupersetClient, kind: str, ids: list[int]) -> bytes:
+    """Export objects of ``kind`` (``dashboard``, ``chart``, ``dataset``) with what they use
+    (``GET /api/v1/<kind>/export/``: a dashboard's charts, a chart's dataset, a dataset's database).
 
     Returns:
         The zip bytes.
     """
-    response = await client.request("GET", "/api/v1/dashboard/export/", params={"q": rison(list(dashboard_ids))})
+    response = await client.request("GET", f"/api/v1/{kind}/export/", params={"q": rison(list(ids))})
     return response.content
+
+
+async def dashboards_export(client: SupersetClient, dashboard_ids: list[int]) -> bytes:
+    """Export dashboards with their charts, datasets and databases (``objects_export`` of ``dashboard``)."""
+    return await objects_export(client, "dashboard", dashboard_ids)
 
 
 async def dashboards_export_present(client: SupersetClient, dashboard_ids: list[int]) -> tuple[bytes | None, list[int]]:

@@ -21,10 +21,10 @@ from django.utils.translation import gettext_lazy
 from agentchat.errors import ToolError
 from agentchat.models import Backup
 from agentchat.superset.bundle import BundleError, zip_merge
-from agentchat.superset.client import SupersetClient, rison
-from agentchat.superset.transfer import TransferError, dashboards_export
+from agentchat.superset.client import SupersetClient
+from agentchat.superset.migration_plan import MigrationPlan
+from agentchat.superset.transfer import TransferError, objects_export
 from agentchat.tools.backups import backup_file_write, backup_record
-from policies import services as policy
 from policies.models import Tier
 
 OVERWRITING = ("overwrite", "conflict")
@@ -60,18 +60,19 @@ class Change:
     dashboard_ids: list[int] = field(default_factory=list)
     chart_ids: list[int] = field(default_factory=list)
     created: list[dict[str, Any]] = field(default_factory=list)
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def of_plan(cls, plan: Any, *, tool: str) -> "Change":
+    def of_plan(cls, plan: MigrationPlan, *, tool: str) -> "Change":
         """The change a ``MigrationPlan`` (``superset.migration_plan``) makes in its target."""
         items = plan.items
         return cls(
             tool=tool,
             source_env_id=plan.source_env_id,
             dashboards=[str(d["title"]) for d in plan.dashboards],
-            dashboard_ids=[i.target_id for i in items if i.type == "dashboard" and i.action in OVERWRITING],
-            chart_ids=[i.target_id for i in items if i.type == "chart" and i.action == "overwrite"],
+            dashboard_ids=[
+                i.target_id for i in items if i.type == "dashboard" and i.action in OVERWRITING and i.target_id
+            ],
+            chart_ids=[i.target_id for i in items if i.type == "chart" and i.action == "overwrite" and i.target_id],
             created=[
                 {"type": i.type, "uuid": i.uuid, "name": i.name}
                 for i in items
@@ -80,18 +81,10 @@ class Change:
         )
 
 
-async def copy_needed(env_id: str) -> bool:
-    """True when writes into ``env_id`` are copied first: an active environment whose tier is not ``dev``
-    (an unknown one is copied too: it is never treated as dev)."""
-    environment = await sync_to_async(policy.environment_get)(env_id=env_id)
-    return environment is None or environment.tier != Tier.DEV
-
-
-async def _export(client: SupersetClient, kind: str, ids: list[int]) -> bytes:
-    if kind == "dashboard":
-        return await dashboards_export(client, ids)
-    response = await client.request("GET", "/api/v1/chart/export/", params={"q": rison(list(ids))})
-    return response.content
+def copy_needed(target: SupersetClient) -> bool:
+    """True when writes into ``target`` are copied first: its environment's tier is not ``dev`` (a client whose
+    tier is not known is copied too: it is never treated as dev)."""
+    return target.tier != Tier.DEV
 
 
 async def copy_before_change(target: SupersetClient, change: Change, *, user_id: int | None) -> dict[str, Any] | None:
@@ -110,13 +103,13 @@ async def copy_before_change(target: SupersetClient, change: Change, *, user_id:
         CopyFailed: Superset's export failed or returned no readable zip, or the file could not be written; the
             caller must not write then.
     """
-    if not await copy_needed(target.env_id):
+    if not copy_needed(target):
         return None
     parts = []
     try:
         for kind, ids in (("dashboard", change.dashboard_ids), ("chart", change.chart_ids)):
             if ids:
-                parts.append(await _export(target, kind, sorted(set(ids))))
+                parts.append(await objects_export(target, kind, sorted(set(ids))))
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
         data, merged = zip_merge(parts, root=f"copy_{target.env_id}_{stamp}")
     except (ToolError, BundleError) as exc:
@@ -125,13 +118,13 @@ async def copy_before_change(target: SupersetClient, change: Change, *, user_id:
         {"id": c.get("id"), "title": c.get("dashboard_title"), "slug": c.get("slug"), "uuid": str(c.get("uuid"))}
         for c in merged.of("dashboards").values()
     ]
+    charts = [str(c.get("uuid")) for c in merged.of("charts").values()]
     record = {
         "tool": change.tool,
         "source_env_id": change.source_env_id,
         "dashboards": change.dashboards,
-        "charts": [str(c.get("uuid")) for c in merged.of("charts").values()],
+        "charts": charts,
         "created": change.created,
-        **change.extra,
     }
     backup = await sync_to_async(_copy_write)(
         env_id=target.env_id, data=data, dashboards=dashboards, change=record, user_id=user_id
@@ -140,7 +133,7 @@ async def copy_before_change(target: SupersetClient, change: Change, *, user_id:
         "backup_id": backup.pk,
         "file": Path(backup.path).name,
         "dashboards": len(dashboards),
-        "charts": len(record["charts"]),
+        "charts": len(charts),
     }
 
 

@@ -186,7 +186,7 @@ async def transfer_impact(
             more = len(impact["changes"]) - CHANGES_SHOWN
             tail = (" " + ngettext("(%(count)d more)", "(%(count)d more)", more) % {"count": more}) if more > 0 else ""
             impact["summary"] += " " + _("Changes: %(changes)s.") % {"changes": shown} + tail
-    impact["copy"] = bool(change.dashboard_ids or change.chart_ids) and await copy_needed(target_env_id)
+    impact["copy"] = bool(change.dashboard_ids or change.chart_ids) and copy_needed(target)
     if impact["copy"]:
         with in_language(ctx.language):
             impact["summary"] += " " + _("A copy of the current version is saved before the change.")
