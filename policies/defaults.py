@@ -23,6 +23,7 @@ TOOLS: dict[str, tuple[str, bool, tuple[str, ...], tuple[str, ...]]] = {
     "get_git_status": ("read", True, (), ALL),
     "list_backups": ("read", True, (), ALL),
     "preview_migration": ("read", True, ("migration",), ALL),
+    "compare_versions": ("read", True, ("dashboard", "dataset"), ALL),
     "create_branch": ("write", True, ("dashboard",), WRITERS),
     "commit_changes": ("write", True, ("dashboard",), WRITERS),
     "run_llm_validation": ("write", True, ("dashboard",), WRITERS),

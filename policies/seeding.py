@@ -4,16 +4,21 @@ Used by the data migration (historical models) and by tests whose transactional 
 Idempotent: existing rows are kept as they are.
 """
 
+from collections.abc import Collection
+
 from django.apps.registry import Apps
 
 from policies.defaults import ENVIRONMENTS, RISK_RULES, ROLES, TOOLS
 
 
-def seed_default_policies(apps: Apps) -> None:
+def seed_default_policies(apps: Apps, tools: Collection[str] | None = None) -> None:
     """Create missing roles, tool rows, role permissions, affinities and environments.
 
     Args:
         apps: a Django app registry (``django.apps.apps`` or the migration's historical ``apps``).
+        tools: seed only these tools of ``TOOLS`` (a data migration adding a tool later), so the permissions and
+            affinities an admin removed from the others, and the environments, are not brought back; None: every
+            tool and the environments.
     """
     group_model = apps.get_model("auth", "Group")
     tool_model = apps.get_model("policies", "Tool")
@@ -23,6 +28,8 @@ def seed_default_policies(apps: Apps) -> None:
 
     groups = {name: group_model.objects.get_or_create(name=name)[0] for name in ROLES}
     for name, (category, env_specific, affinities, roles) in TOOLS.items():
+        if tools is not None and name not in tools:
+            continue
         tool, _ = tool_model.objects.get_or_create(
             name=name, defaults={"category": category, "env_specific": env_specific}
         )
@@ -30,7 +37,7 @@ def seed_default_policies(apps: Apps) -> None:
             permission_model.objects.get_or_create(group=groups[role], tool=tool)
         for object_type in affinities:
             affinity_model.objects.get_or_create(object_type=object_type, tool=tool)
-    for env_id, (name, tier, url, credentials_env) in ENVIRONMENTS.items():
+    for env_id, (name, tier, url, credentials_env) in ENVIRONMENTS.items() if tools is None else ():
         environment_model.objects.get_or_create(
             env_id=env_id,
             defaults={"name": name, "tier": tier, "superset_url": url, "credentials_env": credentials_env},

@@ -25,12 +25,12 @@ from agentchat.runtime.spec import ToolSpec
 from policies import services as policy
 
 # Arguments naming one object by id (type for the message), and lists of them.
-ID_ARGS = {"dashboard_id": "dashboard", "dataset_id": "dataset"}
+ID_ARGS = {"dashboard_id": "dashboard", "dataset_id": "dataset", "backup_id": "backup"}
 ID_LIST_ARGS = {"dashboard_ids": "dashboard", "dataset_ids": "dataset"}
 # Arguments naming an environment.
-ENV_ARGUMENTS = ("env_id", "source_env_id", "target_env_id")
+ENV_ARGUMENTS = ("env_id", "source_env_id", "target_env_id", "other_env_id")
 # What the model is told to use to find an object it has no id of (a tool of every role's read set).
-FINDER = {"dashboard": "search_dashboards", "dataset": "search_datasets"}
+FINDER = {"dashboard": "search_dashboards", "dataset": "search_datasets", "backup": "list_backups"}
 # Tools whose ``sql`` is the user's query (to format, to make a dataset of), never one the model writes.
 SQL_FROM_USER = frozenset({"superset_format_sql", "superset_create_dataset"})
 _WHOLE_NUMBER = re.compile(r"(?<!\d)\d{1,19}(?!\d)")

@@ -22,6 +22,7 @@ TOOL_TITLES: dict[str, Promise] = {
     "get_git_status": _("the dashboard's git status"),
     "list_backups": _("the list of backups"),
     "preview_migration": _("migration preview"),
+    "compare_versions": _("comparing two versions of an object"),
     "create_branch": _("creating a git branch"),
     "commit_changes": _("committing the dashboard to git"),
     "run_llm_validation": _("dashboard review"),

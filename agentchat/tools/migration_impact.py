@@ -25,6 +25,7 @@ from agentchat.runtime.spec import ToolArgs
 from agentchat.superset.bundle import Bundle, BundleError, bundle_read
 from agentchat.superset.client import SupersetClient
 from agentchat.superset.diff import bundles_diff, diff_summary
+from agentchat.superset.diff_text import diff_lines
 from agentchat.superset.migration_plan import TYPES, MigrationPlan, migration_plan, object_count
 from agentchat.superset.transfer import dashboards_export, instances_distinct
 from agentchat.tools.copies import Change, copy_needed
@@ -44,31 +45,6 @@ TARGET_ENV_FIELD = Field(description="Target environment, e.g. prod.")
 
 CHANGES_SHOWN = 6  # changed fields named in a card's summary; the rest are counted
 CHANGES_MAX = 30  # changed fields listed in the impact's ``changes``
-# The fields superset.diff compares, as a card names them (««Отчёт»: заголовок «…» → «…»»).
-FIELD_LABELS = {
-    "dashboard_title": pgettext_lazy("changed field", "title"),
-    "slug": pgettext_lazy("changed field", "slug"),
-    "published": pgettext_lazy("changed field", "published"),
-    "owners": pgettext_lazy("changed field", "owners"),
-    "cross_filters_enabled": pgettext_lazy("changed field", "cross-filtering"),
-    "native_filters": pgettext_lazy("changed field", "filters"),
-    "viz_type": pgettext_lazy("changed field", "chart type"),
-    "dataset": pgettext_lazy("changed field", "dataset"),
-    "metrics": pgettext_lazy("changed field", "metrics"),
-    "groupby": pgettext_lazy("changed field", "group by"),
-    "adhoc_filters": pgettext_lazy("changed field", "chart filters"),
-    "time_range": pgettext_lazy("changed field", "time range"),
-    "cache_timeout": pgettext_lazy("changed field", "cache timeout"),
-    "charts_added": pgettext_lazy("changed field", "charts added"),
-    "charts_removed": pgettext_lazy("changed field", "charts removed"),
-    "charts_moved": pgettext_lazy("changed field", "charts moved"),
-}
-
-
-def _value(value: Any) -> str:
-    if str(value).lower() in ("true", "false"):
-        return _("yes") if str(value).lower() == "true" else _("no")
-    return str(value) if value not in (None, "") else "—"
 
 
 async def changes_text(target: SupersetClient, dashboard_ids: list[int], bundle: Bundle, language: str) -> list[str]:
@@ -86,23 +62,12 @@ async def changes_text(target: SupersetClient, dashboard_ids: list[int], bundle:
         before = bundle_read(await dashboards_export(target, sorted(set(dashboard_ids))))
     except (ToolError, BundleError):
         return []
-    lines = []
     with in_language(language):
-        for line in diff_summary(bundles_diff(before, bundle), limit=CHANGES_MAX):
-            label = FIELD_LABELS.get(line["field"])
-            if line["kind"] == "dataset" or line["status"] != "changed" or label is None:
-                continue
-            field = _("%(field)s “%(item)s”") % {"field": label, "item": line["item"]} if line.get("item") else label
-            values = {"object": line["object"], "field": field}
-            if line["field"].startswith("charts_"):
-                text = _("“%(object)s”: %(field)s: %(names)s") % {**values, "names": line["after"] or line["before"]}
-            else:
-                text = _("“%(object)s”: %(field)s “%(before)s” → “%(after)s”") % {
-                    **values,
-                    "before": _value(line["before"]),
-                    "after": _value(line["after"]),
-                }
-            lines.append(text)
+        lines = diff_lines(
+            diff_summary(bundles_diff(before, bundle), limit=CHANGES_MAX),
+            kinds=("dashboard", "chart"),
+            statuses=("changed",),
+        )
     return lines[:CHANGES_MAX]
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from agentchat.toolset.reading import CHECK, MAKE, asks_for_review, asks_to_see, read_question, unnegated
 from agentchat.toolset.weights import intent_scores
-from agentchat.toolset.words import BEFORE_CLAUSE, IF_CLAUSE
+from agentchat.toolset.words import BEFORE_CLAUSE, IF_CLAUSE, VERSION_GIT, VERSIONS_COMPARED
 
 STRONG, MEDIUM, WEAK = 0.16, 0.09, 0.045
 
@@ -170,6 +170,8 @@ RULES: list[Rule] = [
     _r("commit_changes", r"коммит|\bcommit\b", WEAK),
     _r("create_branch", r"(создай|заведи|сделай|нужна|новую|отдельн)\w*.*\bветк|ветк\w* .*(назови|от )", STRONG),
     _r("create_branch", r"\b(create|make|new)\b.*\bbranch\b|\bbranch (off|from)\b", STRONG),
+    # --- two versions of one object
+    Rule("compare_versions", VERSIONS_COMPARED, 2 * STRONG, frozenset({"dashboard", "dataset", "none"})),
     # --- backups
     _r("list_backups", r"(бэкап\w*|резервн\w* копи\w*|backups?)\b", MEDIUM),
     _r(
@@ -269,6 +271,7 @@ PENALTIES: list[Rule] = [
     ),
     _r("execute_migration", r"задач\w* \d+|\btask \d+|\bjob \d+", -STRONG),
     _r("get_git_status", r"закоммить|зафиксируй|\bcommit (this|the|it)", -STRONG),
+    Rule("compare_versions", VERSION_GIT, -3 * STRONG),  # the export against git is the git status
     _r("search_dashboards", r"(перенеси|мигрир|миграц|migrat|deploy|задеплой|перезапиш|overwrit)", -MEDIUM),
     _r("search_dashboards", r"бэкап|резервн|backup|back up", -STRONG),
     _r("execute_migration", r"where can i|куда (можно|вообще)|list the targets|targets\?", -MEDIUM),
@@ -294,6 +297,7 @@ ROUTER_EXAMPLES: dict[str, tuple[str, ...]] = {
     "get_git_status": ("Есть ли изменения дашборда, которых нет в git?", "Is the dashboard export up to date in git?"),
     "list_backups": ("Покажи резервные копии", "Show the backups"),
     "preview_migration": ("Что будет перезаписано при миграции в prod?", "Preview the migration to prod"),
+    "compare_versions": ("Чем версия в staging отличается от этой?", "Compare it with the version in staging"),
     "create_branch": ("Создай новую ветку в git", "Create a new git branch"),
     "commit_changes": ("Закоммить дашборд в git", "Commit the dashboard export"),
     "run_llm_validation": ("Проверь дашборд", "Check this dashboard for problems"),

@@ -3,16 +3,13 @@
 The keyword rules of ``intents`` recognise phrasings; this module reads the grammar that every phrasing shares,
 so a question nobody wrote a rule for still lands on the right tool:
 
-- the **verb** says the intent: ``make`` (an imperative or a wish: «сделай», «сохрани», «нужна», "create",
-  "please validate"), ``show`` (a question or a request to see: «покажи», «какие», «есть ли», «ли», "which",
-  "is …?"), or ``check`` («проверь», "check"), which is a review run unless a clause follows ("проверь, что
-  сломается…", "check whether…": then it asks to see something);
-- the **object** says which tool family: backups, branches, git, validation, documentation, migrations, deploys,
-  tasks, permissions, environments, dashboards (one or many), datasets (one, many, a new one), tables and
-  databases, the agent itself;
-- words are first matched against the vocabulary of the objects and verbs with ``difflib`` (a typo such as
-  "valdiate" or "dashbaord" reads as the word meant; Russian typos within a stem too), and a Russian word that
-  is not known is read again without its perfective prefix («смигрируй» → «мигрируй»): ``agentchat.toolset.tokens``;
+- the **verb** says the intent: ``make`` (an imperative or a wish: «сделай», "create"), ``show`` (a question or
+  a request to see: «покажи», «есть ли», "which", "is …?"), or ``check`` («проверь»), which is a review run
+  unless a clause follows ("проверь, что сломается…": then it asks to see something);
+- the **object** says which tool family: backups, branches, git, reviews, docs, migrations, deploys, tasks,
+  permissions, environments, dashboards, datasets (one, many, a new one), tables, databases, the agent itself;
+- words are matched against the vocabulary with ``difflib`` (a typo such as "valdiate" reads as the word meant),
+  an unknown Russian word again without its perfective prefix («смигрируй» → «мигрируй»): ``toolset.tokens``;
 - grammar around the verb: a modal with an infinitive is a request («можно ветку завести?»), unless the infinitive
   is a seeing one («хочу посмотреть»); English verbs count at the head of the sentence and not before a noun
   they qualify ("backup history", "health check"); "do we have …?" asks; «опиши» / "describe" asks to be told
@@ -30,13 +27,12 @@ so a question nobody wrote a rule for still lands on the right tool:
   overwritten") is a preview; a migration's progress is its task's;
 - **problems** asked about in general are a state (the summary, seed Story 1: «есть ли проблемы?»); found,
   checked, or asked about in what a review judges (metadata, names, descriptions, the team's rules) a review;
-- one object: named without an id it is searched for first (``agentchat.toolset.weights.first_step``: the router
-  keeps the search next to the tool that needs the id), given by id or on its page it is not searched for.
+- one object: named without an id it is searched for first (``weights.first_step``), not given by id or on its page;
+- two versions of one object, the other side named, are compared (not on a migration page: its preview).
 
 The vocabulary and the (verb, object) → tool table are data, in ``agentchat.toolset.words`` and
 ``agentchat.toolset.objects``; ``agentchat.toolset.weights`` turns a reading into rule weights for the router.
-``asks_to_see`` tells a question about state from a request to change something (a read question must never get
-a write or dangerous tool: the planner's read-vs-write guard uses it).
+``asks_to_see`` tells a question about state from a request to change something (the planner's read-vs-write guard).
 """
 
 import functools
@@ -87,6 +83,7 @@ from agentchat.toolset.words import (
     SQL_IN_TEXT,
     TARGET_WORDS,
     THIS_WORDS,
+    versions_compared,
 )
 
 __all__ = [
@@ -131,6 +128,7 @@ class Reading:
         target: the one place an object goes to is asked («куда она идёт?», "the target of this one").
         hunting: problems are to be found («найди ошибки», "find problems in …"): a review, not a search.
         runs_sql: SQL is given with a verb that runs it («выполни select …»): a query to run.
+        compares: two versions of one object are compared («чем он отличается от версии в prod?»), not with git.
     """
 
     verb: str
@@ -152,6 +150,7 @@ class Reading:
     target: bool = False
     hunting: bool = False
     runs_sql: bool = False
+    compares: bool = False
 
 
 @functools.lru_cache(maxsize=512)
@@ -222,6 +221,7 @@ def read_question(question: str) -> Reading:
         this=this,
         hunting=any(o in ("problems", "content") for o in sought),
         runs_sql=bool(SQL_IN_TEXT.search(question)) and any(RUN_WORDS.match(t) for t in tokens),
+        compares=versions_compared(main),
         find=finding or (exists and not (has_id or this or "problems" in found)),
         check_clause=bool(CLAUSE_AFTER_CHECK.search(main)),
         verb=verb,
@@ -314,6 +314,8 @@ def reading_tool(reading: Reading, object_type: str | None) -> str | None:
     pointer = any(p in ("", "migration") for p in reading.pointed)
     if reading.runs_sql:
         return "superset_execute_sql"  # "run select count(*) … on this dataset": the query is the object
+    if reading.compares and object_type != "migration":
+        return "compare_versions"  # a migration page's source and target side by side are its preview
     targeted = reading.target and pointer and not reading.other  # «куда она идёт?», "where is it going"
     if object_type == "migration" and verb == SHOW and (targeted or (about and reading.membership)):
         return "preview_migration"  # «куда она идёт?»: the page's migration's own target is in its plan

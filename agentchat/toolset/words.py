@@ -110,6 +110,26 @@ PHRASES: dict[str, re.Pattern] = {
     ),  # «всё ли в порядке с метаданными?» asks for a review run
     "query": re.compile(r"сколько (всего )?(строк|записей)|how many (rows|records)|больше всего|меньше всего", re.I),
 }
+# Two versions of one object compared (issue 28 item 1): a word of comparison with the other side named (an
+# environment, a version, a saved copy), in either order. Against git it is the git status (``VERSION_GIT``).
+COMPARE_WORDS = (
+    r"(отлича\w*|разниц\w*|различ\w*|расхожд\w*|сравни\w*|\bdiff\w*|differ\w*|compar\w*|совпада\w*|the same as)"
+)
+OTHER_VERSION = (
+    r"(\bprod\w*|\bпрод(?!аж)\w*|staging|стейдж\w*|\bdev\b|\bдев(?!ят)\w*|окружени\w*|environments?|верси\w*"
+    r"|versions?|копи[яиюей]\w*|бэкап\w*|backups?)"
+)
+VERSIONS_COMPARED = re.compile(
+    COMPARE_WORDS + r".{0,60}" + OTHER_VERSION + "|" + OTHER_VERSION + r".{0,60}" + COMPARE_WORDS, re.I
+)
+VERSION_GIT = re.compile(r"\bgit\b|\bгит\w*|репо\w*|\brepo\w*|коммит\w*|\bcommit\w*", re.I)
+
+
+def versions_compared(text: str) -> bool:
+    """True when ``text`` compares two versions of one object with the other side named, not against git."""
+    return bool(VERSIONS_COMPARED.search(text)) and not VERSION_GIT.search(text)
+
+
 # Generic objects: of these, the first one named (not after a preposition: «в таблице», "in the database" is a
 # place) is what the question is about; the others are its attributes.
 GENERIC = ("dashboards", "datasets", "table", "dashboard", "chart", "attribute", "column", "dataset")

@@ -20,7 +20,9 @@ pytestmark = pytest.mark.django_db
 
 OBJECT_TYPES = (None, "dashboard", "dataset", "migration")
 
-ENGINEER_ON_DASHBOARD = {
+# Issue 28 adds a tool to the seed's sets of both pages: the page's object against its version elsewhere.
+ISSUE_28_PAGE_TOOLS = {"compare_versions"}
+SEED_ENGINEER_ON_DASHBOARD = {
     "search_dashboards",
     "get_health_summary",
     "deploy_dashboard",
@@ -30,8 +32,9 @@ ENGINEER_ON_DASHBOARD = {
     "commit_changes",
     "show_capabilities",
 }
+ENGINEER_ON_DASHBOARD = SEED_ENGINEER_ON_DASHBOARD | ISSUE_28_PAGE_TOOLS
 ADMIN_ON_DASHBOARD = ENGINEER_ON_DASHBOARD | {"execute_migration"}
-ADMIN_ON_DATASET = {
+SEED_ON_DATASET = {
     "superset_explore_database",
     "superset_format_sql",
     "superset_audit_permissions",
@@ -42,6 +45,7 @@ ADMIN_ON_DATASET = {
     "list_environments",
     "show_capabilities",
 }
+ADMIN_ON_DATASET = SEED_ON_DATASET | ISSUE_28_PAGE_TOOLS
 
 
 @pytest.fixture(scope="module")
@@ -72,20 +76,21 @@ def policy_offers(role: str, object_type: str | None, env_id: str | None = "ss-d
     return {c.name for c in choices if set(c.refusals) <= {Refusal.UNKNOWN}} | {ALWAYS_OFFERED}
 
 
-def test_engineer_on_dashboard_is_offered_exactly_the_seed_set(users):
-    """DESIGN §8 dashboard list minus execute_migration (admin-only); today ∩ what is registered."""
+def test_engineer_on_dashboard_is_offered_exactly_the_seed_set_and_issue_28s(users):
+    """DESIGN §8 dashboard list minus execute_migration (admin-only), plus issue 28's compare_versions; today ∩
+    what is registered."""
     assert policy_offers("engineer", "dashboard") == ENGINEER_ON_DASHBOARD
     assert offered(users["engineer"], "dashboard") == ENGINEER_ON_DASHBOARD & set(registry())
 
 
-def test_admin_on_dashboard_is_offered_the_seeds_nine(users):
-    assert len(ADMIN_ON_DASHBOARD) == 9
+def test_admin_on_dashboard_is_offered_the_seeds_nine_and_issue_28s(users):
+    assert len(SEED_ENGINEER_ON_DASHBOARD | {"execute_migration"}) == 9
     assert policy_offers("admin", "dashboard") == ADMIN_ON_DASHBOARD
     assert offered(users["admin"], "dashboard") == ADMIN_ON_DASHBOARD & set(registry())
 
 
-def test_admin_on_dataset_is_offered_exactly_the_seeds_nine(users):
-    assert len(ADMIN_ON_DATASET) == 9
+def test_admin_on_dataset_is_offered_exactly_the_seeds_nine_and_issue_28s(users):
+    assert len(SEED_ON_DATASET) == 9
     assert policy_offers("admin", "dataset") == ADMIN_ON_DATASET
     assert offered(users["admin"], "dataset") == ADMIN_ON_DATASET & set(registry())
 

@@ -47,7 +47,7 @@ def test_preview_lists_what_the_chat_would_offer_the_caller(users, role, object_
 
 
 @pytest.mark.django_db
-def test_preview_for_engineer_on_dashboard_is_the_seed_set(users):
+def test_preview_for_engineer_on_dashboard_is_the_seed_set_and_issue_28s(users):
     body = client_for(users["engineer"]).get(URL, {"objectType": "dashboard", "envId": "ss-dev"}).json()
     expected = {
         "search_dashboards",
@@ -58,6 +58,7 @@ def test_preview_for_engineer_on_dashboard_is_the_seed_set(users):
         "create_branch",
         "commit_changes",
         "show_capabilities",
+        "compare_versions",  # issue 28 item 1
     }
     assert {t["name"] for t in body["tools"]} == expected & set(registry())
 

@@ -119,6 +119,7 @@ FILLERS: dict[str, Callable[[Mentions, Page], Any]] = {
     "dashboard_ids": _dashboard_ids,
     "migration_id": _migration_id,
     "task_id": _task_id,
+    "backup_id": lambda m, page: m.first_id("backup"),
     "sql": lambda m, page: m.sql,
     "dialect": lambda m, page: m.dialect,
     "query": lambda m, page: m.search_text,
@@ -166,6 +167,10 @@ def args_fill(
     missing = [name for name in required if name not in args]
     if tool == "deploy_dashboard" and "dashboard_id" not in args and "dashboard" not in args:
         missing.append("dashboard_id")
+    if tool == "compare_versions" and not {"dashboard_id", "dataset_id"} & set(args):
+        missing.append("compared_object")
+    if tool == "compare_versions" and not {"other_env_id", "backup_id"} & set(args):
+        missing.append("other_env_id")
     if "migration_id" in properties and "migration_id" not in args:  # no saved plan: dashboards and target
         missing += [name for name in ("dashboard_ids", "target_env_id") if name not in args]
     return args, missing
@@ -181,6 +186,13 @@ def _special(tool: str, name: str, m: Mentions, page: Page) -> Any:
         return None if found is None else found[0 if name == "object_type" else 1]
     if tool == "superset_create_dataset" and name == "table_name" and m.sql and not m.table:
         return m.quoted[0] if m.quoted else m.dataset_name
+    if tool == "compare_versions" and name in ("env_id", "other_env_id"):
+        # The object is the page's (or the environment it is said to be in); the other side is the other one
+        # named, unless a saved copy is («чем этот дашборд отличается от версии в prod?» on ss-dev: ss-dev, prod).
+        source = m.source_env or page.env_id or (m.envs[0] if m.envs else None)
+        if name == "env_id":
+            return source
+        return None if m.first_id("backup") is not None else next((e for e in m.envs if e != source), None)
     if tool in ("superset_execute_sql", "superset_explore_database") and name == "dataset_id":
         return _page_object(page, "dataset") if m.database is None else None
     return None

@@ -19,6 +19,7 @@ OBJECT_WORDS = {
     "database": r"баз\w*(?: данных)?|databases?|\bdb\b",
     "task": r"задач\w*|tasks?|jobs?",
     "chart": r"график\w*|чарт\w*|charts?",
+    "backup": r"бэкап\w*|бекап\w*|копи[яиюей]\w*|backups?|cop(?:y|ies)",
 }
 # Demonstratives: the noun after one is the object on the page, not one given by its number.
 DEMONSTRATIVES = r"this|that|these|those|этот|эта|это|эти|этого|этой|этому|этим|этом|этих|эту|тот|та|те|того|той|том|ту"

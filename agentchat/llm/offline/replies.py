@@ -132,6 +132,12 @@ CLARIFY = {
     "virtual_name": gettext_lazy(
         "What should the new virtual dataset be called? For example: “dataset top_regions: SELECT …”."
     ),
+    "other_env_id": gettext_lazy(
+        "Compared with what? Name the other environment (“with prod”) or a saved copy (“with copy 12”)."
+    ),
+    "compared_object": gettext_lazy(
+        "Which dashboard or dataset? Give its id (“dashboard 2”) — or open the agent from its page."
+    ),
     "object_id": gettext_lazy("Whose permissions? Say, for example, “dashboard 1”, “dataset 2” or “database 1”."),
 }
 

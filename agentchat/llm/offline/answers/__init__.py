@@ -9,7 +9,7 @@ from typing import Any
 from django.utils import translation
 from django.utils.translation import gettext as _
 
-from agentchat.llm.offline.answers import datasets, git, llm_review, operations, sql, superset  # noqa: F401 - registers writers
+from agentchat.llm.offline.answers import datasets, git, llm_review, operations, sql, superset, versions  # noqa: F401 - registers writers
 from agentchat.llm.offline.answers.base import generic, writer_for
 from agentchat.runtime.titles import tool_title
 

@@ -1,0 +1,183 @@
+"""compare_versions: one dashboard or dataset against its version in another environment or in a saved copy
+(issue 28 item 1; DESIGN §8).
+
+The object is exported from its environment (Superset API ``/api/v1/<kind>/export/``); the other version is the
+same object found in the other environment the way Superset's import finds it (uuid, then a dashboard's slug or a
+dataset's schema + table), exported the same way, or the same object inside a saved copy (``Backup``: a full
+backup or the copy made before a change, ``tools.copies``). ``superset.diff`` compares the two; the result lists
+the differences field by field, as the cards do.
+"""
+
+from pathlib import Path
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.utils.translation import gettext_lazy
+from pydantic import Field, model_validator
+
+from agentchat.errors import InvalidArguments, ToolError
+from agentchat.models import Backup
+from agentchat.runtime.context import ToolContext
+from agentchat.runtime.registry import assistant_tool
+from agentchat.runtime.spec import ToolArgs
+from agentchat.superset.bundle import Bundle, BundleError, bundle_read, dashboard_chart_uuids
+from agentchat.superset.client import SupersetClient
+from agentchat.superset.diff import bundles_diff, diff_summary
+from agentchat.superset.transfer import objects_export, objects_where
+
+LINES_PER_OBJECT = 8  # differences listed per dashboard, chart or dataset; the rest are counted ("more")
+
+
+class CompareArgs(ToolArgs):
+    env_id: str = Field(description="Environment of the object compared, e.g. ss-dev (the page's).")
+    dashboard_id: int | None = Field(None, ge=1, description="Numeric id of the dashboard in env_id.")
+    dataset_id: int | None = Field(None, ge=1, description="Numeric id of the dataset in env_id.")
+    other_env_id: str | None = Field(
+        None, description="Environment whose version of the same object it is compared with, e.g. prod."
+    )
+    backup_id: int | None = Field(
+        None, ge=1, description="Id of a saved copy (list_backups) to compare with instead of another environment."
+    )
+
+    @model_validator(mode="after")
+    def _one_each(self) -> "CompareArgs":
+        if (self.dashboard_id is None) == (self.dataset_id is None):
+            raise ValueError("give exactly one of dashboard_id and dataset_id")
+        if (self.other_env_id is None) == (self.backup_id is None):
+            raise ValueError("give exactly one of other_env_id and backup_id")
+        if self.other_env_id is not None and self.other_env_id == self.env_id:
+            raise ValueError("other_env_id must be another environment than env_id")
+        return self
+
+
+class CopyUnreadable(ToolError):
+    code = "copy_unreadable"
+    message = gettext_lazy("Saved copy #%(id)s cannot be read (%(reason)s).")
+
+
+async def _exported(client: SupersetClient, kind: str, object_id: int) -> Bundle:
+    try:
+        return bundle_read(await objects_export(client, kind, [object_id]))
+    except BundleError as exc:
+        raise ToolError(f"{client.env_id}: {exc}") from exc
+
+
+def _own(bundle: Bundle, kind: str) -> dict[str, Any]:
+    """The one object of ``kind`` an export of one object holds (its config)."""
+    found = list(bundle.of(kind + "s").values())
+    if not found:
+        raise ToolError(f"the export holds no {kind}")
+    return found[0]
+
+
+async def _match(other: SupersetClient, kind: str, config: dict[str, Any]) -> int | None:
+    """The id of the same object in ``other``: same uuid, else the same slug (dashboard) or schema + table
+    (dataset), as Superset's import matches (DESIGN §8)."""
+    rows = await objects_where(other, kind, "uuid", [str(config.get("uuid"))])
+    if not rows and kind == "dashboard" and config.get("slug"):
+        rows = await objects_where(other, kind, "slug", [config["slug"]])
+    if not rows and kind == "dataset" and config.get("table_name"):
+        rows = [
+            r
+            for r in await objects_where(other, kind, "table_name", [config["table_name"]])
+            if (r.get("schema") or "") == (config.get("schema") or "")
+        ]
+    return rows[0]["id"] if rows else None
+
+
+def _scoped(copy: Bundle, kind: str, config: dict[str, Any]) -> Bundle:
+    """The part of a saved copy that is ``config``'s object: it (by uuid, else slug / schema + table), and for a
+    dashboard its charts and their datasets; empty when the copy does not hold it."""
+    candidates = copy.of(kind + "s")
+    path = next((p for p, c in candidates.items() if str(c.get("uuid")) == str(config.get("uuid"))), None)
+    if path is None and kind == "dashboard" and config.get("slug"):
+        path = next((p for p, c in candidates.items() if c.get("slug") == config["slug"]), None)
+    if path is None and kind == "dataset":
+        key = (config.get("schema") or "", config.get("table_name"))
+        path = next((p for p, c in candidates.items() if (c.get("schema") or "", c.get("table_name")) == key), None)
+    if path is None:
+        return Bundle()
+    files = {path: candidates[path]}
+    if kind == "dashboard":
+        charts = set(dashboard_chart_uuids(candidates[path]))
+        chart_files = {p: c for p, c in copy.of("charts").items() if str(c.get("uuid")) in charts}
+        datasets = {str(c.get("dataset_uuid")) for c in chart_files.values()}
+        files |= chart_files | {p: c for p, c in copy.of("datasets").items() if str(c.get("uuid")) in datasets}
+    return Bundle(files=files)
+
+
+def _copy_read(backup_id: int) -> tuple[Backup, Bundle]:
+    try:
+        backup = Backup.objects.get(pk=backup_id)
+    except Backup.DoesNotExist as exc:
+        raise InvalidArguments(f"no saved copy #{backup_id} (list_backups lists them)") from exc
+    try:
+        return backup, bundle_read(Path(backup.path).read_bytes())
+    except (OSError, BundleError) as exc:
+        raise CopyUnreadable(id=backup_id, reason=type(exc).__name__) from exc
+
+
+@assistant_tool(
+    name="compare_versions",
+    category="read",
+    env_specific=True,
+    args=CompareArgs,
+    description_ru=(
+        "Сравнивает дашборд или датасет с его версией в другом окружении или в сохранённой копии: заголовок, "
+        "slug, публикация, владельцы, фильтры, графики (добавлены, удалены, перемещены), у графиков тип, датасет, "
+        "метрики, группировка, фильтры и период, у датасетов SQL, колонки и метрики."
+    ),
+    description_en=(
+        "Compares a dashboard or dataset with its version in another environment or in a saved copy, field by "
+        "field: title, slug, published, owners, filters, charts added/removed/moved, each chart's type, dataset, "
+        "metrics, group-by, filters and time range, a dataset's SQL, columns and metrics."
+    ),
+    examples_ru=[
+        "Чем этот дашборд отличается от версии в prod?",
+        "Сравни этот датасет с тем, что в staging",
+        "Что поменялось в дашборде по сравнению с копией 12?",
+        "Есть ли расхождения между dev и prod по этому отчёту?",
+    ],
+    examples_en=[
+        "How does this dashboard differ from the prod version?",
+        "Compare this dataset with staging",
+        "What changed in this dashboard since backup 12?",
+        "Is the prod version of this report the same as dev?",
+    ],
+)
+async def compare_versions(ctx: ToolContext, args: CompareArgs) -> dict[str, Any]:
+    """Compare one object with its other version (see the module docstring); the other version is the old side.
+
+    Returns:
+        ``{"env_id", "object": {"type", "id", "name"}, "other": {"env_id", "id"} | {"backup_id", "env_id",
+        "created_at"}, "found": bool, "counts": {"changed", "added", "removed", "same"}, "differences":
+        [superset.diff.diff_summary line]}`` — ``found`` False (no counts, no differences) when the other side has
+        no such object; at most ``LINES_PER_OBJECT`` lines per object.
+
+    Raises:
+        InvalidArguments: no saved copy ``backup_id``. CopyUnreadable: its file is gone or not an export.
+        ToolError / UpstreamError: Superset's refusals and failures (the user's own rights apply, DESIGN §15).
+    """
+    kind, object_id = ("dashboard", args.dashboard_id) if args.dashboard_id else ("dataset", int(args.dataset_id or 0))
+    client = await ctx.superset(args.env_id)
+    current = await _exported(client, kind, object_id)
+    config = _own(current, kind)
+    name = config.get("dashboard_title") if kind == "dashboard" else config.get("table_name")
+    out: dict[str, Any] = {"env_id": args.env_id, "object": {"type": kind, "id": object_id, "name": name}}
+    if args.backup_id is not None:
+        backup, copy = await sync_to_async(_copy_read)(args.backup_id)
+        await ctx.superset(backup.env_id)  # the copy is read only by someone who may act in its environment
+        out["other"] = {"backup_id": backup.pk, "env_id": backup.env_id, "created_at": backup.created_at.isoformat()}
+        before = _scoped(copy, kind, config)
+    else:
+        other = await ctx.superset(str(args.other_env_id))
+        other_id = await _match(other, kind, config)
+        out["other"] = {"env_id": other.env_id, "id": other_id}
+        before = await _exported(other, kind, other_id) if other_id is not None else Bundle()
+    out["found"] = bool(before.of(kind + "s"))
+    if not out["found"]:
+        return out
+    diff = bundles_diff(before, current)
+    out["counts"] = diff["counts"]
+    out["differences"] = diff_summary(diff, limit=LINES_PER_OBJECT)
+    return out

@@ -1,0 +1,133 @@
+"""compare_versions on the local pair (issue 28 item 1): a dashboard of ss-dev against its prod version and against
+the copy saved before prod was overwritten, asked offline and on the OpenAI-compatible path (a scripted model).
+"""
+
+import json
+
+import pytest
+from channels.db import database_sync_to_async
+
+from agentchat.models import Message
+from agentchat.turn.agent import AgentTurn
+from tests.llm.test_provider import openai_provider  # noqa: F401 - the scripted-LLM fixture
+from tests.support.chat_server import Call, Recorded, Reply
+from tests.support.contexts import ui_context
+from tests.support.frames import Frames
+from tests.tools.test_deploy import _run
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.superset]
+
+
+def _answer(conversation_id) -> str:
+    return Message.objects.filter(conversation_id=conversation_id, role="assistant").latest("id").content
+
+
+async def _deployed_then_changed(users, scratch) -> tuple[dict, dict, str, str]:
+    """A dashboard with a chart deployed ss-dev → prod, then renamed and its chart's metric changed in ss-dev."""
+    dev = scratch.dashboard("ss-dev", "Сравнение", slug="compare")
+    chart = scratch.chart("ss-dev", "График сравнения", [dev["id"]], params={"metrics": ["count"]})
+    deployed = await _run(
+        "deploy_dashboard",
+        {"dashboard_id": dev["id"], "source_env_id": "ss-dev", "target_env_id": "prod"},
+        users["engineer"],
+    )
+    assert deployed.ok, deployed.error_message
+    old, new = dev["dashboard_title"], f"Сравнение v2 {scratch.tag}"
+    scratch.rename("ss-dev", "dashboard", dev["id"], "dashboard_title", new)
+    dataset_id = scratch.dataset_id("ss-dev", "energy_consumption")
+    form = {"viz_type": "table", "datasource": f"{dataset_id}__table", "metrics": ["sum__kwh"]}
+    scratch.rename("ss-dev", "chart", chart["id"], "params", json.dumps(form))
+    return dev, chart, old, new
+
+
+async def test_a_dashboard_against_prod_lists_the_changed_title_and_metric(users, scratch):
+    dev, chart, old, new = await _deployed_then_changed(users, scratch)
+    args = {"env_id": "ss-dev", "dashboard_id": dev["id"], "other_env_id": "prod"}
+
+    outcome = await _run("compare_versions", args, users["engineer"])
+
+    assert outcome.ok, outcome.error_message
+    result = outcome.result
+    assert result["found"] is True
+    assert result["other"]["env_id"] == "prod"
+    lines = {(d["kind"], d["field"]): (d["before"], d["after"]) for d in result["differences"]}
+    assert lines[("dashboard", "dashboard_title")] == (old, new)
+    assert lines[("chart", "metrics")] == ("count", "sum__kwh")
+    assert result["counts"]["changed"] >= 2
+
+
+async def test_offline_the_question_from_the_dashboard_page_is_answered_with_the_differences(users, scratch):
+    dev, chart, old, new = await _deployed_then_changed(users, scratch)
+    frames = Frames()
+
+    conversation_id = await AgentTurn(user=users["engineer"], emit=frames).run(
+        conversation_id=None,
+        text="чем этот дашборд отличается от версии в prod?",
+        context=ui_context("dashboard", dev["id"], name=new),
+    )
+
+    assert [f["tool"] for f in frames.of("tool_started")] == ["compare_versions"]
+    answer = await database_sync_to_async(_answer)(conversation_id)
+    assert f"«{new}»: заголовок «{old}» → «{new}»" in answer
+    assert f"«{chart['slice_name']}»: метрики «count» → «sum__kwh»" in answer
+    assert "prod" in answer
+    assert "ss-dev" in answer
+
+
+async def test_a_dashboard_missing_in_prod_is_said_so(users, scratch):
+    dev = scratch.dashboard("ss-dev", "Только дев", slug="dev-only")
+    frames = Frames()
+
+    conversation_id = await AgentTurn(user=users["engineer"], emit=frames).run(
+        conversation_id=None,
+        text="what's different between this dashboard and the prod one?",
+        context=ui_context("dashboard", dev["id"], name=dev["dashboard_title"]),
+    )
+
+    answer = await database_sync_to_async(_answer)(conversation_id)
+    assert "has no version in prod" in answer, answer
+
+
+async def test_prod_against_the_copy_saved_before_it_was_overwritten(users, scratch):
+    dev, _chart, old, new = await _deployed_then_changed(users, scratch)
+    again = await _run(
+        "deploy_dashboard",
+        {"dashboard_id": dev["id"], "source_env_id": "ss-dev", "target_env_id": "prod"},
+        users["engineer"],
+    )
+    assert again.ok, again.error_message
+    prod_id = again.result["dashboards"][0]["id"]
+    backup_id = again.result["copy"]["backup_id"]
+
+    outcome = await _run(
+        "compare_versions", {"env_id": "prod", "dashboard_id": prod_id, "backup_id": backup_id}, users["engineer"]
+    )
+
+    assert outcome.ok, outcome.error_message
+    assert outcome.result["other"]["backup_id"] == backup_id
+    titles = [(d["before"], d["after"]) for d in outcome.result["differences"] if d["field"] == "dashboard_title"]
+    assert titles == [(old, new)]
+
+
+async def test_the_openai_path_gets_the_differences_in_the_tool_result(users, scratch, openai_provider):  # noqa: F811
+    dev, _chart, old, new = await _deployed_then_changed(users, scratch)
+    call = Call("compare_versions", {"env_id": "ss-dev", "dashboard_id": dev["id"], "other_env_id": "prod"}, id="c1")
+
+    def model(request: Recorded) -> Reply:
+        if request.last.get("role") != "tool":
+            return Reply(calls=[call])
+        (result,) = (r["content"] for r in request.tool_results())
+        changed = [d for d in result["differences"] if d["field"] == "dashboard_title"]
+        return Reply(text=f"В prod заголовок «{changed[0]['before']}», в ss-dev «{changed[0]['after']}».")
+
+    server = openai_provider(default=model)
+    frames = Frames()
+    conversation_id = await AgentTurn(user=users["engineer"], emit=frames).run(
+        conversation_id=None,
+        text="чем этот дашборд отличается от версии в prod?",
+        context=ui_context("dashboard", dev["id"], name=new),
+    )
+
+    assert "compare_versions" in server.requests[0].tools
+    answer = await database_sync_to_async(_answer)(conversation_id)
+    assert f"В prod заголовок «{old}», в ss-dev «{new}»." in answer
