@@ -24,6 +24,7 @@ TOOLS: dict[str, tuple[str, bool, tuple[str, ...], tuple[str, ...]]] = {
     "list_backups": ("read", True, (), ALL),
     "preview_migration": ("read", True, ("migration",), ALL),
     "compare_versions": ("read", True, ("dashboard", "dataset"), ALL),
+    "deploy_history": ("read", False, ("dashboard", "migration"), ALL),
     "create_branch": ("write", True, ("dashboard",), WRITERS),
     "commit_changes": ("write", True, ("dashboard",), WRITERS),
     "run_llm_validation": ("write", True, ("dashboard",), WRITERS),

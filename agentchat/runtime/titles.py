@@ -23,6 +23,7 @@ TOOL_TITLES: dict[str, Promise] = {
     "list_backups": _("the list of backups"),
     "preview_migration": _("migration preview"),
     "compare_versions": _("comparing two versions of an object"),
+    "deploy_history": _("the history of deploys"),
     "create_branch": _("creating a git branch"),
     "commit_changes": _("committing the dashboard to git"),
     "run_llm_validation": _("dashboard review"),

@@ -91,8 +91,9 @@ async def deploy_apply(
     ``tool`` are recorded on the copy saved before the overwrite (issue 28).
 
     Returns:
-        ``{"source_env_id", "target_env_id", "dashboards": [{"id", "title", "slug", "url", "charts": [names]}]
-        (target ids), "objects": [{"type", "name", "action"}] (what was done), "counts", "verified": true,
+        ``{"source_env_id", "target_env_id", "source_dashboard_ids", "dashboards": [{"id", "title", "slug", "url",
+        "charts": [names]}] (target ids), "objects": [{"type", "name", "action"}] (what was done), "counts",
+        "verified": true,
         "copy": {"backup_id", "file", "dashboards", "charts"} or None (dev)}``.
 
     Raises:
@@ -116,6 +117,7 @@ async def deploy_apply(
     return {
         "source_env_id": source.env_id,
         "target_env_id": target.env_id,
+        "source_dashboard_ids": list(dashboard_ids),
         "dashboards": await deploy_verify(target=target, bundle=remapped),
         "objects": impact["objects"],
         "counts": impact["counts"],

@@ -179,6 +179,7 @@ async def execute_migration(ctx: ToolContext, args: MigrationArgs) -> dict[str, 
         "source_env_id": plan.source_env_id,
         "target_env_id": plan.target_env_id,
         "dashboards": [row.get("dashboard_title") for row in rows],
+        "source_dashboard_ids": [row["id"] for row in rows],
         "status_url": f"/api/agent/tasks/{record.pk}/",
     }
     if plan.migration is not None:

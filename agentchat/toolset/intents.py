@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from agentchat.toolset.reading import CHECK, MAKE, asks_for_review, asks_to_see, read_question, unnegated
 from agentchat.toolset.weights import intent_scores
-from agentchat.toolset.words import BEFORE_CLAUSE, IF_CLAUSE, VERSION_GIT, VERSIONS_COMPARED
+from agentchat.toolset.words import BEFORE_CLAUSE, DEPLOY_HISTORY, IF_CLAUSE, VERSION_GIT, VERSIONS_COMPARED
 
 STRONG, MEDIUM, WEAK = 0.16, 0.09, 0.045
 
@@ -172,6 +172,7 @@ RULES: list[Rule] = [
     _r("create_branch", r"\b(create|make|new)\b.*\bbranch\b|\bbranch (off|from)\b", STRONG),
     # --- two versions of one object
     Rule("compare_versions", VERSIONS_COMPARED, 2 * STRONG, frozenset({"dashboard", "dataset", "none"})),
+    Rule("deploy_history", DEPLOY_HISTORY, 2 * STRONG),
     # --- backups
     _r("list_backups", r"(бэкап\w*|резервн\w* копи\w*|backups?)\b", MEDIUM),
     _r(
@@ -272,6 +273,11 @@ PENALTIES: list[Rule] = [
     _r("execute_migration", r"задач\w* \d+|\btask \d+|\bjob \d+", -STRONG),
     _r("get_git_status", r"закоммить|зафиксируй|\bcommit (this|the|it)", -STRONG),
     Rule("compare_versions", VERSION_GIT, -3 * STRONG),  # the export against git is the git status
+    # Past deploys asked about are no request for one.
+    *(
+        Rule(tool, DEPLOY_HISTORY, -2 * STRONG)
+        for tool in ("deploy_dashboard", "execute_migration", "preview_migration")
+    ),
     _r("search_dashboards", r"(перенеси|мигрир|миграц|migrat|deploy|задеплой|перезапиш|overwrit)", -MEDIUM),
     _r("search_dashboards", r"бэкап|резервн|backup|back up", -STRONG),
     _r("execute_migration", r"where can i|куда (можно|вообще)|list the targets|targets\?", -MEDIUM),
@@ -298,6 +304,7 @@ ROUTER_EXAMPLES: dict[str, tuple[str, ...]] = {
     "list_backups": ("Покажи резервные копии", "Show the backups"),
     "preview_migration": ("Что будет перезаписано при миграции в prod?", "Preview the migration to prod"),
     "compare_versions": ("Чем версия в staging отличается от этой?", "Compare it with the version in staging"),
+    "deploy_history": ("Кто и когда выкатывал этот отчёт?", "Who deployed this report, and when?"),
     "create_branch": ("Создай новую ветку в git", "Create a new git branch"),
     "commit_changes": ("Закоммить дашборд в git", "Commit the dashboard export"),
     "run_llm_validation": ("Проверь дашборд", "Check this dashboard for problems"),

@@ -28,7 +28,7 @@ so a question nobody wrote a rule for still lands on the right tool:
 - **problems** asked about in general are a state (the summary, seed Story 1: «есть ли проблемы?»); found,
   checked, or asked about in what a review judges (metadata, names, descriptions, the team's rules) a review;
 - one object: named without an id it is searched for first (``weights.first_step``), not given by id or on its page;
-- two versions of one object, the other side named, are compared (not on a migration page: its preview).
+- two versions compared, past deploys asked about: those reads (a migration page compares in its preview).
 
 The vocabulary and the (verb, object) → tool table are data, in ``agentchat.toolset.words`` and
 ``agentchat.toolset.objects``; ``agentchat.toolset.weights`` turns a reading into rule weights for the router.
@@ -83,7 +83,7 @@ from agentchat.toolset.words import (
     SQL_IN_TEXT,
     TARGET_WORDS,
     THIS_WORDS,
-    versions_compared,
+    asked_tool,
 )
 
 __all__ = [
@@ -128,7 +128,7 @@ class Reading:
         target: the one place an object goes to is asked («куда она идёт?», "the target of this one").
         hunting: problems are to be found («найди ошибки», "find problems in …"): a review, not a search.
         runs_sql: SQL is given with a verb that runs it («выполни select …»): a query to run.
-        compares: two versions of one object are compared («чем он отличается от версии в prod?»), not with git.
+        asked: a read tool named by what is asked about (``words.asked_tool``: versions compared, deploy history).
     """
 
     verb: str
@@ -150,7 +150,7 @@ class Reading:
     target: bool = False
     hunting: bool = False
     runs_sql: bool = False
-    compares: bool = False
+    asked: str = ""
 
 
 @functools.lru_cache(maxsize=512)
@@ -221,7 +221,7 @@ def read_question(question: str) -> Reading:
         this=this,
         hunting=any(o in ("problems", "content") for o in sought),
         runs_sql=bool(SQL_IN_TEXT.search(question)) and any(RUN_WORDS.match(t) for t in tokens),
-        compares=versions_compared(main),
+        asked=asked_tool(main),
         find=finding or (exists and not (has_id or this or "problems" in found)),
         check_clause=bool(CLAUSE_AFTER_CHECK.search(main)),
         verb=verb,
@@ -314,8 +314,8 @@ def reading_tool(reading: Reading, object_type: str | None) -> str | None:
     pointer = any(p in ("", "migration") for p in reading.pointed)
     if reading.runs_sql:
         return "superset_execute_sql"  # "run select count(*) … on this dataset": the query is the object
-    if reading.compares and object_type != "migration":
-        return "compare_versions"  # a migration page's source and target side by side are its preview
+    if reading.asked and (reading.asked, object_type) != ("compare_versions", "migration"):
+        return reading.asked  # a migration page's source and target side by side are its preview
     targeted = reading.target and pointer and not reading.other  # «куда она идёт?», "where is it going"
     if object_type == "migration" and verb == SHOW and (targeted or (about and reading.membership)):
         return "preview_migration"  # «куда она идёт?»: the page's migration's own target is in its plan

@@ -125,9 +125,27 @@ VERSIONS_COMPARED = re.compile(
 VERSION_GIT = re.compile(r"\bgit\b|\bгит\w*|репо\w*|\brepo\w*|коммит\w*|\bcommit\w*", re.I)
 
 
+# Who deployed what and when (issue 28 item 5): a question about past deploys, not a request for one.
+DEPLOY_HISTORY = re.compile(
+    r"\b(когда|кто|кем)\b.{0,50}(деплоил|задеплоил|выкатывал|выкатил|разв[её]ртывал|развернул|переносил|перен[её]с"
+    r"|мигрировал|запускал\w* миграц)|истори\w* (деплое|выкат|развёртыван|развертыван|миграци)"
+    r"|\bdeploy(ment)? (history|log)\b|\b(when|who)\b.{0,50}\b(deployed|migrated|rolled out|shipped|ran the migration)"
+    r"|\bwhen did the last (deploy|migration)",
+    re.I,
+)
+
+
 def versions_compared(text: str) -> bool:
     """True when ``text`` compares two versions of one object with the other side named, not against git."""
     return bool(VERSIONS_COMPARED.search(text)) and not VERSION_GIT.search(text)
+
+
+def asked_tool(text: str) -> str:
+    """The read tool a question names by what it asks about, whatever its objects: two versions compared
+    (compare_versions), past deploys (deploy_history); '' for neither."""
+    if versions_compared(text):
+        return "compare_versions"
+    return "deploy_history" if DEPLOY_HISTORY.search(text) else ""
 
 
 # Generic objects: of these, the first one named (not after a preposition: «в таблице», "in the database" is a

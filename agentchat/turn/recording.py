@@ -120,16 +120,31 @@ def tool_result_record(
                 "confirmation_id": confirmation_id,
                 "acting": outcome.acting,
                 **({"source": "superset"} if outcome.error_code == "superset_denied" else {}),
-                **_copy_link(outcome.result),
+                **_change_links(outcome.result),
             },
             **common,
         )
 
 
-def _copy_link(result: Any) -> dict[str, Any]:
-    """``{"backup_id": n}`` of the copy a write saved before overwriting (issue 28: the audit row links it)."""
-    copy = result.get("copy") if isinstance(result, dict) else None
-    return {"backup_id": copy["backup_id"]} if isinstance(copy, dict) and copy.get("backup_id") else {}
+def _change_links(result: Any) -> dict[str, Any]:
+    """What the audit row of a deploy keeps for the deploy history (issue 28 items 3, 5): ``{"backup_id": n}`` of
+    the copy saved before overwriting, ``{"deploy": {"source_env_id", "target_env_id", "source_dashboard_ids",
+    "dashboards": [title], "target_dashboard_ids"}}`` of what was deployed (or queued, for a migration: no target
+    ids yet)."""
+    if not isinstance(result, dict):
+        return {}
+    copy = result.get("copy")
+    out = {"backup_id": copy["backup_id"]} if isinstance(copy, dict) and copy.get("backup_id") else {}
+    if result.get("target_env_id") and result.get("source_dashboard_ids") is not None:
+        titles = [d.get("title") if isinstance(d, dict) else d for d in result.get("dashboards") or []]
+        keys = ("source_env_id", "target_env_id", "source_dashboard_ids")
+        target_ids = [d["id"] for d in result.get("dashboards") or [] if isinstance(d, dict) and d.get("id")]
+        out["deploy"] = {
+            **{key: result.get(key) for key in keys},
+            "dashboards": titles,
+            "target_dashboard_ids": target_ids,
+        }
+    return out
 
 
 def _final_status(outcome: ToolOutcome) -> str:

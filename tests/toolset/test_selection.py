@@ -22,6 +22,7 @@ OBJECT_TYPES = (None, "dashboard", "dataset", "migration")
 
 # Issue 28 adds a tool to the seed's sets of both pages: the page's object against its version elsewhere.
 ISSUE_28_PAGE_TOOLS = {"compare_versions"}
+ISSUE_28_DASHBOARD_TOOLS = ISSUE_28_PAGE_TOOLS | {"deploy_history"}
 SEED_ENGINEER_ON_DASHBOARD = {
     "search_dashboards",
     "get_health_summary",
@@ -32,7 +33,7 @@ SEED_ENGINEER_ON_DASHBOARD = {
     "commit_changes",
     "show_capabilities",
 }
-ENGINEER_ON_DASHBOARD = SEED_ENGINEER_ON_DASHBOARD | ISSUE_28_PAGE_TOOLS
+ENGINEER_ON_DASHBOARD = SEED_ENGINEER_ON_DASHBOARD | ISSUE_28_DASHBOARD_TOOLS
 ADMIN_ON_DASHBOARD = ENGINEER_ON_DASHBOARD | {"execute_migration"}
 SEED_ON_DATASET = {
     "superset_explore_database",
@@ -77,8 +78,8 @@ def policy_offers(role: str, object_type: str | None, env_id: str | None = "ss-d
 
 
 def test_engineer_on_dashboard_is_offered_exactly_the_seed_set_and_issue_28s(users):
-    """DESIGN §8 dashboard list minus execute_migration (admin-only), plus issue 28's compare_versions; today ∩
-    what is registered."""
+    """DESIGN §8 dashboard list minus execute_migration (admin-only), plus issue 28's compare_versions and
+    deploy_history; today ∩ what is registered."""
     assert policy_offers("engineer", "dashboard") == ENGINEER_ON_DASHBOARD
     assert offered(users["engineer"], "dashboard") == ENGINEER_ON_DASHBOARD & set(registry())
 

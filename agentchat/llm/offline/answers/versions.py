@@ -1,10 +1,10 @@
-"""Answer templates for the version tools: compare_versions (issue 28 item 1)."""
+"""Answer templates for the version tools: compare_versions and deploy_history (issue 28 items 1, 5)."""
 
 from typing import Any
 
 from django.utils.text import capfirst
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import ngettext, pgettext
 
 from agentchat.llm.offline.answers.base import answer_writer, items, more, when
 from agentchat.superset.diff_text import KIND_LABELS, diff_line
@@ -61,3 +61,48 @@ def compare_versions(result: dict[str, Any], language: str) -> str:
     lines += [f"- {text}" for text in shown]
     hidden = sum(int(row.get("more") or 0) for row in rows)
     return "\n".join(lines) + more(len(rows), total + hidden)
+
+
+def _deploy_line(deploy: dict[str, Any]) -> str:
+    """«03.12.2026 14:10 MSK — Иван Петров: «Отчёт» ss-dev → prod, выполнено, копия №5»."""
+    titles = ", ".join(_("“%(title)s”") % {"title": t} for t in deploy.get("dashboards") or [] if t)
+    if not titles:
+        ids = ", ".join(str(i) for i in deploy.get("source_dashboard_ids") or [])
+        titles = _("migration #%(id)s") % {"id": deploy["migration_id"]} if deploy.get("migration_id") else ids
+    if deploy.get("ok"):
+        migration = deploy.get("tool") == "execute_migration"
+        result = pgettext("deploy result", "queued as a task") if migration else pgettext("deploy result", "done")
+    else:
+        result = _("failed: %(message)s") % {"message": deploy.get("message") or deploy.get("outcome")}
+    line = _("%(when)s — %(who)s: %(what)s %(src)s → %(dst)s, %(result)s") % {
+        "when": when(deploy.get("at")),
+        "who": deploy.get("who") or "—",
+        "what": titles or "—",
+        "src": deploy.get("source_env_id") or "?",
+        "dst": deploy.get("target_env_id") or "?",
+        "result": result,
+    }
+    if deploy.get("backup_id"):
+        line += _(", copy #%(id)s saved before") % {"id": deploy["backup_id"]}
+    return line
+
+
+@answer_writer("deploy_history")
+def deploy_history(result: dict[str, Any], language: str) -> str:
+    rows, total = items(result.get("deploys"))
+    scope = {"env": result.get("target_env_id"), "id": result.get("dashboard_id")}
+    if result.get("dashboard_id") and result.get("target_env_id"):
+        head = _("Deploys of dashboard #%(id)s to %(env)s (newest first):") % scope
+        none = _("Dashboard #%(id)s has not been deployed to %(env)s through the agent.") % scope
+    elif result.get("dashboard_id"):
+        head = _("Deploys of dashboard #%(id)s (newest first):") % scope
+        none = _("Dashboard #%(id)s has not been deployed through the agent.") % scope
+    elif result.get("target_env_id"):
+        head = _("Deploys to %(env)s (newest first):") % scope
+        none = _("Nothing has been deployed to %(env)s through the agent.") % scope
+    else:
+        head = _("Deploys (newest first):")
+        none = _("Nothing has been deployed through the agent yet.")
+    if not rows:
+        return none
+    return "\n".join([head, *(f"- {_deploy_line(d)}" for d in rows)]) + more(len(rows), total)

@@ -1,0 +1,73 @@
+"""deploy_history (issue 28 item 5): who deployed what, from where, when, with which result and copy, from our audit.
+
+A real deploy ss-dev → prod approved on its card (a scripted model asks for it), then deployed again (prod is
+overwritten: a copy is saved first), then «когда этот дашборд последний раз деплоили в prod и кто?» asked offline
+from the ss-dev dashboard's page, and from the prod dashboard's page in English.
+"""
+
+import pytest
+from channels.db import database_sync_to_async
+from langchain_core.messages import AIMessage
+
+from agentchat.models import Message
+from agentchat.turn.agent import AgentTurn
+from policies.models import AuditEvent
+from tests.support.contexts import ui_context
+from tests.support.frames import Frames
+from tests.support.scripted_llm import scripted
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.superset]
+
+
+def _answer(conversation_id) -> str:
+    return Message.objects.filter(conversation_id=conversation_id, role="assistant").latest("id").content
+
+
+async def _approved_deploy(user, dev: dict) -> None:
+    args = {"dashboard_id": dev["id"], "source_env_id": "ss-dev", "target_env_id": "prod"}
+    model = scripted(AIMessage(content="", tool_calls=[{"id": "c0", "name": "deploy_dashboard", "args": args}]), "ok")
+    frames = Frames()
+    await AgentTurn(user=user, emit=frames, model=model).run(
+        conversation_id=None, text="задеплой этот дашборд в prod", context=ui_context("dashboard", dev["id"])
+    )
+    card = frames.of("confirm_required")[0]
+    await AgentTurn(user=user, emit=Frames(), model=model).decide(
+        confirmation_id=card["confirmation_id"], approve=True, typed_env="prod"
+    )
+
+
+async def test_the_deploys_of_a_dashboard_are_told_with_who_when_where_and_the_copy(users, scratch):
+    engineer = users["engineer"]
+    dev = scratch.dashboard("ss-dev", "История", slug="history")
+    await _approved_deploy(engineer, dev)
+    await _approved_deploy(engineer, dev)
+    rows = AuditEvent.objects.filter(tool="deploy_dashboard", event_type=AuditEvent.EventType.TOOL_RESULT)
+    last = await rows.order_by("-id").afirst()
+    assert last.extra_data["deploy"]["target_env_id"] == "prod"
+    assert last.extra_data["deploy"]["source_dashboard_ids"] == [dev["id"]]
+    backup_id = last.extra_data["backup_id"]
+    prod_id = last.extra_data["deploy"]["target_dashboard_ids"][0]
+
+    frames = Frames()
+    conversation_id = await AgentTurn(user=users["analyst"], emit=frames).run(
+        conversation_id=None,
+        text="когда этот дашборд последний раз деплоили в prod и кто?",
+        context=ui_context("dashboard", dev["id"], name=dev["dashboard_title"]),
+    )
+
+    assert [f["tool"] for f in frames.of("tool_started")] == ["deploy_history"]
+    answer = await database_sync_to_async(_answer)(conversation_id)
+    assert f"Деплои дашборда #{dev['id']} в prod" in answer, answer
+    lines = [line for line in answer.splitlines() if line.startswith("- ")]
+    assert len(lines) == 2
+    assert f"«{dev['dashboard_title']}» ss-dev → prod, выполнено, перед этим сохранена копия №{backup_id}" in lines[0]
+    assert engineer.get_username() in lines[0]
+
+    english = Frames()
+    conversation_id = await AgentTurn(user=users["analyst"], emit=english).run(
+        conversation_id=None,
+        text="who deployed this dashboard, and when?",
+        context=ui_context("dashboard", prod_id, env_id="prod", name=dev["dashboard_title"]),
+    )
+    answer = await database_sync_to_async(_answer)(conversation_id)
+    assert f"“{dev['dashboard_title']}” ss-dev → prod, done, copy #{backup_id} saved before" in answer, answer
