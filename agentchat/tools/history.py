@@ -135,3 +135,23 @@ async def deploy_history_tool(ctx: ToolContext, args: DeployHistoryArgs) -> dict
         "count": len(deploys),
         "deploys": deploys,
     }
+
+
+def last_deployed(env_id: str, dashboard_ids: list[int]) -> dict[int, Any]:
+    """When the agent last deployed into ``env_id`` each of the target dashboards ``dashboard_ids`` (the time of
+    the successful call's audit row, after its import), for the drift line of a card (issue 28 item 2).
+
+    Returns:
+        ``{target dashboard id: aware datetime}`` for the dashboards the agent deployed (the newest
+        ``SCANNED_ROWS`` rows read); a dashboard never deployed by the agent is left out.
+    """
+    wanted, found = set(dashboard_ids), {}
+    rows = AuditEvent.objects.filter(tool__in=DEPLOY_TOOLS, event_type=AuditEvent.EventType.TOOL_RESULT)
+    for row in rows.order_by("-created_at", "-id")[:SCANNED_ROWS]:
+        deploy = (row.extra_data or {}).get("deploy") or {}
+        if deploy.get("target_env_id") != env_id:
+            continue
+        for target_id in deploy.get("target_dashboard_ids") or []:
+            if target_id in wanted and target_id not in found:
+                found[target_id] = row.created_at
+    return found

@@ -29,6 +29,7 @@ from agentchat.superset.diff_text import diff_lines
 from agentchat.superset.migration_plan import TYPES, MigrationPlan, migration_plan, object_count
 from agentchat.superset.transfer import dashboards_export, instances_distinct
 from agentchat.tools.copies import Change, copy_needed
+from agentchat.tools.drift import drift_text
 
 # What the import will do, as the heading of the objects it does it to («Создать: 3 графика, 1 датасет.»).
 ACTIONS = {
@@ -134,6 +135,7 @@ async def transfer_impact(
     """Plan moving ``dashboard_ids`` and return ``plan_impact`` of it (read-only on both environments), with
     ``"changes"`` (``changes_text``: the fields the deploy changes in the dashboards and charts it overwrites, also
     the summary's «Изменения: …» line) and
+    ``"drift"`` (``drift.drift_text``: target dashboards edited after our last deploy, also in the summary) and
     ``"copy": true`` and the summary's line saying so when the deploy will save the target's current versions first
     (``copies.copy_before_change``: the target is not dev and something there is overwritten)."""
     source = await ctx.superset(source_env_id)
@@ -151,6 +153,9 @@ async def transfer_impact(
             more = len(impact["changes"]) - CHANGES_SHOWN
             tail = (" " + ngettext("(%(count)d more)", "(%(count)d more)", more) % {"count": more}) if more > 0 else ""
             impact["summary"] += " " + _("Changes: %(changes)s.") % {"changes": shown} + tail
+    impact["drift"] = await drift_text(target, change.dashboard_ids, ctx.language)
+    if impact["drift"]:
+        impact["summary"] += " " + " ".join(f"{line}." for line in impact["drift"])
     impact["copy"] = bool(change.dashboard_ids or change.chart_ids) and copy_needed(target)
     if impact["copy"]:
         with in_language(ctx.language):

@@ -12,9 +12,11 @@ from langchain_core.messages import AIMessage
 from agentchat.models import Message
 from agentchat.turn.agent import AgentTurn
 from policies.models import AuditEvent
+from tests.support import superset_api
 from tests.support.contexts import ui_context
 from tests.support.frames import Frames
 from tests.support.scripted_llm import scripted
+from tests.tools.test_deploy import _impact
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.superset]
 
@@ -71,3 +73,27 @@ async def test_the_deploys_of_a_dashboard_are_told_with_who_when_where_and_the_c
     )
     answer = await database_sync_to_async(_answer)(conversation_id)
     assert f"“{dev['dashboard_title']}” ss-dev → prod, done, copy #{backup_id} saved before" in answer, answer
+
+
+async def test_a_prod_edit_after_the_last_deploy_is_named_on_the_next_card(users, scratch):
+    engineer = users["engineer"]
+    dev = scratch.dashboard("ss-dev", "Дрейф", slug="drift")
+    await _approved_deploy(engineer, dev)
+    args = {"dashboard_id": dev["id"], "source_env_id": "ss-dev", "target_env_id": "prod"}
+    untouched = await _impact("deploy_dashboard", args, engineer)
+    assert untouched["drift"] == []
+
+    # given prod's copy renamed in Superset after the deploy (by the account the scratch helper signs in as)
+    prod = superset_api.dashboard_by_slug("prod", dev["slug"])
+    scratch.rename("prod", "dashboard", prod["id"], "dashboard_title", f"Дрейф правка {scratch.tag}")
+    editor = superset_api.api("prod", "GET", f"/api/v1/dashboard/{prod['id']}")["result"]["changed_by"]
+    name = " ".join(p for p in (editor.get("first_name"), editor.get("last_name")) if p)
+
+    impact = await _impact("deploy_dashboard", args, engineer)
+
+    (line,) = impact["drift"]
+    assert line.startswith(f"prod изменён после последнего деплоя: «Дрейф правка {scratch.tag}»"), line
+    assert line.endswith(f", {name} — эти правки будут потеряны"), line
+    assert line in impact["summary"]
+    english = await _impact("deploy_dashboard", args, engineer, language="en")
+    assert "prod was changed after the last deploy" in english["drift"][0]
