@@ -4,7 +4,8 @@ Used by the data migration (historical models) and by tests whose transactional 
 Idempotent: existing rows are kept as they are.
 """
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
+from typing import Any
 
 from django.apps.registry import Apps
 
@@ -42,6 +43,16 @@ def seed_default_policies(apps: Apps, tools: Collection[str] | None = None) -> N
             env_id=env_id,
             defaults={"name": name, "tier": tier, "superset_url": url, "credentials_env": credentials_env},
         )
+
+
+def tools_seeder(*names: str) -> Callable[[Apps, Any], None]:
+    """The ``RunPython`` function of a data migration that adds the tools ``names`` of ``TOOLS`` (their rows,
+    permissions and affinities; ``seed_default_policies`` with ``tools``)."""
+
+    def seed(apps: Apps, schema_editor: Any) -> None:
+        seed_default_policies(apps, tools=names)
+
+    return seed
 
 
 def seed_risk_rules(apps: Apps) -> None:

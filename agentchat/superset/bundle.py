@@ -11,6 +11,7 @@ deploys map databases and datasets to the target's own uuids before importing (`
 import copy
 import io
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -129,6 +130,29 @@ def bundle_remap(bundle: Bundle, *, databases: dict[str, str], datasets: dict[st
                 if target.get("datasetUuid"):
                     target["datasetUuid"] = datasets.get(str(target["datasetUuid"]), target["datasetUuid"])
     return out
+
+
+def _dataset_key(config: dict[str, Any]) -> tuple[str, str] | None:
+    table = config.get("table_name")
+    return (str(config.get("schema") or ""), str(table)) if table else None
+
+
+# What objects of two bundles are paired by when their uuids differ (the columns Superset's import also matches
+# on, DESIGN §8; ``superset.diff``); None never matches.
+PAIR_KEYS: dict[str, Callable[[dict[str, Any]], Any]] = {
+    "dashboards": lambda c: c.get("slug") or None,
+    "charts": lambda c: c.get("slice_name") or None,
+    "datasets": _dataset_key,
+}
+
+
+def counterpart(kind: str, config: dict[str, Any], candidates: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
+    """The config of ``candidates`` (``{uuid: config}`` of ``kind``: ``dashboards|charts|datasets``) paired with
+    ``config`` the way ``superset.diff`` pairs two bundles: the same uuid, else the same ``PAIR_KEYS[kind]``."""
+    if str(config.get("uuid")) in candidates:
+        return candidates[str(config.get("uuid"))]
+    key = PAIR_KEYS[kind](config)
+    return next((c for c in candidates.values() if key is not None and PAIR_KEYS[kind](c) == key), None)
 
 
 def dashboard_chart_uuids(config: dict[str, Any]) -> list[str]:

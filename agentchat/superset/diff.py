@@ -14,7 +14,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from agentchat.superset.bundle import Bundle
+from agentchat.superset.bundle import PAIR_KEYS, Bundle
 
 MAX_VALUE_CHARS = 120  # a shown value is cut to this many characters, "…" included
 STATUSES = ("changed", "added", "removed", "same")
@@ -48,9 +48,10 @@ def bundles_diff(before: Bundle, after: Bundle) -> dict[str, Any]:
         missing, never None), except ``published`` and ``cross_filters_enabled``, kept as Superset's booleans.
         ``counts`` counts the objects of all three lists by status.
     """
-    datasets = _pairs(before.by_uuid("datasets"), after.by_uuid("datasets"), _dataset_key)
-    charts = _pairs(before.by_uuid("charts"), after.by_uuid("charts"), lambda c: c.get("slice_name") or None)
-    dashboards = _pairs(before.by_uuid("dashboards"), after.by_uuid("dashboards"), lambda c: c.get("slug") or None)
+    datasets, charts, dashboards = (
+        _pairs(before.by_uuid(kind), after.by_uuid(kind), PAIR_KEYS[kind])
+        for kind in ("datasets", "charts", "dashboards")
+    )
     sides = (_Side(before, charts, 0), _Side(after, charts, 1))
     out: dict[str, Any] = {
         "dashboards": [_dashboard_entry(b, a, sides) for b, a in dashboards],
@@ -128,11 +129,6 @@ def _pairs(before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]], 
         candidates = [u for u in by_key.get(key(config), []) if u in left] if key(config) is not None else []
         pairs.append((config, left.pop(candidates[0]) if candidates else None))
     return pairs + [(None, config) for config in left.values()]
-
-
-def _dataset_key(config: dict[str, Any]) -> tuple[str, str] | None:
-    table = config.get("table_name")
-    return (_text(config.get("schema")), str(table)) if table else None
 
 
 def _status(before: Any, after: Any, changed: bool) -> str:

@@ -1,6 +1,6 @@
 """A ``superset.diff`` comparison in words: one line per changed field, as cards and answers show it (issue 28).
 
-``diff_lines`` turns ``diff_summary`` lines into «“Отчёт”: заголовок “old” → “new”» in the active language; the
+``diff_line`` turns ``diff_summary`` lines into «“Отчёт”: заголовок “old” → “new”» in the active language; the
 deploy and migration cards (``tools.migration_impact``), the compare_versions tool and its offline answer share
 it, so a card and an answer name a change the same way.
 """
@@ -79,19 +79,8 @@ def diff_line(line: dict[str, Any], *, before: str = "", after: str = "") -> str
     }
 
 
-def diff_lines(
-    summary: list[dict[str, Any]],
-    *,
-    kinds: tuple[str, ...] = ("dashboard", "chart", "dataset"),
-    statuses: tuple[str, ...] = ("changed", "added", "removed"),
-) -> list[str]:
-    """``diff_line`` of every line of ``summary`` whose ``kind`` is in ``kinds`` and ``status`` in ``statuses``
-    (lines without a label dropped), in the active language."""
-    out = []
-    for line in summary:
-        if line["kind"] not in kinds or line["status"] not in statuses:
-            continue
-        text = diff_line(line)
-        if text is not None:
-            out.append(text)
-    return out
+def changed_lines(summary: list[dict[str, Any]], kinds: tuple[str, ...]) -> list[str]:
+    """``diff_line`` of the changed fields of the objects of ``kinds`` in ``summary`` (objects only one side has,
+    and fields without a label, left out), in the active language."""
+    lines = (diff_line(line) for line in summary if line["kind"] in kinds and line["status"] == "changed")
+    return [text for text in lines if text is not None]

@@ -85,17 +85,20 @@ def instances_distinct(source: SupersetClient, target: SupersetClient) -> None:
     )
 
 
-async def objects_where(client: SupersetClient, kind: str, column: str, values: list[Any]) -> list[dict[str, Any]]:
+async def objects_where(
+    client: SupersetClient, kind: str, column: str, values: list[Any], *, columns: list[str] | None = None
+) -> list[dict[str, Any]]:
     """Return the ``kind`` objects (``dashboard|chart|dataset|database``) whose ``column`` is one of ``values``.
 
-    Rows carry ``LIST_COLUMNS[kind]``; uuids are strings. Values are sent in chunks of ``LOOKUP_CHUNK``.
+    Rows carry ``columns`` (default ``LIST_COLUMNS[kind]``; Superset's list-endpoint names, nested ones such as
+    ``changed_by.first_name`` come back nested); uuids are strings. Values are sent in chunks of ``LOOKUP_CHUNK``.
     """
     rows: list[dict[str, Any]] = []
     unique = list(dict.fromkeys(v for v in values if v is not None))
     for start in range(0, len(unique), LOOKUP_CHUNK):
         chunk = unique[start : start + LOOKUP_CHUNK]
         q = {
-            "columns": LIST_COLUMNS[kind],
+            "columns": columns or LIST_COLUMNS[kind],
             "filters": [{"col": column, "opr": "in", "value": chunk}],
             "page_size": PAGE_SIZE,
         }

@@ -20,7 +20,7 @@ from agentchat.models import Backup
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
 from agentchat.runtime.spec import ToolArgs
-from agentchat.superset.bundle import Bundle, BundleError, bundle_read, dashboard_chart_uuids
+from agentchat.superset.bundle import Bundle, BundleError, bundle_read, counterpart, dashboard_chart_uuids
 from agentchat.superset.client import SupersetClient
 from agentchat.superset.diff import bundles_diff, diff_summary
 from agentchat.superset.transfer import objects_export, objects_where
@@ -86,24 +86,19 @@ async def _match(other: SupersetClient, kind: str, config: dict[str, Any]) -> in
 
 
 def _scoped(copy: Bundle, kind: str, config: dict[str, Any]) -> Bundle:
-    """The part of a saved copy that is ``config``'s object: it (by uuid, else slug / schema + table), and for a
+    """The part of a saved copy that is ``config``'s object (``bundle.counterpart``), and for a
     dashboard its charts and their datasets; empty when the copy does not hold it."""
-    candidates = copy.of(kind + "s")
-    path = next((p for p, c in candidates.items() if str(c.get("uuid")) == str(config.get("uuid"))), None)
-    if path is None and kind == "dashboard" and config.get("slug"):
-        path = next((p for p, c in candidates.items() if c.get("slug") == config["slug"]), None)
-    if path is None and kind == "dataset":
-        key = (config.get("schema") or "", config.get("table_name"))
-        path = next((p for p, c in candidates.items() if (c.get("schema") or "", c.get("table_name")) == key), None)
-    if path is None:
+    found = counterpart(kind + "s", config, copy.by_uuid(kind + "s"))
+    if found is None:
         return Bundle()
-    files = {path: candidates[path]}
+    parts = [(kind + "s", found)]
     if kind == "dashboard":
-        charts = set(dashboard_chart_uuids(candidates[path]))
-        chart_files = {p: c for p, c in copy.of("charts").items() if str(c.get("uuid")) in charts}
-        datasets = {str(c.get("dataset_uuid")) for c in chart_files.values()}
-        files |= chart_files | {p: c for p, c in copy.of("datasets").items() if str(c.get("uuid")) in datasets}
-    return Bundle(files=files)
+        placed = set(dashboard_chart_uuids(found))
+        charts = [c for uuid, c in copy.by_uuid("charts").items() if uuid in placed]
+        used = {str(c.get("dataset_uuid")) for c in charts}
+        parts += [("charts", c) for c in charts]
+        parts += [("datasets", d) for uuid, d in copy.by_uuid("datasets").items() if uuid in used]
+    return Bundle(files={f"{folder}/{c['uuid']}.yaml": c for folder, c in parts})
 
 
 def _copy_read(backup_id: int) -> tuple[Backup, Bundle]:

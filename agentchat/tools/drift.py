@@ -1,7 +1,7 @@
 """The drift line of a deploy card: target dashboards edited in Superset after the agent last deployed them
 (issue 28 item 2: «prod изменён после последнего деплоя: 02.12 14:10, Иван Петров — эти правки будут потеряны»).
 
-Superset's ``changed_on_utc`` / ``changed_by`` of each overwritten dashboard (list endpoint ``/api/v1/dashboard/``)
+Superset's ``changed_on_utc`` / ``changed_by`` of each overwritten dashboard (``transfer.objects_where``)
 against the time of our last successful deploy of it there (``tools.history.last_deployed``, our audit). A
 dashboard the agent never deployed has no line: nothing says which edits are ours.
 """
@@ -16,6 +16,7 @@ from agentchat.errors import ToolError
 from agentchat.language import in_language
 from agentchat.llm.offline.answers.base import when
 from agentchat.superset.client import SupersetClient
+from agentchat.superset.transfer import objects_where
 from agentchat.tools.history import last_deployed
 
 COLUMNS = ["id", "dashboard_title", "changed_on_utc", "changed_by.first_name", "changed_by.last_name"]
@@ -40,9 +41,8 @@ async def drift_text(target: SupersetClient, dashboard_ids: list[int], language:
     deployed = await sync_to_async(last_deployed)(target.env_id, list(dashboard_ids)) if dashboard_ids else {}
     if not deployed:
         return []
-    q = {"columns": COLUMNS, "filters": [{"col": "id", "opr": "in", "value": sorted(deployed)}], "page_size": 100}
     try:
-        rows = (await target.get_json("/api/v1/dashboard/", q=q)).get("result", [])
+        rows = await objects_where(target, "dashboard", "id", sorted(deployed), columns=COLUMNS)
     except ToolError:
         return []
     lines = []

@@ -72,15 +72,16 @@ def _of_dashboard(entry: dict[str, Any], args: DeployHistoryArgs) -> bool:
     return args.dashboard_id in entry["target_dashboard_ids"] and env in (None, entry["target_env_id"])
 
 
+def _deploy_rows(*event_types: str) -> Any:
+    """The newest ``SCANNED_ROWS`` audit rows of deploy calls with one of ``event_types``, newest first."""
+    rows = AuditEvent.objects.filter(tool__in=DEPLOY_TOOLS, event_type__in=event_types)
+    return rows.select_related("actor").order_by("-created_at", "-id")[:SCANNED_ROWS]
+
+
 def deploy_history(args: DeployHistoryArgs) -> list[dict[str, Any]]:
     """The deploys ``args`` asks for (see ``deploy_history_tool``), newest first, at most ``args.limit``."""
-    rows = (
-        AuditEvent.objects.filter(tool__in=DEPLOY_TOOLS, event_type__in=FINAL_EVENTS)
-        .select_related("actor")
-        .order_by("-created_at", "-id")[:SCANNED_ROWS]
-    )
     out = []
-    for row in rows:
+    for row in _deploy_rows(*FINAL_EVENTS):
         entry = _entry(row)
         if args.target_env_id and entry["target_env_id"] != args.target_env_id:
             continue
@@ -146,8 +147,7 @@ def last_deployed(env_id: str, dashboard_ids: list[int]) -> dict[int, Any]:
         ``SCANNED_ROWS`` rows read); a dashboard never deployed by the agent is left out.
     """
     wanted, found = set(dashboard_ids), {}
-    rows = AuditEvent.objects.filter(tool__in=DEPLOY_TOOLS, event_type=AuditEvent.EventType.TOOL_RESULT)
-    for row in rows.order_by("-created_at", "-id")[:SCANNED_ROWS]:
+    for row in _deploy_rows(AuditEvent.EventType.TOOL_RESULT):
         deploy = (row.extra_data or {}).get("deploy") or {}
         if deploy.get("target_env_id") != env_id:
             continue

@@ -25,7 +25,7 @@ from agentchat.runtime.spec import ToolArgs
 from agentchat.superset.bundle import Bundle, BundleError, bundle_read
 from agentchat.superset.client import SupersetClient
 from agentchat.superset.diff import bundles_diff, diff_summary
-from agentchat.superset.diff_text import diff_lines
+from agentchat.superset.diff_text import changed_lines
 from agentchat.superset.migration_plan import TYPES, MigrationPlan, migration_plan, object_count
 from agentchat.superset.transfer import dashboards_export, instances_distinct
 from agentchat.tools.copies import Change, copy_needed
@@ -64,11 +64,7 @@ async def changes_text(target: SupersetClient, dashboard_ids: list[int], bundle:
     except (ToolError, BundleError):
         return []
     with in_language(language):
-        lines = diff_lines(
-            diff_summary(bundles_diff(before, bundle), limit=CHANGES_MAX),
-            kinds=("dashboard", "chart"),
-            statuses=("changed",),
-        )
+        lines = changed_lines(diff_summary(bundles_diff(before, bundle), limit=CHANGES_MAX), ("dashboard", "chart"))
     return lines[:CHANGES_MAX]
 
 

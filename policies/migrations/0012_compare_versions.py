@@ -3,14 +3,10 @@ dataset pages' affinities (``policies.defaults.TOOLS``); the other tools' rows a
 
 from django.db import migrations
 
-from policies.seeding import seed_default_policies
-
-
-def seed(apps, schema_editor):
-    seed_default_policies(apps, tools=["compare_versions"])
+from policies.seeding import tools_seeder
 
 
 class Migration(migrations.Migration):
     dependencies = [("policies", "0011_policy_version")]
 
-    operations = [migrations.RunPython(seed, migrations.RunPython.noop)]
+    operations = [migrations.RunPython(tools_seeder("compare_versions"), migrations.RunPython.noop)]

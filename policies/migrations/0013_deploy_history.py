@@ -3,14 +3,10 @@ migration pages' affinities (``policies.defaults.TOOLS``); the other tools' rows
 
 from django.db import migrations
 
-from policies.seeding import seed_default_policies
-
-
-def seed(apps, schema_editor):
-    seed_default_policies(apps, tools=["deploy_history"])
+from policies.seeding import tools_seeder
 
 
 class Migration(migrations.Migration):
     dependencies = [("policies", "0012_compare_versions")]
 
-    operations = [migrations.RunPython(seed, migrations.RunPython.noop)]
+    operations = [migrations.RunPython(tools_seeder("deploy_history"), migrations.RunPython.noop)]

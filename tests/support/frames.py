@@ -1,6 +1,8 @@
-"""The events a turn emits, as the socket would send them."""
+"""The events a turn emits, as the socket would send them, and the answer it stored."""
 
 from typing import Any
+
+from agentchat.models import Message
 
 
 class Frames(list):
@@ -12,3 +14,8 @@ class Frames(list):
 
     def of(self, event: str) -> list[dict]:
         return [f for f in self if f.get("event") == event]
+
+
+def stored_answer(conversation_id: int) -> str:
+    """The text of the conversation's latest assistant message, as history shows it (sync: wrap it for async)."""
+    return Message.objects.filter(conversation_id=conversation_id, role="assistant").latest("id").content

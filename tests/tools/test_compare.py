@@ -7,19 +7,14 @@ import json
 import pytest
 from channels.db import database_sync_to_async
 
-from agentchat.models import Message
 from agentchat.turn.agent import AgentTurn
 from tests.llm.test_provider import openai_provider  # noqa: F401 - the scripted-LLM fixture
 from tests.support.chat_server import Call, Recorded, Reply
 from tests.support.contexts import ui_context
-from tests.support.frames import Frames
+from tests.support.frames import Frames, stored_answer
 from tests.tools.test_deploy import _run
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.superset]
-
-
-def _answer(conversation_id) -> str:
-    return Message.objects.filter(conversation_id=conversation_id, role="assistant").latest("id").content
 
 
 async def _deployed_then_changed(users, scratch) -> tuple[dict, dict, str, str]:
@@ -67,7 +62,7 @@ async def test_offline_the_question_from_the_dashboard_page_is_answered_with_the
     )
 
     assert [f["tool"] for f in frames.of("tool_started")] == ["compare_versions"]
-    answer = await database_sync_to_async(_answer)(conversation_id)
+    answer = await database_sync_to_async(stored_answer)(conversation_id)
     assert f"«{new}»: заголовок «{old}» → «{new}»" in answer
     assert f"«{chart['slice_name']}»: метрики «count» → «sum__kwh»" in answer
     assert "prod" in answer
@@ -84,7 +79,7 @@ async def test_a_dashboard_missing_in_prod_is_said_so(users, scratch):
         context=ui_context("dashboard", dev["id"], name=dev["dashboard_title"]),
     )
 
-    answer = await database_sync_to_async(_answer)(conversation_id)
+    answer = await database_sync_to_async(stored_answer)(conversation_id)
     assert "has no version in prod" in answer, answer
 
 
@@ -129,5 +124,5 @@ async def test_the_openai_path_gets_the_differences_in_the_tool_result(users, sc
     )
 
     assert "compare_versions" in server.requests[0].tools
-    answer = await database_sync_to_async(_answer)(conversation_id)
+    answer = await database_sync_to_async(stored_answer)(conversation_id)
     assert f"В prod заголовок «{old}», в ss-dev «{new}»." in answer

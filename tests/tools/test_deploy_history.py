@@ -9,20 +9,15 @@ import pytest
 from channels.db import database_sync_to_async
 from langchain_core.messages import AIMessage
 
-from agentchat.models import Message
 from agentchat.turn.agent import AgentTurn
 from policies.models import AuditEvent
 from tests.support import superset_api
 from tests.support.contexts import ui_context
-from tests.support.frames import Frames
+from tests.support.frames import Frames, stored_answer
 from tests.support.scripted_llm import scripted
 from tests.tools.test_deploy import _impact
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.superset]
-
-
-def _answer(conversation_id) -> str:
-    return Message.objects.filter(conversation_id=conversation_id, role="assistant").latest("id").content
 
 
 async def _approved_deploy(user, dev: dict) -> None:
@@ -58,7 +53,7 @@ async def test_the_deploys_of_a_dashboard_are_told_with_who_when_where_and_the_c
     )
 
     assert [f["tool"] for f in frames.of("tool_started")] == ["deploy_history"]
-    answer = await database_sync_to_async(_answer)(conversation_id)
+    answer = await database_sync_to_async(stored_answer)(conversation_id)
     assert f"Деплои дашборда #{dev['id']} в prod" in answer, answer
     lines = [line for line in answer.splitlines() if line.startswith("- ")]
     assert len(lines) == 2
@@ -71,7 +66,7 @@ async def test_the_deploys_of_a_dashboard_are_told_with_who_when_where_and_the_c
         text="who deployed this dashboard, and when?",
         context=ui_context("dashboard", prod_id, env_id="prod", name=dev["dashboard_title"]),
     )
-    answer = await database_sync_to_async(_answer)(conversation_id)
+    answer = await database_sync_to_async(stored_answer)(conversation_id)
     assert f"“{dev['dashboard_title']}” ss-dev → prod, done, copy #{backup_id} saved before" in answer, answer
 
 
