@@ -189,10 +189,13 @@ class AgentTurn:
         )
         busy_audit.add(row)
 
-    async def decide(self, *, confirmation_id: int, approve: bool, typed_env: str | None = None) -> None:
-        """Apply the user's decision on a card; run the stored call once if approved; then continue the turn."""
+    async def decide(
+        self, *, confirmation_id: int, approve: bool, typed_env: str | None = None, options: list[str] | None = None
+    ) -> None:
+        """Apply the user's decision on a card (with the card's ticked ``options``); run the stored call once if
+        approved; then continue the turn."""
         decided = await database_sync_to_async(confirm.confirmation_decide)(
-            user=self.user, confirmation_id=confirmation_id, approve=approve, typed_env=typed_env
+            user=self.user, confirmation_id=confirmation_id, approve=approve, typed_env=typed_env, options=options
         )
         row = decided.confirmation
         if decided.outcome == "not_found" or row is None:  # ``not_found`` is the only outcome without a row
@@ -206,12 +209,16 @@ class AgentTurn:
         if outcome == "typed_mismatch":
             await self._error("typed_mismatch", row.language, env=row.decision.get("env_id"))
             return
+        if outcome == "bad_option":
+            await self._error("bad_frame", row.language, detail="options")
+            return
         if outcome == "already":
             await self._card_state(row, to_all=False)  # decided elsewhere (another tab): show how
             return
         if outcome == "denied":
-            await self._card_state(row)
-            await self._cancelled_line(row)
+            await self._card_state(row)  # the card is the one cancellation line (issue 28 item 6)
+            if not await database_sync_to_async(confirm.step_ran_calls)(row=row):
+                return  # nothing else of that step ran: no answer to write after a «no»
         else:
             await self._card_state(row)  # «подтверждено — выполняется» in every tab
             await self.calls.run_approved(row)
@@ -230,7 +237,6 @@ class AgentTurn:
             return
         with translation.override(row.language):
             await self.emit(card_dismissed_event(row))
-            await self._cancelled_line(row)
 
     async def resume(self, *, conversation_id: int) -> None:
         """Re-emit every still-pending card of the user's conversation once, with the same ids (reconnect).
@@ -374,6 +380,3 @@ class AgentTurn:
 
     async def _error(self, code: str, language: str, **params: Any) -> None:
         await self.emit(ErrorEvent(code=code, message=error_text(code, language, **params)))
-
-    async def _cancelled_line(self, row: PendingConfirmation) -> None:
-        await self.emit(message_event(message_id=None, text=confirm.cancelled_line(row), role="system"))
