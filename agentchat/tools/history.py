@@ -82,18 +82,20 @@ def _deploy_rows(*event_types: str) -> Any:
 
 
 def deploy_history(args: DeployHistoryArgs) -> list[dict[str, Any]]:
-    """The deploys ``args`` asks for (see ``deploy_history_tool``), newest first, at most ``args.limit``."""
-    out = []
-    for row in _deploy_rows(*FINAL_EVENTS):
-        entry = _entry(row)
-        if args.target_env_id and entry["target_env_id"] != args.target_env_id:
-            continue
-        if args.dashboard_id is not None and not _of_dashboard(entry, args):
-            continue
-        out.append(entry)
-        if len(out) >= args.limit:
-            break
-    return out
+    """The deploys ``args`` asks for (see ``deploy_history_tool``), newest first, at most ``args.limit``; asked
+    about one dashboard, the rollbacks of what its deploys made in the target are listed too."""
+    entries = [_entry(row) for row in _deploy_rows(*FINAL_EVENTS)]
+    if args.target_env_id:
+        entries = [e for e in entries if e["target_env_id"] == args.target_env_id]
+    if args.dashboard_id is not None:
+        made = {(e["target_env_id"], i) for e in entries if _of_dashboard(e, args) for i in e["target_dashboard_ids"]}
+        entries = [
+            e
+            for e in entries
+            if _of_dashboard(e, args)
+            or (e["tool"] == "rollback_deploy" and {(e["target_env_id"], i) for i in e["target_dashboard_ids"]} & made)
+        ]
+    return entries[: args.limit]
 
 
 @assistant_tool(

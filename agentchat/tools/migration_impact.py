@@ -23,7 +23,7 @@ from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
 from agentchat.runtime.spec import ToolArgs
 from agentchat.superset.bundle import Bundle, BundleError, bundle_read
-from agentchat.superset.client import SupersetClient
+from agentchat.superset.client import SupersetClient, gather_requests
 from agentchat.superset.diff import bundles_diff, diff_summary
 from agentchat.superset.diff_text import changed_lines, quoted_names
 from agentchat.superset.migration_plan import TYPES, MigrationPlan, migration_plan, object_count
@@ -161,9 +161,10 @@ async def transfer_impact(
     impact = plan_impact(plan, ctx.language)
     impact["headline"] = impact["summary"]
     change = Change.of_plan(plan, tool="")
-    before = await target_before(target, change.dashboard_ids)
+    before, impact["drift"] = await gather_requests(
+        target_before(target, change.dashboard_ids), drift_text(target, change.dashboard_ids, ctx.language)
+    )
     impact["changes"] = changes_text(before, bundle, ctx.language)
-    impact["drift"] = await drift_text(target, change.dashboard_ids, ctx.language)
     detached = await detached_charts(target, before, bundle, change.dashboard_ids) if before else []
     impact["detached"] = [{"id": c["id"], "name": c["name"]} for c in detached]
     impact["copy"] = bool(change.dashboard_ids or change.chart_ids) and copy_needed(target)
