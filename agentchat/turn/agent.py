@@ -37,6 +37,7 @@ from agentchat.toolset.router import query_vector_prefetch, routing_hints
 from agentchat.toolset.selection import Offer, role_refused_request
 from agentchat.turn.admission import busy_retry_s, busy_text, turn_admission
 from agentchat.turn.calls import CallRunner
+from agentchat.turn.facts import last_facts, model_view
 from agentchat.turn.pointing import learnt_ids
 from agentchat.turn.preparation import Precheck, Prepared, step_prepare, turn_open
 from agentchat.turn.prompt import system_prompt
@@ -51,7 +52,7 @@ from agentchat.turn.rendering import (
 )
 from agentchat.turn.steps import AwaitingDecision, Final, RunAgain, Step
 from agentchat.turn.streaming import reply_stream
-from agentchat.turn.truth import turn_failures
+from agentchat.turn.truth import problems_checked, turn_failures, turn_results
 from agentchat.turn.units import unit
 
 
@@ -313,14 +314,17 @@ class AgentTurn:
     ) -> Step:
         """One LLM reply and its tool calls; the reply and the calls' ToolMessages are appended to ``messages``.
         Unless the model is ``truthful``, a text answer is told the turn's failed calls (``turn.truth``)."""
+        # An OpenAI-compatible model reads results as labelled facts (issue 32 item 5); the planner, as stored.
+        view = messages if truthful else model_view(messages, language)
         reply = await reply_stream(
             model=model,
-            messages=messages,
+            messages=view,
             conversation=conversation,
             emit=self.emit,
             language=language,
             row_id=row_id,
             failures=() if truthful else turn_failures(messages),
+            checked=None if truthful else lambda text: problems_checked(text, turn_results(messages), last_facts(view)),
         )
         if isinstance(reply, Final):
             return reply
