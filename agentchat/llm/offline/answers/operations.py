@@ -84,6 +84,12 @@ def deploy_dashboard(result: dict[str, Any], language: str) -> str:
     replaced = [o for o in items(result.get("objects"))[0] if o.get("action") == "conflict"]
     lines += [_("Replaced the dashboard with the same slug: “%(name)s”.") % {"name": o.get("name")} for o in replaced]
     lines += _detached_lines(result)
+    copy = result.get("copy")
+    if isinstance(copy, dict) and copy.get("backup_id") and copy.get("dashboards"):
+        lines.append(
+            _("The version before the deploy is kept as copy #%(id)s (a rollback restores it).")
+            % {"id": copy["backup_id"]}
+        )
     return "\n".join(line for line in lines if line)
 
 
