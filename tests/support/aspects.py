@@ -76,7 +76,8 @@ CLASSES = ("good", "generic", "other")
 @dataclass(frozen=True)
 class Outcome:
     """What one turn showed: the final answer's text, the tools called (``tools``) and those that finished well
-    (``tools_ok``), the tools of confirmation cards and of «Недостаточно прав» cards, error codes, wall seconds."""
+    (``tools_ok``), the tools of confirmation cards and of «Недостаточно прав» cards, error codes, every tool used in
+    the order the frames came (``steps``: run, on a card, or refused on a card), wall seconds."""
 
     answer: str
     tools: tuple[str, ...] = ()
@@ -84,6 +85,7 @@ class Outcome:
     cards: tuple[str, ...] = ()
     denied: tuple[str, ...] = ()
     errors: tuple[str, ...] = ()
+    steps: tuple[str, ...] = ()
     seconds: float = 0.0
 
     def as_dict(self) -> dict:
