@@ -7,10 +7,12 @@ from typing import Any
 from django.utils import translation
 from django.utils.translation import gettext as _
 from pydantic import ConfigDict, Field, model_validator
+from pydantic_core import PydanticCustomError
 
 from agentchat.errors import InvalidArguments
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
+from agentchat.runtime.repair import MISSING_ARGUMENT
 from agentchat.runtime.spec import ToolArgs
 from agentchat.superset.sql_safety import dialect_for, sql_precheck, sql_read_only
 from agentchat.tools.databases import database_resolve, database_schemas
@@ -33,23 +35,40 @@ class CreateDatasetArgs(ToolArgs):
     sql: str | None = Field(
         None, max_length=20_000, description="Virtual dataset only: one read-only SELECT defining its rows."
     )
+    dataset_id: int | None = Field(
+        None,
+        ge=1,
+        description="Without a database: an existing dataset whose database (and schema) the new one uses.",
+    )
 
     model_config = ConfigDict(populate_by_name=True)
 
     @model_validator(mode="after")
     def _needs_database(self) -> "CreateDatasetArgs":
-        if self.database_id is None and not self.database_name:
-            raise ValueError("database_id or database_name is required")
+        # Issue 29 item 5: on a dataset page the page's dataset names the database (``dataset_id`` is page-bound);
+        # elsewhere a missing database is asked for (``runtime.repair.missing_question``), not shown as this text.
+        if self.database_id is None and not self.database_name and self.dataset_id is None:
+            raise PydanticCustomError(
+                MISSING_ARGUMENT,
+                "database_name or database_id is required (or dataset_id: a dataset in whose database to create it)",
+                {"argument": "database_name"},
+            )
         return self
 
 
 async def _plan(ctx: ToolContext, args: CreateDatasetArgs) -> dict[str, Any]:
-    """Look up (read-only) what creating the dataset would meet: database, schema, existing dataset, table."""
+    """Look up (read-only) what creating the dataset would meet: database (named, or the ``dataset_id``'s, whose
+    schema is then the default too), schema, existing dataset, table."""
     if args.sql:
         sql_precheck(sql=args.sql)
     client = await ctx.superset(args.env_id)
-    database = await database_resolve(client, database_id=args.database_id, database_name=args.database_name)
-    schema = args.schema_name
+    database_id, schema = args.database_id, args.schema_name
+    if database_id is None and not args.database_name and args.dataset_id is not None:
+        # «создай датасет из таблицы weather» on a dataset page: the page's dataset's database and schema.
+        like = (await client.get_json(f"/api/v1/dataset/{args.dataset_id}"))["result"]
+        database_id = (like.get("database") or {}).get("id")
+        schema = schema if schema is not None else like.get("schema")
+    database = await database_resolve(client, database_id=database_id, database_name=args.database_name)
     if schema is None and not args.sql:
         schemas = await database_schemas(client, database["id"])
         if len(schemas) != 1:

@@ -171,6 +171,8 @@ def args_fill(
         missing.append("compared_object")
     if tool == "compare_versions" and not {"other_env_id", "backup_id"} & set(args):
         missing.append("other_env_id")
+    if tool == "superset_create_dataset" and not {"database_id", "database_name", "dataset_id"} & set(args):
+        missing.append("database_name")  # no database named and no page's dataset to take it from (issue 29)
     if "migration_id" in properties and "migration_id" not in args:  # no saved plan: dashboards and target
         missing += [name for name in ("dashboard_ids", "target_env_id") if name not in args]
     return args, missing

@@ -5,12 +5,12 @@ turn's language, from the catalogue (English msgids, Russian in ``locale/ru``).
 
 from django.utils import translation
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 
 from agentchat.errors import ID_ARGUMENTS, not_found_text
 from agentchat.llm.offline import answers
 from agentchat.llm.offline.answers.base import items
 from agentchat.llm.offline.state import Result, Turn
+from agentchat.runtime.questions import argument_question
 from agentchat.runtime.titles import tool_title
 
 ROWS_KEY = {"search_dashboards": "dashboards", "search_datasets": "datasets"}
@@ -47,11 +47,14 @@ DECLINED = {"denied", "expired", "cancelled"}
 
 
 def failure_text(turn: Turn, result: Result) -> str:
-    """What to say after a failed call: declined, refused, not found (404) or the tool's own error."""
+    """What to say after a failed call: declined, refused, a question for a missing argument, not found (404) or the
+    tool's own error."""
     payload = result.payload if isinstance(result.payload, dict) else {"message": str(result.payload)}
     declined = _declined_text(payload.get("error"), tool_title(result.tool, turn.language), turn.language)
     if declined:
         return declined
+    if payload.get("ask_user"):  # an argument only the person can give is missing: asked, no validator's text
+        return str(payload["ask_user"])
     if payload.get("status") == 404:
         named = [(ID_ARGUMENTS[k], v) for k, v in (result.args or {}).items() if k in ID_ARGUMENTS]
         if len(named) == 1:
@@ -112,41 +115,13 @@ def not_understood_text(turn: Turn) -> str:
     return head + "\n" + _offered_list(turn)
 
 
-CLARIFY = {
-    "env_id": gettext_lazy("This needs an environment: pick one in the environment selector at the top of the page."),
-    "source_env_id": gettext_lazy("From which environment? Pick it at the top of the page or write “from ss-dev”."),
-    "target_env_id": gettext_lazy("To which environment? Write, for example, “to prod” or “to staging”."),
-    "dashboard_id": gettext_lazy(
-        "Which dashboard do you mean? Give its id or its name in quotes — or open the agent from the dashboard's page."
-    ),
-    "dashboard_ids": gettext_lazy("Which dashboards? List their ids, for example “dashboards 1 and 2”."),
-    "dataset_id": gettext_lazy(
-        "Which dataset do you mean? Give its id or its name in quotes — or open the agent from the dataset's page."
-    ),
-    "sql": gettext_lazy(
-        "Send the SQL query (SELECT …), in backticks if you like: offline, I do not write queries myself."
-    ),
-    "task_id": gettext_lazy("Give the task id, for example “task 12”."),
-    "name": gettext_lazy("What should the branch be called? For example: “create branch feature/energy-report”."),
-    "table_name": gettext_lazy("For which table? For example: “for table regions in database Energy”."),
-    "virtual_name": gettext_lazy(
-        "What should the new virtual dataset be called? For example: “dataset top_regions: SELECT …”."
-    ),
-    "other_env_id": gettext_lazy(
-        "Compared with what? Name the other environment (“with prod”) or a saved copy (“with copy 12”)."
-    ),
-    "compared_object": gettext_lazy(
-        "Which dashboard or dataset? Give its id (“dashboard 2”) — or open the agent from its page."
-    ),
-    "object_id": gettext_lazy("Whose permissions? Say, for example, “dashboard 1”, “dataset 2” or “database 1”."),
-}
-
-
 def clarify_text(turn: Turn, tool: str, parameter: str) -> str:
-    """Ask for the missing required ``parameter`` of ``tool`` (``CLARIFY`` texts)."""
-    if parameter == "object_type":
-        parameter = "object_id"
+    """Ask for the missing required ``parameter`` of ``tool`` (``runtime.questions``: the same question an
+    OpenAI-compatible model is given to ask)."""
+    question = argument_question(parameter, turn.language)
+    if question is not None:
+        return question
     with translation.override(turn.language):
-        if parameter in CLARIFY:
-            return str(CLARIFY[parameter])
+        if parameter == "sql":  # a model writes the SQL itself; the planner does not
+            return _("Send the SQL query (SELECT …), in backticks if you like: offline, I do not write queries myself.")
         return _("Something is missing: please give “%(parameter)s”.") % {"parameter": parameter}
