@@ -25,20 +25,18 @@ class CreateDatasetArgs(ToolArgs):
     database_id: int | None = Field(None, ge=1, description="Numeric Superset id of the database.")
     database_name: str | None = Field(None, max_length=250, description="Database name (instead of its id).")
     schema_name: str | None = Field(
-        None, alias="schema", max_length=250, description="Schema of the table; omitted when the database has one."
+        None, alias="schema", max_length=250, description="Schema (omit when the database has one)."
     )
     table_name: str = Field(
         min_length=1,
         max_length=250,
-        description="Physical dataset: the existing table to expose. Virtual dataset: the new dataset's name.",
+        description="Physical: the table. Virtual: the new dataset's name.",
     )
-    sql: str | None = Field(
-        None, max_length=20_000, description="Virtual dataset only: one read-only SELECT defining its rows."
-    )
+    sql: str | None = Field(None, max_length=20_000, description="Virtual only: one read-only SELECT.")
     dataset_id: int | None = Field(
         None,
         ge=1,
-        description="Without a database: an existing dataset whose database (and schema) the new one uses.",
+        description="No database: use this dataset's database and schema.",
     )
 
     model_config = ConfigDict(populate_by_name=True)
@@ -145,8 +143,8 @@ async def create_dataset_impact(ctx: ToolContext, args: CreateDatasetArgs) -> di
         "SQL-запросу на чтение. Если такой датасет уже есть, ничего не создаёт и сообщает его id."
     ),
     description_en=(
-        "Creates a dataset: physical for a table, or virtual from a read-only SQL query. An existing one is "
-        "reported, not created again."
+        "Creates a physical dataset for a table, or a virtual one from a read-only SELECT; an existing one is only "
+        "reported."
     ),
     examples_ru=[
         "Создай датасет для таблицы regions в базе Energy",

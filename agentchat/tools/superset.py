@@ -13,7 +13,7 @@ from agentchat.runtime.spec import ToolArgs
 from agentchat.superset.client import SupersetClient, gather_requests
 from agentchat.superset.dashboard_export import dashboard_export_status
 
-ENV_ID_FIELD = Field(description="Environment id, e.g. ss-dev or prod.")
+ENV_ID_FIELD = Field(description="Environment id (ss-dev, prod…).")
 
 
 class SearchDashboardsArgs(ToolArgs):

@@ -67,6 +67,7 @@ from agentchat.toolset.words import (
     NOT_INFINITIVE_RU,
     OBJECTS,
     OTHER_WORDS,
+    OWN_RUN,
     PAGE_OWN_PARTS,
     PAGE_READ,
     PERIOD,
@@ -129,6 +130,7 @@ class Reading:
         hunting: problems are to be found («найди ошибки», "find problems in …"): a review, not a search.
         runs_sql: SQL is given with a verb that runs it («выполни select …»): a query to run.
         asked: a read tool named by what is asked about (``words.asked_tool``: versions compared, deploy history).
+        own: the person's own run is asked about («мой бэкап», "my backup": ``words.OWN_RUN``).
     """
 
     verb: str
@@ -151,6 +153,7 @@ class Reading:
     hunting: bool = False
     runs_sql: bool = False
     asked: str = ""
+    own: bool = False
 
 
 @functools.lru_cache(maxsize=512)
@@ -222,6 +225,7 @@ def read_question(question: str) -> Reading:
         hunting=any(o in ("problems", "content") for o in sought),
         runs_sql=bool(SQL_IN_TEXT.search(question)) and any(RUN_WORDS.match(t) for t in tokens),
         asked=asked_tool(main),
+        own=bool(OWN_RUN.search(main)),
         find=finding or (exists and not (has_id or this or "problems" in found)),
         check_clause=bool(CLAUSE_AFTER_CHECK.search(main)),
         verb=verb,
@@ -319,8 +323,11 @@ def reading_tool(reading: Reading, object_type: str | None) -> str | None:
     targeted = reading.target and pointer and not reading.other  # «куда она идёт?», "where is it going"
     if object_type == "migration" and verb == SHOW and (targeted or (about and reading.membership)):
         return "preview_migration"  # «куда она идёт?»: the page's migration's own target is in its plan
-    if verb != MAKE and "progress" in objects and ("task" in objects or "migration" in (object_type, *objects)):
-        return "get_task_status"  # «статус этой миграции», «миграция упала? таск 38»; "retry the failed …" runs
+    run = "task" in objects or "migration" in (object_type, *objects) or ("backup" in objects and reading.own)
+    if verb != MAKE and "progress" in objects and run:
+        # «статус этой миграции», «миграция упала? таск 38», "did my backup finish?" (a run of a background task,
+        # issue 29 item 4); "retry the failed …" runs
+        return "get_task_status"
     for obj in objects:
         moved = {"migration", "deploy"} & {*objects}  # "which charts would break if I dropped this dataset?"
         if obj == "consequence" and object_type in ("dataset", "dashboard") and not moved:

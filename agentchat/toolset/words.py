@@ -125,6 +125,11 @@ VERSIONS_COMPARED = re.compile(
 VERSION_GIT = re.compile(r"\bgit\b|\bгит\w*|репо\w*|\brepo\w*|коммит\w*|\bcommit\w*", re.I)
 
 
+# The person's own run («мой бэкап», "did my backup finish?"): its background task is asked about (issue 29 item 4),
+# not the list of what runs made ("did the nightly backup of prod succeed?" reads the backups).
+OWN_RUN = re.compile(r"(?<!\w)(мо[йяеи]|моего|моей|моих|моим|my|mine|i (ran|started|launched|kicked))(?!\w)", re.I)
+
+
 # Who deployed what and when (issue 28 item 5): a question about past deploys, not a request for one.
 DEPLOY_HISTORY = re.compile(
     r"\b(когда|кто|кем)\b.{0,50}(деплоил|задеплоил|выкатывал|выкатил|разв[её]ртывал|развернул|переносил|перен[её]с"

@@ -173,14 +173,17 @@ def args_fill(
         missing.append("other_env_id")
     if tool == "superset_create_dataset" and not {"database_id", "database_name", "dataset_id"} & set(args):
         missing.append("database_name")  # no database named and no page's dataset to take it from (issue 29)
-    if "migration_id" in properties and "migration_id" not in args:  # no saved plan: dashboards and target
+    if {"migration_id", "dashboard_ids"} <= set(properties) and "migration_id" not in args:  # no plan: its parts
         missing += [name for name in ("dashboard_ids", "target_env_id") if name not in args]
     return args, missing
 
 
 def _special(tool: str, name: str, m: Mentions, page: Page) -> Any:
     if tool == "create_branch" and name == "name":
-        return m.branch
+        # «открой ветку под задачу 123»: the work item names the branch (issue 29 item 4), shown on the card.
+        return m.branch or (f"feature/{m.task_reference}" if m.task_reference else None)
+    if tool == "get_task_status" and name == "kind":
+        return None if _task_id(m, page) is not None else m.task_kind
     if tool == "create_branch" and name == "base":
         return m.base_branch if m.base_branch != m.branch else None
     if tool == "superset_audit_permissions" and name in ("object_type", "object_id"):
@@ -188,6 +191,9 @@ def _special(tool: str, name: str, m: Mentions, page: Page) -> Any:
         return None if found is None else found[0 if name == "object_type" else 1]
     if tool == "superset_create_dataset" and name == "table_name" and m.sql and not m.table:
         return m.quoted[0] if m.quoted else m.dataset_name
+    if tool == "superset_create_dataset" and name == "dataset_id":
+        # The dataset named is the new one; the page's, if any, says in which database (issue 29 item 5).
+        return None if m.database else _page_object(page, "dataset")
     if tool == "compare_versions" and name in ("env_id", "other_env_id"):
         # The object is the page's (or the environment it is said to be in); the other side is the other one
         # named, unless a saved copy is («чем этот дашборд отличается от версии в prod?» on ss-dev: ss-dev, prod).

@@ -35,6 +35,19 @@ DIALECTS = {
     "clickhouse": r"clickhouse",
     "oracle": r"oracle",
 }
+# The kind of background task a status question is about («последний бэкап», "my latest migration"), by task kind.
+TASK_KINDS = {
+    "backup": r"бэкап\w*|бекап\w*|резервн\w* коп\w*|\bbackups?\b|\bback(ed)? up\b",
+    "migration": r"миграц\w*|мигрир\w*|\bmigrat\w*",
+    "validation": r"валидац\w*|ревью|провер(ка|ки|ку|кой|ок)\b|\breview\w*|\bvalidation\w*",
+    "documentation": r"документац\w*|описани[яей]\b|\bdocumentation\b|\bdocs\b",
+}
+# A work item a branch is for («ветку под задачу 123», "a branch for ticket BI-77"): its key names the branch.
+TASK_REFERENCE = re.compile(
+    r"(?:задач\w*|тикет\w*|таск\w*|issue|ticket|task|jira)\s*(?:#|№)?\s*([A-Za-z][A-Za-z0-9]*-\d+|\d+)\b"
+    r"|\b(?-i:([A-Z][A-Z0-9]+-\d+))\b",  # a tracker's key in capitals alone: BI-77
+    re.I,
+)
 STOP_WORDS = set(
     """найди найти поищи ищи поиск покажи список какие какой какая есть ли у нас по про с со о об в на все всех
     все мне дашборд дашборды дашборда дашбордов отчёт отчёты отчет отчеты отчёта отчета отчётов панель панели
@@ -54,6 +67,9 @@ class Mentions:
         quoted: texts in «», “”, "" or '' quotes, in order.
         envs: environment ids named, in order (resolved from ids and tier words).
         source_env / target_env: from "из X в Y" / "from X to Y" / "в Y" / "to Y".
+        task_kind: the kind of background task named (``backup``, ``migration``, ``validation``,
+            ``documentation``), for a status question without an id (issue 29 item 4).
+        task_reference: a work item's key a branch is for («под задачу 123» → ``123``, "ticket BI-77").
     """
 
     ids: dict[str, list[int]] = field(default_factory=dict)
@@ -78,6 +94,8 @@ class Mentions:
     dataset_name: str | None = None
     refers_to_page: bool = False
     names_kind: str | None = None
+    task_kind: str | None = None
+    task_reference: str | None = None
 
     def first_id(self, kind: str) -> int | None:
         values = self.ids.get(kind) or []
@@ -345,7 +363,12 @@ def mentions_read(text: str, environments: list[tuple[str, str]]) -> Mentions:
     mentions.branch = (
         branch_tokens[0]
         if branch_tokens
-        else _after(plain, r"(?:ветк[аеуи]|branch)\s+(?:named\s+|called\s+)?([A-Za-z][\w./-]*)")
+        # "a branch for ticket 456": a preposition after the noun is no name.
+        else _after(
+            plain,
+            r"(?:ветк[аеуи]|branch)\s+(?:named\s+|called\s+)?"
+            r"(?!(?:for|from|off|of|to|in|on|under|with|please|pls)\b)([A-Za-z][\w./-]*)",
+        )
     )
     named = _after(plain, r"(?:назови(?:\s+её)?|called|named|into)\s+([A-Za-z][\w./-]*)")
     if named and ("/" in named or not mentions.branch):
@@ -390,6 +413,9 @@ def mentions_read(text: str, environments: list[tuple[str, str]]) -> Mentions:
     mentions.search_text = _search_text(plain, quoted, claimed, environments)
     mentions.dataset_name = _after(plain, r"(?:датасет\w*|dataset)\s+(?!для\b|for\b|from\b|из\b)([A-Za-z_]\w*)")
     mentions.names_kind = named_kind(plain, mentions.search_text)
+    mentions.task_kind = next((kind for kind, p in TASK_KINDS.items() if re.search(p, plain, re.I)), None)
+    reference = TASK_REFERENCE.search(plain)
+    mentions.task_reference = next((g for g in reference.groups() if g), None) if reference else None
     mentions.refers_to_page = bool(
         re.search(r"\b(эт(от|ом|ого|у|и|их|а|ой|им)|его|него|нём|this|it|these|here|здесь|тут)\b", plain, re.I)
     )

@@ -133,6 +133,10 @@ def tool_choose(*, question: str, page: Page, offered: Sequence[str], knowledge:
         # An explicit request to make something is not answered by reading something else because its keywords
         # scored («нужен датасет по таблице payments» on a dataset page: a new dataset, not the page's).
         return Choice("tool", meant, rules=max(best_offered.rules, MEDIUM))
+    if meant == "get_task_status" and meant in offered and "progress" in reading.objects:
+        # How a run went («закончился ли мой бэкап?», "did my backup finish?"): its task, not the list of what the
+        # runs made (issue 29 item 4; a backup still running or failed is in no list).
+        return Choice("tool", meant, rules=max(best_offered.rules, MEDIUM))
     if meant == "run_llm_validation" and meant in offered and asks_for_review(question):
         # Problems to be found, or the team's rules to be checked, are a review run, whatever the page's summary
         # keywords say ("find problems in this dashboard's chart titles").
@@ -256,7 +260,7 @@ def _first_call(turn: Turn, tool: str, mentions: Mentions) -> AIMessage:
     args, missing = args_fill(
         tool=tool, parameters=turn.tools[tool].get("parameters") or {}, mentions=mentions, page=turn.page
     )
-    for name in missing:
+    for name in [*missing, *_named_unfilled(turn, tool, args, mentions)]:
         search = SEARCH_FOR.get(name)
         if search in turn.tools and mentions.search_text and _env_ready(turn, search, mentions):
             found = _search_args(turn, search, mentions)
@@ -286,6 +290,17 @@ def _first_call(turn: Turn, tool: str, mentions: Mentions) -> AIMessage:
         preview = {k: v for k, v in args.items() if k in _properties(turn, "preview_migration")}
         return _call("preview_migration", preview)
     return _call(tool, args)
+
+
+def _named_unfilled(turn: Turn, tool: str, args: dict[str, Any], mentions: Mentions) -> list[str]:
+    """The optional object ids of a read ``tool`` the question names by a name instead («незакоммиченные изменения
+    в дашборде «Обзор регионов»», "is the regions overview dashboard in git?"): searched for first, as a missing
+    one is — without, the tool would answer for every object (the repository-wide git status, issue 29 item 4)."""
+    if not mentions.search_text or _changes_state(tool):  # a new dataset's name names no object to look up
+        return []
+    objects = read_question(turn.question).objects
+    kinds = [k for k in ("dashboard", "dataset") if k == mentions.names_kind or k in objects]
+    return [f"{k}_id" for k in kinds[:1] if f"{k}_id" in _properties(turn, tool) and f"{k}_id" not in args]
 
 
 def _properties(turn: Turn, tool: str) -> dict[str, Any]:

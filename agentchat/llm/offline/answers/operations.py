@@ -194,13 +194,19 @@ def get_task_status(result: dict[str, Any], language: str) -> str:
     if not result.get("found"):
         return str(result.get("message"))
     raw_state = result.get("state")
+    head = (
+        _("Your latest task #%(task)s (%(kind)s, started %(when)s): %(state)s, %(progress)s %%.")
+        if result.get("latest")
+        else _("Task #%(task)s (%(kind)s): %(state)s, %(progress)s %%.")
+    )
     lines = [
-        _("Task #%(task)s (%(kind)s): %(state)s, %(progress)s %%.")
+        head
         % {
             "task": result.get("task_id"),
             "kind": task_kind_label(result.get("kind")),
             "state": _label(STATES, raw_state),
             "progress": result.get("progress"),
+            "when": when(result.get("created_at"), language),
         }
     ]
     if result.get("message") and result.get("state") != "failed":
