@@ -153,6 +153,14 @@ def _envs(text: str, environments: list[tuple[str, str]]) -> tuple[list[str], st
     return found, source, target
 
 
+def environment_named(text: str, environments: list[tuple[str, str]]) -> str | None:
+    """The one active environment ``text`` names by its id or tier («сделай бэкап ss-dev», "back up prod"), not in
+    a quoted title; None when it names none or several (issue 29 item 3: an environment named in the question is
+    taken where the page has none)."""
+    found, _source, _target = _envs(titles_blanked(text, environments), environments)
+    return found[0] if len(found) == 1 else None
+
+
 def _sql(text: str) -> str | None:
     quoted = BACKTICKS.search(text)
     if quoted and re.search(r"\b(select|with|insert|update|delete|create|drop|pragma)\b", quoted.group(1), re.I):

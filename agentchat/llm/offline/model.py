@@ -131,15 +131,18 @@ class PolicyFacts:
 
     def not_offered_reason(self, tool: str, page: Page) -> str:
         """Why ``tool`` is not offered on ``page``, as a code, in this order: ``unbuilt`` (not registered, or no
-        catalogue row), ``disabled``, ``environment`` (needs one, the page has none), ``page`` (not for this page
-        type), ``identity`` (the user has no Superset identity in the page's environment, DESIGN §15) or ``role``
-        (only the user's role lacks it)."""
+        catalogue row), ``disabled``, ``role`` (the user's roles may not use it anywhere: said first, issue 29 item
+        3 — no page or environment would help), ``environment`` (needs one, the page has none), ``page`` (not for
+        this page type), ``identity`` (the user has no Superset identity in the page's environment, DESIGN §15);
+        ``role`` also when nothing else is known."""
         choice = self._choices.get(tool)
         if choice is None or not choice.registered or not choice.catalogued:
             return "unbuilt"
         if Refusal.DISABLED in choice.refusals:
             return "disabled"
-        if choice.env_specific and not page.env_id:
+        if Refusal.ROLE in choice.refusals:
+            return "role"
+        if choice.env_specific and not page.env_id and Refusal.NEEDS_ENV in choice.refusals:
             return "environment"
         if page.object_type and page.object_type not in choice.object_types:
             return "page"

@@ -178,7 +178,11 @@ def _task_result(kind: str, result: dict[str, Any]) -> list[str]:
                 "Backup: %(count)d dashboards, %(size)s, file %(path)s",
                 count,
             )
-            % {"count": count, "size": _size(int(result.get("size_bytes") or 0)), "path": result.get("path")}
+            % {
+                "count": count,
+                "size": _size(int(result.get("size_bytes") or 0)),
+                "path": result.get("path") or result.get("file"),
+            }
         ]
     if kind == "migration":
         deployed, _deployed_total = items(result.get("deployed"))
