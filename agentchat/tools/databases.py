@@ -11,7 +11,8 @@ from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
 from agentchat.runtime.spec import ToolArgs
 from agentchat.superset.client import SupersetClient, gather_requests
-from agentchat.tools.datasets import dataset_dependents, dataset_source, dataset_url
+from agentchat.tools.dataset_checks import dataset_check
+from agentchat.tools.dataset_facts import dataset_dependents, dataset_source, dataset_url
 from agentchat.tools.superset import ENV_ID_FIELD
 
 MAX_DATABASES_WITH_SCHEMAS = 20  # the overview lists schemas of at most this many databases
@@ -114,17 +115,23 @@ async def _overview(client: SupersetClient) -> dict[str, Any]:
     }
 
 
-async def _dataset(client: SupersetClient, dataset_id: int) -> dict[str, Any]:
+async def _dataset(ctx: ToolContext, client: SupersetClient, env_id: str, dataset_id: int) -> dict[str, Any]:
     detail, dependents = await gather_requests(
         client.get_json(f"/api/v1/dataset/{dataset_id}"), dataset_dependents(client, dataset_id)
     )
     d = detail["result"]
     return {
         "mode": "dataset",
-        "dataset": {"id": d["id"], "name": d.get("table_name"), "url": dataset_url(client.base_url, d["id"])},
+        "dataset": {
+            "id": d["id"],
+            "name": d.get("table_name"),
+            "uuid": d.get("uuid"),
+            "url": dataset_url(client.base_url, d["id"]),
+        },
         "source": dataset_source(d),
         "columns": [{"name": c.get("column_name"), "type": c.get("type")} for c in d.get("columns") or []],
         "dependents": dependents,
+        **await dataset_check(ctx, client, env_id=env_id, detail=d),
     }
 
 
@@ -135,11 +142,12 @@ async def _dataset(client: SupersetClient, dataset_id: int) -> dict[str, Any]:
     args=ExploreDatabaseArgs,
     description_ru=(
         "Обзор баз данных окружения Superset: базы, их схемы и таблицы (с отметкой, есть ли датасет); для "
-        "датасета — его исходная таблица, колонки и зависимые графики и дашборды."
+        "датасета — его исходная таблица, колонки, зависимые графики и дашборды, тот же датасет в других "
+        "окружениях, статус проверки и найденные проблемы."
     ),
     description_en=(
-        "Describes a dataset (dataset_id): its columns, source table and dependent charts and dashboards. Without "
-        "one, lists the databases of an environment, their schemas and tables."
+        "Describes and checks a dataset (dataset_id): columns, source table, dependents, its copies in other "
+        "environments, review status, problems. Without one, lists databases, schemas and tables."
     ),
     examples_ru=[
         "Какие базы данных подключены к Superset?",
@@ -157,7 +165,9 @@ async def _dataset(client: SupersetClient, dataset_id: int) -> dict[str, Any]:
 async def superset_explore_database(ctx: ToolContext, args: ExploreDatabaseArgs) -> dict[str, Any]:
     """Explore what the environment's databases hold, at the level the arguments name.
 
-    - ``dataset_id``: ``{"mode": "dataset", "dataset", "source", "columns", "dependents"}``;
+    - ``dataset_id``: ``{"mode": "dataset", "dataset", "source", "columns", "dependents"}`` and the dataset check of
+      seed Story 1 AC 2 (``dataset_checks.dataset_check``: ``environments``, ``review``, ``checked``, ``problems``,
+      ``notes``);
     - database + ``schema``: ``{"mode": "tables", "database", "schema", "count", "tables": [{"name", "type",
       "dataset_id"}]}`` (GET /api/v1/database/<id>/tables/; ``dataset_id`` of a physical dataset or None);
     - database only: ``{"mode": "schemas", "database", "schemas"}`` (GET /api/v1/database/<id>/schemas/);
@@ -171,7 +181,7 @@ async def superset_explore_database(ctx: ToolContext, args: ExploreDatabaseArgs)
     """
     client = await ctx.superset(args.env_id)
     if args.dataset_id is not None:
-        result = await _dataset(client, args.dataset_id)
+        result = await _dataset(ctx, client, args.env_id, args.dataset_id)
     elif args.database_id is None and not args.database_name:
         if args.schema_name:
             raise InvalidArguments("schema needs database_id or database_name")

@@ -16,7 +16,7 @@ from agentchat.runtime.repair import MISSING_ARGUMENT
 from agentchat.runtime.spec import ToolArgs
 from agentchat.superset.sql_safety import dialect_for, sql_precheck, sql_read_only
 from agentchat.tools.databases import database_resolve, database_schemas
-from agentchat.tools.datasets import dataset_url
+from agentchat.tools.dataset_facts import dataset_url
 from agentchat.tools.superset import ENV_ID_FIELD
 
 

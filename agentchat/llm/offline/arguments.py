@@ -203,4 +203,13 @@ def _special(tool: str, name: str, m: Mentions, page: Page) -> Any:
         return None if m.first_id("backup") is not None else next((e for e in m.envs if e != source), None)
     if tool in ("superset_execute_sql", "superset_explore_database") and name == "dataset_id":
         return _page_object(page, "dataset") if m.database is None else None
+    if (
+        tool == "superset_explore_database"
+        and name == "env_id"
+        and m.database is None
+        and page.object_type == "dataset"
+    ):
+        # The page's dataset lives in the page's environment; another one named is where its copy is looked for
+        # («этот датасет есть в prod?»: the check's mapping answers it, issue 29 item 6).
+        return page.env_id
     return None

@@ -6,6 +6,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext_lazy, pgettext, pgettext_lazy
 
 from agentchat.llm.offline.answers.base import SearchWords, answer_writer, items, more
+from agentchat.llm.offline.answers.dataset_check import check_lines
 
 _KIND = {"physical": pgettext_lazy("dataset kind", "physical"), "virtual": pgettext_lazy("dataset kind", "virtual")}
 _OBJECT_KINDS = {
@@ -105,12 +106,19 @@ def dataset_details(result: dict[str, Any], language: str) -> str:
         _("Charts (%(count)d): ") % {"count": n_charts} + _names(dependents.get("charts"), "name"),
         _("Dashboards (%(count)d): ") % {"count": n_dashboards} + _names(dependents.get("dashboards"), "title"),
     ]
+    return "\n".join(lines + _check_part(result))
+
+
+def _check_part(result: dict[str, Any]) -> list[str]:
+    """The same dataset in the other environments, its review status and the check's verdict (issue 29 item 6)."""
+    lines = []
     environments, _total = items(result.get("environments"))
     if environments:
         lines.append(_("In other environments:"))
         lines += [_mapping_line(e) for e in environments]
-    lines.append(_review_line(result.get("review") or {}))
-    return "\n".join(lines)
+    if result.get("review"):
+        lines.append(_review_line(result["review"]))
+    return lines + check_lines(result)
 
 
 @answer_writer("superset_create_dataset")
@@ -177,6 +185,7 @@ def explore_database(result: dict[str, Any], language: str) -> str:
             _("Columns: ") + _names(result.get("columns"), "name"),
             _("Charts: ") + _names(dependents.get("charts"), "name"),
             _("Dashboards: ") + _names(dependents.get("dashboards"), "title"),
+            *_check_part(result),
         ]
     )
 
