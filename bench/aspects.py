@@ -32,31 +32,21 @@ cards, class) to a file for a later look. Loopback only; bounded: one turn per q
 ``--turn-timeout`` seconds.
 """
 
-import argparse
-import asyncio
 import json
-import os
 import sys
-import tempfile
-import time
 from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.chat_turns import bench_ask, bench_pages, bench_people, bench_setup, page_key  # noqa: E402
+from bench.chat_turns import bench_parser, bench_run  # noqa: E402
 from tests.support.aspects import (  # noqa: E402 - needs ROOT on sys.path
     CLASSES,
-    Outcome,
     answer_classify,
     load_aspect_questions,
     patterns_load,
 )
-
-
-async def _run_all(questions, users, contexts, timeout_s: float) -> list[Outcome]:
-    return [await bench_ask(users[q.role], q.q, contexts[page_key(q)], timeout_s) for q in questions]
 
 
 def _line(verdicts: list) -> str:
@@ -102,32 +92,12 @@ def _report(questions, outcomes, verdicts, show_held: bool, answers: bool) -> No
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--ids", help="comma-separated row ids (default: all)")
+    parser = bench_parser(__doc__.splitlines()[0])
     parser.add_argument("--show-held", action="store_true", help="also show the held rows' classes and answers")
-    parser.add_argument("--answers", action="store_true", help="print each shown answer")
-    parser.add_argument("--json", type=Path, help="write every row's result to this file")
-    parser.add_argument("--turn-timeout", type=float, default=120.0, help="seconds per turn")
     args = parser.parse_args()
-    questions = load_aspect_questions()
-    if args.ids:
-        wanted = set(args.ids.split(","))
-        questions = [q for q in questions if q.id in wanted]
     patterns = patterns_load()
-    with tempfile.TemporaryDirectory(prefix="bench-aspects-") as work:
-        bench_setup(Path(work), "_bench_aspects")
-        from django.conf import settings
-
-        users = bench_people()
-        contexts = bench_pages(questions, users["admin"])
-        began = time.perf_counter()
-        outcomes = asyncio.run(_run_all(questions, users, contexts, args.turn_timeout))
-        wall = time.perf_counter() - began
+    questions, outcomes = bench_run(load_aspect_questions(), args.ids, "_bench_aspects", args.turn_timeout)
     verdicts = [answer_classify(outcome, q.lang, patterns) for q, outcome in zip(questions, outcomes, strict=True)]
-    print(
-        f"{len(questions)} questions as chat turns, LLM_PROVIDER={settings.LLM_PROVIDER}, "
-        f"EMBEDDINGS={settings.EMBEDDINGS}; {wall:.0f} s, load average {os.getloadavg()[0]:.1f}\n"
-    )
     _report(questions, outcomes, verdicts, args.show_held, args.answers)
     if args.json:
         rows = [

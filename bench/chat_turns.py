@@ -7,12 +7,15 @@ title / table name), a saved migration plan ss-dev → prod made here («energy 
 dashboard), or no page. A confirmation card the turn shows is declined afterwards, so nothing changes.
 """
 
+import argparse
 import asyncio
 import io
 import os
+import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from tests.support.aspects import MIGRATION_PLAN, Outcome
 from tests.support.processes import fresh_database
@@ -22,11 +25,51 @@ TOOL_FRAMES = ("tool_started", "confirm_required", "permission_denied")
 
 
 class PageRow(Protocol):
-    """What a question row says of its page."""
+    """What a question row says of its page, who asks and what."""
 
+    id: str
+    q: str
+    role: str
     object_type: str | None
     object_name: str | None
     env_id: str | None
+
+
+Row = TypeVar("Row", bound=PageRow)
+
+
+def bench_parser(description: str) -> argparse.ArgumentParser:
+    """The options both benches take: ``--ids``, ``--answers``, ``--json``, ``--turn-timeout``."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--ids", help="comma-separated row ids (default: all)")
+    parser.add_argument("--answers", action="store_true", help="print each shown answer")
+    parser.add_argument("--json", type=Path, help="write every shown row's result to this file")
+    parser.add_argument("--turn-timeout", type=float, default=120.0, help="seconds per turn")
+    return parser
+
+
+def bench_run(rows: Sequence[Row], ids: str | None, suffix: str, timeout_s: float) -> tuple[list[Row], list]:
+    """Run the rows named by ``ids`` (comma-separated; None: all) as chat turns in a fresh database ``…<suffix>``;
+    print the run's line (count, provider, router, wall seconds, load); return the rows and their ``Outcome``s."""
+    chosen = [r for r in rows if not ids or r.id in set(ids.split(","))]
+    with tempfile.TemporaryDirectory(prefix=f"bench{suffix}-") as work:
+        bench_setup(Path(work), suffix)
+        from django.conf import settings
+
+        users = bench_people()
+        contexts = bench_pages(chosen, users["admin"])
+        began = time.perf_counter()
+
+        async def run_all() -> list:
+            return [await bench_ask(users[r.role], r.q, contexts[page_key(r)], timeout_s) for r in chosen]
+
+        outcomes = asyncio.run(run_all())
+        wall = time.perf_counter() - began
+    print(
+        f"{len(chosen)} questions as chat turns, LLM_PROVIDER={settings.LLM_PROVIDER}, "
+        f"EMBEDDINGS={settings.EMBEDDINGS}; {wall:.0f} s, load average {os.getloadavg()[0]:.1f}\n"
+    )
+    return chosen, outcomes
 
 
 def bench_setup(work: Path, suffix: str) -> None:

@@ -21,20 +21,15 @@ language, per page kind and per Build item of issue 29. Run from the repository 
 Loopback only; bounded: one turn per question, each within ``--turn-timeout`` seconds.
 """
 
-import argparse
-import asyncio
 import json
-import os
 import sys
-import tempfile
-import time
 from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.chat_turns import bench_ask, bench_pages, bench_people, bench_setup, page_key  # noqa: E402
+from bench.chat_turns import bench_parser, bench_run  # noqa: E402
 from tests.support.aspects import Outcome  # noqa: E402 - needs ROOT on sys.path
 from tests.support.turns_day import NO_TOOL, DayQuestion, load_day_questions  # noqa: E402
 
@@ -45,10 +40,6 @@ def judged(q: DayQuestion, outcome: Outcome) -> tuple[bool, bool]:
     if not used:
         return NO_TOOL in q.first, not q.reach
     return used[0] in q.first, bool(set(q.reach) & set(used)) or not q.reach
-
-
-async def _run_all(questions, users, contexts, timeout_s: float) -> list[Outcome]:
-    return [await bench_ask(users[q.role], q.q, contexts[page_key(q)], timeout_s) for q in questions]
 
 
 def _figures(title: str, rows: list[tuple[str, bool, bool]]) -> None:
@@ -65,29 +56,9 @@ def _figures(title: str, rows: list[tuple[str, bool, bool]]) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--ids", help="comma-separated row ids (default: all)")
-    parser.add_argument("--answers", action="store_true", help="print each answer")
-    parser.add_argument("--json", type=Path, help="write every row's result to this file")
-    parser.add_argument("--turn-timeout", type=float, default=120.0, help="seconds per turn")
+    parser = bench_parser(__doc__.splitlines()[0])
     args = parser.parse_args()
-    questions = load_day_questions()
-    if args.ids:
-        wanted = set(args.ids.split(","))
-        questions = [q for q in questions if q.id in wanted]
-    with tempfile.TemporaryDirectory(prefix="bench-turns-") as work:
-        bench_setup(Path(work), "_bench_turns")
-        from django.conf import settings
-
-        users = bench_people()
-        contexts = bench_pages(questions, users["admin"])
-        began = time.perf_counter()
-        outcomes = asyncio.run(_run_all(questions, users, contexts, args.turn_timeout))
-        wall = time.perf_counter() - began
-    print(
-        f"{len(questions)} questions as chat turns, LLM_PROVIDER={settings.LLM_PROVIDER}, "
-        f"EMBEDDINGS={settings.EMBEDDINGS}; {wall:.0f} s, load average {os.getloadavg()[0]:.1f}\n"
-    )
+    questions, outcomes = bench_run(load_day_questions(), args.ids, "_bench_turns", args.turn_timeout)
     marks = [judged(q, o) for q, o in zip(questions, outcomes, strict=True)]
     print(f"{'id':<4} {'first':<5} {'reach':<5} {'page':<9} {'role':<8} used | question")
     for q, o, (right, reached) in zip(questions, outcomes, marks, strict=True):

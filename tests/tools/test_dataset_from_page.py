@@ -40,16 +40,20 @@ def made_on(page_dataset: dict) -> list[dict]:
     return datasets_named("ss-dev", page_dataset["weather"])
 
 
-async def test_offline_a_dataset_from_a_dataset_page_is_made_in_the_pages_database(users, page_dataset):
+async def asked_on_the_page_and_approved(engineer, page_dataset: dict) -> tuple[Frames, dict]:
+    """«создай датасет из таблицы weather_…» on the page dataset's page; its card approved."""
     frames = Frames()
-    engineer = users["engineer"]
     context = ui_context("dataset", page_dataset["id"], name=page_dataset["name"])
-
     await AgentTurn(user=engineer, emit=frames).run(
         conversation_id=None, text=f"создай датасет из таблицы {page_dataset['weather']}", context=context
     )
     (card,) = frames.of("confirm_required")
     await AgentTurn(user=engineer, emit=frames).decide(confirmation_id=card["confirmation_id"], approve=True)
+    return frames, card
+
+
+async def test_offline_a_dataset_from_a_dataset_page_is_made_in_the_pages_database(users, page_dataset):
+    frames, card = await asked_on_the_page_and_approved(users["engineer"], page_dataset)
 
     assert card["tool"] == "superset_create_dataset"
     assert frames.of("error") == []
@@ -82,15 +86,7 @@ async def test_openai_path_a_call_without_database_on_a_dataset_page_takes_the_p
         Reply(calls=[Call("superset_create_dataset", {"table_name": page_dataset["weather"]}, id="c1")]),
         Reply(text="Готово."),
     )
-    frames = Frames()
-    engineer = users["engineer"]
-    context = ui_context("dataset", page_dataset["id"], name=page_dataset["name"])
-
-    await AgentTurn(user=engineer, emit=frames).run(
-        conversation_id=None, text=f"создай датасет из таблицы {page_dataset['weather']}", context=context
-    )
-    (card,) = frames.of("confirm_required")
-    await AgentTurn(user=engineer, emit=frames).decide(confirmation_id=card["confirmation_id"], approve=True)
+    await asked_on_the_page_and_approved(users["engineer"], page_dataset)
 
     assert server.requests, "the model was asked"
     (made,) = made_on(page_dataset)
