@@ -22,11 +22,9 @@ class ExploreDatabaseArgs(ToolArgs):
     env_id: str = ENV_ID_FIELD
     database_id: int | None = Field(None, ge=1, description="Numeric Superset id of the database.")
     database_name: str | None = Field(None, max_length=250, description="Database name (instead of its id).")
-    schema_name: str | None = Field(
-        None, alias="schema", max_length=250, description="Schema whose tables to list (needs the database)."
-    )
-    dataset_id: int | None = Field(None, ge=1, description="A dataset: show its source table and dependencies.")
-    limit: int = Field(100, ge=1, le=500, description="Maximum number of tables listed.")
+    schema_name: str | None = Field(None, alias="schema", max_length=250, description="Schema whose tables to list.")
+    dataset_id: int | None = Field(None, ge=1, description="A dataset to describe and check.")
+    limit: int = Field(100, ge=1, le=500, description="Most tables listed.")
 
     model_config = ConfigDict(populate_by_name=True)
 
@@ -146,8 +144,8 @@ async def _dataset(ctx: ToolContext, client: SupersetClient, env_id: str, datase
         "окружениях, статус проверки и найденные проблемы."
     ),
     description_en=(
-        "Describes and checks a dataset (dataset_id): columns, source table, dependents, its copies in other "
-        "environments, review status, problems. Without one, lists databases, schemas and tables."
+        "Describes and checks a dataset (dataset_id): columns, source, dependents, copies in other environments, "
+        "review status, problems. Else lists databases, schemas, tables."
     ),
     examples_ru=[
         "Какие базы данных подключены к Superset?",

@@ -23,6 +23,13 @@ ROLE_REFUSED = (
     "The user asks to {action}, which their role may not do (it needs the role {roles}). Call no tool and write no "
     "call: tell the user that agentchat's policy refuses it and which role may do it."
 )
+# Another page's tool (``toolset.selection.page_refused_request``; issue 29 item 2): said in one sentence, and the
+# page shows a button under the answer that sends the same question without the page's context.
+PAGE_REFUSED = (
+    "The user asks for {action}, which is not offered on this {page} page. Unless an offered tool answers exactly "
+    "that, call no tool: say in one sentence that it is not available from this page, and that the button under the "
+    "answer asks the same question without the page's context."
+)
 
 
 def answer_language(language: str | None) -> str:
@@ -33,7 +40,12 @@ def answer_language(language: str | None) -> str:
 
 
 def system_prompt(
-    context: dict[str, Any] | None, *, unavailable: bool, language: str | None = None, refused: ToolChoice | None = None
+    context: dict[str, Any] | None,
+    *,
+    unavailable: bool,
+    language: str | None = None,
+    refused: ToolChoice | None = None,
+    elsewhere: ToolChoice | None = None,
 ) -> str:
     """Return the system prompt for a turn.
 
@@ -45,6 +57,8 @@ def system_prompt(
             the instructions then name it. None: "the language of the user's last message".
         refused: the tool the user asks for and may not use (``role_refused_request``): ``ROLE_REFUSED`` names it
             and its roles after the instructions. None: no such line.
+        elsewhere: the tool the user asks for that only another page offers (``page_refused_request``):
+            ``PAGE_REFUSED`` names it. None: no such line.
 
     Returns:
         The instructions with the answer language and today's date, a blank line, then ``context_prompt_block``
@@ -60,4 +74,7 @@ def system_prompt(
         action = refused.name.replace("_", " ")  # words, not the identifier: a small model writes a call of a name
         roles = " or ".join(refused.roles) or "none (an administrator must grant it)"
         head += "\n" + ROLE_REFUSED.format(action=action, roles=roles)
+    if elsewhere is not None and context:
+        action = elsewhere.name.replace("_", " ")
+        head += "\n" + PAGE_REFUSED.format(action=action, page=context.get("objectType"))
     return head + "\n\n" + block

@@ -142,6 +142,7 @@
       el.classList.remove("streaming");
       el.setAttribute("data-testid", "assistant-message");
       el.dataset.final = "1";
+      if (f.ask_without_page) offerWithoutPage(el, f.ask_without_page);
     },
     tool_started(f) {
       const el = appendText(`⏳ ${f.title || f.tool}…`, "tool-status");
@@ -194,6 +195,25 @@
     }, { once: true });
     line.appendChild(document.createTextNode(" "));
     line.appendChild(button);
+  }
+
+  // An answer another page's tool would serve (issue 29 item 2): one click sends the same question again without
+  // the page's object (the environment picked stays), so the server offers the tools of a page without one.
+  function offerWithoutPage(bubble, text) {
+    if (bubble.querySelector("[data-testid=ask-without-page]")) return;
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "resend";
+    button.dataset.testid = "ask-without-page";
+    button.textContent = t("ask_without_page");
+    button.addEventListener("click", () => {
+      button.remove();
+      appendText(text, "msg-user");
+      lastSentText = text;
+      const bare = { contextVersion: 1, objectType: null, objectId: null, objectName: null, envId: envId(), route: null };
+      send({ type: "user_message", conversation_id: conversationId, text: text, context: bare });
+    }, { once: true });
+    bubble.appendChild(button);
   }
 
   function send(frame) {

@@ -164,6 +164,8 @@ def args_fill(
             args[name] = value
     if "dashboard" in properties and "dashboard_id" in args:
         required = [r for r in required if r != "dashboard"]
+    if args.get("dataset") and str(args.get("query") or "").casefold() in str(args["dataset"]).casefold():
+        del args["query"]  # the dataset's name (or its stem) is no dashboard title
     missing = [name for name in required if name not in args]
     if tool == "deploy_dashboard" and "dashboard_id" not in args and "dashboard" not in args:
         missing.append("dashboard_id")
@@ -182,6 +184,8 @@ def _special(tool: str, name: str, m: Mentions, page: Page) -> Any:
     if tool == "create_branch" and name == "name":
         # «открой ветку под задачу 123»: the work item names the branch (issue 29 item 4), shown on the card.
         return m.branch or (f"feature/{m.task_reference}" if m.task_reference else None)
+    if tool == "search_dashboards" and name == "dataset":
+        return m.used_dataset  # the dashboards built on it (issue 29 item 2)
     if tool == "get_task_status" and name == "kind":
         return None if _task_id(m, page) is not None else m.task_kind
     if tool == "create_branch" and name == "base":

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from agentchat.llm.offline.naming import kind_words_corrected, named_kind
 from agentchat.llm.offline.numbers import OBJECT_WORDS, ids_read
+from agentchat.toolset.words import USES
 
 QUOTED = re.compile(r"«([^»]{1,200})»|“([^”]{1,200})”|\"([^\"]{1,200})\"|'([^']{2,200})'")
 BACKTICKS = re.compile(r"`{1,3}(?:sql\n)?([^`]+)`{1,3}", re.I)
@@ -70,6 +71,8 @@ class Mentions:
         task_kind: the kind of background task named (``backup``, ``migration``, ``validation``,
             ``documentation``), for a status question without an id (issue 29 item 4).
         task_reference: a work item's key a branch is for («под задачу 123» → ``123``, "ticket BI-77").
+        used_dataset: the dataset whose users are asked about, by name or id («какие дашборды используют датасет
+            energy_consumption», "which charts use the energy_consumption dataset"; issue 29 item 2).
     """
 
     ids: dict[str, list[int]] = field(default_factory=dict)
@@ -96,6 +99,7 @@ class Mentions:
     names_kind: str | None = None
     task_kind: str | None = None
     task_reference: str | None = None
+    used_dataset: str | None = None
 
     def first_id(self, kind: str) -> int | None:
         values = self.ids.get(kind) or []
@@ -421,7 +425,16 @@ def mentions_read(text: str, environments: list[tuple[str, str]]) -> Mentions:
     mentions.search_text = _search_text(plain, quoted, claimed, environments)
     mentions.dataset_name = _after(plain, r"(?:датасет\w*|dataset)\s+(?!для\b|for\b|from\b|из\b)([A-Za-z_]\w*)")
     mentions.names_kind = named_kind(plain, mentions.search_text)
+    if mentions.names_kind is None:  # "the regions dataset": a one-word name before the kind's noun
+        before_noun = re.search(r"\bthe\s+([A-Za-z][\w-]+)\s+(dataset|dashboard)\b", plain, re.I)
+        if before_noun and before_noun.group(1).lower() not in POINTERS | NAME_FILLERS | STOP_WORDS:
+            mentions.names_kind = before_noun.group(2).lower()
+            mentions.search_text = mentions.search_text or before_noun.group(1)
     mentions.task_kind = next((kind for kind, p in TASK_KINDS.items() if re.search(p, plain, re.I)), None)
+    if USES.search(plain) and re.search(r"датасет|\bdataset", plain, re.I):
+        by_id = mentions.first_id("dataset")
+        before = _after(plain, r"\b([A-Za-z]\w*_\w+)\s+(?:dataset|датасет)")  # "the energy_consumption dataset"
+        mentions.used_dataset = str(by_id) if by_id is not None else mentions.dataset_name or before
     reference = TASK_REFERENCE.search(plain)
     mentions.task_reference = next((g for g in reference.groups() if g), None) if reference else None
     mentions.refers_to_page = bool(

@@ -185,15 +185,16 @@ class PolicyFacts:
     def _page_text(choice: ToolChoice, object_type: str, title: str) -> str:
         here = OBJECT_NAMES[object_type]
         pages = ", ".join(str(OBJECT_PAGES[t]) for t in choice.object_types if t in OBJECT_PAGES)
+        # The answer carries the one-click «спросить без контекста страницы» (issue 29 item 2: ``ASK_WITHOUT_PAGE``).
         if pages:
             return _(
-                "That is not available from a %(here)s page (%(title)s). Open the agent from a %(pages)s page or "
-                "from the settings page."
+                "That is not available from a %(here)s page (%(title)s): ask it without the page's context with the "
+                "button below, or open the agent from a %(pages)s page."
             ) % {"here": here, "title": title, "pages": pages}
-        return _("That is not available from a %(here)s page (%(title)s). Open the agent from the settings page.") % {
-            "here": here,
-            "title": title,
-        }
+        return _(
+            "That is not available from a %(here)s page (%(title)s): ask it without the page's context with the "
+            "button below."
+        ) % {"here": here, "title": title}
 
 
 def knowledge_for(*, choices: Sequence[ToolChoice], environments: list[tuple[str, str]]) -> Knowledge:
@@ -255,8 +256,11 @@ class OfflinePlanner(BaseChatModel):
             ]
             yield ChatGenerationChunk(message=AIMessageChunk(content="", tool_call_chunks=chunks))
             return
-        for word in re.findall(r"\S+\s*|\s+", str(message.content)):
-            yield ChatGenerationChunk(message=AIMessageChunk(content=word))
+        words = re.findall(r"\S+\s*|\s+", str(message.content))
+        for i, word in enumerate(words):
+            # The answer's own flags (``ASK_WITHOUT_PAGE``) ride on its last chunk, merged into the reply.
+            meta = dict(message.response_metadata) if i == len(words) - 1 else {}
+            yield ChatGenerationChunk(message=AIMessageChunk(content=word, response_metadata=meta))
 
     def _stream(
         self,

@@ -36,7 +36,7 @@ from agentchat.llm.offline.replies import (
     not_understood_text,
     unsupported_text,
 )
-from agentchat.llm.offline.state import Choice, Knowledge, Result, Turn
+from agentchat.llm.offline.state import ASK_WITHOUT_PAGE, Choice, Knowledge, Result, Turn
 from agentchat.runtime.registry import tool_spec
 from agentchat.runtime.titles import TOOL_TITLES
 from agentchat.toolset.intents import (
@@ -204,7 +204,7 @@ def plan_step(turn: Turn, knowledge: Knowledge) -> AIMessage:
             turn.question, choice = joined, retry
             turn.language = conversation_language([turn.previous_question, turn.question])
     mentions = mentions_read(turn.question, knowledge.environments)
-    choice = _kind_named(turn, choice, mentions)
+    choice = _dataset_users(turn, mentions) or _kind_named(turn, choice, mentions)
     turn.intended = choice.tool if choice.kind == "tool" else ""
     if turn.results:
         last = turn.results[-1]
@@ -225,7 +225,11 @@ def plan_step(turn: Turn, knowledge: Knowledge) -> AIMessage:
             parameters = spec.args_schema.model_json_schema() if spec is not None else {}
             args, _ = args_fill(tool=choice.tool, parameters=parameters, mentions=mentions, page=page)
             return _call(choice.tool, args)
-        return _text(knowledge.why_not(choice.tool, page, turn.language))
+        text = knowledge.why_not(choice.tool, page, turn.language)
+        if knowledge.not_offered_reason(choice.tool, page) == "page":
+            # Another page's tool: the answer offers to ask the same question without this page (issue 29 item 2).
+            return AIMessage(content=text, response_metadata={ASK_WITHOUT_PAGE: True})
+        return _text(text)
     if choice.kind == "unknown":
         return _text(not_understood_text(turn))
     # The name searched for is no environment ("the dashboard Stage results"): its words are not read as one.
@@ -237,16 +241,31 @@ def plan_step(turn: Turn, knowledge: Knowledge) -> AIMessage:
     return _first_call(turn, choice.tool, mentions)
 
 
+def _dataset_users(turn: Turn, mentions: Mentions) -> Choice | None:
+    """Which dashboards or charts use a named dataset, asked where no dataset tool is offered (a dashboard or a
+    migration page): the dashboard search by dataset serves it (issue 29 item 2, seed Story 1 AC 3), instead of
+    «со страницы дашборда это недоступно»."""
+    objects = set(read_question(turn.question).objects)
+    asked = {"dashboards", "dashboard", "chart"} & objects
+    dataset_tools = {"search_datasets", "get_dataset_details", "superset_explore_database"} & set(turn.tools)
+    if mentions.used_dataset and asked and "search_dashboards" in turn.tools and not dataset_tools:
+        return Choice("tool", "search_dashboards", rules=STRONG)
+    return None
+
+
 def _kind_named(turn: Turn, choice: Choice, mentions: Mentions) -> Choice:
     """The kind the question names by a name decides what is read: a dataset named («в каких дашбордах датасет
     energy_consumption», "tell me about the dataset regions" on a dashboard page) is not searched among dashboard
     titles, nor is the page's dashboard read for it; its read tool (which searches first), else its search, else
     why its search is not offered here."""
     named = mentions.names_kind
-    if choice.kind != "tool" or not named or not mentions.search_text or mentions.refers_to_page:
+    if choice.kind not in ("tool", "unknown") or not named or not mentions.search_text or mentions.refers_to_page:
         return choice
-    kind = tool_kind(choice.tool, _properties(turn, choice.tool))
-    if kind is None or kind == named:
+    # Not understood, but another object named by its name on a page with no tool of its kind («покажи колонки
+    # датасета regions» on a dashboard page): said to be unavailable here, with the one-click to ask without the
+    # page (issue 29 item 2), rather than «не разобрал».
+    kind = tool_kind(choice.tool, _properties(turn, choice.tool)) if choice.kind == "tool" else None
+    if choice.kind == "tool" and (kind is None or kind == named):
         return choice
     search, read = KIND_TOOLS[named]
     tool = next((t for t in (read, search) if t in turn.tools), None)

@@ -10,6 +10,10 @@ from typing import Any
 from agentchat.llm.offline.arguments import Page
 from agentchat.toolset.router import Ranked
 
+# ``response_metadata`` key of an answer refused only because of the page's object type: the turn shows the
+# one-click «спросить без контекста страницы» under it (issue 29 item 2; ``turn.streaming.reply_stream``).
+ASK_WITHOUT_PAGE = "ask_without_page"
+
 
 @dataclass
 class Result:
