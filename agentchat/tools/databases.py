@@ -13,7 +13,7 @@ from agentchat.runtime.spec import ToolArgs
 from agentchat.superset.client import SupersetClient, gather_requests
 from agentchat.tools.dataset_checks import dataset_check
 from agentchat.tools.dataset_facts import dataset_dependents, dataset_source, dataset_url
-from agentchat.tools.superset import ENV_ID_FIELD
+from agentchat.tools.superset import ENV_ID_FIELD, _person
 
 MAX_DATABASES_WITH_SCHEMAS = 20  # the overview lists schemas of at most this many databases
 
@@ -124,6 +124,9 @@ async def _dataset(ctx: ToolContext, client: SupersetClient, env_id: str, datase
             "id": d["id"],
             "name": d.get("table_name"),
             "uuid": d.get("uuid"),
+            "owners": [_person(o) for o in d.get("owners") or []],
+            "changed_on": d.get("changed_on"),
+            "changed_by": _person(d["changed_by"]) if d.get("changed_by") else None,
             "url": dataset_url(client.base_url, d["id"]),
         },
         "source": dataset_source(d),

@@ -144,7 +144,8 @@ DEPLOY_HISTORY = re.compile(
     r"\b(когда|кто|кем)\b.{0,50}(деплоил|задеплоил|выкатывал|выкатил|разв[её]ртывал|развернул|переносил|перен[её]с"
     r"|мигрировал|запускал\w* миграц)|истори\w* (деплое|выкат|развёртыван|развертыван|миграци)"
     r"|\bdeploy(ment)? (history|log)\b|\b(when|who)\b.{0,50}\b(deployed|migrated|rolled out|shipped|ran the migration)"
-    r"|\bwhen did the last (deploy|migration)",
+    r"|\bwhen did the last (deploy|migration)"
+    r"|\b(какие|сколько)\s+(деплоев|деплои|миграци\w*|выкатк\w*)\b.{0,20}(запускал|делал|выполнял|проводил)\w*",
     re.I,
 )
 

@@ -33,6 +33,7 @@ from agentchat.llm.offline.model import OfflinePlanner
 from agentchat.models import Conversation, Message, PendingConfirmation
 from agentchat.runtime.binding import page_bound
 from agentchat.runtime.provenance import known_from
+from agentchat.toolset.aspects import asked_aspect
 from agentchat.toolset.router import query_vector_prefetch, routing_hints
 from agentchat.toolset.selection import Offer, page_refused_request, role_refused_request
 from agentchat.turn.admission import busy_retry_s, busy_text, turn_admission
@@ -271,8 +272,14 @@ class AgentTurn:
         object_type = (context or {}).get("objectType")
         refused = role_refused_request(question=question, offer=offer, object_type=object_type)
         elsewhere = page_refused_request(question=question, offer=offer, object_type=object_type)
+        unserved = asked_aspect(question) if question else None
         prompt = system_prompt(
-            context, unavailable=unavailable, language=language, refused=refused, elsewhere=elsewhere
+            context,
+            unavailable=unavailable,
+            language=language,
+            refused=refused,
+            elsewhere=elsewhere,
+            unserved=unserved.about if unserved else None,
         )
         messages: list[BaseMessage] = [SystemMessage(content=prompt)]
         messages += prepared.history

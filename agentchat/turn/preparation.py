@@ -20,7 +20,7 @@ from agentchat.conversations.selectors import (
     history_messages,
 )
 from agentchat.guard import confirmations as confirm
-from agentchat.llm.offline.mentions import environment_named
+from agentchat.llm.offline.environments import environment_named
 from agentchat.models import Conversation, Message, PendingConfirmation
 from agentchat.toolset.selection import Offer, toolset_offer
 from agentchat.turn.recording import offer_record
@@ -122,9 +122,9 @@ def tools_context(
     context: dict[str, Any] | None, question: str | None, environments: list[tuple[str, str]]
 ) -> dict[str, Any] | None:
     """The context the tools of a step are judged in (DESIGN §5 step 3): the page's, with the environment the
-    question names (``mentions.environment_named``) where the page picked none — «сделай бэкап ss-dev» from the
-    settings page offers the environment's tools there instead of asking to pick it (issue 29 item 3). The page's
-    own environment always wins; the prompt and the bound arguments keep the page's context as sent."""
+    question names (``llm.offline.environments.environment_named``) where the page picked none — «сделай бэкап ss-dev»
+    from the settings page offers the environment's tools there instead of asking to pick it (issue 29 item 3).
+    The page's own environment always wins; the prompt and the bound arguments keep the page's context as sent."""
     if (context or {}).get("envId") or not question:
         return context
     named = environment_named(question, environments)

@@ -25,6 +25,13 @@ ROLE_REFUSED = (
 )
 # Another page's tool (``toolset.selection.page_refused_request``; issue 29 item 2): said in one sentence, and the
 # page shows a button under the answer that sends the same question without the page's context.
+# What no tool returns (``toolset.aspects``; issue 29 item 1): said first, never answered with another tool's result
+# as if it were the answer.
+UNSERVED = (
+    "The user asks about {about}, which none of your tools returns. Say so in one sentence first; then show what the "
+    "nearest offered tool returns, saying what it is, or what you can do here. Never present another result as the "
+    "answer to this."
+)
 PAGE_REFUSED = (
     "The user asks for {action}, which is not offered on this {page} page. Unless an offered tool answers exactly "
     "that, call no tool: say in one sentence that it is not available from this page, and that the button under the "
@@ -46,6 +53,7 @@ def system_prompt(
     language: str | None = None,
     refused: ToolChoice | None = None,
     elsewhere: ToolChoice | None = None,
+    unserved: str | None = None,
 ) -> str:
     """Return the system prompt for a turn.
 
@@ -59,6 +67,8 @@ def system_prompt(
             and its roles after the instructions. None: no such line.
         elsewhere: the tool the user asks for that only another page offers (``page_refused_request``):
             ``PAGE_REFUSED`` names it. None: no such line.
+        unserved: what the question asks about that no tool returns, in English words (``toolset.aspects``'s
+            ``about``): ``UNSERVED`` names it. None: no such line.
 
     Returns:
         The instructions with the answer language and today's date, a blank line, then ``context_prompt_block``
@@ -77,4 +87,6 @@ def system_prompt(
     if elsewhere is not None and context:
         action = elsewhere.name.replace("_", " ")
         head += "\n" + PAGE_REFUSED.format(action=action, page=context.get("objectType"))
+    if unserved:
+        head += "\n" + UNSERVED.format(about=unserved)
     return head + "\n\n" + block

@@ -9,9 +9,11 @@ from django.utils.translation import gettext as _
 from agentchat.errors import ID_ARGUMENTS, not_found_text
 from agentchat.llm.offline import answers
 from agentchat.llm.offline.answers.base import items
+from agentchat.llm.offline.aspect_texts import cannot_text, instead_text
 from agentchat.llm.offline.state import Result, Turn
 from agentchat.runtime.questions import argument_question
 from agentchat.runtime.titles import tool_title
+from agentchat.toolset.aspects import Aspect
 
 ROWS_KEY = {"search_dashboards": "dashboards", "search_datasets": "datasets"}
 
@@ -22,9 +24,14 @@ def tool_intended(turn: Turn) -> str:
 
 
 def answer_text(turn: Turn) -> str:
-    """The answer from the results that matter: the last one, after a search only the search itself."""
+    """The answer from the results that matter: the last one, after a search only the search itself; when the
+    question asks about an aspect no tool returns (``turn.aspect``), that is said first, and the result is what is
+    shown instead (issue 29 item 1)."""
     last = turn.results[-1]
     texts = [answers.answer_from_result(last.tool, last.payload, turn.language)]
+    aspect = turn.aspect
+    if aspect is not None:
+        texts.insert(0, cannot_text(aspect, turn.language) + "\n" + instead_text(last.tool, turn.language))
     intended = tool_intended(turn)
     with translation.override(turn.language):
         if last.tool in ROWS_KEY and intended and intended != last.tool:
@@ -105,6 +112,13 @@ def inactive_env_text(turn: Turn, env: str, active: list[str]) -> str:
         }
 
 
+def cannot_here_text(turn: Turn, aspect: Aspect) -> str:
+    """Say in one sentence that ``aspect`` cannot be served, and list what is possible here (issue 29 item 1)."""
+    with translation.override(turn.language):
+        head = cannot_text(aspect, turn.language) + "\n\n" + _("Here I can do:")
+    return head + "\n" + _offered_list(turn)
+
+
 def not_understood_text(turn: Turn) -> str:
     """Say the offline planner did not understand, and list what it can do here."""
     with translation.override(turn.language):
@@ -117,7 +131,20 @@ def not_understood_text(turn: Turn) -> str:
 
 def clarify_text(turn: Turn, tool: str, parameter: str) -> str:
     """Ask for the missing required ``parameter`` of ``tool`` (``runtime.questions``: the same question an
-    OpenAI-compatible model is given to ask)."""
+    OpenAI-compatible model is given to ask); when the question asks about an aspect no tool returns
+    (``turn.aspect``), that is said first, and the question is for the tool that comes closest (issue 29 item 1)."""
+    asked = _clarify_question(turn, parameter)
+    aspect = turn.aspect
+    if aspect is None:
+        return asked
+    with translation.override(turn.language):
+        closest = _("Instead I can do this (%(title)s), with one more thing from you:") % {
+            "title": tool_title(tool, turn.language)
+        }
+    return f"{cannot_text(aspect, turn.language)}\n{closest}\n{asked}"
+
+
+def _clarify_question(turn: Turn, parameter: str) -> str:
     question = argument_question(parameter, turn.language)
     if question is not None:
         return question
