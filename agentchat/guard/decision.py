@@ -16,7 +16,7 @@ from django.contrib.auth.models import User
 from django.utils.translation import gettext
 from pydantic import BaseModel
 
-from agentchat.errors import ApplicationError
+from agentchat.errors import NOT_APPLICABLE, ApplicationError
 from agentchat.language import in_language
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.executor import tool_timeout_s
@@ -43,6 +43,10 @@ class GuardrailDecision:
         category: the tool's category.
         acts_as: ``user`` (the user's own Superset identity) or ``service`` (the environment is in service mode:
             the card says «действует от сервисной учётной записи», DESIGN §15).
+        options: ``[{"name", "label"}]``, choices the card offers as unticked boxes, each a boolean argument of the
+            tool the impact found a reason for (``remove_detached``: delete the charts a deploy leaves on no
+            dashboard, issue 28 item 2); a ticked one is set to true in the stored call when it is approved
+            (``confirmations.confirmation_decide``), so it runs as confirmed.
     """
 
     risk_level: str
@@ -57,6 +61,7 @@ class GuardrailDecision:
     prompt: str
     impact: dict[str, Any] | None = field(default=None)
     acts_as: str = "user"
+    options: list[dict[str, str]] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         """Return the decision as the JSON object stored and sent in ``confirm_required``."""
@@ -109,8 +114,9 @@ async def _impact(
                 impact = await spec.impact(ctx, parsed)
     except ApplicationError as exc:
         impact = {"error": exc.text(language)}
-        if exc.code == "invalid_args":  # e.g. a branch name git refuses: the call cannot succeed, no card
+        if exc.code in ("invalid_args", NOT_APPLICABLE):  # a branch name git refuses, nothing to roll back: no card
             impact["invalid"] = True
+            impact["error_code"] = exc.code
     except TimeoutError:
         with in_language(language):
             impact = {"error": gettext("impact look-up timed out")}
@@ -157,7 +163,23 @@ async def guardrail_decide(
         acts_as="service" if environment is not None and environment.auth_mode == AuthMode.SERVICE else "user",
     )
     if requires:
-        decision.impact = await _impact(
+        impact = await _impact(
             spec, parsed, user=user, conversation_id=conversation_id, context=context, language=language
         )
+        decision.options = card_options(spec, args, impact.pop("options", None) if impact else None)
+        decision.impact = impact
     return decision
+
+
+def card_options(spec: ToolSpec, args: dict[str, Any], offered: Any) -> list[dict[str, str]]:
+    """The options of ``offered`` (an impact's ``[{"name", "label"}]``) a card may show: boolean arguments of
+    ``spec`` that ``args`` does not already set to true."""
+    fields = spec.args_schema.model_fields
+    return [
+        {"name": str(o["name"]), "label": str(o.get("label") or o["name"])}
+        for o in offered or []
+        if isinstance(o, dict)
+        and o.get("name") in fields
+        and fields[o["name"]].annotation is bool
+        and args.get(o["name"]) is not True
+    ]

@@ -33,14 +33,14 @@ from agentchat.llm.offline.model import OfflinePlanner
 from agentchat.models import Conversation, Message, PendingConfirmation
 from agentchat.runtime.binding import page_bound
 from agentchat.runtime.provenance import known_from
-from agentchat.toolset.aspects import asked_aspect
 from agentchat.toolset.router import query_vector_prefetch, routing_hints
-from agentchat.toolset.selection import Offer, page_refused_request, role_refused_request
+from agentchat.toolset.selection import Offer
 from agentchat.turn.admission import busy_retry_s, busy_text, turn_admission
 from agentchat.turn.calls import CallRunner
+from agentchat.turn.facts import last_facts, model_view
 from agentchat.turn.pointing import learnt_ids
 from agentchat.turn.preparation import Precheck, Prepared, step_prepare, turn_open
-from agentchat.turn.prompt import system_prompt
+from agentchat.turn.prompt import turn_prompt
 from agentchat.turn.recording import session_stop_record
 from agentchat.turn.refusals import busy_audit, busy_event
 from agentchat.turn.rendering import (
@@ -52,7 +52,7 @@ from agentchat.turn.rendering import (
 )
 from agentchat.turn.steps import AwaitingDecision, Final, RunAgain, Step
 from agentchat.turn.streaming import reply_stream
-from agentchat.turn.truth import turn_failures
+from agentchat.turn.truth import problems_checked, turn_failures, turn_results
 from agentchat.turn.units import unit
 
 
@@ -190,10 +190,13 @@ class AgentTurn:
         )
         busy_audit.add(row)
 
-    async def decide(self, *, confirmation_id: int, approve: bool, typed_env: str | None = None) -> None:
-        """Apply the user's decision on a card; run the stored call once if approved; then continue the turn."""
+    async def decide(
+        self, *, confirmation_id: int, approve: bool, typed_env: str | None = None, options: list[str] | None = None
+    ) -> None:
+        """Apply the user's decision on a card (with the card's ticked ``options``); run the stored call once if
+        approved; then continue the turn."""
         decided = await database_sync_to_async(confirm.confirmation_decide)(
-            user=self.user, confirmation_id=confirmation_id, approve=approve, typed_env=typed_env
+            user=self.user, confirmation_id=confirmation_id, approve=approve, typed_env=typed_env, options=options
         )
         row = decided.confirmation
         if decided.outcome == "not_found" or row is None:  # ``not_found`` is the only outcome without a row
@@ -207,12 +210,16 @@ class AgentTurn:
         if outcome == "typed_mismatch":
             await self._error("typed_mismatch", row.language, env=row.decision.get("env_id"))
             return
+        if outcome == "bad_option":
+            await self._error("bad_frame", row.language, detail="options")
+            return
         if outcome == "already":
             await self._card_state(row, to_all=False)  # decided elsewhere (another tab): show how
             return
         if outcome == "denied":
-            await self._card_state(row)
-            await self._cancelled_line(row)
+            await self._card_state(row)  # the card is the one cancellation line (issue 28 item 6)
+            if not await database_sync_to_async(confirm.step_ran_calls)(row=row):
+                return  # nothing else of that step ran: no answer to write after a «no»
         else:
             await self._card_state(row)  # «подтверждено — выполняется» in every tab
             await self.calls.run_approved(row)
@@ -231,7 +238,6 @@ class AgentTurn:
             return
         with translation.override(row.language):
             await self.emit(card_dismissed_event(row))
-            await self._cancelled_line(row)
 
     async def resume(self, *, conversation_id: int) -> None:
         """Re-emit every still-pending card of the user's conversation once, with the same ids (reconnect).
@@ -269,17 +275,8 @@ class AgentTurn:
         """Run steps until one is ``Final`` or ``AwaitingDecision``, at most ``AGENT_MAX_STEPS`` (DESIGN §5 step 8)."""
         offer = prepared.offer
         question = next((str(m.content) for m in reversed(prepared.history) if isinstance(m, HumanMessage)), None)
-        object_type = (context or {}).get("objectType")
-        refused = role_refused_request(question=question, offer=offer, object_type=object_type)
-        elsewhere = page_refused_request(question=question, offer=offer, object_type=object_type)
-        unserved = asked_aspect(question) if question else None
-        prompt = system_prompt(
-            context,
-            unavailable=unavailable,
-            language=language,
-            refused=refused,
-            elsewhere=elsewhere,
-            unserved=unserved.about if unserved else None,
+        prompt, elsewhere = turn_prompt(
+            context, question=question, offer=offer, unavailable=unavailable, language=language
         )
         messages: list[BaseMessage] = [SystemMessage(content=prompt)]
         messages += prepared.history
@@ -291,7 +288,7 @@ class AgentTurn:
         truthful = isinstance(model, OfflinePlanner)  # its failure answers say what failed (llm.offline.replies)
         # Another page's tool asked for: a model's answer gets the one-click to ask without the page (the offline
         # planner decides that itself, ``llm.offline.state.ASK_WITHOUT_PAGE``).
-        again = elsewhere is not None and not truthful
+        again = elsewhere and not truthful
         row_id: int | None = prepared.row_id  # the first step streams into the row prepared with the history
         for _ in range(settings.AGENT_MAX_STEPS):
             # The first step streams into the row opened just after the session was checked; a later one asks.
@@ -323,14 +320,17 @@ class AgentTurn:
         """One LLM reply and its tool calls; the reply and the calls' ToolMessages are appended to ``messages``.
         Unless the model is ``truthful``, a text answer is told the turn's failed calls (``turn.truth``); ``again``:
         a text answer offers to ask the question without the page (``reply_stream``'s ``ask_without_page``)."""
+        # An OpenAI-compatible model reads results as labelled facts (issue 32 item 5); the planner, as stored.
+        view = messages if truthful else model_view(messages, language)
         reply = await reply_stream(
             model=model,
-            messages=messages,
+            messages=view,
             conversation=conversation,
             emit=self.emit,
             language=language,
             row_id=row_id,
             failures=() if truthful else turn_failures(messages),
+            checked=None if truthful else lambda text: problems_checked(text, turn_results(messages), last_facts(view)),
             ask_without_page=again,
         )
         if isinstance(reply, Final):
@@ -391,6 +391,3 @@ class AgentTurn:
 
     async def _error(self, code: str, language: str, **params: Any) -> None:
         await self.emit(ErrorEvent(code=code, message=error_text(code, language, **params)))
-
-    async def _cancelled_line(self, row: PendingConfirmation) -> None:
-        await self.emit(message_event(message_id=None, text=confirm.cancelled_line(row), role="system"))

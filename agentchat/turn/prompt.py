@@ -5,7 +5,8 @@ from typing import Any
 
 from agentchat.context.uicontext import UIContext, context_prompt_block
 from agentchat.language import language_name
-from agentchat.toolset.selection import ToolChoice
+from agentchat.toolset.aspects import asked_aspect
+from agentchat.toolset.selection import Offer, ToolChoice, page_refused_request, role_refused_request
 
 SYSTEM_INSTRUCTIONS = """You are agentchat, a Superset assistant.
 Answer from tool results only: first call the offered tool that fits the question. Never invent ids, names or
@@ -90,3 +91,29 @@ def system_prompt(
     if unserved:
         head += "\n" + UNSERVED.format(about=unserved)
     return head + "\n\n" + block
+
+
+def turn_prompt(
+    context: dict[str, Any] | None, *, question: str | None, offer: Offer, unavailable: bool, language: str
+) -> tuple[str, bool]:
+    """The system prompt of a turn for ``question`` with the turn's ``offer``: ``system_prompt`` with the change the
+    user's role refuses (``role_refused_request``), another page's tool asked for (``page_refused_request``) and
+    what no tool returns (``toolset.aspects.asked_aspect``; issue 29 items 1, 2).
+
+    Returns:
+        ``(prompt, elsewhere)``: ``elsewhere`` is True when another page's tool is asked for (the answer then
+        carries the one-click to ask without the page).
+    """
+    object_type = (context or {}).get("objectType")
+    refused = role_refused_request(question=question, offer=offer, object_type=object_type)
+    elsewhere = page_refused_request(question=question, offer=offer, object_type=object_type)
+    unserved = asked_aspect(question) if question else None
+    prompt = system_prompt(
+        context,
+        unavailable=unavailable,
+        language=language,
+        refused=refused,
+        elsewhere=elsewhere,
+        unserved=unserved.about if unserved else None,
+    )
+    return prompt, elsewhere is not None

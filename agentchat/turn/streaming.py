@@ -7,7 +7,7 @@ hand its tool calls to the loop; a model that cannot be reached ends the turn cl
 import asyncio
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -135,6 +135,7 @@ async def reply_stream(
     language: str,
     row_id: int | None = None,
     failures: Sequence[Failure] = (),
+    checked: Callable[[str], str] | None = None,
     ask_without_page: bool = False,
 ) -> Reply | Final:
     """Stream one LLM reply and store it.
@@ -145,6 +146,8 @@ async def reply_stream(
         row_id: the assistant message to stream into; a new one when None.
         failures: the turn's failed calls (``turn.truth.turn_failures``): a text answer that does not carry
             their reasons gets a line for each (issue 32 item 4).
+        checked: applied to a text answer last (``turn.truth.problems_checked``: problems claimed that no result
+            names are replaced by what the tools returned).
         ask_without_page: the question asks for another page's tool (``toolset.selection.page_refused_request``):
             a text answer after no successful call of the turn carries the one-click to send the question again
             without the page's context (``MessageEvent.ask_without_page``; issue 29 item 2). The offline planner
@@ -184,6 +187,7 @@ async def reply_stream(
         await tokens.discard()  # the ``message`` below carries the buffered tail (issue 17: one frame less per turn)
     if not calls:
         text = failures_told(text, failures, language)
+        text = checked(text) if checked is not None else text
     calls = await unit(reply_store)(conversation=conversation, message_id=row_id, content=text, calls=calls)
     if not calls:
         flagged = acc is not None and bool(acc.response_metadata.get(ASK_WITHOUT_PAGE))
