@@ -73,16 +73,18 @@ async def test_openai_path_reads_the_check_from_the_tool_result(users, checked_d
         if request.last.get("role") != "tool":
             return Reply(calls=[Call("superset_explore_database", {"dataset_id": checked_dataset["id"]})])
         told.extend(r["content"] for r in request.tool_results())
-        problem = told[0]["problems"][0]
-        return Reply(text=f"Проблема: метрика {problem['metric']} ссылается на {', '.join(problem['columns'])}.")
+        return Reply(text="Проблема: метрика total_kwh ссылается на kwh." if "total_kwh" in told[0]["facts"] else "?")
 
     openai_provider(default=model)
     page = ui_context("dataset", checked_dataset["id"], name=checked_dataset["name"])
     _frames, answer = await _ask(users["engineer"], "есть ли проблемы с этим датасетом?", page)
 
-    result = told[0]
-    assert result["checked"] == ["table", "metrics", "time_column", "owners", "environments"]
-    assert [p["code"] for p in result["problems"]] == ["metric_unknown_columns"]
-    assert {n["code"] for n in result["notes"]} == {"columns_not_in_dataset", "missing_in"}
-    assert result["review"]["status"] == "not_certified"
+    # the model reads the check as the labelled facts of issue 32 item 5: the problem, the note, the review status
+    facts = told[0]["facts"]
+    metric = "the metric %(metric)s uses columns the dataset lacks: %(columns)s"
+    assert text("ru", metric, metric="total_kwh", columns="kwh") in facts
+    assert (
+        text("ru", "the table has columns the dataset lacks (sync its columns): %(columns)s", columns="site") in facts
+    )
+    assert text("ru", "Review status: not certified.") in facts
     assert answer == "Проблема: метрика total_kwh ссылается на kwh."

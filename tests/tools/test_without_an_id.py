@@ -84,8 +84,9 @@ async def test_the_latest_task_is_the_persons_own_and_the_latest_of_a_kind(users
 
     openai_provider(default=model)
     await _ask(users["engineer"], "как там мой последний бэкап?", SETTINGS_PAGE)
-    assert told[0]["task_id"] == task
-    assert told[0]["latest"] is True
+    facts = told[0]["facts"]  # the labelled facts a model reads (issue 32 item 5)
+    assert facts.startswith(text("ru", latest, task=task, kind="", when="", state="", progress=0).split("(")[0])
+    assert f"#{task}" in facts
 
 
 @pytest.fixture
@@ -136,10 +137,9 @@ async def test_uncommitted_changes_asked_with_no_page_read_the_whole_repository(
 
     openai_provider(default=model)
     await _ask(users["engineer"], "есть ли незакоммиченные изменения?", ui_context(None, None, env_id="ss-dev"))
-    rows = {row["dashboard_id"]: row for row in told[0]["dashboards"]}
-    assert told[0]["scope"] == "repository"
-    assert rows[changed["id"]]["committed"] is False
-    assert rows[clean["id"]]["committed"] is True
+    facts = told[0]["facts"]  # the labelled facts a model reads (issue 32 item 5)
+    assert facts.startswith(head)
+    assert f"«{changed['dashboard_title']}» (id {changed['id']})" in facts
 
 
 async def test_a_branch_for_a_work_item_is_named_after_it(users, repos, scratch):
