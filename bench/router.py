@@ -213,6 +213,7 @@ class Bench:
         """Plan and rank every labelled question; the figures ``report`` prints."""
         from agentchat.llm.offline.planner import plan_step
         from agentchat.llm.offline.state import Turn
+        from agentchat.toolset.reading import read_question
         from policies.defaults import TOOLS
 
         specs, rank, knowledge, top_k = self.specs, self.rank, self.knowledge, self.top_k
@@ -275,6 +276,7 @@ class Bench:
             "reads": sum(1 for q in measured if q.read), "wall": wall, "cpu": cpu, "scoring": scoring,
             "misses": misses, "chars_routed": chars_routed, "refused": refused, "unsupported": len(unsupported),
             "labelled": len(labelled), "measured": measured, "strict": strict,
+            "unserved": sum(1 for q in measured if read_question(q.q).aspect),
         }  # fmt: skip
 
     @staticmethod
@@ -348,6 +350,8 @@ class Bench:
             f"  recall@1 {hits['all@1'] / n:.3f}   recall@3 {hits['all@3'] / n:.3f}   recall@6 {hits['all@6'] / n:.3f}"
         )
         print(f"requests no tool can do, answered without a tool call: {f['refused']}/{f['unsupported']}")
+        # Issue 29 item 1: a question a tool answers read as asking what no tool returns gets a wrong «не могу».
+        print(f"answered questions read as asking what no tool returns (issue 29): {f['unserved']}/{n}")
         wall, cpu, scoring = f["wall"], f["cpu"], f["scoring"]
         print(
             f"router latency per question (ms): wall p50 {statistics.median(wall):.1f} p95 {percentile(wall, 95):.1f}"

@@ -4,7 +4,8 @@ A leaf module: it imports nothing of agentchat (``.importlinter`` puts it in the
 sits below ``chat``, builds these events and the consumer sends them. ``OutboundEvent.wire()`` is the only
 serialisation: the JSON object the page receives is ``{"event": <name>, <fields in declaration order>}``, and a
 field named in ``omitted_when_none`` is left out while it is None (``tool_finished.task_id``, ``error.call_id``,
-``error.errors``); every other field is always sent, None included (``message.message_id`` of a system line).
+``error.errors``, ``message.ask_without_page``); every other field is always sent, None included
+(``message.message_id`` of a system line).
 
 ``handed_over`` (a property of the event type): when the socket of a turn has closed, events of that type still
 reach the conversation's other tabs (a reloaded page) — what the user must not lose (answers, cards and their
@@ -71,10 +72,14 @@ class MessageEvent(OutboundEvent):
 
     event: ClassVar[str] = "message"
     handed_over: ClassVar[bool] = True
+    omitted_when_none: ClassVar[frozenset[str]] = frozenset({"ask_without_page"})
 
     message_id: int | None
     text: str
     html: str
+    # The question to send again without the page's context (the one-click under an answer that another page's
+    # tool would serve, issue 29 item 2); None: no such button.
+    ask_without_page: str | None = None
 
 
 class ToolStartedEvent(OutboundEvent):

@@ -59,6 +59,10 @@ LLM_ERROR_INSTRUCTIONS = {
         "Superset's reason."
     ),
     "rate_limited": "Superset is rate limiting. Do not call tools again now; tell the user when to retry.",
+    "invalid_args": (
+        "Nothing ran: the arguments were refused. Correct them and call again; when a value only the user knows is "
+        "missing, ask the user the question in ask_user, in their language, and call no tool."
+    ),
 }
 LLM_ERROR_DEFAULT = "The tool call failed. Do not repeat the same call; explain the error to the user."
 
@@ -79,6 +83,8 @@ class ToolOutcome:
         timed_out: the whole-call deadline ended the call (``timeout`` for reads, ``status_unknown`` otherwise).
         upstream_status: the HTTP status of a Superset answer that failed the call (e.g. 404), else None.
         acting: ``{env_id: {"kind", "superset_username"}}``: whom Superset saw in each environment (DESIGN §15).
+        ask_user: for arguments refused because one only the person can give is missing (``missing``: its name),
+            the question to ask them, in the turn's language (``runtime.questions``; issue 29 item 5), else None.
     """
 
     ok: bool
@@ -94,6 +100,8 @@ class ToolOutcome:
     timed_out: bool = False
     upstream_status: int | None = None
     acting: dict[str, dict[str, str]] = field(default_factory=dict)
+    ask_user: str | None = None
+    missing: str | None = None
 
 
 @dataclass(frozen=True)
@@ -142,6 +150,8 @@ def tool_message_payload(outcome: ToolOutcome, *, max_chars: int, answer_in: str
     }
     if outcome.upstream_status is not None:
         error["status"] = outcome.upstream_status  # e.g. 404: the object asked for does not exist there
+    if outcome.ask_user:
+        error.update(missing=outcome.missing, ask_user=outcome.ask_user)
     content = to_json({**error, **told})
     return ToolMessagePayload(content, "error", None, len(content), False)
 

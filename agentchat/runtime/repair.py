@@ -10,7 +10,12 @@ from pydantic import ValidationError
 
 from agentchat.context.uicontext import validation_text
 from agentchat.language import in_language
+from agentchat.runtime.questions import argument_question
 from agentchat.runtime.spec import ToolSpec
+
+# A model validator's error for an argument that only the person can give (``PydanticCustomError`` of this type
+# with ``{"argument": name}``): e.g. superset_create_dataset's database when no page's dataset names one.
+MISSING_ARGUMENT = "missing_argument"
 
 
 def validation_summary(exc: ValidationError, language: str | None = None) -> str:
@@ -20,6 +25,24 @@ def validation_summary(exc: ValidationError, language: str | None = None) -> str
         f"{'.'.join(str(p) for p in e['loc']) or 'args'}: {validation_text(e['msg'], language)}"
         for e in exc.errors()[:5]
     )
+
+
+def missing_question(exc: ValidationError, language: str | None = None) -> tuple[str, str] | None:
+    """``(argument, question)`` when ``exc`` says a required argument is missing (pydantic's ``missing`` type, or
+    ``MISSING_ARGUMENT`` naming it): its name and the question for the person in ``language``
+    (``runtime.questions``); None when none is missing or no question is known for it (issue 29 item 5: a missing
+    argument is asked for, never shown as a validator's text)."""
+    for error in exc.errors():
+        if error["type"] == "missing" and error["loc"]:
+            name = str(error["loc"][0])
+        elif error["type"] == MISSING_ARGUMENT:
+            name = str((error.get("ctx") or {}).get("argument", ""))
+        else:
+            continue
+        question = argument_question(name, language)
+        if question is not None:
+            return name, question
+    return None
 
 
 def unknown_arguments_text(spec: ToolSpec, unknown: list[str], language: str | None = None) -> str:

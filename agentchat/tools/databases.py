@@ -11,8 +11,9 @@ from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
 from agentchat.runtime.spec import ToolArgs
 from agentchat.superset.client import SupersetClient, gather_requests
-from agentchat.tools.datasets import dataset_dependents, dataset_source, dataset_url
-from agentchat.tools.superset import ENV_ID_FIELD
+from agentchat.tools.dataset_checks import dataset_check
+from agentchat.tools.dataset_facts import dataset_dependents, dataset_source, dataset_url
+from agentchat.tools.superset import ENV_ID_FIELD, _person
 
 MAX_DATABASES_WITH_SCHEMAS = 20  # the overview lists schemas of at most this many databases
 
@@ -21,11 +22,9 @@ class ExploreDatabaseArgs(ToolArgs):
     env_id: str = ENV_ID_FIELD
     database_id: int | None = Field(None, ge=1, description="Numeric Superset id of the database.")
     database_name: str | None = Field(None, max_length=250, description="Database name (instead of its id).")
-    schema_name: str | None = Field(
-        None, alias="schema", max_length=250, description="Schema whose tables to list (needs the database)."
-    )
-    dataset_id: int | None = Field(None, ge=1, description="A dataset: show its source table and dependencies.")
-    limit: int = Field(100, ge=1, le=500, description="Maximum number of tables listed.")
+    schema_name: str | None = Field(None, alias="schema", max_length=250, description="Schema whose tables to list.")
+    dataset_id: int | None = Field(None, ge=1, description="A dataset to describe and check.")
+    limit: int = Field(100, ge=1, le=500, description="Most tables listed.")
 
     model_config = ConfigDict(populate_by_name=True)
 
@@ -114,17 +113,26 @@ async def _overview(client: SupersetClient) -> dict[str, Any]:
     }
 
 
-async def _dataset(client: SupersetClient, dataset_id: int) -> dict[str, Any]:
+async def _dataset(ctx: ToolContext, client: SupersetClient, env_id: str, dataset_id: int) -> dict[str, Any]:
     detail, dependents = await gather_requests(
         client.get_json(f"/api/v1/dataset/{dataset_id}"), dataset_dependents(client, dataset_id)
     )
     d = detail["result"]
     return {
         "mode": "dataset",
-        "dataset": {"id": d["id"], "name": d.get("table_name"), "url": dataset_url(client.base_url, d["id"])},
+        "dataset": {
+            "id": d["id"],
+            "name": d.get("table_name"),
+            "uuid": d.get("uuid"),
+            "owners": [_person(o) for o in d.get("owners") or []],
+            "changed_on": d.get("changed_on"),
+            "changed_by": _person(d["changed_by"]) if d.get("changed_by") else None,
+            "url": dataset_url(client.base_url, d["id"]),
+        },
         "source": dataset_source(d),
         "columns": [{"name": c.get("column_name"), "type": c.get("type")} for c in d.get("columns") or []],
         "dependents": dependents,
+        **await dataset_check(ctx, client, env_id=env_id, detail=d),
     }
 
 
@@ -135,11 +143,12 @@ async def _dataset(client: SupersetClient, dataset_id: int) -> dict[str, Any]:
     args=ExploreDatabaseArgs,
     description_ru=(
         "Обзор баз данных окружения Superset: базы, их схемы и таблицы (с отметкой, есть ли датасет); для "
-        "датасета — его исходная таблица, колонки и зависимые графики и дашборды."
+        "датасета — его исходная таблица, колонки, зависимые графики и дашборды, тот же датасет в других "
+        "окружениях, статус проверки и найденные проблемы."
     ),
     description_en=(
-        "Describes a dataset (dataset_id): its columns, source table and dependent charts and dashboards. Without "
-        "one, lists the databases of an environment, their schemas and tables."
+        "Describes and checks a dataset (dataset_id): columns, source, dependents, copies in other environments, "
+        "review status, problems. Else lists databases, schemas, tables."
     ),
     examples_ru=[
         "Какие базы данных подключены к Superset?",
@@ -157,7 +166,9 @@ async def _dataset(client: SupersetClient, dataset_id: int) -> dict[str, Any]:
 async def superset_explore_database(ctx: ToolContext, args: ExploreDatabaseArgs) -> dict[str, Any]:
     """Explore what the environment's databases hold, at the level the arguments name.
 
-    - ``dataset_id``: ``{"mode": "dataset", "dataset", "source", "columns", "dependents"}``;
+    - ``dataset_id``: ``{"mode": "dataset", "dataset", "source", "columns", "dependents"}`` and the dataset check of
+      seed Story 1 AC 2 (``dataset_checks.dataset_check``: ``environments``, ``review``, ``checked``, ``problems``,
+      ``notes``);
     - database + ``schema``: ``{"mode": "tables", "database", "schema", "count", "tables": [{"name", "type",
       "dataset_id"}]}`` (GET /api/v1/database/<id>/tables/; ``dataset_id`` of a physical dataset or None);
     - database only: ``{"mode": "schemas", "database", "schemas"}`` (GET /api/v1/database/<id>/schemas/);
@@ -171,7 +182,7 @@ async def superset_explore_database(ctx: ToolContext, args: ExploreDatabaseArgs)
     """
     client = await ctx.superset(args.env_id)
     if args.dataset_id is not None:
-        result = await _dataset(client, args.dataset_id)
+        result = await _dataset(ctx, client, args.env_id, args.dataset_id)
     elif args.database_id is None and not args.database_name:
         if args.schema_name:
             raise InvalidArguments("schema needs database_id or database_name")

@@ -7,14 +7,16 @@ from typing import Any
 from django.utils import translation
 from django.utils.translation import gettext as _
 from pydantic import ConfigDict, Field, model_validator
+from pydantic_core import PydanticCustomError
 
 from agentchat.errors import InvalidArguments
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
+from agentchat.runtime.repair import MISSING_ARGUMENT
 from agentchat.runtime.spec import ToolArgs
 from agentchat.superset.sql_safety import dialect_for, sql_precheck, sql_read_only
 from agentchat.tools.databases import database_resolve, database_schemas
-from agentchat.tools.datasets import dataset_url
+from agentchat.tools.dataset_facts import dataset_url
 from agentchat.tools.superset import ENV_ID_FIELD
 
 
@@ -23,33 +25,48 @@ class CreateDatasetArgs(ToolArgs):
     database_id: int | None = Field(None, ge=1, description="Numeric Superset id of the database.")
     database_name: str | None = Field(None, max_length=250, description="Database name (instead of its id).")
     schema_name: str | None = Field(
-        None, alias="schema", max_length=250, description="Schema of the table; omitted when the database has one."
+        None, alias="schema", max_length=250, description="Schema (omit when the database has one)."
     )
     table_name: str = Field(
         min_length=1,
         max_length=250,
-        description="Physical dataset: the existing table to expose. Virtual dataset: the new dataset's name.",
+        description="Physical: the table. Virtual: the new dataset's name.",
     )
-    sql: str | None = Field(
-        None, max_length=20_000, description="Virtual dataset only: one read-only SELECT defining its rows."
+    sql: str | None = Field(None, max_length=20_000, description="Virtual only: one read-only SELECT.")
+    dataset_id: int | None = Field(
+        None,
+        ge=1,
+        description="No database: use this dataset's database and schema.",
     )
 
     model_config = ConfigDict(populate_by_name=True)
 
     @model_validator(mode="after")
     def _needs_database(self) -> "CreateDatasetArgs":
-        if self.database_id is None and not self.database_name:
-            raise ValueError("database_id or database_name is required")
+        # Issue 29 item 5: on a dataset page the page's dataset names the database (``dataset_id`` is page-bound);
+        # elsewhere a missing database is asked for (``runtime.repair.missing_question``), not shown as this text.
+        if self.database_id is None and not self.database_name and self.dataset_id is None:
+            raise PydanticCustomError(
+                MISSING_ARGUMENT,
+                "database_name or database_id is required (or dataset_id: a dataset in whose database to create it)",
+                {"argument": "database_name"},
+            )
         return self
 
 
 async def _plan(ctx: ToolContext, args: CreateDatasetArgs) -> dict[str, Any]:
-    """Look up (read-only) what creating the dataset would meet: database, schema, existing dataset, table."""
+    """Look up (read-only) what creating the dataset would meet: database (named, or the ``dataset_id``'s, whose
+    schema is then the default too), schema, existing dataset, table."""
     if args.sql:
         sql_precheck(sql=args.sql)
     client = await ctx.superset(args.env_id)
-    database = await database_resolve(client, database_id=args.database_id, database_name=args.database_name)
-    schema = args.schema_name
+    database_id, schema = args.database_id, args.schema_name
+    if database_id is None and not args.database_name and args.dataset_id is not None:
+        # «создай датасет из таблицы weather» on a dataset page: the page's dataset's database and schema.
+        like = (await client.get_json(f"/api/v1/dataset/{args.dataset_id}"))["result"]
+        database_id = (like.get("database") or {}).get("id")
+        schema = schema if schema is not None else like.get("schema")
+    database = await database_resolve(client, database_id=database_id, database_name=args.database_name)
     if schema is None and not args.sql:
         schemas = await database_schemas(client, database["id"])
         if len(schemas) != 1:
@@ -126,8 +143,8 @@ async def create_dataset_impact(ctx: ToolContext, args: CreateDatasetArgs) -> di
         "SQL-запросу на чтение. Если такой датасет уже есть, ничего не создаёт и сообщает его id."
     ),
     description_en=(
-        "Creates a dataset: physical for a table, or virtual from a read-only SQL query. An existing one is "
-        "reported, not created again."
+        "Creates a physical dataset for a table, or a virtual one from a read-only SELECT; an existing one is only "
+        "reported."
     ),
     examples_ru=[
         "Создай датасет для таблицы regions в базе Energy",

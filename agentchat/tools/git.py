@@ -14,19 +14,24 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from pydantic import Field
 
+from agentchat.errors import ToolError
 from agentchat.gitstore import repo as gitrepo
+from agentchat.gitstore.tracked import tracked_dashboards
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
 from agentchat.runtime.spec import ToolArgs
+from agentchat.superset.client import SupersetClient, gather_requests
 from agentchat.superset.dashboard_export import dashboard_export_files, dashboard_export_status, export_title
 from agentchat.tools.superset import ENV_ID_FIELD
 
 BRANCH_FIELD = Field(gitrepo.MAIN, max_length=200, description="Git branch.")
+# A repository-wide status exports at most this many tracked dashboards (one export each); the rest are counted.
+MAX_CHECKED = 20
 
 
 class GitStatusArgs(ToolArgs):
     env_id: str = ENV_ID_FIELD
-    dashboard_id: int = Field(ge=1, description="Numeric Superset id of the dashboard.")
+    dashboard_id: int | None = Field(None, ge=1, description="Numeric Superset id of the dashboard (omit: all).")
     branch: str = BRANCH_FIELD
 
 
@@ -52,11 +57,12 @@ class CommitChangesArgs(ToolArgs):
     args=GitStatusArgs,
     description_ru=(
         "Проверяет, сохранена ли текущая выгрузка дашборда в git-репозитории окружения (ветка main или другая), "
-        "и какие файлы отличаются: добавлены, изменены, удалены."
+        "и какие файлы отличаются: добавлены, изменены, удалены; без дашборда — весь репозиторий: какие дашборды "
+        "с незакоммиченными изменениями и какие ещё не в git."
     ),
     description_en=(
-        "Checks whether the dashboard's current export is committed to the environment's git repository and "
-        "which files differ (added, modified, removed)."
+        "Git state of a dashboard's export in the environment's repository (committed? which files differ); "
+        "without a dashboard, of all its dashboards."
     ),
     examples_ru=[
         "Этот дашборд сохранён в git?",
@@ -69,21 +75,75 @@ class CommitChangesArgs(ToolArgs):
         "Does the dashboard have uncommitted changes?",
         "How does the dashboard differ from the main branch?",
         "Which files of the dashboard changed since the last commit?",
+        "Is anything uncommitted in the repository?",
     ],
 )
 async def get_git_status(ctx: ToolContext, args: GitStatusArgs) -> dict[str, Any]:
     """Compare the dashboard's export (fetched now) with the branch; a repository not yet made reads as empty.
+    Without ``dashboard_id``, the whole repository (``repository_status``; issue 29 item 4).
 
     Returns:
         ``{"env_id", "dashboard_id", "title", "branch", "folder", "head", "tracked", "committed", "files",
         "changes": {"added", "modified", "removed"}, "last_commit": {"sha", "message", "author", "time"} | None}``
-        (paths are repository paths, e.g. ``dashboard-1/charts/x_1.yaml``).
+        (paths are repository paths, e.g. ``dashboard-1/charts/x_1.yaml``), or ``repository_status``'s dict.
 
     Raises:
         GitRefError: invalid or missing branch. UpstreamError: unknown dashboard (404).
     """
     client = await ctx.superset(args.env_id)
+    if args.dashboard_id is None:
+        return await repository_status(client, env_id=args.env_id, branch=args.branch)
     return await dashboard_export_status(client, env_id=args.env_id, dashboard_id=args.dashboard_id, branch=args.branch)
+
+
+async def repository_status(client: SupersetClient, *, env_id: str, branch: str) -> dict[str, Any]:
+    """Every dashboard the branch holds, its current export compared with it, and the environment's dashboards the
+    branch does not hold yet.
+
+    Returns:
+        ``{"env_id", "scope": "repository", "branch", "head", "dashboards": [{"dashboard_id", "title", "tracked",
+        "committed", "changes": {"added", "modified", "removed"}, "last_commit"} | {"dashboard_id", "error"}],
+        "unchecked": int, "untracked": [{"id", "title"}], "untracked_count": int}``; ``dashboards`` at most
+        ``MAX_CHECKED`` (``unchecked``: how many more the branch holds); ``error`` for a dashboard whose export
+        failed (deleted in Superset, no access).
+
+    Raises:
+        GitRefError: invalid or missing branch.
+    """
+    head, tracked = await asyncio.to_thread(tracked_dashboards, env_id=env_id, branch=branch)
+    checked = tracked[:MAX_CHECKED]
+    q = {
+        "columns": ["id", "dashboard_title"],
+        "page_size": 100,
+        "order_column": "dashboard_title",
+        "order_direction": "asc",
+    }
+    listing, *statuses = await gather_requests(
+        client.get_json("/api/v1/dashboard/", q=q),
+        *(_one_status(client, env_id, dashboard_id, branch) for dashboard_id in checked),
+    )
+    rows = listing.get("result") or []
+    untracked = [{"id": r["id"], "title": r.get("dashboard_title")} for r in rows if r["id"] not in set(tracked)]
+    return {
+        "env_id": env_id,
+        "scope": "repository",
+        "branch": branch,
+        "head": head,
+        "dashboards": list(statuses),
+        "unchecked": len(tracked) - len(checked),
+        "untracked": untracked,
+        "untracked_count": max(len(untracked), listing.get("count", len(rows)) - len(tracked)),
+    }
+
+
+async def _one_status(client: SupersetClient, env_id: str, dashboard_id: int, branch: str) -> dict[str, Any]:
+    """One tracked dashboard's status for ``repository_status``; a failed export does not sink the others."""
+    try:
+        status = await dashboard_export_status(client, env_id=env_id, dashboard_id=dashboard_id, branch=branch)
+    except ToolError as exc:
+        return {"dashboard_id": dashboard_id, "error": exc.text()}
+    keys = ("dashboard_id", "title", "tracked", "committed", "changes", "last_commit")
+    return {key: status[key] for key in keys}
 
 
 async def create_branch_impact(ctx: ToolContext, args: CreateBranchArgs) -> dict[str, Any]:

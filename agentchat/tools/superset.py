@@ -12,8 +12,9 @@ from agentchat.runtime.registry import assistant_tool
 from agentchat.runtime.spec import ToolArgs
 from agentchat.superset.client import SupersetClient, gather_requests
 from agentchat.superset.dashboard_export import dashboard_export_status
+from agentchat.tools.dataset_facts import dataset_dependents
 
-ENV_ID_FIELD = Field(description="Environment id, e.g. ss-dev or prod.")
+ENV_ID_FIELD = Field(description="Environment id (ss-dev, prod…).")
 
 
 class SearchDashboardsArgs(ToolArgs):
@@ -21,6 +22,7 @@ class SearchDashboardsArgs(ToolArgs):
     query: str | None = Field(None, max_length=200, description="Part of the title.")
     owner: str | None = Field(None, max_length=100, description="Owner's name or username.")
     published: bool | None = Field(None, description="Published (true) or draft (false).")
+    dataset: str | None = Field(None, max_length=250, description="A dataset's name or id: dashboards using it.")
     limit: int = Field(25, ge=1, le=100, description="Most dashboards returned.")
 
 
@@ -52,8 +54,11 @@ def _dashboard_row(row: dict[str, Any], base_url: str) -> dict[str, Any]:
     category="read",
     env_specific=True,
     args=SearchDashboardsArgs,
-    description_ru="Ищет дашборды в окружении Superset по части названия, владельцу и статусу публикации.",
-    description_en="Finds dashboards of an environment by title fragment, owner or published state; returns their ids.",
+    description_ru=(
+        "Ищет дашборды в окружении Superset по части названия, владельцу, статусу публикации или датасету, "
+        "на котором построены их графики."
+    ),
+    description_en="Finds dashboards by title fragment, owner, published state or a dataset they use; returns ids.",
     examples_ru=[
         "Найди дашборды про энергопотребление",
         "Какие дашборды есть в prod?",
@@ -68,14 +73,16 @@ def _dashboard_row(row: dict[str, Any], base_url: str) -> dict[str, Any]:
     ],
 )
 async def search_dashboards(ctx: ToolContext, args: SearchDashboardsArgs) -> dict[str, Any]:
-    """Search dashboards (GET /api/v1/dashboard/ with Rison filters).
+    """Search dashboards (GET /api/v1/dashboard/ with Rison filters); by ``dataset``, those whose charts use it.
 
     Returns:
         ``{"env_id", "query", "count", "dashboards": [{"id", "title", "slug", "published", "owners", "changed_on",
         "url"}]}``; ``query`` is the title fragment searched for (None: all), ``count`` Superset's total for the
-        filters, ``dashboards`` at most ``limit`` rows.
+        filters, ``dashboards`` at most ``limit`` rows; by dataset, ``dashboards_using``'s dict.
     """
     client = await ctx.superset(args.env_id)
+    if args.dataset:
+        return await dashboards_using(client, env_id=args.env_id, dataset=args.dataset, query=args.query)
     filters: list[dict[str, Any]] = []
     if args.query:
         filters.append({"col": "dashboard_title", "opr": "ct", "value": args.query})
@@ -91,6 +98,38 @@ async def search_dashboards(ctx: ToolContext, args: SearchDashboardsArgs) -> dic
         rows = [r for r in rows if any(needle in o.casefold() for o in r["owners"])]
         count = len(rows)
     return {"env_id": args.env_id, "query": args.query, "count": count, "dashboards": rows[: args.limit]}
+
+
+async def dashboards_using(client: SupersetClient, *, env_id: str, dataset: str, query: str | None) -> dict[str, Any]:
+    """The dashboards (and charts) built on a dataset named by its table name or id (issue 29 item 2: asked from a
+    dashboard page, «какие дашборды используют датасет energy_consumption?»; seed Story 1 AC 3), from Superset's
+    ``/api/v1/dataset/<id>/related_objects`` of every dataset of that name (one per database or schema).
+
+    Returns:
+        ``{"env_id", "dataset": {"name", "ids"}, "query", "count", "dashboards": [{"id", "title", "slug", "url"}],
+        "charts": [{"id", "name", "viz_type", "url", "dataset_id"}]}``; ``dataset.ids`` empty when no dataset has
+        that name; dashboards whose title lacks ``query`` (when given) are left out.
+    """
+    if dataset.isdigit():
+        ids = [int(dataset)]
+    else:
+        q = {"filters": [{"col": "table_name", "opr": "eq", "value": dataset}], "columns": ["id"], "page_size": 20}
+        ids = [int(r["id"]) for r in (await client.get_json("/api/v1/dataset/", q=q)).get("result") or []]
+    related = await gather_requests(*(dataset_dependents(client, dataset_id) for dataset_id in ids))
+    dashboards: dict[int, dict[str, Any]] = {}
+    charts: list[dict[str, Any]] = []
+    for dataset_id, dependents in zip(ids, related, strict=True):
+        charts += [{**chart, "dataset_id": dataset_id} for chart in dependents["charts"]]
+        dashboards.update({d["id"]: d for d in dependents["dashboards"]})
+    rows = [d for d in dashboards.values() if not query or query.casefold() in str(d.get("title")).casefold()]
+    return {
+        "env_id": env_id,
+        "dataset": {"name": dataset, "ids": ids},
+        "query": query,
+        "count": len(rows),
+        "dashboards": rows,
+        "charts": charts,
+    }
 
 
 @assistant_tool(

@@ -40,15 +40,14 @@ import itertools
 import re
 from dataclasses import dataclass, field
 
-from agentchat.toolset.tokens import corrected, object_of, tokens_of, unprefixed
+from agentchat.toolset.aspects import asked_aspect, unheard_focus
+from agentchat.toolset.tokens import corrected, object_of, tokens_of, unnegated, unprefixed
 from agentchat.toolset.verbs import verb_of
 from agentchat.toolset.words import (
-    ACTION_OBJECTS,
     ADD_WORDS,
     ASKED_DETERMINER,
     BEFORE_CLAUSE,
     CHECK,
-    CHECK_WORDS,
     CLAUSE_AFTER_CHECK,
     DESCRIBE,
     ENV_NAMES,
@@ -57,16 +56,11 @@ from agentchat.toolset.words import (
     FIND_WORDS,
     FIRST_ROWS,
     GENERIC,
-    IMPERATIVE_RU,
-    INFINITIVE_RU,
     MAKE,
-    MAKE_EN,
-    MAKE_RU,
     NAMED,
-    NEGATED,
-    NOT_INFINITIVE_RU,
     OBJECTS,
     OTHER_WORDS,
+    OWN_RUN,
     PAGE_OWN_PARTS,
     PAGE_READ,
     PERIOD,
@@ -96,6 +90,7 @@ __all__ = [
     "asks_to_see",
     "read_question",
     "reading_tool",
+    "unnegated",
 ]
 
 # Weight of a (verb, object) reading, in cosine units like intents.STRONG / MEDIUM: below MEDIUM, so a reading
@@ -129,6 +124,11 @@ class Reading:
         hunting: problems are to be found («найди ошибки», "find problems in …"): a review, not a search.
         runs_sql: SQL is given with a verb that runs it («выполни select …»): a query to run.
         asked: a tool named by what is asked (``words.asked_tool``: a rollback, versions compared, deploy history).
+        own: the person's own run is asked about («мой бэкап», "my backup": ``words.OWN_RUN``).
+        aspect: what the question asks about that no tool returns (``aspects.asked_aspect``'s name: ``views``,
+            ``cache``, ``schedule``…; issue 29 item 1), '' for none.
+        unheard: the word a question word asks about that no tool was ever asked about (``aspects.unheard_focus``),
+            '' for none.
     """
 
     verb: str
@@ -151,6 +151,9 @@ class Reading:
     hunting: bool = False
     runs_sql: bool = False
     asked: str = ""
+    own: bool = False
+    aspect: str = ""
+    unheard: str = ""
 
 
 @functools.lru_cache(maxsize=512)
@@ -222,6 +225,9 @@ def read_question(question: str) -> Reading:
         hunting=any(o in ("problems", "content") for o in sought),
         runs_sql=bool(SQL_IN_TEXT.search(question)) and any(RUN_WORDS.match(t) for t in tokens),
         asked=asked_tool(main),
+        own=bool(OWN_RUN.search(main)),
+        aspect=getattr(asked_aspect(question), "name", ""),
+        unheard=unheard_focus(question) or "",
         find=finding or (exists and not (has_id or this or "problems" in found)),
         check_clause=bool(CLAUSE_AFTER_CHECK.search(main)),
         verb=verb,
@@ -242,30 +248,6 @@ def read_question(question: str) -> Reading:
             for t, after in zip(tokens, following, strict=True)
         ),
     )
-
-
-def unnegated(question: str) -> str:
-    """``question`` without its negated actions («не деплой пока, скажи что в нём» → «пока, скажи что в нём»):
-    a negated imperative, infinitive or check verb, or the noun of an action («без коммита», "without a
-    deploy"), is not asked for. Other negations stay («какие дашборды не опубликованы»).
-
-    Returns:
-        The text with each such negation and its word removed (the text itself when there is none).
-    """
-
-    def drop(match: re.Match) -> str:
-        word = unprefixed(corrected(match.group(match.lastindex or 0).casefold().replace("ё", "е")))
-        action = (
-            MAKE_RU.match(word)
-            or MAKE_EN.match(word)
-            or IMPERATIVE_RU.match(word)
-            or CHECK_WORDS.match(word)
-            or (INFINITIVE_RU.match(word) and not NOT_INFINITIVE_RU.search(word))
-            or object_of(word) in ACTION_OBJECTS
-        )
-        return " " if action else match.group(0)
-
-    return NEGATED.sub(drop, question)
 
 
 def about_page_object(reading: Reading, object_type: str | None) -> bool:
@@ -319,8 +301,11 @@ def reading_tool(reading: Reading, object_type: str | None) -> str | None:
     targeted = reading.target and pointer and not reading.other  # «куда она идёт?», "where is it going"
     if object_type == "migration" and verb == SHOW and (targeted or (about and reading.membership)):
         return "preview_migration"  # «куда она идёт?»: the page's migration's own target is in its plan
-    if verb != MAKE and "progress" in objects and ("task" in objects or "migration" in (object_type, *objects)):
-        return "get_task_status"  # «статус этой миграции», «миграция упала? таск 38»; "retry the failed …" runs
+    run = "task" in objects or "migration" in (object_type, *objects) or ("backup" in objects and reading.own)
+    if verb != MAKE and "progress" in objects and run:
+        # «статус этой миграции», «миграция упала? таск 38», "did my backup finish?" (a run of a background task,
+        # issue 29 item 4); "retry the failed …" runs
+        return "get_task_status"
     for obj in objects:
         moved = {"migration", "deploy"} & {*objects}  # "which charts would break if I dropped this dataset?"
         if obj == "consequence" and object_type in ("dataset", "dashboard") and not moved:

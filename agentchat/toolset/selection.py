@@ -331,3 +331,26 @@ def role_refused_request(*, question: str | None, offer: Offer, object_type: str
     if choice is None or Refusal.ROLE not in choice.refusals or READ_COUNTERPART.get(choice.name) in offered:
         return None
     return choice
+
+
+def page_refused_request(*, question: str | None, offer: Offer, object_type: str | None) -> ToolChoice | None:
+    """The tool a question asks for when only the page's object type keeps it from the person (issue 29 item 2):
+    the reading's tool (``reading.reading_tool``) is refused here for the object type alone — the person's roles
+    may use it, and without the page's context it would be offered. None on a page without an object, or when an
+    offered tool is what the question asks for.
+
+    Args:
+        question: the user's message (None or blank: None).
+        offer: the turn's judged tools.
+        object_type: the page's object type.
+
+    Returns:
+        The refused tool's ``ToolChoice`` (its ``object_types``: where it is offered), or None.
+    """
+    if not question or not question.strip() or not object_type:
+        return None
+    meant = reading_tool(read_question(question), object_type)
+    choice = next((c for c in offer.choices if c.name == meant), None)
+    if choice is None or Refusal.OBJECT_TYPE not in choice.refusals:
+        return None
+    return None if {Refusal.ROLE, Refusal.DISABLED, Refusal.UNKNOWN} & set(choice.refusals) else choice

@@ -12,7 +12,19 @@ import difflib
 import functools
 import re
 
-from agentchat.toolset.words import CHECK_WORDS, MAKE_EN, MAKE_RU, OBJECTS, PREFIXES_RU, SHOW_WORDS
+from agentchat.toolset.words import (
+    ACTION_OBJECTS,
+    CHECK_WORDS,
+    IMPERATIVE_RU,
+    INFINITIVE_RU,
+    MAKE_EN,
+    MAKE_RU,
+    NEGATED,
+    NOT_INFINITIVE_RU,
+    OBJECTS,
+    PREFIXES_RU,
+    SHOW_WORDS,
+)
 
 
 def _vocabulary() -> list[str]:
@@ -125,3 +137,27 @@ RU_STEMS = sorted(
 # The kind nouns (a bare dashboard or dataset), whose final consonant is often written as it sounds: «дашборт».
 KIND_STEMS = frozenset(s for s in RU_STEMS if s in OBJECTS["dashboard"] + OBJECTS["dataset"])
 VOICE_PAIRS = dict(zip("дтбпгкзсвфжш", "тдпбкгсзфвшж", strict=True))
+
+
+def unnegated(question: str) -> str:
+    """``question`` without its negated actions («не деплой пока, скажи что в нём» → «пока, скажи что в нём»):
+    a negated imperative, infinitive or check verb, or the noun of an action («без коммита», "without a
+    deploy"), is not asked for. Other negations stay («какие дашборды не опубликованы»).
+
+    Returns:
+        The text with each such negation and its word removed (the text itself when there is none).
+    """
+
+    def drop(match: re.Match) -> str:
+        word = unprefixed(corrected(match.group(match.lastindex or 0).casefold().replace("ё", "е")))
+        action = (
+            MAKE_RU.match(word)
+            or MAKE_EN.match(word)
+            or IMPERATIVE_RU.match(word)
+            or CHECK_WORDS.match(word)
+            or (INFINITIVE_RU.match(word) and not NOT_INFINITIVE_RU.search(word))
+            or object_of(word) in ACTION_OBJECTS
+        )
+        return " " if action else match.group(0)
+
+    return NEGATED.sub(drop, question)

@@ -125,12 +125,27 @@ VERSIONS_COMPARED = re.compile(
 VERSION_GIT = re.compile(r"\bgit\b|\bгит\w*|репо\w*|\brepo\w*|коммит\w*|\bcommit\w*", re.I)
 
 
+# What uses an object («какие дашборды используют датасет X», "which charts use the X dataset", «на чём
+# построены»): its dependents are asked about (issue 29 item 2).
+USES = re.compile(
+    r"(использ\w*|построен\w*|стро[ия]тся|на основе|\buses?\b|\bused\b|\busing\b|\bbuilt (on|from)\b"
+    r"|\bbased on\b|\bdepend\w*|завис\w*|\bfeeds?\b|питает)",
+    re.I,
+)
+
+
+# The person's own run («мой бэкап», "did my backup finish?"): its background task is asked about (issue 29 item 4),
+# not the list of what runs made ("did the nightly backup of prod succeed?" reads the backups).
+OWN_RUN = re.compile(r"(?<!\w)(мо[йяеи]|моего|моей|моих|моим|my|mine|i (ran|started|launched|kicked))(?!\w)", re.I)
+
+
 # Who deployed what and when (issue 28 item 5): a question about past deploys, not a request for one.
 DEPLOY_HISTORY = re.compile(
     r"\b(когда|кто|кем)\b.{0,50}(деплоил|задеплоил|выкатывал|выкатил|разв[её]ртывал|развернул|переносил|перен[её]с"
     r"|мигрировал|запускал\w* миграц)|истори\w* (деплое|выкат|развёртыван|развертыван|миграци)"
     r"|\bdeploy(ment)? (history|log)\b|\b(when|who)\b.{0,50}\b(deployed|migrated|rolled out|shipped|ran the migration)"
-    r"|\bwhen did the last (deploy|migration)",
+    r"|\bwhen did the last (deploy|migration)"
+    r"|\b(какие|сколько)\s+(деплоев|деплои|миграци\w*|выкатк\w*)\b.{0,20}(запускал|делал|выполнял|проводил)\w*",
     re.I,
 )
 

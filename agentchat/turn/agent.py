@@ -34,13 +34,13 @@ from agentchat.models import Conversation, Message, PendingConfirmation
 from agentchat.runtime.binding import page_bound
 from agentchat.runtime.provenance import known_from
 from agentchat.toolset.router import query_vector_prefetch, routing_hints
-from agentchat.toolset.selection import Offer, role_refused_request
+from agentchat.toolset.selection import Offer
 from agentchat.turn.admission import busy_retry_s, busy_text, turn_admission
 from agentchat.turn.calls import CallRunner
 from agentchat.turn.facts import last_facts, model_view
 from agentchat.turn.pointing import learnt_ids
 from agentchat.turn.preparation import Precheck, Prepared, step_prepare, turn_open
-from agentchat.turn.prompt import system_prompt
+from agentchat.turn.prompt import turn_prompt
 from agentchat.turn.recording import session_stop_record
 from agentchat.turn.refusals import busy_audit, busy_event
 from agentchat.turn.rendering import (
@@ -275,8 +275,9 @@ class AgentTurn:
         """Run steps until one is ``Final`` or ``AwaitingDecision``, at most ``AGENT_MAX_STEPS`` (DESIGN §5 step 8)."""
         offer = prepared.offer
         question = next((str(m.content) for m in reversed(prepared.history) if isinstance(m, HumanMessage)), None)
-        refused = role_refused_request(question=question, offer=offer, object_type=(context or {}).get("objectType"))
-        prompt = system_prompt(context, unavailable=unavailable, language=language, refused=refused)
+        prompt, elsewhere = turn_prompt(
+            context, question=question, offer=offer, unavailable=unavailable, language=language
+        )
         messages: list[BaseMessage] = [SystemMessage(content=prompt)]
         messages += prepared.history
         # Where the page names the object, the model may leave its id out (issue 16): the calls bind it.
@@ -285,13 +286,16 @@ class AgentTurn:
         model = model_for_turn(self.model or chat_model(), choices=offer.choices, environments=prepared.environments)
         bound = model.bind_tools(schemas) if schemas else model
         truthful = isinstance(model, OfflinePlanner)  # its failure answers say what failed (llm.offline.replies)
+        # Another page's tool asked for: a model's answer gets the one-click to ask without the page (the offline
+        # planner decides that itself, ``llm.offline.state.ASK_WITHOUT_PAGE``).
+        again = elsewhere and not truthful
         row_id: int | None = prepared.row_id  # the first step streams into the row prepared with the history
         for _ in range(settings.AGENT_MAX_STEPS):
             # The first step streams into the row opened just after the session was checked; a later one asks.
             if row_id is None and not await self._alive():
                 await database_sync_to_async(session_stop_record)(user=self.user, conversation_id=conversation.pk)
                 return Final(message_id=None)
-            step = await self._step(conversation, bound, messages, offer, context, language, row_id, truthful)
+            step = await self._step(conversation, bound, messages, offer, context, language, row_id, truthful, again)
             row_id = None
             match step:
                 case RunAgain():
@@ -311,9 +315,11 @@ class AgentTurn:
         language: str,
         row_id: int | None,
         truthful: bool = False,
+        again: bool = False,
     ) -> Step:
         """One LLM reply and its tool calls; the reply and the calls' ToolMessages are appended to ``messages``.
-        Unless the model is ``truthful``, a text answer is told the turn's failed calls (``turn.truth``)."""
+        Unless the model is ``truthful``, a text answer is told the turn's failed calls (``turn.truth``); ``again``:
+        a text answer offers to ask the question without the page (``reply_stream``'s ``ask_without_page``)."""
         # An OpenAI-compatible model reads results as labelled facts (issue 32 item 5); the planner, as stored.
         view = messages if truthful else model_view(messages, language)
         reply = await reply_stream(
@@ -325,6 +331,7 @@ class AgentTurn:
             row_id=row_id,
             failures=() if truthful else turn_failures(messages),
             checked=None if truthful else lambda text: problems_checked(text, turn_results(messages), last_facts(view)),
+            ask_without_page=again,
         )
         if isinstance(reply, Final):
             return reply

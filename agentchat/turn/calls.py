@@ -25,7 +25,7 @@ from agentchat.runtime.executor import ToolOutcome, tool_execute, tool_message_p
 from agentchat.runtime.plans import plan_arguments
 from agentchat.runtime.provenance import Known, call_provenance
 from agentchat.runtime.registry import tool_spec
-from agentchat.runtime.repair import unknown_arguments_text, validation_summary
+from agentchat.runtime.repair import missing_question, unknown_arguments_text, validation_summary
 from agentchat.runtime.spec import ToolSpec
 from agentchat.runtime.titles import tool_title
 from agentchat.toolset.selection import Offer, not_offered_detail, tool_call_refusal, toolset_offer
@@ -122,8 +122,10 @@ class CallRunner:
         try:
             parsed = spec.args_schema.model_validate(args)
         except ValidationError as exc:
-            detail = validation_summary(exc, language)
-            return await self._reject_args(conversation, spec, call_id, args, detail, language)
+            # A missing argument only the person can give is asked for in their language (issue 29 item 5).
+            ask = missing_question(exc, language)
+            detail = ask[1] if ask else validation_summary(exc, language)
+            return await self._reject_args(conversation, spec, call_id, args, detail, language, ask=ask)
         decision = await guardrail_decide(
             spec=spec,
             args=args,
@@ -333,13 +335,20 @@ class CallRunner:
         detail: str,
         language: str,
         code: str = "invalid_args",
+        ask: tuple[str, str] | None = None,
     ) -> ToolMessage:
         """Arguments not valid JSON, not matching the schema (``invalid_args``), not from the conversation
         (``invented_argument``), or a call the impact look-up found cannot apply (``not_applicable``: nothing to roll
         back; ``detail`` is the reason as the user reads it): no card, no execution, an error ToolMessage, audited
-        with ``code``."""
-        message = detail if code == NOT_APPLICABLE else error_text(code, language, detail=detail)
-        outcome = ToolOutcome(ok=False, error_code=code, error_message=message)
+        with ``code``; ``ask``: the missing argument only the person can give and the question for them (the
+        ToolMessage's ``missing`` and ``ask_user``; the question is the message too, so no validator's text reaches
+        the person; issue 29 item 5)."""
+        if ask is not None:
+            missing, message = ask
+            outcome = ToolOutcome(ok=False, error_code=code, error_message=message, ask_user=message, missing=missing)
+        else:
+            message = detail if code == NOT_APPLICABLE else error_text(code, language, detail=detail)
+            outcome = ToolOutcome(ok=False, error_code=code, error_message=message)
         return await self.finish(
             conversation, spec.name, spec.category, call_id, args, outcome, announce=False, language=language
         )

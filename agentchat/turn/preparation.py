@@ -20,6 +20,7 @@ from agentchat.conversations.selectors import (
     history_messages,
 )
 from agentchat.guard import confirmations as confirm
+from agentchat.llm.offline.environments import environment_named
 from agentchat.models import Conversation, Message, PendingConfirmation
 from agentchat.toolset.selection import Offer, toolset_offer
 from agentchat.turn.recording import offer_record
@@ -117,6 +118,22 @@ def turn_open(
     return Opened(conversation, context, status, expired, prepared)
 
 
+def tools_context(
+    context: dict[str, Any] | None, question: str | None, environments: list[tuple[str, str]]
+) -> dict[str, Any] | None:
+    """The context the tools of a step are judged in (DESIGN §5 step 3): the page's, with the environment the
+    question names (``llm.offline.environments.environment_named``) where the page picked none — «сделай бэкап ss-dev»
+    from the settings page offers the environment's tools there instead of asking to pick it (issue 29 item 3).
+    The page's own environment always wins; the prompt and the bound arguments keep the page's context as sent."""
+    if (context or {}).get("envId") or not question:
+        return context
+    named = environment_named(question, environments)
+    if named is None:
+        return context
+    base = context or {"contextVersion": 1, "objectType": None, "objectId": None, "objectName": None, "route": None}
+    return {**base, "envId": named}
+
+
 @transaction.atomic(savepoint=False)
 @policy_cache.pinned()
 def step_prepare(
@@ -144,9 +161,9 @@ def step_prepare(
             .values_list("content", flat=True)
             .first()
         )
-    offer = toolset_offer(user=user, context=context, question=question)
-    offer_record(user=user, conversation_id=conversation.pk, context=context, offer=offer)
     environments = list(policy.environment_tiers())
+    offer = toolset_offer(user=user, context=tools_context(context, question, environments), question=question)
+    offer_record(user=user, conversation_id=conversation.pk, context=context, offer=offer)
     messages = history_messages(conversation=conversation) if history is None else history_from_rows(history)
     if row_id is None:
         row_id = conv.message_add(conversation=conversation, role=Message.Role.ASSISTANT).pk

@@ -5,7 +5,8 @@ from typing import Any
 
 from agentchat.context.uicontext import UIContext, context_prompt_block
 from agentchat.language import language_name
-from agentchat.toolset.selection import ToolChoice
+from agentchat.toolset.aspects import asked_aspect
+from agentchat.toolset.selection import Offer, ToolChoice, page_refused_request, role_refused_request
 
 SYSTEM_INSTRUCTIONS = """You are agentchat, a Superset assistant.
 Answer from tool results only: first call the offered tool that fits the question. Never invent ids, names or
@@ -23,6 +24,20 @@ ROLE_REFUSED = (
     "The user asks to {action}, which their role may not do (it needs the role {roles}). Call no tool and write no "
     "call: tell the user that agentchat's policy refuses it and which role may do it."
 )
+# Another page's tool (``toolset.selection.page_refused_request``; issue 29 item 2): said in one sentence, and the
+# page shows a button under the answer that sends the same question without the page's context.
+# What no tool returns (``toolset.aspects``; issue 29 item 1): said first, never answered with another tool's result
+# as if it were the answer.
+UNSERVED = (
+    "The user asks about {about}, which none of your tools returns. Say so in one sentence first; then show what the "
+    "nearest offered tool returns, saying what it is, or what you can do here. Never present another result as the "
+    "answer to this."
+)
+PAGE_REFUSED = (
+    "The user asks for {action}, which is not offered on this {page} page. Unless an offered tool answers exactly "
+    "that, call no tool: say in one sentence that it is not available from this page, and that the button under the "
+    "answer asks the same question without the page's context."
+)
 
 
 def answer_language(language: str | None) -> str:
@@ -33,7 +48,13 @@ def answer_language(language: str | None) -> str:
 
 
 def system_prompt(
-    context: dict[str, Any] | None, *, unavailable: bool, language: str | None = None, refused: ToolChoice | None = None
+    context: dict[str, Any] | None,
+    *,
+    unavailable: bool,
+    language: str | None = None,
+    refused: ToolChoice | None = None,
+    elsewhere: ToolChoice | None = None,
+    unserved: str | None = None,
 ) -> str:
     """Return the system prompt for a turn.
 
@@ -45,6 +66,10 @@ def system_prompt(
             the instructions then name it. None: "the language of the user's last message".
         refused: the tool the user asks for and may not use (``role_refused_request``): ``ROLE_REFUSED`` names it
             and its roles after the instructions. None: no such line.
+        elsewhere: the tool the user asks for that only another page offers (``page_refused_request``):
+            ``PAGE_REFUSED`` names it. None: no such line.
+        unserved: what the question asks about that no tool returns, in English words (``toolset.aspects``'s
+            ``about``): ``UNSERVED`` names it. None: no such line.
 
     Returns:
         The instructions with the answer language and today's date, a blank line, then ``context_prompt_block``
@@ -60,4 +85,35 @@ def system_prompt(
         action = refused.name.replace("_", " ")  # words, not the identifier: a small model writes a call of a name
         roles = " or ".join(refused.roles) or "none (an administrator must grant it)"
         head += "\n" + ROLE_REFUSED.format(action=action, roles=roles)
+    if elsewhere is not None and context:
+        action = elsewhere.name.replace("_", " ")
+        head += "\n" + PAGE_REFUSED.format(action=action, page=context.get("objectType"))
+    if unserved:
+        head += "\n" + UNSERVED.format(about=unserved)
     return head + "\n\n" + block
+
+
+def turn_prompt(
+    context: dict[str, Any] | None, *, question: str | None, offer: Offer, unavailable: bool, language: str
+) -> tuple[str, bool]:
+    """The system prompt of a turn for ``question`` with the turn's ``offer``: ``system_prompt`` with the change the
+    user's role refuses (``role_refused_request``), another page's tool asked for (``page_refused_request``) and
+    what no tool returns (``toolset.aspects.asked_aspect``; issue 29 items 1, 2).
+
+    Returns:
+        ``(prompt, elsewhere)``: ``elsewhere`` is True when another page's tool is asked for (the answer then
+        carries the one-click to ask without the page).
+    """
+    object_type = (context or {}).get("objectType")
+    refused = role_refused_request(question=question, offer=offer, object_type=object_type)
+    elsewhere = page_refused_request(question=question, offer=offer, object_type=object_type)
+    unserved = asked_aspect(question) if question else None
+    prompt = system_prompt(
+        context,
+        unavailable=unavailable,
+        language=language,
+        refused=refused,
+        elsewhere=elsewhere,
+        unserved=unserved.about if unserved else None,
+    )
+    return prompt, elsewhere is not None

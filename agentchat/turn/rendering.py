@@ -21,12 +21,15 @@ from agentchat.models import PendingConfirmation
 from agentchat.turn.markdown import markdown_html
 
 
-def message_event(*, message_id: int | None, text: str, role: str = "assistant") -> MessageEvent:
+def message_event(
+    *, message_id: int | None, text: str, role: str = "assistant", ask_without_page: str | None = None
+) -> MessageEvent:
     """A finished message: ``role`` ``assistant`` (the answer) or ``system`` (a line such as «Операция отменена»,
     ``message_id`` None); the HTML is ``chat/message.html``: an answer's Markdown rendered and sanitised by an
-    allow-list (``turn.markdown``), a system line as escaped text."""
+    allow-list (``turn.markdown``), a system line as escaped text. ``ask_without_page``: the question the page's
+    one-click sends again without the page's context (issue 29 item 2)."""
     html = message_html(text=text, role=role)
-    return MessageEvent(message_id=message_id, text=text, html=html)
+    return MessageEvent(message_id=message_id, text=text, html=html, ask_without_page=ask_without_page)
 
 
 def message_html(*, text: str, role: str = "assistant") -> str:

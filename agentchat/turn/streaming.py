@@ -15,13 +15,14 @@ import openai
 from channels.db import database_sync_to_async
 from django.db import transaction
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.runnables import Runnable
 
 from agentchat.chat.events import Emit, ErrorEvent, TokenEvent
 from agentchat.conversations import services as conv
 from agentchat.conversations.selectors import unique_call_ids
 from agentchat.errors import LLMUnavailable
+from agentchat.llm.offline.state import ASK_WITHOUT_PAGE
 from agentchat.llm.streams import ReplyStream
 from agentchat.models import Conversation, Message
 from agentchat.turn.rendering import message_event
@@ -135,6 +136,7 @@ async def reply_stream(
     row_id: int | None = None,
     failures: Sequence[Failure] = (),
     checked: Callable[[str], str] | None = None,
+    ask_without_page: bool = False,
 ) -> Reply | Final:
     """Stream one LLM reply and store it.
 
@@ -146,6 +148,10 @@ async def reply_stream(
             their reasons gets a line for each (issue 32 item 4).
         checked: applied to a text answer last (``turn.truth.problems_checked``: problems claimed that no result
             names are replaced by what the tools returned).
+        ask_without_page: the question asks for another page's tool (``toolset.selection.page_refused_request``):
+            a text answer after no successful call of the turn carries the one-click to send the question again
+            without the page's context (``MessageEvent.ask_without_page``; issue 29 item 2). The offline planner
+            sets it on its own answer (``llm.offline.state.ASK_WITHOUT_PAGE``).
 
     Returns:
         ``Reply`` when the model asks for tool calls; ``Final`` when it answered with text (its ``message`` event
@@ -184,10 +190,27 @@ async def reply_stream(
         text = checked(text) if checked is not None else text
     calls = await unit(reply_store)(conversation=conversation, message_id=row_id, content=text, calls=calls)
     if not calls:
-        await emit(message_event(message_id=row_id, text=text))
+        flagged = acc is not None and bool(acc.response_metadata.get(ASK_WITHOUT_PAGE))
+        again = _question(messages) if flagged or (ask_without_page and not _served(messages)) else None
+        await emit(message_event(message_id=row_id, text=text, ask_without_page=again))
         return Final(message_id=row_id)
     ai = AIMessage(content=text, tool_calls=[{k: c[k] for k in ("id", "name", "args")} for c in calls])
     return Reply(ai=ai, row_id=row_id, calls=calls)
+
+
+def _question(messages: list[BaseMessage]) -> str | None:
+    """The turn's question: the last user message."""
+    return next((str(m.content) for m in reversed(messages) if isinstance(m, HumanMessage)), None)
+
+
+def _served(messages: list[BaseMessage]) -> bool:
+    """A tool call of this turn (after the last user message) succeeded: the answer is not a page refusal."""
+    for message in reversed(messages):
+        if isinstance(message, HumanMessage):
+            return False
+        if isinstance(message, ToolMessage) and message.status != "error":
+            return True
+    return False
 
 
 def reply_store(

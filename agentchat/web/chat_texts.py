@@ -26,6 +26,7 @@ CHAT_TEXTS: dict[str, Promise] = {
     "conversation_missing": _("Conversation not found — start a new one."),
     "conversation_failed": _("Could not load the conversation."),
     "resend": _("Send again"),
+    "ask_without_page": _("Ask without the page's context"),
     "task_title": _("Task #%(id)s"),
     "task_title_kind": _("Task #%(id)s (%(kind)s)"),
     "task_queued": _("queued"),

@@ -142,6 +142,7 @@
       el.classList.remove("streaming");
       el.setAttribute("data-testid", "assistant-message");
       el.dataset.final = "1";
+      if (f.ask_without_page) offerWithoutPage(el, f.ask_without_page);
     },
     tool_started(f) {
       const el = appendText(`⏳ ${f.title || f.tool}…`, "tool-status");
@@ -180,20 +181,34 @@
     },
   };
 
-  // A message the server refused for load (`busy`): one click sends it again.
-  function offerResend(line, text) {
+  // A button that sends `text` again once, with the context `contextOf()` gives, then goes away.
+  function sendAgainButton(testid, label, text, contextOf, echo) {
     const button = document.createElement("button");
     button.type = "button";
     button.className = "resend";
-    button.dataset.testid = "resend";
-    button.textContent = t("resend");
+    button.dataset.testid = testid;
+    button.textContent = t(label);
     button.addEventListener("click", () => {
       button.remove();
+      if (echo) appendText(text, "msg-user");
       lastSentText = text;
-      send({ type: "user_message", conversation_id: conversationId, text: text, context: currentContext() });
+      send({ type: "user_message", conversation_id: conversationId, text: text, context: contextOf() });
     }, { once: true });
+    return button;
+  }
+
+  // A message the server refused for load (`busy`): one click sends it again.
+  function offerResend(line, text) {
     line.appendChild(document.createTextNode(" "));
-    line.appendChild(button);
+    line.appendChild(sendAgainButton("resend", "resend", text, currentContext, false));
+  }
+
+  // An answer another page's tool would serve (issue 29 item 2): one click sends the same question again without
+  // the page's object (the environment picked stays), so the server offers the tools of a page without one.
+  function offerWithoutPage(bubble, text) {
+    if (bubble.querySelector("[data-testid=ask-without-page]")) return;
+    const bare = () => ({ contextVersion: 1, objectType: null, objectId: null, objectName: null, envId: envId(), route: null });
+    bubble.appendChild(sendAgainButton("ask-without-page", "ask_without_page", text, bare, true));
   }
 
   function send(frame) {

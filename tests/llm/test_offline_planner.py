@@ -239,13 +239,28 @@ def test_arguments_come_from_the_question_and_the_page(specs, knowledge, questio
         ("Какие колонки у датасета?", "@ss-dev", "О каком датасете"),
         ("create a git branch", "dashboard/1@ss-dev", "What should the branch be called"),
         ("Отформатируй запрос", "", "Пришлите SQL-запрос"),
-        ("Статус задачи?", "", "номер задачи"),
     ],
 )
 def test_missing_required_argument_is_asked_for(specs, knowledge, question, where, fragment):
     message = step(specs, knowledge, question, where)
     assert message.tool_calls == []
     assert fragment in message.content
+
+
+@pytest.mark.parametrize(
+    ("question", "where", "expected"),
+    [
+        ("Статус задачи?", "", {}),
+        ("статус моей последней задачи", "", {}),
+        ("did my backup finish?", "", {"kind": "backup"}),
+        ("как там последняя миграция?", "", {"kind": "migration"}),
+        ("Статус задачи 12?", "", {"task_id": 12}),
+    ],
+)
+def test_a_status_question_without_an_id_reads_the_latest_task(specs, knowledge, question, where, expected):
+    """Issue 29 item 4: the person's latest task (of the kind named) is read, nobody is asked for its id."""
+    name, args = only_call(step(specs, knowledge, question, where))
+    assert (name, args) == ("get_task_status", expected)
 
 
 def test_answer_to_a_clarifying_question_continues_the_request(specs, knowledge):

@@ -126,13 +126,14 @@ async def test_unavailable_on_this_page_blames_the_page_not_the_role(users, ener
     pages = ptext("ru", "the pages of", "dashboard")
     expected = text(
         "ru",
-        "That is not available from a %(here)s page (%(title)s). Open the agent from a %(pages)s page or "
-        "from the settings page.",
+        "That is not available from a %(here)s page (%(title)s): ask it without the page's context with the "
+        "button below, or open the agent from a %(pages)s page.",
         here=here,
         title=tool_title("create_branch", "ru"),
         pages=pages,
     )
     assert frames.answer == expected  # the page, not the role, is why
+    assert frames.of("message")[-1]["ask_without_page"] == "создай ветку feature/from-dataset"  # issue 29 item 2
 
 
 async def test_action_the_role_lacks_gets_the_denied_card_then_names_the_role(users, energy_dashboard):

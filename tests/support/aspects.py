@@ -16,12 +16,9 @@ MIGRATION_PLAN = "energy report to prod"
 
 
 @dataclass(frozen=True)
-class AspectQuestion:
-    """One row of ``tests/data/aspects_unserved.yaml``; the file's header explains the fields.
-
-    ``object_type`` is None for a page without an object, ``env_id`` None for a page without an environment,
-    ``offer`` the tool names that come closest (empty: "nothing close").
-    """
+class ChatRow:
+    """What every row of a question set of chat turns has (``row_fields``): ``object_type`` is None for a page
+    without an object, ``env_id`` None for a page without an environment."""
 
     id: str
     q: str
@@ -30,10 +27,6 @@ class AspectQuestion:
     object_name: str | None
     env_id: str | None
     role: str
-    kind: str
-    aspect: str
-    offer: tuple[str, ...]
-    held: bool
 
     @property
     def page_kind(self) -> str:
@@ -41,8 +34,34 @@ class AspectQuestion:
         return self.object_type or "none"
 
 
+@dataclass(frozen=True)
+class AspectQuestion(ChatRow):
+    """One row of ``tests/data/aspects_unserved.yaml``; the file's header explains the fields. ``offer`` the tool
+    names that come closest (empty: "nothing close")."""
+
+    kind: str
+    aspect: str
+    offer: tuple[str, ...]
+    held: bool
+
+
 def _none(value: str | None) -> str | None:
     return None if value in (None, "", "none") else value
+
+
+def row_fields(row: dict) -> dict:
+    """The fields every question set of chat turns shares (this one, ``turns_day``): ``id``, ``q``, ``lang``, the
+    page (``object_type``, ``object_name``, ``env_id``; ``none`` read as None) and the asking ``role`` (admin)."""
+    page = row["page"]
+    return {
+        "id": row["id"],
+        "q": row["q"],
+        "lang": row["lang"],
+        "object_type": _none(page["object"]),
+        "object_name": _none(page.get("name")),
+        "env_id": _none(page.get("env")),
+        "role": row.get("role", "admin"),
+    }
 
 
 def load_aspect_questions(path: Path = PATH) -> list[AspectQuestion]:
@@ -50,17 +69,10 @@ def load_aspect_questions(path: Path = PATH) -> list[AspectQuestion]:
     rows = yaml.safe_load(path.read_text(encoding="utf-8"))
     out = []
     for row in rows:
-        page = row["page"]
         offer = row["offer"]
         out.append(
             AspectQuestion(
-                id=row["id"],
-                q=row["q"],
-                lang=row["lang"],
-                object_type=_none(page["object"]),
-                object_name=_none(page.get("name")),
-                env_id=_none(page.get("env")),
-                role=row.get("role", "admin"),
+                **row_fields(row),
                 kind=row["kind"],
                 aspect=row["aspect"],
                 offer=tuple(offer) if isinstance(offer, list) else (),
@@ -76,7 +88,8 @@ CLASSES = ("good", "generic", "other")
 @dataclass(frozen=True)
 class Outcome:
     """What one turn showed: the final answer's text, the tools called (``tools``) and those that finished well
-    (``tools_ok``), the tools of confirmation cards and of «Недостаточно прав» cards, error codes, wall seconds."""
+    (``tools_ok``), the tools of confirmation cards and of «Недостаточно прав» cards, error codes, every tool used in
+    the order the frames came (``steps``: run, on a card, or refused on a card), wall seconds."""
 
     answer: str
     tools: tuple[str, ...] = ()
@@ -84,6 +97,7 @@ class Outcome:
     cards: tuple[str, ...] = ()
     denied: tuple[str, ...] = ()
     errors: tuple[str, ...] = ()
+    steps: tuple[str, ...] = ()
     seconds: float = 0.0
 
     def as_dict(self) -> dict:

@@ -164,6 +164,8 @@ def args_fill(
             args[name] = value
     if "dashboard" in properties and "dashboard_id" in args:
         required = [r for r in required if r != "dashboard"]
+    if args.get("dataset") and str(args.get("query") or "").casefold() in str(args["dataset"]).casefold():
+        del args["query"]  # the dataset's name (or its stem) is no dashboard title
     missing = [name for name in required if name not in args]
     if tool == "deploy_dashboard" and "dashboard_id" not in args and "dashboard" not in args:
         missing.append("dashboard_id")
@@ -171,14 +173,21 @@ def args_fill(
         missing.append("compared_object")
     if tool == "compare_versions" and not {"other_env_id", "backup_id"} & set(args):
         missing.append("other_env_id")
-    if "migration_id" in properties and "migration_id" not in args:  # no saved plan: dashboards and target
+    if tool == "superset_create_dataset" and not {"database_id", "database_name", "dataset_id"} & set(args):
+        missing.append("database_name")  # no database named and no page's dataset to take it from (issue 29)
+    if {"migration_id", "dashboard_ids"} <= set(properties) and "migration_id" not in args:  # no plan: its parts
         missing += [name for name in ("dashboard_ids", "target_env_id") if name not in args]
     return args, missing
 
 
 def _special(tool: str, name: str, m: Mentions, page: Page) -> Any:
     if tool == "create_branch" and name == "name":
-        return m.branch
+        # «открой ветку под задачу 123»: the work item names the branch (issue 29 item 4), shown on the card.
+        return m.branch or (f"feature/{m.task_reference}" if m.task_reference else None)
+    if tool == "search_dashboards" and name == "dataset":
+        return m.used_dataset  # the dashboards built on it (issue 29 item 2)
+    if tool == "get_task_status" and name == "kind":
+        return None if _task_id(m, page) is not None else m.task_kind
     if tool == "create_branch" and name == "base":
         return m.base_branch if m.base_branch != m.branch else None
     if tool == "superset_audit_permissions" and name in ("object_type", "object_id"):
@@ -186,6 +195,9 @@ def _special(tool: str, name: str, m: Mentions, page: Page) -> Any:
         return None if found is None else found[0 if name == "object_type" else 1]
     if tool == "superset_create_dataset" and name == "table_name" and m.sql and not m.table:
         return m.quoted[0] if m.quoted else m.dataset_name
+    if tool == "superset_create_dataset" and name == "dataset_id":
+        # The dataset named is the new one; the page's, if any, says in which database (issue 29 item 5).
+        return None if m.database else _page_object(page, "dataset")
     if tool == "compare_versions" and name in ("env_id", "other_env_id"):
         # The object is the page's (or the environment it is said to be in); the other side is the other one
         # named, unless a saved copy is («чем этот дашборд отличается от версии в prod?» on ss-dev: ss-dev, prod).
@@ -195,4 +207,13 @@ def _special(tool: str, name: str, m: Mentions, page: Page) -> Any:
         return None if m.first_id("backup") is not None else next((e for e in m.envs if e != source), None)
     if tool in ("superset_execute_sql", "superset_explore_database") and name == "dataset_id":
         return _page_object(page, "dataset") if m.database is None else None
+    if (
+        tool == "superset_explore_database"
+        and name == "env_id"
+        and m.database is None
+        and page.object_type == "dataset"
+    ):
+        # The page's dataset lives in the page's environment; another one named is where its copy is looked for
+        # («этот датасет есть в prod?»: the check's mapping answers it, issue 29 item 6).
+        return page.env_id
     return None

@@ -8,7 +8,7 @@ asked for again or replaced by the page's. Pure functions of the text and of the
 
 import re
 
-from agentchat.llm.offline.mentions import QUOTED, TIER_WORDS, titles_blanked
+from agentchat.llm.offline.environments import QUOTED, TIER_WORDS, titles_blanked
 
 # Words around a value that add nothing to it («в prod», "to staging", «ну на прод», "prod please").
 _GLUE = re.compile(

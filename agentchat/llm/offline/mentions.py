@@ -7,24 +7,17 @@ Pure functions of the text (and of the list of environments); no database, no ne
 import re
 from dataclasses import dataclass, field
 
+from agentchat.llm.offline.environments import QUOTED, env_for, envs_named, titles_blanked
 from agentchat.llm.offline.naming import kind_words_corrected, named_kind
 from agentchat.llm.offline.numbers import OBJECT_WORDS, ids_read
+from agentchat.llm.offline.references import references_read
 
-QUOTED = re.compile(r"«([^»]{1,200})»|“([^”]{1,200})”|\"([^\"]{1,200})\"|'([^']{2,200})'")
 BACKTICKS = re.compile(r"`{1,3}(?:sql\n)?([^`]+)`{1,3}", re.I)
 SQL_START = re.compile(r"\b(select|with)\b\s+[\s\S]+", re.I)
 UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I)
 BRANCH_TOKEN = re.compile(r"(?<![\w/])([A-Za-z][\w.-]*/[\w./-]*[\w])")
 NUMBER = re.compile(r"(?<![\w.-])(?:#|№\s?)?(\d{1,9})(?![\w.-])")
 
-# Words meaning an environment tier.
-TIER_WORDS = {
-    # «прод» and its case forms, not every word it starts («продукты», «продвижение», «продолжи»).
-    "prod": r"прод(?:а|у|е|ом|ов(?:ый|ая|ое|ой|ом|ую|ые|ых|ого|ому))?|продакшн\w*|продакшен\w*|production|\bprod\b"
-    r"|боев\w*",
-    "staging": r"стейдж\w*|стейджинг\w*|staging",
-    "dev": r"\bdev\b|\bдев\b|разработк\w*",
-}
 DIALECTS = {
     "postgres": r"postgres\w*|постгрес\w*|pg\b",
     "mysql": r"mysql",
@@ -54,6 +47,8 @@ class Mentions:
         quoted: texts in «», “”, "" or '' quotes, in order.
         envs: environment ids named, in order (resolved from ids and tier words).
         source_env / target_env: from "из X в Y" / "from X to Y" / "в Y" / "to Y".
+        task_kind / task_reference / used_dataset: what it refers to beyond ids and names
+            (``references.references_read``; issue 29 items 2 and 4).
     """
 
     ids: dict[str, list[int]] = field(default_factory=dict)
@@ -78,61 +73,13 @@ class Mentions:
     dataset_name: str | None = None
     refers_to_page: bool = False
     names_kind: str | None = None
+    task_kind: str | None = None
+    task_reference: str | None = None
+    used_dataset: str | None = None
 
     def first_id(self, kind: str) -> int | None:
         values = self.ids.get(kind) or []
         return values[0] if values else None
-
-
-_ONE_WORD = re.compile(r"(?:(?:из|from|в|во|на|to|into)\s+)?[\w-]+", re.I)  # “to prod”, «staging»
-
-
-def titles_blanked(text: str, environments: list[tuple[str, str]]) -> str:
-    """``text`` without its quoted names: a title's words («Отчёт 5», «Staging KPIs») name no id and no
-    environment. A quote that only gives an environment (“to prod”, as the planner's question writes it) stays; so
-    does a possessive's apostrophe ("dashboard 3's dataset")."""
-
-    def blank(match: re.Match[str]) -> str:
-        inner = next(g for g in match.groups() if g).strip()
-        possessive = match.group(0).startswith("'") and text[max(match.start() - 1, 0)].isalnum()
-        only_env = _ONE_WORD.fullmatch(inner) and _envs(inner, environments)[0]
-        return match.group(0) if possessive or only_env else " "
-
-    return QUOTED.sub(blank, text)
-
-
-def _env_for(word: str, environments: list[tuple[str, str]]) -> str | None:
-    lowered = word.lower()
-    for env_id, _tier in environments:
-        if lowered == env_id.lower():
-            return env_id
-    for tier, pattern in TIER_WORDS.items():
-        if re.fullmatch(pattern, lowered, re.I):
-            matching = [env_id for env_id, env_tier in environments if env_tier == tier]
-            if len(matching) == 1:
-                return matching[0]
-    return None
-
-
-def _envs(text: str, environments: list[tuple[str, str]]) -> tuple[list[str], str | None, str | None]:
-    """Environments named in ``text``, and which is the source («из X», "from X") and target («в Y», "to Y")."""
-    ids = sorted((re.escape(e) for e, _ in environments), key=len, reverse=True)
-    tiers = "|".join(TIER_WORDS.values())
-    alternatives = "|".join([*ids, tiers]) if ids else tiers
-    pattern = re.compile(rf"(?:(?P<prep>из|from|с|в|во|на|to|into)\s+)?(?P<word>{alternatives})(?![\w-])", re.I)
-    found, source, target = [], None, None
-    for match in pattern.finditer(text):
-        env_id = _env_for(match.group("word"), environments)
-        if env_id is None:
-            continue
-        if env_id not in found:
-            found.append(env_id)
-        prep = (match.group("prep") or "").lower()
-        if prep in {"из", "from"} and source is None:
-            source = env_id
-        elif prep in {"в", "во", "на", "to", "into"} and target is None:
-            target = env_id
-    return found, source, target
 
 
 def _sql(text: str) -> str | None:
@@ -222,7 +169,7 @@ def _name_ends(word: str, claimed: set[str], environments: list[tuple[str, str]]
     lowered = word.lower()
     if not re.search(r"\w", word) or NAME_ENDS.match(word) or lowered in NAME_FILLERS or lowered in claimed:
         return True
-    return bool(_env_for(word, environments) or NAMING_WORDS.match(word) or SINGULAR_NOUN.match(word))
+    return bool(env_for(word, environments) or NAMING_WORDS.match(word) or SINGULAR_NOUN.match(word))
 
 
 def _name_after_marker(words: list[str], claimed: set[str], environments: list[tuple[str, str]]) -> str | None:
@@ -331,7 +278,7 @@ def mentions_read(text: str, environments: list[tuple[str, str]]) -> Mentions:
     sql = _sql(text)
     plain = kind_words_corrected(text.replace(sql, " ") if sql else text)
     own = titles_blanked(plain, environments)  # the user's own words: a quoted title's are its name
-    envs, source, target = _envs(own, environments)
+    envs, source, target = envs_named(own, environments)
     branch_tokens = [b for b in BRANCH_TOKEN.findall(plain) if not re.fullmatch(r"\d+/\d+", b)]
     mentions = Mentions(
         ids=ids_read(own),
@@ -345,7 +292,12 @@ def mentions_read(text: str, environments: list[tuple[str, str]]) -> Mentions:
     mentions.branch = (
         branch_tokens[0]
         if branch_tokens
-        else _after(plain, r"(?:ветк[аеуи]|branch)\s+(?:named\s+|called\s+)?([A-Za-z][\w./-]*)")
+        # "a branch for ticket 456": a preposition after the noun is no name.
+        else _after(
+            plain,
+            r"(?:ветк[аеуи]|branch)\s+(?:named\s+|called\s+)?"
+            r"(?!(?:for|from|off|of|to|in|on|under|with|please|pls)\b)([A-Za-z][\w./-]*)",
+        )
     )
     named = _after(plain, r"(?:назови(?:\s+её)?|called|named|into)\s+([A-Za-z][\w./-]*)")
     if named and ("/" in named or not mentions.branch):
@@ -390,6 +342,12 @@ def mentions_read(text: str, environments: list[tuple[str, str]]) -> Mentions:
     mentions.search_text = _search_text(plain, quoted, claimed, environments)
     mentions.dataset_name = _after(plain, r"(?:датасет\w*|dataset)\s+(?!для\b|for\b|from\b|из\b)([A-Za-z_]\w*)")
     mentions.names_kind = named_kind(plain, mentions.search_text)
+    if mentions.names_kind is None:  # "the regions dataset": a one-word name before the kind's noun
+        before_noun = re.search(r"\bthe\s+([A-Za-z][\w-]+)\s+(dataset|dashboard)\b", plain, re.I)
+        if before_noun and before_noun.group(1).lower() not in POINTERS | NAME_FILLERS | STOP_WORDS:
+            mentions.names_kind = before_noun.group(2).lower()
+            mentions.search_text = mentions.search_text or before_noun.group(1)
+    references_read(plain, mentions)
     mentions.refers_to_page = bool(
         re.search(r"\b(эт(от|ом|ого|у|и|их|а|ой|им)|его|него|нём|this|it|these|here|здесь|тут)\b", plain, re.I)
     )

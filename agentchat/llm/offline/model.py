@@ -131,15 +131,18 @@ class PolicyFacts:
 
     def not_offered_reason(self, tool: str, page: Page) -> str:
         """Why ``tool`` is not offered on ``page``, as a code, in this order: ``unbuilt`` (not registered, or no
-        catalogue row), ``disabled``, ``environment`` (needs one, the page has none), ``page`` (not for this page
-        type), ``identity`` (the user has no Superset identity in the page's environment, DESIGN §15) or ``role``
-        (only the user's role lacks it)."""
+        catalogue row), ``disabled``, ``role`` (the user's roles may not use it anywhere: said first, issue 29 item
+        3 — no page or environment would help), ``environment`` (needs one, the page has none), ``page`` (not for
+        this page type), ``identity`` (the user has no Superset identity in the page's environment, DESIGN §15);
+        ``role`` also when nothing else is known."""
         choice = self._choices.get(tool)
         if choice is None or not choice.registered or not choice.catalogued:
             return "unbuilt"
         if Refusal.DISABLED in choice.refusals:
             return "disabled"
-        if choice.env_specific and not page.env_id:
+        if Refusal.ROLE in choice.refusals:
+            return "role"
+        if choice.env_specific and not page.env_id and Refusal.NEEDS_ENV in choice.refusals:
             return "environment"
         if page.object_type and page.object_type not in choice.object_types:
             return "page"
@@ -182,15 +185,16 @@ class PolicyFacts:
     def _page_text(choice: ToolChoice, object_type: str, title: str) -> str:
         here = OBJECT_NAMES[object_type]
         pages = ", ".join(str(OBJECT_PAGES[t]) for t in choice.object_types if t in OBJECT_PAGES)
+        # The answer carries the one-click «спросить без контекста страницы» (issue 29 item 2: ``ASK_WITHOUT_PAGE``).
         if pages:
             return _(
-                "That is not available from a %(here)s page (%(title)s). Open the agent from a %(pages)s page or "
-                "from the settings page."
+                "That is not available from a %(here)s page (%(title)s): ask it without the page's context with the "
+                "button below, or open the agent from a %(pages)s page."
             ) % {"here": here, "title": title, "pages": pages}
-        return _("That is not available from a %(here)s page (%(title)s). Open the agent from the settings page.") % {
-            "here": here,
-            "title": title,
-        }
+        return _(
+            "That is not available from a %(here)s page (%(title)s): ask it without the page's context with the "
+            "button below."
+        ) % {"here": here, "title": title}
 
 
 def knowledge_for(*, choices: Sequence[ToolChoice], environments: list[tuple[str, str]]) -> Knowledge:
@@ -252,8 +256,11 @@ class OfflinePlanner(BaseChatModel):
             ]
             yield ChatGenerationChunk(message=AIMessageChunk(content="", tool_call_chunks=chunks))
             return
-        for word in re.findall(r"\S+\s*|\s+", str(message.content)):
-            yield ChatGenerationChunk(message=AIMessageChunk(content=word))
+        words = re.findall(r"\S+\s*|\s+", str(message.content))
+        for i, word in enumerate(words):
+            # The answer's own flags (``ASK_WITHOUT_PAGE``) ride on its last chunk, merged into the reply.
+            meta = dict(message.response_metadata) if i == len(words) - 1 else {}
+            yield ChatGenerationChunk(message=AIMessageChunk(content=word, response_metadata=meta))
 
     def _stream(
         self,

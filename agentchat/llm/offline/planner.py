@@ -24,19 +24,29 @@ from langchain_core.messages import AIMessage
 from agentchat.language import conversation_language
 from agentchat.llm.offline.answers.base import items
 from agentchat.llm.offline.arguments import Page, args_fill
+from agentchat.llm.offline.asked import (
+    asked_aspect_of,
+    changes_state,
+    dataset_users,
+    instead_tool,
+    kind_named,
+    named_unfilled,
+    properties,
+)
 from agentchat.llm.offline.followup import bare_answer, inactive_tiers
 from agentchat.llm.offline.mentions import Mentions, mentions_read
-from agentchat.llm.offline.naming import KIND_TOOLS, name_quoted, tool_kind
+from agentchat.llm.offline.naming import name_quoted
 from agentchat.llm.offline.replies import (
     ROWS_KEY,
     answer_text,
+    cannot_here_text,
     clarify_text,
     failure_text,
     inactive_env_text,
     not_understood_text,
     unsupported_text,
 )
-from agentchat.llm.offline.state import Choice, Knowledge, Result, Turn
+from agentchat.llm.offline.state import ASK_WITHOUT_PAGE, Choice, Knowledge, Result, Turn
 from agentchat.runtime.registry import tool_spec
 from agentchat.runtime.titles import TOOL_TITLES
 from agentchat.toolset.intents import (
@@ -102,7 +112,7 @@ def tool_choose(*, question: str, page: Page, offered: Sequence[str], knowledge:
             return Choice("tool", substitute, rules=best.rules)
         if best_offered is None or best.score - best_offered.score >= UNAVAILABLE_MARGIN:
             return Choice("unavailable", best.name, rules=best.rules)
-    if best_offered is not None and _changes_state(best_offered.name) and not action_requested(question):
+    if best_offered is not None and changes_state(best_offered.name) and not action_requested(question):
         # A question about state never gets a write card: answer it with the read tool that tells that state,
         # else the best read tool, if any fits.
         # The reading's own read tool first («проверь, что сломается при переносе» → preview_migration), then
@@ -111,7 +121,7 @@ def tool_choose(*, question: str, page: Page, offered: Sequence[str], knowledge:
         # page: the health summary reports the git state).
         wanted = meant
         counterpart = READ_COUNTERPART.get(best_offered.name)
-        reads = [r for r in ranked if r.name in offered and not _changes_state(r.name)]
+        reads = [r for r in ranked if r.name in offered and not changes_state(r.name)]
 
         def offered_read(name: str | None) -> Ranked | None:
             names = (name, *SUBSTITUTES.get(name, ())) if name else ()
@@ -124,14 +134,18 @@ def tool_choose(*, question: str, page: Page, offered: Sequence[str], knowledge:
     if best_offered is None:
         return Choice("unknown")
     reading = read_question(question)
-    if meant is not None and meant in offered and not _changes_state(meant) and _page_parts(reading, page.object_type):
+    if meant is not None and meant in offered and not changes_state(meant) and _page_parts(reading, page.object_type):
         # A question about the page's object or its parts is answered by its read tool, whatever a keyword of a
         # search or a list says («какие дашборды на нём?» on a dataset page: its description).
         return Choice("tool", meant, rules=max(best_offered.rules, MEDIUM))
     made = reading.verb == MAKE and meant is not None and meant in offered
-    if made and meant is not None and _changes_state(meant) and not _changes_state(best_offered.name):
+    if made and meant is not None and changes_state(meant) and not changes_state(best_offered.name):
         # An explicit request to make something is not answered by reading something else because its keywords
         # scored («нужен датасет по таблице payments» on a dataset page: a new dataset, not the page's).
+        return Choice("tool", meant, rules=max(best_offered.rules, MEDIUM))
+    if meant == "get_task_status" and meant in offered and "progress" in reading.objects:
+        # How a run went («закончился ли мой бэкап?», "did my backup finish?"): its task, not the list of what the
+        # runs made (issue 29 item 4; a backup still running or failed is in no list).
         return Choice("tool", meant, rules=max(best_offered.rules, MEDIUM))
     if meant == "run_llm_validation" and meant in offered and asks_for_review(question):
         # Problems to be found, or the team's rules to be checked, are a review run, whatever the page's summary
@@ -152,11 +166,6 @@ def _page_parts(reading: Reading, object_type: str | None) -> bool:
     if not reading.objects:
         return reading.membership or reading.target  # "is X part of it?", "what's the target of this one?"
     return set(reading.objects) <= {*PAGE_PARTS, object_type or ""}
-
-
-def _changes_state(name: str) -> bool:
-    spec = tool_spec(name)
-    return spec is not None and spec.category != "read"
 
 
 def _unbuilt_wanted(question: str, page: Page, knowledge: Knowledge, best_offered: Ranked | None) -> str:
@@ -200,7 +209,18 @@ def plan_step(turn: Turn, knowledge: Knowledge) -> AIMessage:
             turn.question, choice = joined, retry
             turn.language = conversation_language([turn.previous_question, turn.question])
     mentions = mentions_read(turn.question, knowledge.environments)
-    choice = _kind_named(turn, choice, mentions)
+    choice = dataset_users(turn, mentions) or kind_named(turn, choice, mentions)
+    aspect = asked_aspect_of(turn, choice)
+    if aspect is not None:
+        # What no tool returns is said first (issue 29 item 1): the nearest read tool's answer is shown instead,
+        # an operation the question asks for besides runs as asked, and no other operation's card stands in for an
+        # action no tool performs.
+        turn.aspect = aspect
+        asked_too = aspect.kind == "question" and choice.kind == "tool" and action_requested(turn.question)
+        instead = choice.tool if asked_too else instead_tool(turn, choice, mentions)
+        if instead is None and not turn.results:
+            return _text(cannot_here_text(turn, aspect))
+        choice = Choice("tool", instead or choice.tool, rules=choice.rules)
     turn.intended = choice.tool if choice.kind == "tool" else ""
     if turn.results:
         last = turn.results[-1]
@@ -221,32 +241,20 @@ def plan_step(turn: Turn, knowledge: Knowledge) -> AIMessage:
             parameters = spec.args_schema.model_json_schema() if spec is not None else {}
             args, _ = args_fill(tool=choice.tool, parameters=parameters, mentions=mentions, page=page)
             return _call(choice.tool, args)
-        return _text(knowledge.why_not(choice.tool, page, turn.language))
+        text = knowledge.why_not(choice.tool, page, turn.language)
+        if knowledge.not_offered_reason(choice.tool, page) == "page":
+            # Another page's tool: the answer offers to ask the same question without this page (issue 29 item 2).
+            return AIMessage(content=text, response_metadata={ASK_WITHOUT_PAGE: True})
+        return _text(text)
     if choice.kind == "unknown":
         return _text(not_understood_text(turn))
     # The name searched for is no environment ("the dashboard Stage results"): its words are not read as one.
     own = turn.question.replace(mentions.search_text, " ") if mentions.search_text else turn.question
     inactive = inactive_tiers(own, knowledge.environments)
-    if inactive and set(_properties(turn, choice.tool)) & {"env_id", "source_env_id", "target_env_id"}:
+    if inactive and set(properties(turn, choice.tool)) & {"env_id", "source_env_id", "target_env_id"}:
         # «в staging» where staging is not active: said so, not asked for again nor replaced by the page's.
         return _text(inactive_env_text(turn, inactive[0], [env_id for env_id, _ in knowledge.environments]))
     return _first_call(turn, choice.tool, mentions)
-
-
-def _kind_named(turn: Turn, choice: Choice, mentions: Mentions) -> Choice:
-    """The kind the question names by a name decides what is read: a dataset named («в каких дашбордах датасет
-    energy_consumption», "tell me about the dataset regions" on a dashboard page) is not searched among dashboard
-    titles, nor is the page's dashboard read for it; its read tool (which searches first), else its search, else
-    why its search is not offered here."""
-    named = mentions.names_kind
-    if choice.kind != "tool" or not named or not mentions.search_text or mentions.refers_to_page:
-        return choice
-    kind = tool_kind(choice.tool, _properties(turn, choice.tool))
-    if kind is None or kind == named:
-        return choice
-    search, read = KIND_TOOLS[named]
-    tool = next((t for t in (read, search) if t in turn.tools), None)
-    return Choice("tool", tool, rules=choice.rules) if tool else Choice("unavailable", search, rules=choice.rules)
 
 
 # --- the first call -------------------------------------------------------------------------------------------
@@ -256,7 +264,7 @@ def _first_call(turn: Turn, tool: str, mentions: Mentions) -> AIMessage:
     args, missing = args_fill(
         tool=tool, parameters=turn.tools[tool].get("parameters") or {}, mentions=mentions, page=turn.page
     )
-    for name in missing:
+    for name in [*missing, *named_unfilled(turn, tool, args, mentions)]:
         search = SEARCH_FOR.get(name)
         if search in turn.tools and mentions.search_text and _env_ready(turn, search, mentions):
             found = _search_args(turn, search, mentions)
@@ -283,17 +291,13 @@ def _first_call(turn: Turn, tool: str, mentions: Mentions) -> AIMessage:
             return _text(clarify_text(turn, tool, "virtual_name"))
         return _text(clarify_text(turn, tool, missing[0]))
     if tool == "execute_migration" and "preview_migration" in turn.tools:
-        preview = {k: v for k, v in args.items() if k in _properties(turn, "preview_migration")}
+        preview = {k: v for k, v in args.items() if k in properties(turn, "preview_migration")}
         return _call("preview_migration", preview)
     return _call(tool, args)
 
 
-def _properties(turn: Turn, tool: str) -> dict[str, Any]:
-    return (turn.tools[tool].get("parameters") or {}).get("properties") or {}
-
-
 def _env_ready(turn: Turn, tool: str, mentions: Mentions) -> bool:
-    return "env_id" not in _properties(turn, tool) or bool(mentions.envs or turn.page.env_id)
+    return "env_id" not in properties(turn, tool) or bool(mentions.envs or turn.page.env_id)
 
 
 def _search_args(turn: Turn, tool: str, mentions: Mentions) -> dict[str, Any]:
@@ -367,7 +371,7 @@ def _continue_chain(turn: Turn, intended: str, last: Result, mentions: Mentions)
         missing = [m for m in missing if m not in args]
         return _text(clarify_text(turn, intended, missing[0])) if missing else _call(intended, args)
     if last.tool == "preview_migration" and intended == "execute_migration":
-        args = {k: v for k, v in last.args.items() if k in _properties(turn, intended)}
+        args = {k: v for k, v in last.args.items() if k in properties(turn, intended)}
         return _call(intended, args)
     if last.tool == "superset_explore_database" and intended == "superset_execute_sql":
         sql = _sql_for(turn.question, (last.payload or {}).get("source") or {}, mentions.row_limit)

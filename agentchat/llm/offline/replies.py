@@ -5,13 +5,15 @@ turn's language, from the catalogue (English msgids, Russian in ``locale/ru``).
 
 from django.utils import translation
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 
 from agentchat.errors import ID_ARGUMENTS, not_found_text
 from agentchat.llm.offline import answers
 from agentchat.llm.offline.answers.base import items
+from agentchat.llm.offline.aspect_texts import cannot_text, instead_text
 from agentchat.llm.offline.state import Result, Turn
+from agentchat.runtime.questions import argument_question
 from agentchat.runtime.titles import tool_title
+from agentchat.toolset.aspects import Aspect
 
 ROWS_KEY = {"search_dashboards": "dashboards", "search_datasets": "datasets"}
 
@@ -22,9 +24,14 @@ def tool_intended(turn: Turn) -> str:
 
 
 def answer_text(turn: Turn) -> str:
-    """The answer from the results that matter: the last one, after a search only the search itself."""
+    """The answer from the results that matter: the last one, after a search only the search itself; when the
+    question asks about an aspect no tool returns (``turn.aspect``), that is said first, and the result is what is
+    shown instead (issue 29 item 1)."""
     last = turn.results[-1]
     texts = [answers.answer_from_result(last.tool, last.payload, turn.language)]
+    aspect = turn.aspect
+    if aspect is not None:
+        texts.insert(0, cannot_text(aspect, turn.language) + "\n" + instead_text(last.tool, turn.language))
     intended = tool_intended(turn)
     with translation.override(turn.language):
         if last.tool in ROWS_KEY and intended and intended != last.tool:
@@ -47,11 +54,14 @@ DECLINED = {"denied", "expired", "cancelled"}
 
 
 def failure_text(turn: Turn, result: Result) -> str:
-    """What to say after a failed call: declined, refused, not found (404) or the tool's own error."""
+    """What to say after a failed call: declined, refused, a question for a missing argument, not found (404) or the
+    tool's own error."""
     payload = result.payload if isinstance(result.payload, dict) else {"message": str(result.payload)}
     declined = _declined_text(payload.get("error"), tool_title(result.tool, turn.language), turn.language)
     if declined:
         return declined
+    if payload.get("ask_user"):  # an argument only the person can give is missing: asked, no validator's text
+        return str(payload["ask_user"])
     if payload.get("status") == 404:
         named = [(ID_ARGUMENTS[k], v) for k, v in (result.args or {}).items() if k in ID_ARGUMENTS]
         if len(named) == 1:
@@ -102,6 +112,13 @@ def inactive_env_text(turn: Turn, env: str, active: list[str]) -> str:
         }
 
 
+def cannot_here_text(turn: Turn, aspect: Aspect) -> str:
+    """Say in one sentence that ``aspect`` cannot be served, and list what is possible here (issue 29 item 1)."""
+    with translation.override(turn.language):
+        head = cannot_text(aspect, turn.language) + "\n\n" + _("Here I can do:")
+    return head + "\n" + _offered_list(turn)
+
+
 def not_understood_text(turn: Turn) -> str:
     """Say the offline planner did not understand, and list what it can do here."""
     with translation.override(turn.language):
@@ -112,41 +129,26 @@ def not_understood_text(turn: Turn) -> str:
     return head + "\n" + _offered_list(turn)
 
 
-CLARIFY = {
-    "env_id": gettext_lazy("This needs an environment: pick one in the environment selector at the top of the page."),
-    "source_env_id": gettext_lazy("From which environment? Pick it at the top of the page or write “from ss-dev”."),
-    "target_env_id": gettext_lazy("To which environment? Write, for example, “to prod” or “to staging”."),
-    "dashboard_id": gettext_lazy(
-        "Which dashboard do you mean? Give its id or its name in quotes — or open the agent from the dashboard's page."
-    ),
-    "dashboard_ids": gettext_lazy("Which dashboards? List their ids, for example “dashboards 1 and 2”."),
-    "dataset_id": gettext_lazy(
-        "Which dataset do you mean? Give its id or its name in quotes — or open the agent from the dataset's page."
-    ),
-    "sql": gettext_lazy(
-        "Send the SQL query (SELECT …), in backticks if you like: offline, I do not write queries myself."
-    ),
-    "task_id": gettext_lazy("Give the task id, for example “task 12”."),
-    "name": gettext_lazy("What should the branch be called? For example: “create branch feature/energy-report”."),
-    "table_name": gettext_lazy("For which table? For example: “for table regions in database Energy”."),
-    "virtual_name": gettext_lazy(
-        "What should the new virtual dataset be called? For example: “dataset top_regions: SELECT …”."
-    ),
-    "other_env_id": gettext_lazy(
-        "Compared with what? Name the other environment (“with prod”) or a saved copy (“with copy 12”)."
-    ),
-    "compared_object": gettext_lazy(
-        "Which dashboard or dataset? Give its id (“dashboard 2”) — or open the agent from its page."
-    ),
-    "object_id": gettext_lazy("Whose permissions? Say, for example, “dashboard 1”, “dataset 2” or “database 1”."),
-}
-
-
 def clarify_text(turn: Turn, tool: str, parameter: str) -> str:
-    """Ask for the missing required ``parameter`` of ``tool`` (``CLARIFY`` texts)."""
-    if parameter == "object_type":
-        parameter = "object_id"
+    """Ask for the missing required ``parameter`` of ``tool`` (``runtime.questions``: the same question an
+    OpenAI-compatible model is given to ask); when the question asks about an aspect no tool returns
+    (``turn.aspect``), that is said first, and the question is for the tool that comes closest (issue 29 item 1)."""
+    asked = _clarify_question(turn, parameter)
+    aspect = turn.aspect
+    if aspect is None:
+        return asked
     with translation.override(turn.language):
-        if parameter in CLARIFY:
-            return str(CLARIFY[parameter])
+        closest = _("Instead I can do this (%(title)s), with one more thing from you:") % {
+            "title": tool_title(tool, turn.language)
+        }
+    return f"{cannot_text(aspect, turn.language)}\n{closest}\n{asked}"
+
+
+def _clarify_question(turn: Turn, parameter: str) -> str:
+    question = argument_question(parameter, turn.language)
+    if question is not None:
+        return question
+    with translation.override(turn.language):
+        if parameter == "sql":  # a model writes the SQL itself; the planner does not
+            return _("Send the SQL query (SELECT …), in backticks if you like: offline, I do not write queries myself.")
         return _("Something is missing: please give “%(parameter)s”.") % {"parameter": parameter}

@@ -8,7 +8,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentchat.llm.offline.arguments import Page
+from agentchat.toolset.aspects import Aspect
 from agentchat.toolset.router import Ranked
+
+# ``response_metadata`` key of an answer refused only because of the page's object type: the turn shows the
+# one-click «спросить без контекста страницы» under it (issue 29 item 2; ``turn.streaming.reply_stream``).
+ASK_WITHOUT_PAGE = "ask_without_page"
 
 
 @dataclass
@@ -32,6 +37,9 @@ class Turn:
         tools: the offered tools by name (OpenAI function dicts: ``name``, ``description``, ``parameters``).
         results: the tool results since the last user message.
         previous_question: the user message before the last one, when the assistant answered it with a question.
+        intended: the tool the question asks for (set by ``plan_step``).
+        aspect: what the question asks about that no tool returns (``toolset.aspects``; set by ``plan_step``):
+            the answer says so first (issue 29 item 1).
     """
 
     question: str
@@ -41,6 +49,7 @@ class Turn:
     results: list[Result] = field(default_factory=list)
     previous_question: str = ""
     intended: str = ""
+    aspect: Aspect | None = None
 
     @property
     def page(self) -> Page:

@@ -5,7 +5,8 @@ from typing import Any
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext_lazy, pgettext, pgettext_lazy
 
-from agentchat.llm.offline.answers.base import SearchWords, answer_writer, items, more
+from agentchat.llm.offline.answers.base import SearchWords, answer_writer, items, more, when
+from agentchat.llm.offline.answers.dataset_check import check_lines
 
 _KIND = {"physical": pgettext_lazy("dataset kind", "physical"), "virtual": pgettext_lazy("dataset kind", "virtual")}
 _OBJECT_KINDS = {
@@ -105,12 +106,30 @@ def dataset_details(result: dict[str, Any], language: str) -> str:
         _("Charts (%(count)d): ") % {"count": n_charts} + _names(dependents.get("charts"), "name"),
         _("Dashboards (%(count)d): ") % {"count": n_dashboards} + _names(dependents.get("dashboards"), "title"),
     ]
+    return "\n".join(lines + _check_part(result))
+
+
+def _changed_part(dataset: dict[str, Any]) -> list[str]:
+    """Its owners and last change, when the result has them (the dataset page's read, issue 29)."""
+    if "owners" not in dataset:
+        return []
+    who = f" ({dataset['changed_by']})" if dataset.get("changed_by") else ""
+    return [
+        _("Owners: %(owners)s") % {"owners": ", ".join(dataset.get("owners") or []) or "—"},
+        _("Last changed: %(when)s%(who)s") % {"when": when(dataset.get("changed_on")), "who": who},
+    ]
+
+
+def _check_part(result: dict[str, Any]) -> list[str]:
+    """The same dataset in the other environments, its review status and the check's verdict (issue 29 item 6)."""
+    lines = []
     environments, _total = items(result.get("environments"))
     if environments:
         lines.append(_("In other environments:"))
         lines += [_mapping_line(e) for e in environments]
-    lines.append(_review_line(result.get("review") or {}))
-    return "\n".join(lines)
+    if result.get("review"):
+        lines.append(_review_line(result["review"]))
+    return lines + check_lines(result)
 
 
 @answer_writer("superset_create_dataset")
@@ -177,6 +196,8 @@ def explore_database(result: dict[str, Any], language: str) -> str:
             _("Columns: ") + _names(result.get("columns"), "name"),
             _("Charts: ") + _names(dependents.get("charts"), "name"),
             _("Dashboards: ") + _names(dependents.get("dashboards"), "title"),
+            *_changed_part(d),
+            *_check_part(result),
         ]
     )
 

@@ -62,8 +62,58 @@ def _paths(changes: dict[str, Any]) -> list[str]:
     return shown
 
 
+# The repository-wide answer names at most this many dashboards not in git yet.
+MAX_UNTRACKED = 10
+
+
+def _repository_status(result: dict[str, Any]) -> str:
+    """The whole repository (issue 29 item 4): a verdict first, then each dashboard of the branch, then the
+    environment's dashboards not in git yet."""
+    env, branch = result.get("env_id"), result.get("branch") or "main"
+    rows, _total = items(result.get("dashboards"))
+    changed = [r for r in rows if r.get("tracked") and not r.get("committed") and not r.get("error")]
+    untracked, untracked_total = items(result.get("untracked"))
+    untracked_total = max(untracked_total, int(result.get("untracked_count") or 0))
+    if not rows and not result.get("unchecked"):
+        head = _("The %(env)s repository holds no dashboard on %(branch)s yet.") % {"env": env, "branch": branch}
+    elif changed:
+        head = ngettext(
+            "The %(env)s repository (%(branch)s): %(count)d dashboard has uncommitted changes.",
+            "The %(env)s repository (%(branch)s): %(count)d dashboards have uncommitted changes.",
+            len(changed),
+        ) % {"env": env, "branch": branch, "count": len(changed)}
+    else:
+        head = _("The %(env)s repository (%(branch)s): no uncommitted changes in the dashboards it holds.") % {
+            "env": env,
+            "branch": branch,
+        }
+    lines = [head]
+    for row in rows:
+        title = row.get("title") or row.get("dashboard_id")
+        state = _("could not check: %(error)s") % {"error": row["error"]} if row.get("error") else _git_line(row)
+        lines.append(f"- «{title}» (id {row.get('dashboard_id')}): {state}")
+    if result.get("unchecked"):
+        rest = int(result["unchecked"])
+        lines.append(
+            ngettext("… and %(count)d more, not checked", "… and %(count)d more, not checked", rest) % {"count": rest}
+        )
+    if untracked_total:
+        names = ", ".join(f"«{r.get('title')}» (id {r.get('id')})" for r in untracked[:MAX_UNTRACKED])
+        lines.append(
+            ngettext(
+                "Not in git yet: %(count)d dashboard: %(names)s",
+                "Not in git yet: %(count)d dashboards: %(names)s",
+                untracked_total,
+            )
+            % {"count": untracked_total, "names": names}
+        )
+    return "\n".join(lines)
+
+
 @answer_writer("get_git_status")
 def git_status(result: dict[str, Any], language: str) -> str:
+    if result.get("scope") == "repository":
+        return _repository_status(result)
     title = result.get("title") or result.get("dashboard_id")
     head = _("Dashboard “%(title)s” (%(env)s): ") % {"title": title, "env": result.get("env_id")}
     lines = [head + _git_line(result) + "."]

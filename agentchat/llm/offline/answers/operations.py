@@ -241,7 +241,11 @@ def _task_result(kind: str, result: dict[str, Any]) -> list[str]:
                 "Backup: %(count)d dashboards, %(size)s, file %(path)s",
                 count,
             )
-            % {"count": count, "size": _size(int(result.get("size_bytes") or 0)), "path": result.get("path")}
+            % {
+                "count": count,
+                "size": _size(int(result.get("size_bytes") or 0)),
+                "path": result.get("path") or result.get("file"),
+            }
         ]
     if kind == "migration":
         deployed, _deployed_total = items(result.get("deployed"))
@@ -257,13 +261,19 @@ def get_task_status(result: dict[str, Any], language: str) -> str:
     if not result.get("found"):
         return str(result.get("message"))
     raw_state = result.get("state")
+    head = (
+        _("Your latest task #%(task)s (%(kind)s, started %(when)s): %(state)s, %(progress)s %%.")
+        if result.get("latest")
+        else _("Task #%(task)s (%(kind)s): %(state)s, %(progress)s %%.")
+    )
     lines = [
-        _("Task #%(task)s (%(kind)s): %(state)s, %(progress)s %%.")
+        head
         % {
             "task": result.get("task_id"),
             "kind": task_kind_label(result.get("kind")),
             "state": _label(STATES, raw_state),
             "progress": result.get("progress"),
+            "when": when(result.get("created_at"), language),
         }
     ]
     if result.get("message") and result.get("state") != "failed":

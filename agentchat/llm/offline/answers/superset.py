@@ -3,7 +3,7 @@
 from typing import Any
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, ngettext_lazy, pgettext
+from django.utils.translation import gettext_lazy, ngettext, ngettext_lazy, pgettext
 
 from agentchat.llm.offline.answers.base import SearchWords, answer_writer, items, more, when
 from agentchat.llm.offline.answers.git import git_line
@@ -59,8 +59,34 @@ DASHBOARD_SEARCH = SearchWords(
 )
 
 
+def _dashboards_using(result: dict[str, Any]) -> str:
+    """The dashboards and charts built on a dataset (search by dataset, issue 29 item 2)."""
+    env, name = result.get("env_id"), (result.get("dataset") or {}).get("name")
+    if not (result.get("dataset") or {}).get("ids"):
+        return _("There is no dataset “%(name)s” in %(env)s.") % {"name": name, "env": env}
+    rows, total = items(result.get("dashboards"))
+    charts, n_charts = items(result.get("charts"))
+    lines = [
+        ngettext(
+            "The dataset “%(name)s” in %(env)s is used by %(count)d dashboard:",
+            "The dataset “%(name)s” in %(env)s is used by %(count)d dashboards:",
+            total,
+        )
+        % {"name": name, "env": env, "count": total}
+    ]
+    lines += [f"- «{r.get('title')}» (id {r.get('id')})" for r in rows]
+    lines.append(_("Charts on it (%(count)d): %(names)s") % {"count": n_charts, "names": _chart_names(charts)})
+    return "\n".join(lines) + more(len(charts), n_charts)
+
+
+def _chart_names(charts: list[dict[str, Any]]) -> str:
+    return ", ".join(f"«{c.get('name')}» (id {c.get('id')})" for c in charts) or "—"
+
+
 @answer_writer("search_dashboards")
 def search_dashboards(result: dict[str, Any], language: str) -> str:
+    if "dataset" in result:
+        return _dashboards_using(result)
     rows, total = items(result.get("dashboards"))
     count = result.get("count", total)
     head = DASHBOARD_SEARCH.head(found=bool(rows), count=count, env=result.get("env_id"), query=result.get("query"))

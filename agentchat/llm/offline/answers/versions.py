@@ -105,9 +105,15 @@ def deploy_history(result: dict[str, Any], language: str) -> str:
     else:
         head = _("Deploys (newest first):")
         none = _("Nothing has been deployed through the agent yet.")
+    # What the history covers, said with it: the agent's own audit rows (issue 29 item 1: a count asked for a
+    # period is answered for what the agent knows, not taken for every deploy there was).
+    scope_line = _(
+        "I do not see deploys or migrations made in Superset directly: only those made through the agent are listed."
+    )
     if not rows:
-        return none
-    return "\n".join([head, *(f"- {_deploy_line(d)}" for d in rows)]) + more(len(rows), total)
+        return f"{none}\n{scope_line}"
+    lines = "\n".join([head, *(f"- {_deploy_line(d)}" for d in rows)]) + more(len(rows), total)
+    return f"{lines}\n{scope_line}"
 
 
 @answer_writer("rollback_deploy")

@@ -1,0 +1,116 @@
+"""What a question asks beyond its tool (offline planner, DESIGN §11; issue 29 items 1, 2, 4): an aspect no tool
+returns and the read tool shown instead, the dashboards on a dataset asked from a page without dataset tools, the
+kind an object is named as, and the optional object ids named by a name (searched for first).
+
+Shared by ``planner``; pure functions of the turn, its reading and its mentions.
+"""
+
+from typing import Any
+
+from agentchat.llm.offline.arguments import args_fill
+from agentchat.llm.offline.mentions import Mentions
+from agentchat.llm.offline.naming import KIND_TOOLS, tool_kind
+from agentchat.llm.offline.state import Choice, Turn
+from agentchat.runtime.registry import tool_spec
+from agentchat.toolset.aspects import Aspect, aspect_named, unheard_aspect
+from agentchat.toolset.intents import STRONG
+from agentchat.toolset.reading import read_question
+from agentchat.toolset.words import PAGE_READ
+
+# Read tools that answer with a summary or a listing of their object: what stands in place of a specific question
+# when nothing serves it (the issue's «generic answer»).
+GENERAL_READS = frozenset(
+    {
+        *PAGE_READ.values(),
+        "search_dashboards",
+        "search_datasets",
+        "get_dataset_details",
+        "list_environments",
+        "list_backups",
+        "show_capabilities",
+    }
+)
+
+
+def changes_state(name: str) -> bool:
+    """True for a registered write or dangerous tool (its category is not ``read``)."""
+    spec = tool_spec(name)
+    return spec is not None and spec.category != "read"
+
+
+def asked_aspect_of(turn: Turn, choice: Choice) -> Aspect | None:
+    """What the question asks about that no tool returns (``toolset.aspects``), or None: a named aspect; else a word
+    nobody asked a tool about, when the tool chosen answers with a summary or a listing (``GENERAL_READS``: its
+    answer would stand in place of the asked) or none is chosen."""
+    if choice.kind == "unsupported":
+        return None
+    reading = read_question(turn.question)
+    named = aspect_named(reading.aspect)
+    specific = choice.kind == "tool" and choice.tool not in GENERAL_READS
+    if named is not None or not reading.unheard or specific or reading.quantity or reading.rows:
+        return named  # a quantity or rows asked for are numbers from the data, whatever the word
+    return unheard_aspect(reading.unheard)
+
+
+def instead_tool(turn: Turn, choice: Choice, mentions: Mentions) -> str | None:
+    """The read tool whose answer is shown in place of an aspect no tool returns: the read tool chosen (asked as
+    usual: the question may be read wrongly, and that tool serve it after all), else the page's own read tool
+    (DESIGN §8) when it has every argument it needs; else None (nothing close: the answer lists what is possible
+    here)."""
+    if choice.kind == "tool" and not changes_state(choice.tool):
+        return choice.tool
+    page_read = PAGE_READ.get(turn.page.object_type or "")
+    if page_read in turn.tools:
+        _args, missing = args_fill(
+            tool=page_read, parameters=turn.tools[page_read].get("parameters") or {}, mentions=mentions, page=turn.page
+        )
+        if not missing:
+            return page_read
+    return None
+
+
+def dataset_users(turn: Turn, mentions: Mentions) -> Choice | None:
+    """Which dashboards or charts use a named dataset, asked where no dataset tool is offered (a dashboard or a
+    migration page): the dashboard search by dataset serves it (issue 29 item 2, seed Story 1 AC 3), instead of
+    «со страницы дашборда это недоступно»."""
+    objects = set(read_question(turn.question).objects)
+    asked = {"dashboards", "dashboard", "chart"} & objects
+    dataset_tools = {"search_datasets", "get_dataset_details", "superset_explore_database"} & set(turn.tools)
+    if mentions.used_dataset and asked and "search_dashboards" in turn.tools and not dataset_tools:
+        return Choice("tool", "search_dashboards", rules=STRONG)
+    return None
+
+
+def kind_named(turn: Turn, choice: Choice, mentions: Mentions) -> Choice:
+    """The kind the question names by a name decides what is read: a dataset named («в каких дашбордах датасет
+    energy_consumption», "tell me about the dataset regions" on a dashboard page) is not searched among dashboard
+    titles, nor is the page's dashboard read for it; its read tool (which searches first), else its search, else
+    why its search is not offered here."""
+    named = mentions.names_kind
+    if choice.kind not in ("tool", "unknown") or not named or not mentions.search_text or mentions.refers_to_page:
+        return choice
+    # Not understood, but another object named by its name on a page with no tool of its kind («покажи колонки
+    # датасета regions» on a dashboard page): said to be unavailable here, with the one-click to ask without the
+    # page (issue 29 item 2), rather than «не разобрал».
+    kind = tool_kind(choice.tool, properties(turn, choice.tool)) if choice.kind == "tool" else None
+    if choice.kind == "tool" and (kind is None or kind == named):
+        return choice
+    search, read = KIND_TOOLS[named]
+    tool = next((t for t in (read, search) if t in turn.tools), None)
+    return Choice("tool", tool, rules=choice.rules) if tool else Choice("unavailable", search, rules=choice.rules)
+
+
+def named_unfilled(turn: Turn, tool: str, args: dict[str, Any], mentions: Mentions) -> list[str]:
+    """The optional object ids of a read ``tool`` the question names by a name instead («незакоммиченные изменения
+    в дашборде «Обзор регионов»», "is the regions overview dashboard in git?"): searched for first, as a missing
+    one is — without, the tool would answer for every object (the repository-wide git status, issue 29 item 4)."""
+    if not mentions.search_text or changes_state(tool):  # a new dataset's name names no object to look up
+        return []
+    objects = read_question(turn.question).objects
+    kinds = [k for k in ("dashboard", "dataset") if k == mentions.names_kind or k in objects]
+    return [f"{k}_id" for k in kinds[:1] if f"{k}_id" in properties(turn, tool) and f"{k}_id" not in args]
+
+
+def properties(turn: Turn, tool: str) -> dict[str, Any]:
+    """The JSON-schema properties of the offered ``tool`` (``{}`` when it has none)."""
+    return (turn.tools[tool].get("parameters") or {}).get("properties") or {}

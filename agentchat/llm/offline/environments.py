@@ -1,0 +1,74 @@
+"""Which environments a question names (offline planner, DESIGN §11): ids and tier words («прод», "staging"),
+which is the source («из X») and the target («в Y»), never the words of a quoted title. Pure functions of the text
+and of the active environments ``[(env_id, tier)]``.
+"""
+
+import re
+
+QUOTED = re.compile(r"«([^»]{1,200})»|“([^”]{1,200})”|\"([^\"]{1,200})\"|'([^']{2,200})'")
+
+# Words meaning an environment tier.
+TIER_WORDS = {
+    # «прод» and its case forms, not every word it starts («продукты», «продвижение», «продолжи»).
+    "prod": r"прод(?:а|у|е|ом|ов(?:ый|ая|ое|ой|ом|ую|ые|ых|ого|ому))?|продакшн\w*|продакшен\w*|production|\bprod\b"
+    r"|боев\w*",
+    "staging": r"стейдж\w*|стейджинг\w*|staging",
+    "dev": r"\bdev\b|\bдев\b|разработк\w*",
+}
+_ONE_WORD = re.compile(r"(?:(?:из|from|в|во|на|to|into)\s+)?[\w-]+", re.I)  # “to prod”, «staging»
+
+
+def titles_blanked(text: str, environments: list[tuple[str, str]]) -> str:
+    """``text`` without its quoted names: a title's words («Отчёт 5», «Staging KPIs») name no id and no
+    environment. A quote that only gives an environment (“to prod”, as the planner's question writes it) stays; so
+    does a possessive's apostrophe ("dashboard 3's dataset")."""
+
+    def blank(match: re.Match[str]) -> str:
+        inner = next(g for g in match.groups() if g).strip()
+        possessive = match.group(0).startswith("'") and text[max(match.start() - 1, 0)].isalnum()
+        only_env = _ONE_WORD.fullmatch(inner) and envs_named(inner, environments)[0]
+        return match.group(0) if possessive or only_env else " "
+
+    return QUOTED.sub(blank, text)
+
+
+def env_for(word: str, environments: list[tuple[str, str]]) -> str | None:
+    lowered = word.lower()
+    for env_id, _tier in environments:
+        if lowered == env_id.lower():
+            return env_id
+    for tier, pattern in TIER_WORDS.items():
+        if re.fullmatch(pattern, lowered, re.I):
+            matching = [env_id for env_id, env_tier in environments if env_tier == tier]
+            if len(matching) == 1:
+                return matching[0]
+    return None
+
+
+def envs_named(text: str, environments: list[tuple[str, str]]) -> tuple[list[str], str | None, str | None]:
+    """Environments named in ``text``, and which is the source («из X», "from X") and target («в Y», "to Y")."""
+    ids = sorted((re.escape(e) for e, _ in environments), key=len, reverse=True)
+    tiers = "|".join(TIER_WORDS.values())
+    alternatives = "|".join([*ids, tiers]) if ids else tiers
+    pattern = re.compile(rf"(?:(?P<prep>из|from|с|в|во|на|to|into)\s+)?(?P<word>{alternatives})(?![\w-])", re.I)
+    found, source, target = [], None, None
+    for match in pattern.finditer(text):
+        env_id = env_for(match.group("word"), environments)
+        if env_id is None:
+            continue
+        if env_id not in found:
+            found.append(env_id)
+        prep = (match.group("prep") or "").lower()
+        if prep in {"из", "from"} and source is None:
+            source = env_id
+        elif prep in {"в", "во", "на", "to", "into"} and target is None:
+            target = env_id
+    return found, source, target
+
+
+def environment_named(text: str, environments: list[tuple[str, str]]) -> str | None:
+    """The one active environment ``text`` names by its id or tier («сделай бэкап ss-dev», "back up prod"), not in
+    a quoted title; None when it names none or several (issue 29 item 3: an environment named in the question is
+    taken where the page has none)."""
+    found, _source, _target = envs_named(titles_blanked(text, environments), environments)
+    return found[0] if len(found) == 1 else None

@@ -1,0 +1,42 @@
+"""What a question refers to beyond ids and names (offline planner, DESIGN §11; issue 29 items 2 and 4): the kind of
+background task a status question is about, the work item a branch is for, and the dataset whose users are asked
+about. Pure functions of the text.
+"""
+
+import re
+from typing import TYPE_CHECKING
+
+from agentchat.toolset.words import USES
+
+if TYPE_CHECKING:  # the type only: mentions imports this module to fill its fields
+    from agentchat.llm.offline.mentions import Mentions
+
+# The kind of background task a status question is about («последний бэкап», "my latest migration"), by task kind.
+TASK_KINDS = {
+    "backup": r"бэкап\w*|бекап\w*|резервн\w* коп\w*|\bbackups?\b|\bback(ed)? up\b",
+    "migration": r"миграц\w*|мигрир\w*|\bmigrat\w*",
+    "validation": r"валидац\w*|ревью|провер(ка|ки|ку|кой|ок)\b|\breview\w*|\bvalidation\w*",
+    "documentation": r"документац\w*|описани[яей]\b|\bdocumentation\b|\bdocs\b",
+}
+# A work item a branch is for («ветку под задачу 123», "a branch for ticket BI-77"): its key names the branch.
+TASK_REFERENCE = re.compile(
+    r"(?:задач\w*|тикет\w*|таск\w*|issue|ticket|task|jira)\s*(?:#|№)?\s*([A-Za-z][A-Za-z0-9]*-\d+|\d+)\b"
+    r"|\b(?-i:([A-Z][A-Z0-9]+-\d+))\b",  # a tracker's key in capitals alone: BI-77
+    re.I,
+)
+DATASET_WORD = re.compile(r"датасет|\bdataset", re.I)
+# An identifier before the noun: "the energy_consumption dataset".
+NAME_BEFORE_DATASET = re.compile(r"\b([A-Za-z]\w*_\w+)\s+(?:dataset|датасет)", re.I)
+
+
+def references_read(plain: str, mentions: "Mentions") -> None:
+    """Fill ``mentions.task_kind``, ``task_reference`` and ``used_dataset`` from ``plain`` (the question with
+    its kind nouns' typos corrected; ``dataset_name`` and ids already read)."""
+    mentions.task_kind = next((kind for kind, p in TASK_KINDS.items() if re.search(p, plain, re.I)), None)
+    reference = TASK_REFERENCE.search(plain)
+    mentions.task_reference = next((g for g in reference.groups() if g), None) if reference else None
+    if USES.search(plain) and DATASET_WORD.search(plain):
+        by_id = mentions.first_id("dataset")
+        before = NAME_BEFORE_DATASET.search(plain)
+        named = mentions.dataset_name or (before.group(1) if before else None)
+        mentions.used_dataset = str(by_id) if by_id is not None else named

@@ -1,0 +1,143 @@
+"""What a question asks about that no tool returns (issue 29 item 1): the aspects of ``aspects.yaml``, read once.
+
+``asked_aspect`` is part of the reading (``reading.Reading.aspect``): the offline planner answers such a question by
+saying in one sentence that it cannot serve it and what it can do instead, and a model is told so in its prompt
+(``turn.prompt``), so that no generic summary stands in place of a specific question.
+
+``unheard_focus`` catches what nobody wrote down: the word a question word asks about (``asked_words.yaml``) that no
+tool's texts and no labelled question of ``examples.yaml`` ever used — an aspect no tool is known to return; the
+planner then says so, hedged («если вы спрашиваете про …»), before the nearest answer.
+"""
+
+import functools
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from agentchat.runtime.registry import registry
+from agentchat.toolset.tokens import corrected, object_of
+from agentchat.toolset.words import SQL_IN_TEXT
+
+ASPECTS_PATH = Path(__file__).with_name("aspects.yaml")
+ASKED_WORDS_PATH = Path(__file__).with_name("asked_words.yaml")
+# The router's labelled examples (``toolset.examples``, which imports the reading: read here by path).
+EXAMPLES_PATH = Path(__file__).with_name("examples.yaml")
+KINDS = ("question", "action")
+# A word is heard when a word of the vocabulary starts like it (Russian endings vary: «колонки», «колонок»).
+STEM_RU, STEM_EN = 5, 6
+# How many words after a question word are read for what is asked («какой у этого дашборда …»).
+FOCUS_WINDOW = 4
+_WORD = re.compile(r"[a-zа-я][a-zа-я0-9_-]+")
+
+
+@dataclass(frozen=True)
+class Aspect:
+    """One aspect of ``aspects.yaml``: ``name``, ``kind`` (``question`` | ``action``), ``about`` (English words for a
+    model), ``patterns`` (compiled, case-insensitive), ``examples`` (questions it must be read in)."""
+
+    name: str
+    kind: str
+    about: str
+    patterns: tuple[re.Pattern[str], ...]
+    examples: tuple[str, ...]
+
+    def found_in(self, text: str) -> bool:
+        """True when one of the aspect's words is in ``text`` (already folded: ``fold``)."""
+        return any(p.search(text) for p in self.patterns)
+
+
+# Quoted parts (titles, commit messages) and branch-like tokens (fix/colors): their words name no aspect.
+_NAMES = re.compile(r"«[^»]*»|“[^”]*”|\"[^\"]*\"|'[^']*'|`[^`]*`|\S*\w/\w\S*")
+
+
+def fold(text: str) -> str:
+    """``text`` as the patterns read it: without quoted parts and branch-like tokens, lower case, ё as е."""
+    return _NAMES.sub(" ", text).casefold().replace("ё", "е")
+
+
+@functools.cache
+def aspects() -> tuple[Aspect, ...]:
+    """The aspects of ``aspects.yaml`` in its order (the first that matches wins), loaded once.
+
+    Raises:
+        ValueError: an entry without a name, with an unknown kind, without words, or a name used twice.
+    """
+    rows = yaml.safe_load(ASPECTS_PATH.read_text(encoding="utf-8")) or []
+    out: list[Aspect] = []
+    for row in rows:
+        name, kind = row.get("name"), row.get("kind")
+        if not name or kind not in KINDS or not row.get("words") or name in {a.name for a in out}:
+            raise ValueError(f"aspects.yaml: bad entry {name!r}")
+        patterns = tuple(re.compile(w, re.IGNORECASE) for w in row["words"])
+        out.append(Aspect(name, kind, str(row.get("about") or name), patterns, tuple(row.get("examples") or ())))
+    return tuple(out)
+
+
+UNHEARD = "unheard"
+
+
+def aspect_named(name: str) -> Aspect | None:
+    """The aspect called ``name`` ('' or an unknown name: None)."""
+    return next((a for a in aspects() if a.name == name), None) if name else None
+
+
+def unheard_aspect(word: str) -> Aspect:
+    """A question about ``word`` (``unheard_focus``) as an aspect of its own: ``name`` ``unheard``, ``about`` the
+    word."""
+    return Aspect(UNHEARD, "question", word, (), ())
+
+
+def asked_aspect(question: str) -> Aspect | None:
+    """The first aspect of ``aspects.yaml`` whose words ``question`` holds, or None (a question some tool serves,
+    or one whose aspect nobody wrote down)."""
+    text = fold(question)
+    return next((a for a in aspects() if a.found_in(text)), None)
+
+
+def _stem(word: str) -> str:
+    return word[:STEM_RU] if re.match("[а-я]", word) else word[:STEM_EN]
+
+
+def _words(text: str) -> list[str]:
+    return [w for w in _WORD.findall(fold(re.sub(r"\d+", " ", text))) if len(w) >= 3]
+
+
+@functools.cache
+def _asked_words() -> tuple[frozenset[str], frozenset[str]]:
+    """``(question words, fillers)`` of ``asked_words.yaml``."""
+    data = yaml.safe_load(ASKED_WORDS_PATH.read_text(encoding="utf-8"))
+    return frozenset(map(fold, data["question_words"])), frozenset(map(fold, data["fillers"]))
+
+
+@functools.cache
+def heard_stems() -> frozenset[str]:
+    """The stems of every word the product has heard asked of its tools: the tools' descriptions and example
+    questions (the registry's) and the labelled questions of ``examples.yaml`` that a tool answers."""
+    texts = [t for spec in registry().values() for t in (spec.description_ru, spec.description_en)]
+    texts += [t for spec in registry().values() for t in (*spec.examples_ru, *spec.examples_en)]
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml, as toolset.examples reads the same file
+    rows = yaml.load(EXAMPLES_PATH.read_text(encoding="utf-8"), Loader=loader) or []  # noqa: S506 - a safe loader
+    texts += [str(row["q"]) for row in rows if row.get("first")]
+    return frozenset(_stem(w) for text in texts for w in _words(text))
+
+
+def unheard_focus(question: str) -> str | None:
+    """The word a question word of ``question`` asks about, when nobody ever asked a tool about it (see the module
+    docstring), or None: no question word, SQL in the text, an object's noun (a tool's topic), or a word heard."""
+    if SQL_IN_TEXT.search(question):
+        return None
+    asking, fillers = _asked_words()
+    words = _WORD.findall(fold(re.sub(r"\d+", " ", question)))
+    for i, word in enumerate(words):
+        if word not in asking:
+            continue
+        focus = next((w for w in words[i + 1 : i + 1 + FOCUS_WINDOW] if w not in fillers and w not in asking), None)
+        if focus is None or len(focus) < 3:
+            return None
+        fixed = corrected(focus)
+        if object_of(focus) or object_of(fixed) or {_stem(focus), _stem(fixed)} & heard_stems():
+            return None
+        return focus
+    return None
