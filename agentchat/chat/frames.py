@@ -11,11 +11,11 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError,
 
 from agentchat.context.strictjson import DuplicateKeys, JSONUnparseable, strict_loads
 from agentchat.context.uicontext import printable, validation_text
+from agentchat.ids import MAX_ID
 
 MAX_FRAME_CHARS = 64 * 1024
 MAX_TEXT_CHARS = 8000
-MAX_ID = 2**63 - 1  # database ids are 64-bit; a larger number must not reach a query
-Id = Annotated[int, Field(ge=1, le=MAX_ID)]
+Id = Annotated[int, Field(ge=1, le=MAX_ID)]  # database ids are 64-bit; a larger number must not reach a query
 
 
 class FrameInvalid(Exception):

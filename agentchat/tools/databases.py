@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import ConfigDict, Field
 
 from agentchat.errors import InvalidArguments
+from agentchat.ids import ObjectId
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
 from agentchat.runtime.spec import ToolArgs
@@ -19,12 +20,12 @@ MAX_DATABASES_WITH_SCHEMAS = 20  # the overview lists schemas of at most this ma
 
 class ExploreDatabaseArgs(ToolArgs):
     env_id: str = ENV_ID_FIELD
-    database_id: int | None = Field(None, ge=1, description="Numeric Superset id of the database.")
+    database_id: ObjectId | None = Field(None, description="Numeric Superset id of the database.")
     database_name: str | None = Field(None, max_length=250, description="Database name (instead of its id).")
     schema_name: str | None = Field(
         None, alias="schema", max_length=250, description="Schema whose tables to list (needs the database)."
     )
-    dataset_id: int | None = Field(None, ge=1, description="A dataset: show its source table and dependencies.")
+    dataset_id: ObjectId | None = Field(None, description="A dataset: show its source table and dependencies.")
     limit: int = Field(100, ge=1, le=500, description="Maximum number of tables listed.")
 
     model_config = ConfigDict(populate_by_name=True)

@@ -12,6 +12,7 @@ from asgiref.sync import sync_to_async
 from pydantic import ConfigDict, Field
 
 from agentchat.errors import ToolError
+from agentchat.ids import ObjectId
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
 from agentchat.runtime.spec import ToolArgs
@@ -38,7 +39,7 @@ class SearchDatasetsArgs(ToolArgs):
 
 class DatasetArgs(ToolArgs):
     env_id: str = ENV_ID_FIELD
-    dataset_id: int = Field(ge=1, description="Numeric Superset id of the dataset.")
+    dataset_id: ObjectId = Field(description="Numeric Superset id of the dataset.")
 
 
 def json_object(value: Any) -> dict[str, Any]:

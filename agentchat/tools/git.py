@@ -15,6 +15,7 @@ from django.utils.translation import ngettext
 from pydantic import Field
 
 from agentchat.gitstore import repo as gitrepo
+from agentchat.ids import ObjectId
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
 from agentchat.runtime.spec import ToolArgs
@@ -26,7 +27,7 @@ BRANCH_FIELD = Field(gitrepo.MAIN, max_length=200, description="Git branch.")
 
 class GitStatusArgs(ToolArgs):
     env_id: str = ENV_ID_FIELD
-    dashboard_id: int = Field(ge=1, description="Numeric Superset id of the dashboard.")
+    dashboard_id: ObjectId = Field(description="Numeric Superset id of the dashboard.")
     branch: str = BRANCH_FIELD
 
 
@@ -40,7 +41,7 @@ class CreateBranchArgs(ToolArgs):
 
 class CommitChangesArgs(ToolArgs):
     env_id: str = ENV_ID_FIELD
-    dashboard_id: int = Field(ge=1, description="Numeric Superset id of the dashboard.")
+    dashboard_id: ObjectId = Field(description="Numeric Superset id of the dashboard.")
     branch: str = BRANCH_FIELD
     message: str | None = Field(None, max_length=2000, description="Commit message.")
 

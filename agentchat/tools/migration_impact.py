@@ -8,7 +8,7 @@ deploy agree.
 """
 
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.utils.translation import gettext as _
@@ -16,6 +16,7 @@ from django.utils.translation import ngettext, pgettext_lazy
 from pydantic import Field, model_validator
 
 from agentchat.errors import InvalidArguments, ToolError
+from agentchat.ids import ObjectId
 from agentchat.language import in_language
 from agentchat.models import Migration
 from agentchat.runtime import plans
@@ -160,12 +161,11 @@ async def transfer_impact(
 
 
 class MigrationArgs(ToolArgs):
-    migration_id: int | None = Field(
+    migration_id: ObjectId | None = Field(
         None,
-        ge=1,
         description=("Saved migration (on its page: objectId); replaces dashboard_ids and the environments."),
     )
-    dashboard_ids: list[Annotated[int, Field(ge=1)]] | None = Field(
+    dashboard_ids: list[ObjectId] | None = Field(
         None,
         min_length=1,
         max_length=50,

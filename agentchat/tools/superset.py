@@ -6,6 +6,7 @@ from asgiref.sync import sync_to_async
 from pydantic import Field
 
 from agentchat.errors import ToolError
+from agentchat.ids import ObjectId
 from agentchat.review.runs import review_latest
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
@@ -26,7 +27,7 @@ class SearchDashboardsArgs(ToolArgs):
 
 class DashboardArgs(ToolArgs):
     env_id: str = ENV_ID_FIELD
-    dashboard_id: int = Field(ge=1, description="Numeric Superset id of the dashboard.")
+    dashboard_id: ObjectId = Field(description="Numeric Superset id of the dashboard.")
 
 
 def _person(owner: dict[str, Any]) -> str:

@@ -12,6 +12,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from pydantic import Field
 
+from agentchat.ids import ObjectId
 from agentchat.models import TaskRecord
 from agentchat.runtime.background import task_status
 from agentchat.runtime.context import ToolContext
@@ -36,7 +37,7 @@ def task_status_visible(*, user: User | AnonymousUser | None, record_id: int) ->
 
 
 class TaskStatusArgs(ToolArgs):
-    task_id: int = Field(ge=1, description="Id of the background task (returned by run_backup, execute_migration…).")
+    task_id: ObjectId = Field(description="Id of the background task (returned by run_backup, execute_migration…).")
 
 
 @assistant_tool(
