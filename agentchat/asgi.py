@@ -1,6 +1,6 @@
 """ASGI entry point: HTTP through Django, WebSocket through Channels with session auth and Origin checks
 (the host in ALLOWED_HOSTS and the exact origin of the socket, ``agentchat.chat.origin``). A setting outside its
-closed set or without its companion stops the process here, with one line per problem (``agentchat.checks``)."""
+closed set or without its companion stops the process here, with one line per problem (``agentchat.web.checks``)."""
 
 import gc
 import os
@@ -10,7 +10,7 @@ from django.core.asgi import get_asgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "agentchat.settings")
 django_asgi_app = get_asgi_application()
 
-from agentchat.checks import refuse_bad_settings  # noqa: E402
+from agentchat.web.checks import refuse_bad_settings  # noqa: E402
 
 refuse_bad_settings()  # daphne runs no system checks of its own
 

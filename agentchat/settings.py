@@ -18,7 +18,7 @@ env = environ.Env()
 if (BASE_DIR / ".env").is_file():
     env.read_env(BASE_DIR / ".env")
 
-# Variables these settings could not read, as (variable, value, allowed values): ``agentchat.checks`` refuses to
+# Variables these settings could not read, as (variable, value, allowed values): ``agentchat.web.checks`` refuses to
 # start a process with any of them (issue 31), instead of running on a default the operator did not choose.
 SETTINGS_UNREADABLE: list[tuple[str, str, str]] = []
 _TRUE_WORDS = frozenset({"true", "1", "yes", "on"})
@@ -242,7 +242,7 @@ LOGGING = {
     "loggers": {"httpx": {"level": "WARNING"}, "httpx2": {"level": "WARNING"}, "daphne": {"level": "WARNING"}},
 }
 
-# --- agent (DESIGN §5, §10, §11, §12); agentchat.checks refuses values outside the closed sets at start ---
+# --- agent (DESIGN §5, §10, §11, §12); agentchat.web.checks refuses values outside the closed sets at start ---
 LLM_PROVIDERS = ("offline", "openai")
 LLM_PROVIDER = env.str("LLM_PROVIDER", default="offline")
 LLM_BASE_URL = env.str("LLM_BASE_URL", default="")
@@ -258,6 +258,11 @@ TURN_MAX_STARTING = env.int("TURN_MAX_STARTING", default=4)
 TURN_QUEUE_MAX = env.int("TURN_QUEUE_MAX", default=200)
 TURN_QUEUE_WAIT_S = env.float("TURN_QUEUE_WAIT_S", default=0.2)
 TURN_BUSY_RETRY_S = env.int("TURN_BUSY_RETRY_S", default=5)
+# A running turn's lease on its message (issue 31; turn.lease): renewed every third of it while the turn runs, so a
+# turn whose process died counts as interrupted at most this long after (s); its page is told and offered a resend.
+TURN_LEASE_S = env.float("TURN_LEASE_S", default=15.0)
+# The same for a background job's worker (runtime.background): a killed worker's job ends failed after this (s).
+TASK_LEASE_S = env.float("TASK_LEASE_S", default=30.0)
 TOOL_TIMEOUT_S = env.float("TOOL_TIMEOUT_S", default=30.0)
 TOOL_RESPONSE_MAX_CHARS = env.int("TOOL_RESPONSE_MAX_CHARS", default=4000)
 HITL_CONFIRM_READS = _flag("HITL_CONFIRM_READS", default=False)

@@ -1,10 +1,10 @@
-"""URL routes: pages, auth, admin, API. Ids in paths are ``<id:…>`` (``agentchat.ids.IdConverter``): one beyond
+"""URL routes: pages, auth, admin, API. Ids in paths are ``<id:…>`` (``agentchat.context.ids.IdConverter``): one beyond
 a 64-bit key is a 404, never a query (issue 31)."""
 
 from django.contrib import admin
 from django.urls import include, path, register_converter
 
-from agentchat.ids import IdConverter
+from agentchat.context.ids import IdConverter
 from agentchat.web import api, health, identities, migrations, policy_preview, views
 
 register_converter(IdConverter, "id")

@@ -20,8 +20,8 @@ from django.utils.translation import gettext, ngettext_lazy
 from django.utils.translation import gettext_lazy as _
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from agentchat.context.ids import id_in_range
 from agentchat.context.strictjson import MAX_DEPTH, json_flaws
-from agentchat.ids import id_in_range
 from agentchat.language import in_language
 
 MAX_PAYLOAD_BYTES = 4096

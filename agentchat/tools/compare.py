@@ -15,8 +15,8 @@ from asgiref.sync import sync_to_async
 from django.utils.translation import gettext_lazy
 from pydantic import Field, model_validator
 
+from agentchat.context.ids import ObjectId
 from agentchat.errors import InvalidArguments, ToolError
-from agentchat.ids import ObjectId
 from agentchat.models import Backup
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool

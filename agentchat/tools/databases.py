@@ -6,8 +6,8 @@ from typing import Any
 
 from pydantic import ConfigDict, Field
 
+from agentchat.context.ids import ObjectId
 from agentchat.errors import InvalidArguments
-from agentchat.ids import ObjectId
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
 from agentchat.runtime.spec import ToolArgs

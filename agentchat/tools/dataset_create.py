@@ -8,8 +8,8 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from pydantic import ConfigDict, Field, model_validator
 
+from agentchat.context.ids import ObjectId
 from agentchat.errors import InvalidArguments
-from agentchat.ids import ObjectId
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
 from agentchat.runtime.spec import ToolArgs

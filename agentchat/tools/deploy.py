@@ -13,7 +13,7 @@ from typing import Any
 from django.utils.translation import gettext_lazy, ngettext_lazy
 from pydantic import Field, model_validator
 
-from agentchat.ids import ObjectId
+from agentchat.context.ids import ObjectId
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
 from agentchat.runtime.spec import ToolArgs

@@ -14,8 +14,8 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from pydantic import Field
 
+from agentchat.context.ids import ObjectId
 from agentchat.gitstore import repo as gitrepo
-from agentchat.ids import ObjectId
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
 from agentchat.runtime.spec import ToolArgs

@@ -11,7 +11,7 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from pydantic import Field
 
-from agentchat.ids import ObjectId
+from agentchat.context.ids import ObjectId
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
 from agentchat.runtime.spec import ToolArgs

@@ -14,7 +14,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from pydantic import Field
 
-from agentchat.ids import ObjectId
+from agentchat.context.ids import ObjectId
 from agentchat.models import ValidationRun
 from agentchat.review.runs import charts_to_describe, dashboard_metadata, description_language, review_start
 from agentchat.runtime.context import ToolContext

@@ -15,8 +15,8 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext, pgettext_lazy
 from pydantic import Field, model_validator
 
+from agentchat.context.ids import ObjectId
 from agentchat.errors import InvalidArguments, ToolError
-from agentchat.ids import ObjectId
 from agentchat.language import in_language
 from agentchat.models import Migration
 from agentchat.runtime import plans

@@ -5,8 +5,8 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from pydantic import Field
 
+from agentchat.context.ids import ObjectId
 from agentchat.errors import ToolError
-from agentchat.ids import ObjectId
 from agentchat.review.runs import review_latest
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool

@@ -12,7 +12,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from pydantic import Field
 
-from agentchat.ids import ObjectId
+from agentchat.context.ids import ObjectId
 from agentchat.models import TaskRecord
 from agentchat.runtime.background import task_status
 from agentchat.runtime.context import ToolContext

@@ -22,6 +22,7 @@ from agentchat.conversations.selectors import (
 from agentchat.guard import confirmations as confirm
 from agentchat.models import Conversation, Message, PendingConfirmation
 from agentchat.toolset.selection import Offer, toolset_offer
+from agentchat.turn.lease import lease_deadline
 from agentchat.turn.recording import offer_record
 from policies import services as policy
 from policies.snapshot import policy_cache
@@ -54,6 +55,8 @@ class Opened:
         status: the ``context_status`` of the ``conversation`` event: ``ok``, ``none`` or ``unavailable``.
         expired: the cards that were pending and expired now (each call got its ToolMessage).
         prepared: the first step's tools, history and answer row.
+        message_id: the stored user message (its lease: ``turn.lease``).
+        client_id: the page's id of it ('' when none was sent).
     """
 
     conversation: Conversation
@@ -61,6 +64,8 @@ class Opened:
     status: str
     expired: list[PendingConfirmation]
     prepared: Prepared
+    message_id: int
+    client_id: str = ""
 
 
 # The caller's checks before a turn opens (the consumer's: the session, the frame's UIContext), run in the turn's
@@ -78,13 +83,15 @@ def turn_open(
     text: str,
     context: dict[str, Any] | None,
     precheck: Precheck | None = None,
+    client_id: str = "",
 ) -> Opened | ErrorEvent:
     """Open a turn in one transaction (one commit, one WAL flush, instead of one per row written; issue 17: one
     unit of database work per phase).
 
     Runs ``precheck`` first (its ``ErrorEvent`` is returned as it is: nothing else happens), then starts or loads
     the conversation with its messages (one statement, ``conversation_with_history``), expires its pending cards
-    (looked for only when it has some), stores the user message, then ``step_prepare`` with the history as loaded
+    (looked for only when it has some), stores the user message (with ``client_id``, the page's id of it, and the
+    turn's lease: ``turn.lease``), then ``step_prepare`` with the history as loaded
     plus the new message (read again only after cards expired: their calls got ToolMessages). A new conversation
     is inserted, its messages too, and nothing is read back.
 
@@ -108,13 +115,20 @@ def turn_open(
             expired = confirm.confirmations_expire(conversation=conversation)
             rows = None  # the expired calls' ToolMessages were added: read the history after the new message
     new = conversation_id is None
-    _, answer = conv.turn_messages_add(conversation=conversation, text=text, ui_context=context, touch=not new)
+    message, answer = conv.turn_messages_add(
+        conversation=conversation,
+        text=text,
+        ui_context=context,
+        touch=not new,
+        client_id=client_id,
+        lease_until=lease_deadline(),
+    )
     if rows is not None:
         rows = [*rows, HistoryRow(Message.Role.USER, text, [], "", "")]
     prepared = step_prepare(
         user=user, conversation=conversation, context=context, question=text, row_id=answer.pk, history=rows
     )
-    return Opened(conversation, context, status, expired, prepared)
+    return Opened(conversation, context, status, expired, prepared, message.pk, client_id)
 
 
 @transaction.atomic(savepoint=False)

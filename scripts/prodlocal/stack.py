@@ -49,6 +49,8 @@ class Settings:
         redis_url: the machine's Redis database (``PROD_LOCAL_REDIS_URL``).
         overrides: variables set on top of the plan's environment (tests and benches: the LLM, the router).
         seed: create the demo logins (``manage.py seed_demo --force``, compose's documented first-start step).
+        build: collect the static files first, as the image's build does (tests skip it: WhiteNoise's finders
+            serve them from the checkout, and parallel test workers would write the same ``var/static``).
     """
 
     directory: Path
@@ -59,6 +61,7 @@ class Settings:
     redis_url: str = "redis://127.0.0.1:6379/13"
     overrides: dict[str, str] = field(default_factory=dict)
     seed: bool = True
+    build: bool = True
 
     @classmethod
     def from_environment(cls, *, web: int | None = None, workers: int | None = None) -> Settings:
@@ -257,11 +260,16 @@ class ProdLocal:
         """The image's web command on ``port``."""
         return [part.replace("{port}", str(port)) for part in self._plan().web]
 
-    def start_web(self, name: str, port: int) -> Process:
-        """Start (or start again) web process ``name`` on ``port`` and wait for its health check."""
+    def start_web(self, name: str, port: int, *, wait: bool = True) -> Process:
+        """Start (or start again) web process ``name`` on ``port``; with ``wait``, until its health check passes."""
         process = self._spawn(Process(name, self.web_argv(port), port))
-        self._ready(process, f"http://127.0.0.1:{port}{self._plan().health_path}")
+        if wait:
+            self.web_ready(process)
         return process
+
+    def web_ready(self, process: Process) -> None:
+        """Wait until web ``process`` answers the image's health check (``_ready``)."""
+        self._ready(process, f"http://127.0.0.1:{process.port}{self._plan().health_path}")
 
     def start_worker(self, name: str) -> Process:
         """Start (or start again) ``db_worker`` process ``name`` (compose's worker command)."""
@@ -278,14 +286,16 @@ class ProdLocal:
             self.stop()  # a previous shape of this directory
         self.plan = self._make_plan()
         database_ensure(self.settings.database_url)
-        assignments, argv = _split_assignments(self.plan.build)  # `KEY=value … command`, as the RUN step's shell does
-        self._run("build", argv, assignments)
+        if self.settings.build:
+            assignments, argv = _split_assignments(self.plan.build)  # `KEY=value … command`, as RUN's shell does
+            self._run("build", argv, assignments)
         self._run("migrate", self.plan.migrate)
         if self.settings.seed:
             self._run("seed", ["python", "manage.py", "seed_demo", "--force"])
         try:
-            for i, port in enumerate(self.settings.web_ports, start=1):
-                self.start_web(f"web{i}", port)
+            webs = [self.start_web(f"web{i}", port, wait=False) for i, port in enumerate(self.settings.web_ports, 1)]
+            for web in webs:  # they start side by side (each imports Django and the app for seconds)
+                self.web_ready(web)
             for i in range(1, self.settings.workers + 1):
                 self.start_worker(f"worker{i}")
             config = nginx.write(
@@ -350,6 +360,10 @@ class ProdLocal:
         self.processes = {}
         self.state_file.unlink(missing_ok=True)
         return stopped
+
+    def webs(self) -> list[Process]:
+        """The web processes, in start order."""
+        return [p for name, p in self.processes.items() if name.startswith("web")]
 
     def status(self) -> list[tuple[str, int | None, int, bool]]:
         """``(name, pid, port, alive)`` of every recorded process."""

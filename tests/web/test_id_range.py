@@ -8,7 +8,7 @@ import pytest
 from channels.db import database_sync_to_async
 from pydantic import ValidationError
 
-from agentchat.ids import MAX_ID, IdConverter
+from agentchat.context.ids import MAX_ID, IdConverter
 from agentchat.runtime.registry import registry
 from policies.models import Environment
 from tests.support.contexts import ui_context

@@ -12,7 +12,7 @@ from cryptography.fernet import Fernet
 from django.core import checks
 from django.test import override_settings
 
-from agentchat.checks import SETTINGS_TAG
+from agentchat.web.checks import SETTINGS_TAG
 from tests.support.processes import ROOT, free_port, process_env
 
 KEY = Fernet.generate_key().decode()
