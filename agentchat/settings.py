@@ -258,6 +258,11 @@ TURN_MAX_STARTING = env.int("TURN_MAX_STARTING", default=4)
 TURN_QUEUE_MAX = env.int("TURN_QUEUE_MAX", default=200)
 TURN_QUEUE_WAIT_S = env.float("TURN_QUEUE_WAIT_S", default=0.2)
 TURN_BUSY_RETRY_S = env.int("TURN_BUSY_RETRY_S", default=5)
+# Per-user bounds of a process (issue 31; turn.bounds): open chat sockets, turns running at once, messages in a
+# sliding minute; beyond them the socket or message is refused (rate_limited / busy), audited. 0: no bound.
+USER_MAX_SOCKETS = env.int("USER_MAX_SOCKETS", default=10)
+USER_MAX_TURNS = env.int("USER_MAX_TURNS", default=3)
+USER_MESSAGES_PER_MINUTE = env.int("USER_MESSAGES_PER_MINUTE", default=30)
 # A running turn's lease on its message (issue 31; turn.lease): renewed every third of it while the turn runs, so a
 # turn whose process died counts as interrupted at most this long after (s); its page is told and offered a resend.
 TURN_LEASE_S = env.float("TURN_LEASE_S", default=15.0)

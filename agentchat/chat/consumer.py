@@ -11,7 +11,6 @@ a turn still running for it stops at its next tool call or LLM step (``AgentTurn
 """
 
 import asyncio
-import functools
 import logging
 from collections.abc import Awaitable, Coroutine
 from datetime import timedelta
@@ -37,8 +36,6 @@ from agentchat.chat.frames import (
     parse_frame,
 )
 from agentchat.chat.sessions import SessionCheck, session_group, user_group
-from agentchat.context.intake import context_accept
-from agentchat.context.uicontext import ContextInvalid
 from agentchat.conversations.selectors import ConversationNotFound
 from agentchat.conversations.services import reference_refused
 from agentchat.errors import error_text
@@ -46,6 +43,8 @@ from agentchat.language import conversation_language, socket_language
 from agentchat.turn import recovery
 from agentchat.turn.admission import turn_admission
 from agentchat.turn.agent import AgentTurn
+from agentchat.turn.bounds import CLOSE_TOO_MANY, refusal_audit, user_bounds
+from agentchat.turn.preparation import MessagePrecheck
 from policies import services as policy
 from policies.models import AuditEvent
 
@@ -89,6 +88,14 @@ class AgentConsumer(UnitDispatchConsumer):
         if self.user is None or not self.user.is_authenticated:
             await self.close(code=CLOSE_UNAUTHENTICATED)
             return
+        refused = user_bounds.socket_open(self.user.pk, self.language)  # issue 31: per-user bounds
+        if refused is not None:
+            await self.send_error(refused.code, refused.message)
+            refusal_audit(user=self.user, refusal=refused)
+            self.closed = True
+            await self.close(code=CLOSE_TOO_MANY)
+            return
+        self.counted = True
         session_key = self.scope["session"].session_key or ""  # set: the user was authenticated by it
         self.session_groups = [session_group(session_key), user_group(self.user.pk)]
         for group in self.session_groups:
@@ -99,6 +106,8 @@ class AgentConsumer(UnitDispatchConsumer):
         """Leave the conversations' and the session's groups and stop the expiry timer; the socket's running turns
         go on (they hand their frames over)."""
         self.closed = True
+        if getattr(self, "counted", False):
+            user_bounds.socket_closed(self.user.pk)
         timer = getattr(self, "expiry_timer", None)
         if timer is not None:
             timer.cancel()
@@ -209,7 +218,13 @@ class AgentConsumer(UnitDispatchConsumer):
         self, frame: UserMessageFrame | ConfirmFrame | DismissFrame | ResumeFrame | None, invalid: FrameInvalid | None
     ) -> None:
         if isinstance(frame, UserMessageFrame) and not self.session_ended:
-            # Admission first, before any database work (issue 17): the session is checked inside the turn's slot.
+            # The user's bounds, then the process's admission, before any database work (issues 31, 17): the
+            # session is checked inside the turn's slot.
+            language = conversation_language([frame.text], default=self.language)
+            if refused := user_bounds.message_take(self.user.pk, language):
+                await self.emit(refused.event(frame.text, frame.client_id))
+                refusal_audit(user=self.user, refusal=refused, text=frame.text, conversation_id=frame.conversation_id)
+                return
             self._spawn(self._locked(self._message(frame), frame))
             return
         if not await self._session_alive(frame):
@@ -221,14 +236,10 @@ class AgentConsumer(UnitDispatchConsumer):
         if isinstance(frame, UserMessageFrame):  # on a session already seen dead: session_expired above
             return
         if isinstance(frame, ConfirmFrame):
+            decide = self._agent().decide
+            approve = frame.decision == "approve"
             self._spawn(
-                self._locked(
-                    self._agent().decide(
-                        confirmation_id=frame.confirmation_id,
-                        approve=frame.decision == "approve",
-                        typed_env=frame.typed_env,
-                    )
-                )
+                self._locked(decide(confirmation_id=frame.confirmation_id, approve=approve, typed_env=frame.typed_env))
             )
         elif isinstance(frame, DismissFrame):
             self._spawn(self._locked(self._agent().dismiss(confirmation_id=frame.confirmation_id)))
@@ -292,7 +303,7 @@ class AgentConsumer(UnitDispatchConsumer):
         (``turn.admission``: decided before any database work; never dropped, never left unanswered).
 
         Inside the slot one unit of database work checks the session and the frame's UIContext, then opens the turn
-        (``_precheck``, ``turn.preparation.turn_open``: one transaction; issue 17).
+        (``turn.preparation.MessagePrecheck``, ``turn_open``: one transaction; issue 17).
         """
         async with turn_admission.slot() as slot:
             if not slot:
@@ -303,56 +314,34 @@ class AgentConsumer(UnitDispatchConsumer):
                     client_id=frame.client_id,
                 )
                 return
-            seen: dict[str, bool] = {}
+            check = MessagePrecheck(
+                self.user, self.session_valid, frame.text, frame.context, frame.conversation_id, self.language
+            )
             conversation_id = await self._agent().run(
                 conversation_id=frame.conversation_id,
                 text=frame.text,
                 context=None,
                 opened=slot.started,
-                precheck=functools.partial(self._precheck, frame, seen),
+                precheck=check,
                 page=frame.context,
                 client_id=frame.client_id or "",
             )
-            if seen.get("session_ended"):
+            if check.session_ended:
                 self.session_ended = True  # after its frame was sent (``_end_session`` sends one otherwise)
         if conversation_id is not None:
             await self._join(conversation_id)
         if frame.client_id:  # its answer, card or error came: the page stops waiting for it (issue 31)
             await self.emit(TurnStateEvent(client_id=frame.client_id, state="done", conversation_id=conversation_id))
 
-    def _precheck(self, frame: UserMessageFrame, seen: dict[str, bool]) -> dict[str, Any] | None | ErrorEvent:
-        """The checks of a ``user_message`` before its turn (sync: inside the turn's opening unit of work).
-
-        A dead session (``SessionCheck``): audited ``session_expired`` with what the frame asked for, and its
-        ``session_expired`` event returned — nothing of the frame runs (DESIGN §10). An invalid UIContext (DESIGN
-        §5 step 2): audited ``context_rejected`` (``context_accept``) and ``invalid_context`` returned. Otherwise
-        the validated context (None: the frame sent none).
-        """
-        language = conversation_language([frame.text], default=self.language)
-        if not self.session_valid():
-            seen["session_ended"] = True
-            policy.audit_record(
-                event_type=AuditEvent.EventType.SESSION_EXPIRED,
-                actor=self.user,
-                outcome="session_expired",
-                extra={"source": "websocket", "frame": frame.type, "claimed_conversation_id": frame.conversation_id},
-            )
-            return ErrorEvent(code="session_expired", message=error_text("session_expired", language))
-        if frame.context is None:
-            return None
-        try:
-            return context_accept(
-                payload=frame.context, actor=self.user, source="websocket", conversation_id=frame.conversation_id
-            )
-        except ContextInvalid as exc:
-            detail = exc.summary(language)
-            message = error_text("invalid_context", language, detail=detail)
-            return ErrorEvent(code="invalid_context", message=message, errors=exc.errors)
-
     async def _locked(self, coro: Awaitable[None], frame: UserMessageFrame | None = None) -> None:
-        """Run a service call after the connection's previous one, mapping failures to ``error`` frames."""
-        async with self.turn_lock:
-            await self._answered(coro, frame)
+        """Run a service call after the connection's previous one, mapping failures to ``error`` frames; a
+        ``frame``'s turn then gives the user's turn back (``turn.bounds``)."""
+        try:
+            async with self.turn_lock:
+                await self._answered(coro, frame)
+        finally:
+            if frame is not None:
+                user_bounds.turn_done(self.user.pk)
 
     async def _answered(self, coro: Awaitable[None], frame: UserMessageFrame | None = None) -> None:
         """Await ``coro``; whatever it raises becomes an ``error`` frame and the socket stays open (never 1011).

@@ -11,6 +11,8 @@ from django.db import transaction
 from langchain_core.messages import BaseMessage
 
 from agentchat.chat.events import ErrorEvent
+from agentchat.context.intake import context_accept
+from agentchat.context.uicontext import ContextInvalid
 from agentchat.conversations import services as conv
 from agentchat.conversations.selectors import (
     HistoryRow,
@@ -19,12 +21,15 @@ from agentchat.conversations.selectors import (
     history_from_rows,
     history_messages,
 )
+from agentchat.errors import error_text
 from agentchat.guard import confirmations as confirm
+from agentchat.language import conversation_language
 from agentchat.models import Conversation, Message, PendingConfirmation
 from agentchat.toolset.selection import Offer, toolset_offer
 from agentchat.turn.lease import lease_deadline
 from agentchat.turn.recording import offer_record
 from policies import services as policy
+from policies.models import AuditEvent
 from policies.snapshot import policy_cache
 
 
@@ -72,6 +77,45 @@ class Opened:
 # opening transaction: the validated context to use, or the error event that refuses the message (its audit row
 # written, and kept: the refusal is returned, not raised).
 Precheck = Callable[[], "dict[str, Any] | None | ErrorEvent"]
+
+
+@dataclass
+class MessagePrecheck:
+    """The consumer's ``Precheck`` of a ``user_message`` (sync: inside the turn's opening unit of work).
+
+    A dead session (``session_alive()`` false, the socket's ``SessionCheck``): audited ``session_expired`` with
+    what the frame asked for, its ``session_expired`` event returned and ``session_ended`` set — nothing of the frame
+    runs (DESIGN §10). An invalid UIContext (DESIGN §5 step 2): audited ``context_rejected`` (``context_accept``) and
+    ``invalid_context`` returned. Otherwise the validated context (None: the frame sent none). Texts in the
+    message's language (``conversation_language``, the page's ``language`` as its default).
+    """
+
+    user: User
+    session_alive: Callable[[], bool]
+    text: str
+    context: Any
+    conversation_id: int | None
+    language: str
+    session_ended: bool = False
+
+    def __call__(self) -> "dict[str, Any] | None | ErrorEvent":
+        language = conversation_language([self.text], default=self.language)
+        if not self.session_alive():
+            self.session_ended = True
+            extra = {"source": "websocket", "frame": "user_message", "claimed_conversation_id": self.conversation_id}
+            policy.audit_record(
+                event_type=AuditEvent.EventType.SESSION_EXPIRED, actor=self.user, outcome="session_expired", extra=extra
+            )
+            return ErrorEvent(code="session_expired", message=error_text("session_expired", language))
+        if self.context is None:
+            return None
+        try:
+            return context_accept(
+                payload=self.context, actor=self.user, source="websocket", conversation_id=self.conversation_id
+            )
+        except ContextInvalid as exc:
+            message = error_text("invalid_context", language, detail=exc.summary(language))
+            return ErrorEvent(code="invalid_context", message=message, errors=exc.errors)
 
 
 @transaction.atomic

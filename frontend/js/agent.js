@@ -274,7 +274,8 @@
         return;
       }
       $("conn-state").textContent = t("reconnecting");
-      setTimeout(connect, retryDelay);
+      // 4429: the user has too many chat tabs open (the error frame before it says so): try again much later.
+      setTimeout(connect, ev.code === 4429 ? 30000 : retryDelay);
       retryDelay = Math.min(retryDelay * 2, 10000);
     };
   }
