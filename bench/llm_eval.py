@@ -356,6 +356,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--only", default="", help="comma-separated scenario names")
     parser.add_argument("--holdout", type=int, default=4, help="questions of the fresh set to add (0: none)")
+    parser.add_argument(
+        "--set",
+        choices=("scenarios", "day"),
+        default="scenarios",
+        help="scenarios (default) or day: the frozen 48 questions of tests/data/llm_eval_day.yaml (bench/llm_day.py)",
+    )
     opts = parser.parse_args()
     from tests.support.processes import fresh_database
 
@@ -381,6 +387,14 @@ def main() -> None:
     call_command("migrate", verbosity=0)
     ensure_policy_defaults()
     users = {role: make_user(role) for role in ("analyst", "engineer", "admin")}
+    if opts.set == "day":
+        from bench.llm_day import day_setup, load_day, run_day
+
+        questions = [q for q in load_day() if not opts.only or q.id in opts.only.split(",")]
+        migration_id, proxies = day_setup(users)
+        print(f"model {settings.LLM_MODEL or '?'} at {upstream} | day set {len(questions)} questions")
+        asyncio.run(run_day(questions, users, migration_id, proxies))
+        return
     scenarios = [*SCENARIOS, *holdout_sample(opts.holdout)]
     if opts.only:
         wanted = set(opts.only.split(","))

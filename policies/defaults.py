@@ -33,6 +33,7 @@ TOOLS: dict[str, tuple[str, bool, tuple[str, ...], tuple[str, ...]]] = {
     "run_backup": ("write", True, (), WRITERS),
     "deploy_dashboard": ("dangerous", True, ("dashboard",), WRITERS),
     "execute_migration": ("dangerous", True, ("dashboard", "migration"), ("admin",)),
+    "rollback_deploy": ("dangerous", True, ("dashboard", "migration"), WRITERS),
 }
 
 # env_id: (name, tier, superset_url, credentials_env). staging points at the ss-dev instance locally.

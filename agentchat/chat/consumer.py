@@ -236,11 +236,8 @@ class AgentConsumer(UnitDispatchConsumer):
         if isinstance(frame, UserMessageFrame):  # on a session already seen dead: session_expired above
             return
         if isinstance(frame, ConfirmFrame):
-            decide = self._agent().decide
-            approve = frame.decision == "approve"
-            self._spawn(
-                self._locked(decide(confirmation_id=frame.confirmation_id, approve=approve, typed_env=frame.typed_env))
-            )
+            card = frame.model_dump(include={"confirmation_id", "typed_env", "options"})
+            self._spawn(self._locked(self._agent().decide(approve=frame.decision == "approve", **card)))
         elif isinstance(frame, DismissFrame):
             self._spawn(self._locked(self._agent().dismiss(confirmation_id=frame.confirmation_id)))
         elif isinstance(frame, ResumeFrame):

@@ -70,6 +70,8 @@ class ConfirmFrame(_Frame):
     decision: Literal["approve", "deny"]
     # The environment id typed on a prod card for a dangerous tool (checked server-side).
     typed_env: Annotated[str, Field(max_length=64)] | None = None
+    # The card's ticked options (``GuardrailDecision.options`` names); one the card did not offer is refused.
+    options: Annotated[list[Annotated[str, Field(max_length=64)]], Field(max_length=8)] = []
     # Accepted and ignored: what runs is always the stored call (DESIGN §9), never client-sent arguments.
     args: Any = None
 

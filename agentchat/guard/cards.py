@@ -24,6 +24,7 @@ IMPACT_ACTIONS: dict[str, Promise] = {
     "modify": _("will be modified"),
     "delete": _("will be deleted"),
     "backup": _("goes into the backup"),
+    "restore": _("will be restored from the copy"),
 }
 IMPACT_TYPES: dict[str, Promise] = {
     "dashboard": _("dashboard"),
@@ -45,6 +46,7 @@ IMPACT_COUNTS: dict[str, Promise] = {
     "validation_run": ngettext_lazy("%(count)d validation run", "%(count)d validation runs", "count"),
 }
 SHOWN_OBJECTS = 20
+SHOWN_CHANGES = 4  # changed fields a card lists open; the rest fold under «ещё N изменений»
 
 
 def _label(labels: dict[str, Promise], key: Any) -> Any:
@@ -71,21 +73,27 @@ def impact_more_text(hidden: int) -> str:
 
 def _labelled_impact(decision: dict[str, Any]) -> dict[str, Any]:
     impact = decision.get("impact")
-    if not isinstance(impact, dict) or not impact.get("objects"):
+    if not isinstance(impact, dict):
         return decision
     objects = []
-    for obj in impact["objects"]:
+    for obj in impact.get("objects") or []:
         if not isinstance(obj, dict):
             continue
         action, kind = obj.get("action"), obj.get("type")
         objects.append(
             {**obj, "action_label": _label(IMPACT_ACTIONS, action), "type_label": _label(IMPACT_TYPES, kind)}
         )
+    changes = [str(line) for line in impact.get("changes") or []]
+    hidden = changes[SHOWN_CHANGES:]
     labelled = {
         **impact,
         "objects": objects[:SHOWN_OBJECTS],
         "counts_text": impact_counts_text(objects),
         "more_text": impact_more_text(len(objects) - SHOWN_OBJECTS),
+        "changes_shown": changes[:SHOWN_CHANGES],
+        "changes_hidden": hidden,
+        "changes_more_text": ngettext("%(count)d more change", "%(count)d more changes", len(hidden))
+        % {"count": len(hidden)},
     }
     return {**decision, "impact": labelled}
 
@@ -178,12 +186,30 @@ def card_denied(
         )
 
 
-def card_cancelled(*, confirmation_id: int, tool: str, language: str) -> str:
-    """Render «Операция отменена»."""
+def _decided_details(row: PendingConfirmation | None) -> dict[str, Any]:
+    """The template context that keeps what was decided on a decided card (issue 28 item 6): the environment, the
+    arguments, the impact with its diff (``d``, as the live card showed it), the options ticked, who decided and
+    when; empty without a row or a decision with an operation (a refusal has none)."""
+    if row is None or not isinstance(row.decision, dict) or "operation" not in row.decision:
+        return {}
+    d = _labelled_impact(row.decision)
+    labels = {o.get("name"): o.get("label") for o in d.get("options") or [] if isinstance(o, dict)}
+    chosen = [str(labels.get(name) or name) for name in d.get("chosen") or []]
+    user = row.user
+    return {
+        "d": {**d, "chosen_labels": chosen},
+        "args": _labelled_args(row.args),
+        "tool_title": tool_title(row.tool),
+        "decided_by": (user.get_full_name() or user.get_username()) if user else "",
+        "decided_at": row.decided_at,
+    }
+
+
+def card_cancelled(*, confirmation_id: int, tool: str, language: str, row: PendingConfirmation | None = None) -> str:
+    """Render «Операция отменена»; with the denied ``row``, also what was declined, by whom and when (folded)."""
     with in_language(language):
-        return render_to_string(
-            "chat/card_cancelled.html", {"confirmation_id": confirmation_id, "tool": tool, "title": tool_title(tool)}
-        )
+        context = {"confirmation_id": confirmation_id, "tool": tool, "title": tool_title(tool)}
+        return render_to_string("chat/card_cancelled.html", context | _decided_details(row))
 
 
 def card_expired(*, confirmation_id: int, tool: str, language: str) -> str:
@@ -194,21 +220,23 @@ def card_expired(*, confirmation_id: int, tool: str, language: str) -> str:
         )
 
 
-def card_state(*, confirmation_id: int, tool: str, status: str, language: str) -> str:
-    """Render a decided card: approved (running), executed, failed, unknown status or expired."""
+def card_state(
+    *, confirmation_id: int, tool: str, status: str, language: str, row: PendingConfirmation | None = None
+) -> str:
+    """Render a decided card: approved (running), executed, failed, unknown status or expired; with its ``row``,
+    also what was confirmed — environment, objects, the diff summary, options, who and when — with the details
+    folded (issue 28 item 6)."""
     if status == "expired":
         return card_expired(confirmation_id=confirmation_id, tool=tool, language=language)
     with in_language(language):
-        return render_to_string(
-            "chat/card_state.html",
-            {"confirmation_id": confirmation_id, "tool": tool, "title": tool_title(tool), "status": status},
-        )
+        context = {"confirmation_id": confirmation_id, "tool": tool, "title": tool_title(tool), "status": status}
+        return render_to_string("chat/card_state.html", context | _decided_details(row))
 
 
 def card_decided(row: PendingConfirmation) -> str:
-    """Render a decided ``PendingConfirmation`` as the page last showed it (for the conversation history):
-    ``refused`` → «Недостаточно прав», ``denied`` → «Операция отменена», others → ``card_state``; ``""`` for a
-    pending card (``resume`` sends it as a live card)."""
+    """Render a decided ``PendingConfirmation`` as the page last showed it (live and for the conversation
+    history): ``refused`` → «Недостаточно прав», ``denied`` → «Операция отменена», others → ``card_state``, each
+    keeping what was decided; ``""`` for a pending card (``resume`` sends it as a live card)."""
     if row.status == "pending":
         return ""
     if row.status == "refused":
@@ -222,5 +250,5 @@ def card_decided(row: PendingConfirmation) -> str:
             detail=decision.get("not_offered"),
         )
     if row.status == "denied":
-        return card_cancelled(confirmation_id=row.pk, tool=row.tool, language=row.language)
-    return card_state(confirmation_id=row.pk, tool=row.tool, status=row.status, language=row.language)
+        return card_cancelled(confirmation_id=row.pk, tool=row.tool, language=row.language, row=row)
+    return card_state(confirmation_id=row.pk, tool=row.tool, status=row.status, language=row.language, row=row)

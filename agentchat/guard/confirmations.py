@@ -4,6 +4,7 @@ Each service is one unit of work: the status change and its audit row (and, wher
 ToolMessage) are written in one transaction. A decision is one conditional UPDATE from ``pending``.
 """
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,6 +14,7 @@ from django.utils import timezone
 from django.utils.translation import gettext, pgettext
 
 from agentchat.conversations import services as conv
+from agentchat.guard.decision import args_sha256
 from agentchat.guard.not_offered import not_offered_text
 from agentchat.language import in_language, language_name
 from agentchat.models import Conversation, Message, PendingConfirmation
@@ -25,13 +27,6 @@ Event = AuditEvent.EventType
 
 # The ``error`` values of the ToolMessage of a call that never ran (``declined_payload``, planner ``DECLINED``).
 NOT_RUN_ERRORS = frozenset({"denied", "expired", "cancelled", "permission_denied"})
-
-
-def cancelled_line(row: PendingConfirmation) -> str:
-    """The chat line of a denied or dismissed card, in the card's language: «Операция отменена: создание
-    git-ветки»."""
-    with in_language(row.language):
-        return gettext("Operation cancelled: %(title)s") % {"title": tool_title(row.tool)}
 
 
 def refusal_text(
@@ -209,17 +204,28 @@ def confirmation_refuse(
 @dataclass
 class Decided:
     """Result of ``confirmation_decide``: ``outcome`` is ``approved``, ``denied``, ``not_found`` (missing or another
-    user's: audited), ``already`` (decided before: nothing happens) or ``typed_mismatch`` (prod card without the
-    typed environment id)."""
+    user's: audited), ``already`` (decided before: nothing happens), ``typed_mismatch`` (prod card without the
+    typed environment id) or ``bad_option`` (an option the card did not offer: nothing happens)."""
 
     outcome: str
     confirmation: PendingConfirmation | None = None
 
 
-def confirmation_decide(*, user: User, confirmation_id: int, approve: bool, typed_env: str | None = None) -> Decided:
+def confirmation_decide(
+    *,
+    user: User,
+    confirmation_id: int,
+    approve: bool,
+    typed_env: str | None = None,
+    options: list[str] | None = None,
+) -> Decided:
     """Decide a pending confirmation once: a single conditional UPDATE ``pending`` → ``approved|denied``.
 
-    A denial also stores the ToolMessage «declined, do not retry» and a system chat line «Операция отменена».
+    An approval with ``options`` (names of the card's ``decision["options"]``, issue 28 item 2) sets those boolean
+    arguments to true in the stored call in the same UPDATE (new ``args_sha256``; ``decision["chosen"]`` names
+    them), so what runs is what was confirmed; an option the card did not offer refuses the decision.
+    A denial also stores the ToolMessage «declined, do not retry» (the card says «Операция отменена»: no other
+    chat line, issue 28 item 6).
     Another user's (or a missing) id is refused and audited as ``forbidden_reference`` without touching the row.
     """
     row = PendingConfirmation.objects.filter(pk=confirmation_id).select_related("user").first()
@@ -230,14 +236,25 @@ def confirmation_decide(*, user: User, confirmation_id: int, approve: bool, type
         return Decided("already", row)
     if approve and row.decision.get("typed_confirmation") and (typed_env or "").strip() != row.decision.get("env_id"):
         return Decided("typed_mismatch", row)
+    offered = {o.get("name") for o in row.decision.get("options") or [] if isinstance(o, dict)}
+    chosen = sorted(set(options or [])) if approve else []
+    if not offered.issuperset(chosen):
+        return Decided("bad_option", row)
+    changes: dict[str, Any] = {}
+    if chosen:
+        args = {**row.args, **dict.fromkeys(chosen, True)}
+        changes = {"args": args, "args_sha256": args_sha256(args), "decision": {**row.decision, "chosen": chosen}}
     new_status = Status.APPROVED if approve else Status.DENIED
     with transaction.atomic():
+        decided_at = timezone.now()
         won = PendingConfirmation.objects.filter(pk=row.pk, user=user, status=Status.PENDING).update(
-            status=new_status, decided_at=timezone.now()
+            status=new_status, decided_at=decided_at, **changes
         )
         if not won:
             return Decided("already", row)
-        row.status = new_status
+        row.status, row.decided_at = new_status, decided_at
+        for name, value in changes.items():
+            setattr(row, name, value)
         if approve:
             _audit(row, Event.CONFIRMED, "approved")
         else:
@@ -249,14 +266,32 @@ def confirmation_decide(*, user: User, confirmation_id: int, approve: bool, type
                 tool_name=row.tool,
                 status="error",
             )
-            conv.message_add(
-                conversation=row.conversation,
-                role=Message.Role.SYSTEM,
-                content=cancelled_line(row),
-            )
             _audit(row, Event.DENIED, "denied")
             _audit(row, Event.CANCELLED, "cancelled")
     return Decided("approved" if approve else "denied", row)
+
+
+def not_run(content: str) -> bool:
+    """True for the ToolMessage content of a call that never ran (denied, expired, refused: ``declined_payload``)."""
+    try:
+        payload = json.loads(content)
+    except ValueError:
+        return False
+    return isinstance(payload, dict) and payload.get("error") in NOT_RUN_ERRORS
+
+
+def step_ran_calls(*, row: PendingConfirmation) -> bool:
+    """True when another call of the assistant step that asked for ``row`` ran (its ToolMessage is a result, not a
+    refusal or a decline): the model then has results to answer after the user denied ``row``; otherwise a denial
+    ends the turn with its card as the one cancellation line (issue 28 item 6). A row without its step: True."""
+    step = Message.objects.filter(pk=row.assistant_message_id).first() if row.assistant_message_id else None
+    if step is None:
+        return True
+    others = [c.get("id") for c in step.tool_calls or [] if isinstance(c, dict) and c.get("id") != row.call_id]
+    results = Message.objects.filter(
+        conversation_id=row.conversation_id, role=Message.Role.TOOL, tool_call_id__in=others
+    )
+    return any(not not_run(m.content) for m in results)
 
 
 def confirmation_finish(*, confirmation_id: int, status: str) -> None:

@@ -43,6 +43,10 @@ class GuardrailDecision:
         category: the tool's category.
         acts_as: ``user`` (the user's own Superset identity) or ``service`` (the environment is in service mode:
             the card says «действует от сервисной учётной записи», DESIGN §15).
+        options: ``[{"name", "label"}]``, choices the card offers as unticked boxes, each a boolean argument of the
+            tool the impact found a reason for (``remove_detached``: delete the charts a deploy leaves on no
+            dashboard, issue 28 item 2); a ticked one is set to true in the stored call when it is approved
+            (``confirmations.confirmation_decide``), so it runs as confirmed.
     """
 
     risk_level: str
@@ -57,6 +61,7 @@ class GuardrailDecision:
     prompt: str
     impact: dict[str, Any] | None = field(default=None)
     acts_as: str = "user"
+    options: list[dict[str, str]] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         """Return the decision as the JSON object stored and sent in ``confirm_required``."""
@@ -157,7 +162,23 @@ async def guardrail_decide(
         acts_as="service" if environment is not None and environment.auth_mode == AuthMode.SERVICE else "user",
     )
     if requires:
-        decision.impact = await _impact(
+        impact = await _impact(
             spec, parsed, user=user, conversation_id=conversation_id, context=context, language=language
         )
+        decision.options = card_options(spec, args, impact.pop("options", None) if impact else None)
+        decision.impact = impact
     return decision
+
+
+def card_options(spec: ToolSpec, args: dict[str, Any], offered: Any) -> list[dict[str, str]]:
+    """The options of ``offered`` (an impact's ``[{"name", "label"}]``) a card may show: boolean arguments of
+    ``spec`` that ``args`` does not already set to true."""
+    fields = spec.args_schema.model_fields
+    return [
+        {"name": str(o["name"]), "label": str(o.get("label") or o["name"])}
+        for o in offered or []
+        if isinstance(o, dict)
+        and o.get("name") in fields
+        and fields[o["name"]].annotation is bool
+        and args.get(o["name"]) is not True
+    ]

@@ -32,6 +32,7 @@ TOOL_TITLES: dict[str, Promise] = {
     "run_backup": _("backing up an environment"),
     "deploy_dashboard": _("deploying a dashboard to another environment"),
     "execute_migration": _("migrating a set of dashboards"),
+    "rollback_deploy": _("rolling back a deploy"),
 }
 UNKNOWN_TOOL_TITLE = _("this operation")
 

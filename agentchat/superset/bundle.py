@@ -164,6 +164,45 @@ def dashboard_chart_uuids(config: dict[str, Any]) -> list[str]:
     return list(dict.fromkeys(uuids))
 
 
+# Keys whose values are database ids or what Superset derives from them on import (chart ids in a layout, a chart's
+# ``datasource`` "12__table", its dashboards, a query context, per-chart settings keyed by chart id, filter scopes):
+# they differ between two imports of the same objects and say nothing about what a person sees.
+IDENTITY_KEYS = frozenset(
+    {
+        "chartId",
+        "datasource",
+        "dashboards",
+        "slice_id",
+        "chartsInScope",
+        "chart_configuration",
+        "global_chart_configuration",
+        "query_context",
+        "excluded",
+        "datasetId",
+        "timestamp",
+        "version",
+    }
+)
+
+
+def comparable(value: Any) -> Any:
+    """``value`` (an export's YAML value) without ``IDENTITY_KEYS`` at any depth, and without keys whose value is
+    empty (``[]``, ``{}``, None, ``""``: an import writes such defaults, e.g. ``annotation_layers: []``): two
+    exports of the same objects made in different imports compare equal (issue 28 item 4: "export contents
+    compared without ids and timestamps")."""
+    if isinstance(value, dict):
+        kept = {k: comparable(v) for k, v in value.items() if k not in IDENTITY_KEYS}
+        return {k: v for k, v in kept.items() if v not in ([], {}, None, "")}
+    if isinstance(value, list):
+        return [comparable(v) for v in value]
+    return value
+
+
+def bundle_comparable(bundle: Bundle, kinds: tuple[str, ...] = ("dashboards", "charts")) -> dict[str, Any]:
+    """``{kind: {uuid: comparable(config)}}`` of ``bundle``'s objects of ``kinds``: what a restore must bring back."""
+    return {kind: {uuid: comparable(config) for uuid, config in bundle.by_uuid(kind).items()} for kind in kinds}
+
+
 def zip_merge(parts: list[bytes], *, root: str, kind: str = "Dashboard") -> tuple[bytes, Bundle]:
     """Merge several export zips into one under ``root`` (entries deduplicated by path, bytes unchanged).
 

@@ -5,6 +5,7 @@ deploy and migration cards (``tools.migration_impact``), the compare_versions to
 it, so a card and an answer name a change the same way.
 """
 
+from collections.abc import Iterable
 from typing import Any
 
 from django.utils.translation import gettext as _
@@ -36,6 +37,11 @@ KIND_LABELS = {
     "chart": pgettext_lazy("compared object", "chart"),
     "dataset": pgettext_lazy("compared object", "dataset"),
 }
+
+
+def quoted_names(names: Iterable[Any]) -> str:
+    """«“A”, “B”» in the active language's quotes («A», «B» in Russian)."""
+    return ", ".join(_("“%(title)s”") % {"title": name} for name in names)
 
 
 def _value(value: Any) -> str:

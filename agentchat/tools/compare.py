@@ -8,16 +8,13 @@ backup or the copy made before a change, ``tools.copies``). ``superset.diff`` co
 the differences field by field, as the cards do.
 """
 
-from pathlib import Path
 from typing import Any
 
 from asgiref.sync import sync_to_async
-from django.utils.translation import gettext_lazy
 from pydantic import Field, model_validator
 
 from agentchat.context.ids import ObjectId
-from agentchat.errors import InvalidArguments, ToolError
-from agentchat.models import Backup
+from agentchat.errors import ToolError
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
 from agentchat.runtime.spec import ToolArgs
@@ -25,6 +22,7 @@ from agentchat.superset.bundle import Bundle, BundleError, bundle_read, counterp
 from agentchat.superset.client import SupersetClient
 from agentchat.superset.diff import bundles_diff, diff_summary
 from agentchat.superset.transfer import objects_export, objects_where
+from agentchat.tools.copies import copy_read
 
 LINES_PER_OBJECT = 8  # differences listed per dashboard, chart or dataset; the rest are counted ("more")
 
@@ -49,11 +47,6 @@ class CompareArgs(ToolArgs):
         if self.other_env_id is not None and self.other_env_id == self.env_id:
             raise ValueError("other_env_id must be another environment than env_id")
         return self
-
-
-class CopyUnreadable(ToolError):
-    code = "copy_unreadable"
-    message = gettext_lazy("Saved copy #%(id)s cannot be read (%(reason)s).")
 
 
 async def _exported(client: SupersetClient, kind: str, object_id: int) -> Bundle:
@@ -100,17 +93,6 @@ def _scoped(copy: Bundle, kind: str, config: dict[str, Any]) -> Bundle:
         parts += [("charts", c) for c in charts]
         parts += [("datasets", d) for uuid, d in copy.by_uuid("datasets").items() if uuid in used]
     return Bundle(files={f"{folder}/{c['uuid']}.yaml": c for folder, c in parts})
-
-
-def _copy_read(backup_id: int) -> tuple[Backup, Bundle]:
-    try:
-        backup = Backup.objects.get(pk=backup_id)
-    except Backup.DoesNotExist as exc:
-        raise InvalidArguments(f"no saved copy #{backup_id} (list_backups lists them)") from exc
-    try:
-        return backup, bundle_read(Path(backup.path).read_bytes())
-    except (OSError, BundleError) as exc:
-        raise CopyUnreadable(id=backup_id, reason=type(exc).__name__) from exc
 
 
 @assistant_tool(
@@ -161,7 +143,7 @@ async def compare_versions(ctx: ToolContext, args: CompareArgs) -> dict[str, Any
     name = config.get("dashboard_title") if kind == "dashboard" else config.get("table_name")
     out: dict[str, Any] = {"env_id": args.env_id, "object": {"type": kind, "id": object_id, "name": name}}
     if args.backup_id is not None:
-        backup, copy = await sync_to_async(_copy_read)(args.backup_id)
+        backup, copy = await sync_to_async(copy_read)(args.backup_id)
         await ctx.superset(backup.env_id)  # the copy is read only by someone who may act in its environment
         out["other"] = {"backup_id": backup.pk, "env_id": backup.env_id, "created_at": backup.created_at.isoformat()}
         before = _scoped(copy, kind, config)

@@ -18,9 +18,9 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from django.utils.translation import gettext_lazy
 
-from agentchat.errors import ToolError
+from agentchat.errors import InvalidArguments, ToolError
 from agentchat.models import Backup
-from agentchat.superset.bundle import BundleError, zip_merge
+from agentchat.superset.bundle import Bundle, BundleError, bundle_read, zip_merge
 from agentchat.superset.client import SupersetClient
 from agentchat.superset.migration_plan import MigrationPlan
 from agentchat.superset.transfer import TransferError, objects_export
@@ -44,6 +44,29 @@ class _Reason:
         return self.error.text("") if isinstance(self.error, ToolError) else str(self.error)
 
 
+class CopyUnreadable(ToolError):
+    """A saved copy's file is gone or is not an export bundle."""
+
+    code = "copy_unreadable"
+    message = gettext_lazy("Saved copy #%(id)s cannot be read (%(reason)s).")
+
+
+def copy_read(backup_id: int) -> tuple[Backup, Bundle]:
+    """The ``Backup`` row ``backup_id`` and its file parsed (a full backup or a copy made before a change).
+
+    Raises:
+        InvalidArguments: no such copy. CopyUnreadable: its file is gone or is not an export bundle.
+    """
+    try:
+        backup = Backup.objects.get(pk=backup_id)
+    except Backup.DoesNotExist as exc:
+        raise InvalidArguments(f"no saved copy #{backup_id} (list_backups lists them)") from exc
+    try:
+        return backup, bundle_read(Path(backup.path).read_bytes())
+    except (OSError, BundleError) as exc:
+        raise CopyUnreadable(id=backup_id, reason=type(exc).__name__) from exc
+
+
 class CopyFailed(TransferError):
     """The copy of the target's current version could not be made, so the write did not run (fail closed)."""
 
@@ -52,7 +75,8 @@ class CopyFailed(TransferError):
 class Change:
     """What a write is about to do in ``target``: overwrite ``dashboard_ids`` / ``chart_ids`` (target ids) and
     create ``created`` (``[{"type", "uuid", "name"}]``); ``tool`` and ``source_env_id`` say which write it is and
-    ``dashboards`` the titles it moves (the copy's ``change`` field, read by deploy_history and rollback_deploy)."""
+    ``dashboards`` the titles it moves; a rollback names the copy it restores in ``rolls_back`` (the copy's
+    ``change`` field, read by deploy_history and rollback_deploy)."""
 
     tool: str
     source_env_id: str | None
@@ -60,6 +84,7 @@ class Change:
     dashboard_ids: list[int] = field(default_factory=list)
     chart_ids: list[int] = field(default_factory=list)
     created: list[dict[str, Any]] = field(default_factory=list)
+    rolls_back: int | None = None  # a rollback: the id of the copy it restores
 
     @classmethod
     def of_plan(cls, plan: MigrationPlan, *, tool: str) -> "Change":
@@ -125,6 +150,7 @@ async def copy_before_change(target: SupersetClient, change: Change, *, user_id:
         "dashboards": change.dashboards,
         "charts": charts,
         "created": change.created,
+        **({"rolls_back": change.rolls_back} if change.rolls_back else {}),
     }
     backup = await sync_to_async(_copy_write)(
         env_id=target.env_id, data=data, dashboards=dashboards, change=record, user_id=user_id

@@ -22,7 +22,15 @@ from agentchat.superset.client import SupersetClient
 from agentchat.superset.migration_plan import migration_plan
 from agentchat.superset.transfer import TransferError, bundle_import, instances_distinct, objects_where
 from agentchat.tools.copies import Change, copy_before_change
-from agentchat.tools.migration_impact import SOURCE_ENV_FIELD, TARGET_ENV_FIELD, plan_impact, transfer_impact
+from agentchat.tools.detached import detached_charts, detached_remove
+from agentchat.tools.migration_impact import (
+    REMOVE_DETACHED_FIELD,
+    SOURCE_ENV_FIELD,
+    TARGET_ENV_FIELD,
+    plan_impact,
+    target_before,
+    transfer_impact,
+)
 
 
 class DeployArgs(ToolArgs):
@@ -30,6 +38,7 @@ class DeployArgs(ToolArgs):
     dashboard: str | None = Field(None, min_length=1, max_length=255, description="Dashboard slug (instead of the id).")
     source_env_id: str = SOURCE_ENV_FIELD
     target_env_id: str = TARGET_ENV_FIELD
+    remove_detached: bool = REMOVE_DETACHED_FIELD
 
     @model_validator(mode="after")
     def _check(self) -> "DeployArgs":
@@ -86,16 +95,20 @@ async def deploy_apply(
     database_names: dict[str, str] | None = None,
     user_id: int | None = None,
     tool: str = "deploy_dashboard",
+    remove_detached: bool = False,
 ) -> dict[str, Any]:
     """Deploy ``dashboard_ids`` from ``source`` into ``target`` and verify the result there; ``database_names``
     maps source database names to target ones (a saved migration's mapping; by name when None); ``user_id`` and
-    ``tool`` are recorded on the copy saved before the overwrite (issue 28).
+    ``tool`` are recorded on the copy saved before the overwrite (issue 28); ``remove_detached``: afterwards delete
+    the target charts the deploy left on no dashboard (``detached``; the copy holds them).
 
     Returns:
         ``{"source_env_id", "target_env_id", "source_dashboard_ids", "dashboards": [{"id", "title", "slug", "url",
         "charts": [names]}] (target ids), "objects": [{"type", "name", "action"}] (what was done), "counts",
         "verified": true,
-        "copy": {"backup_id", "file", "dashboards", "charts"} or None (dev)}``.
+        "copy": {"backup_id", "file", "dashboards", "charts"} or None (dev),
+        "detached": [{"id", "name"}] (target charts left on no dashboard), "removed": [{"id", "name"}] (those
+        deleted with ``remove_detached``)}``.
 
     Raises:
         CopyFailed: the target is not dev and its current version could not be saved (nothing changed then).
@@ -108,22 +121,30 @@ async def deploy_apply(
     )
     if plan.problems:
         raise TransferError.joined(plan.problems)
-    copy = await copy_before_change(target, Change.of_plan(plan, tool=tool), user_id=user_id)
+    change = Change.of_plan(plan, tool=tool)
+    before = await target_before(target, change.dashboard_ids)
+    detached = await detached_charts(target, before, bundle, change.dashboard_ids) if before else []
+    copy = await copy_before_change(target, change, user_id=user_id)
     remapped = bundle_remap(bundle, databases=plan.database_map, datasets=plan.dataset_map)
     root = "agentchat_deploy_" + datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
     if any(item.type == "chart" and item.action == "overwrite" for item in plan.items):
         await bundle_import(target, "chart", bundle_zip(remapped, root=root, kind="Slice"))
     await bundle_import(target, "dashboard", bundle_zip(remapped, root=root))
     impact = plan_impact(plan)
+    verified = await deploy_verify(target=target, bundle=remapped)
+    removed = await detached_remove(target, detached) if remove_detached and detached else []
+    gone = {c["id"] for c in removed}
     return {
         "source_env_id": source.env_id,
         "target_env_id": target.env_id,
         "source_dashboard_ids": list(dashboard_ids),
-        "dashboards": await deploy_verify(target=target, bundle=remapped),
+        "dashboards": verified,
         "objects": impact["objects"],
         "counts": impact["counts"],
         "verified": True,
         "copy": copy,
+        "detached": [{"id": c["id"], "name": c["name"]} for c in detached if c["id"] not in gone],
+        "removed": removed,
     }
 
 
@@ -230,5 +251,9 @@ async def deploy_dashboard(ctx: ToolContext, args: DeployArgs) -> dict[str, Any]
     target = await ctx.superset(args.target_env_id)
     dashboard_id = await dashboard_resolve(source, args)
     return await deploy_apply(
-        source=source, target=target, dashboard_ids=[dashboard_id], user_id=ctx.user.pk if ctx.user else None
+        source=source,
+        target=target,
+        dashboard_ids=[dashboard_id],
+        user_id=ctx.user.pk if ctx.user else None,
+        remove_detached=args.remove_detached,
     )

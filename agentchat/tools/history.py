@@ -1,8 +1,9 @@
 """deploy_history: who deployed what, from where, when, with which result and copy (issue 28 item 5).
 
-Read from our own audit log (``policies.AuditEvent``): the final row of every deploy_dashboard and execute_migration
-call (``tool_result``, ``tool_error``, ``permission_denied``, ``timeout``), whose ``extra.deploy`` names the
-environments and dashboards (``turn.recording``) and ``extra.backup_id`` the copy saved before the overwrite.
+Read from our own audit log (``policies.AuditEvent``): the final row of every deploy_dashboard, execute_migration
+and rollback_deploy call (``tool_result``, ``tool_error``, ``permission_denied``, ``timeout``), whose
+``extra.deploy`` names the environments and dashboards (``turn.recording``) and ``extra.backup_id`` the copy saved
+before the overwrite.
 Nothing is asked of Superset.
 """
 
@@ -18,6 +19,8 @@ from agentchat.runtime.spec import ToolArgs
 from policies.models import AuditEvent
 
 DEPLOY_TOOLS = ("deploy_dashboard", "execute_migration")
+# The writes the history lists and the drift line measures from (a rollback is the last write there too).
+CHANGE_TOOLS = (*DEPLOY_TOOLS, "rollback_deploy")
 FINAL_EVENTS = (
     AuditEvent.EventType.TOOL_RESULT,
     AuditEvent.EventType.TOOL_ERROR,
@@ -75,23 +78,25 @@ def _of_dashboard(entry: dict[str, Any], args: DeployHistoryArgs) -> bool:
 
 def _deploy_rows(*event_types: str) -> Any:
     """The newest ``SCANNED_ROWS`` audit rows of deploy calls with one of ``event_types``, newest first."""
-    rows = AuditEvent.objects.filter(tool__in=DEPLOY_TOOLS, event_type__in=event_types)
+    rows = AuditEvent.objects.filter(tool__in=CHANGE_TOOLS, event_type__in=event_types)
     return rows.select_related("actor").order_by("-created_at", "-id")[:SCANNED_ROWS]
 
 
 def deploy_history(args: DeployHistoryArgs) -> list[dict[str, Any]]:
-    """The deploys ``args`` asks for (see ``deploy_history_tool``), newest first, at most ``args.limit``."""
-    out = []
-    for row in _deploy_rows(*FINAL_EVENTS):
-        entry = _entry(row)
-        if args.target_env_id and entry["target_env_id"] != args.target_env_id:
-            continue
-        if args.dashboard_id is not None and not _of_dashboard(entry, args):
-            continue
-        out.append(entry)
-        if len(out) >= args.limit:
-            break
-    return out
+    """The deploys ``args`` asks for (see ``deploy_history_tool``), newest first, at most ``args.limit``; asked
+    about one dashboard, the rollbacks of what its deploys made in the target are listed too."""
+    entries = [_entry(row) for row in _deploy_rows(*FINAL_EVENTS)]
+    if args.target_env_id:
+        entries = [e for e in entries if e["target_env_id"] == args.target_env_id]
+    if args.dashboard_id is not None:
+        made = {(e["target_env_id"], i) for e in entries if _of_dashboard(e, args) for i in e["target_dashboard_ids"]}
+        entries = [
+            e
+            for e in entries
+            if _of_dashboard(e, args)
+            or (e["tool"] == "rollback_deploy" and {(e["target_env_id"], i) for i in e["target_dashboard_ids"]} & made)
+        ]
+    return entries[: args.limit]
 
 
 @assistant_tool(

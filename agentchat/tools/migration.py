@@ -22,7 +22,7 @@ from agentchat.runtime.jobs import job_context
 from agentchat.runtime.registry import assistant_tool
 from agentchat.superset.transfer import dashboards_require, instances_distinct
 from agentchat.tools.deploy import deploy_apply
-from agentchat.tools.migration_impact import MigrationArgs, migration_impact, migration_target
+from agentchat.tools.migration_impact import REMOVE_DETACHED_FIELD, MigrationArgs, migration_impact, migration_target
 
 
 class MigrationFailed(RuntimeError):
@@ -59,6 +59,7 @@ async def _migrate(record: TaskRecord, progress: Progress) -> dict[str, Any]:
                     database_names=params.get("database_names") or None,
                     user_id=record.user_id,
                     tool="execute_migration",
+                    remove_detached=bool(params.get("remove_detached")),
                 )
             except ToolError as exc:
                 failed.append({"id": row["id"], "title": title, "error": exc.text(ctx.language)})
@@ -98,7 +99,11 @@ async def _migrate(record: TaskRecord, progress: Progress) -> dict[str, Any]:
     return result
 
 
-async def execution_impact(ctx: ToolContext, args: MigrationArgs) -> dict[str, Any]:
+class ExecuteMigrationArgs(MigrationArgs):
+    remove_detached: bool = REMOVE_DETACHED_FIELD
+
+
+async def execution_impact(ctx: ToolContext, args: ExecuteMigrationArgs) -> dict[str, Any]:
     """Impact look-up of execute_migration's card: a saved plan that is running is refused before any card
     (``MigrationAlreadyRunning``, told where the running one is); else ``migration_impact``."""
     if args.migration_id is not None:
@@ -110,7 +115,7 @@ async def execution_impact(ctx: ToolContext, args: MigrationArgs) -> dict[str, A
     name="execute_migration",
     category="dangerous",
     env_specific=True,
-    args=MigrationArgs,
+    args=ExecuteMigrationArgs,
     description_ru=(
         "Переносит набор дашбордов из одного окружения в другое (например, из ss-dev в prod) фоновой задачей: "
         "каждый дашборд экспортируется и импортируется с перезаписью, базы данных сопоставляются по имени. "
@@ -134,7 +139,7 @@ async def execution_impact(ctx: ToolContext, args: MigrationArgs) -> dict[str, A
     ],
     impact=execution_impact,
 )
-async def execute_migration(ctx: ToolContext, args: MigrationArgs) -> dict[str, Any]:
+async def execute_migration(ctx: ToolContext, args: ExecuteMigrationArgs) -> dict[str, Any]:
     """Start the migration job of ``dashboard_ids`` from ``source_env_id`` to ``target_env_id``, or of the saved
     plan ``migration_id`` (its dashboards, environments and database mapping; the plan becomes ``running``).
 
@@ -169,6 +174,7 @@ async def execute_migration(ctx: ToolContext, args: MigrationArgs) -> dict[str, 
                 "language": ctx.language,
                 "migration_id": migration_id,
                 "database_names": plan.database_names,
+                "remove_detached": args.remove_detached,
             },
         )
     except Exception:

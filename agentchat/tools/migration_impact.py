@@ -24,12 +24,13 @@ from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
 from agentchat.runtime.spec import ToolArgs
 from agentchat.superset.bundle import Bundle, BundleError, bundle_read
-from agentchat.superset.client import SupersetClient
+from agentchat.superset.client import SupersetClient, gather_requests
 from agentchat.superset.diff import bundles_diff, diff_summary
-from agentchat.superset.diff_text import changed_lines
+from agentchat.superset.diff_text import changed_lines, quoted_names
 from agentchat.superset.migration_plan import TYPES, MigrationPlan, migration_plan, object_count
 from agentchat.superset.transfer import dashboards_export, instances_distinct
 from agentchat.tools.copies import Change, copy_needed
+from agentchat.tools.detached import detached_charts
 from agentchat.tools.drift import drift_text
 
 # What the import will do, as the heading of the objects it does it to («Создать: 3 графика, 1 датасет.»).
@@ -43,26 +44,40 @@ CHANGING = ("create", "overwrite", "conflict")
 
 SOURCE_ENV_FIELD = Field(description="Source environment, e.g. ss-dev.")
 TARGET_ENV_FIELD = Field(description="Target environment, e.g. prod.")
+REMOVE_DETACHED_FIELD = Field(
+    False,
+    description=(
+        "Also delete the target's charts the deploy leaves on no dashboard (the card names them). Only when the "
+        "user asked for it; the card offers it otherwise."
+    ),
+)
 
 
 CHANGES_SHOWN = 6  # changed fields named in a card's summary; the rest are counted
 CHANGES_MAX = 30  # changed fields listed in the impact's ``changes``
 
 
-async def changes_text(target: SupersetClient, dashboard_ids: list[int], bundle: Bundle, language: str) -> list[str]:
-    """The field changes a deploy of ``bundle`` makes to the target dashboards ``dashboard_ids`` and their charts
-    (issue 28 item 2), as lines «“Отчёт”: title “old” → “new”» in ``language``; datasets are kept by deploys, so
-    their differences are not listed. Reads the target's export (Superset API ``/api/v1/dashboard/export/``).
+async def target_before(target: SupersetClient, dashboard_ids: list[int]) -> Bundle | None:
+    """The target's current export of the dashboards ``dashboard_ids`` a deploy overwrites (Superset API
+    ``/api/v1/dashboard/export/``): what the card compares against; None when there are none or the export cannot
+    be read (the card then lists the objects only)."""
+    if not dashboard_ids:
+        return None
+    try:
+        return bundle_read(await dashboards_export(target, sorted(set(dashboard_ids))))
+    except (ToolError, BundleError):
+        return None
+
+
+def changes_text(before: Bundle | None, bundle: Bundle, language: str) -> list[str]:
+    """The field changes a deploy of ``bundle`` makes to the target dashboards of ``before`` (``target_before``)
+    and their charts (issue 28 item 2), as lines «“Отчёт”: title “old” → “new”» in ``language``; datasets are kept
+    by deploys, so their differences are not listed.
 
     Returns:
-        At most ``CHANGES_MAX`` lines; none when nothing is overwritten or the target's export cannot be read
-        (the card then lists the objects only).
+        At most ``CHANGES_MAX`` lines; none without ``before``.
     """
-    if not dashboard_ids:
-        return []
-    try:
-        before = bundle_read(await dashboards_export(target, sorted(set(dashboard_ids))))
-    except (ToolError, BundleError):
+    if before is None:
         return []
     with in_language(language):
         lines = changed_lines(diff_summary(bundles_diff(before, bundle), limit=CHANGES_MAX), ("dashboard", "chart"))
@@ -92,7 +107,10 @@ def _summary(plan: MigrationPlan) -> str:
     conflicts = [i for i in plan.items if i.action == "conflict"]
     if conflicts:
         names = ", ".join(
-            _("“%(name)s” (replaced by “%(source)s”)") % {"name": i.name, "source": i.source_name} for i in conflicts
+            _("“%(name)s” (replaced by “%(source)s”)") % {"name": i.name, "source": i.source_name}
+            if i.source_name and i.source_name != i.name
+            else _("“%(name)s” (another dashboard of that title)") % {"name": i.name}
+            for i in conflicts
         )
         parts.append(_("The same slug is taken in %(env)s: %(names)s.") % {"env": plan.target_env_id, "names": names})
     parts += [_("The deploy cannot run: %(problem)s") % {"problem": p.text(None)} for p in plan.problems]
@@ -142,22 +160,60 @@ async def transfer_impact(
         source=source, target=target, dashboard_ids=dashboard_ids, database_names=database_names
     )
     impact = plan_impact(plan, ctx.language)
+    impact["headline"] = impact["summary"]
     change = Change.of_plan(plan, tool="")
-    impact["changes"] = await changes_text(target, change.dashboard_ids, bundle, ctx.language)
-    if impact["changes"]:
-        with in_language(ctx.language):
-            shown = "; ".join(impact["changes"][:CHANGES_SHOWN])
-            more = len(impact["changes"]) - CHANGES_SHOWN
-            tail = (" " + ngettext("(%(count)d more)", "(%(count)d more)", more) % {"count": more}) if more > 0 else ""
-            impact["summary"] += " " + _("Changes: %(changes)s.") % {"changes": shown} + tail
-    impact["drift"] = await drift_text(target, change.dashboard_ids, ctx.language)
-    if impact["drift"]:
-        impact["summary"] += " " + " ".join(f"{line}." for line in impact["drift"])
+    before, impact["drift"] = await gather_requests(
+        target_before(target, change.dashboard_ids), drift_text(target, change.dashboard_ids, ctx.language)
+    )
+    impact["changes"] = changes_text(before, bundle, ctx.language)
+    detached = await detached_charts(target, before, bundle, change.dashboard_ids) if before else []
+    impact["detached"] = [{"id": c["id"], "name": c["name"]} for c in detached]
     impact["copy"] = bool(change.dashboard_ids or change.chart_ids) and copy_needed(target)
-    if impact["copy"]:
-        with in_language(ctx.language):
-            impact["summary"] += " " + _("A copy of the current version is saved before the change.")
+    with in_language(ctx.language):
+        impact["summary"] += _impact_tail(impact, target_env_id)
+        if detached:
+            impact["detached_text"] = detached_text(impact["detached"], target_env_id)
+            impact["options"] = [{"name": "remove_detached", "label": _remove_detached_label(impact)}]
     return impact
+
+
+def _impact_tail(impact: dict[str, Any], env_id: str) -> str:
+    """The summary's sentences after the headline, in the active language: «Изменения: …», the drift lines, the
+    charts left on no dashboard, the copy line."""
+    parts = []
+    if impact["changes"]:
+        more = len(impact["changes"]) - CHANGES_SHOWN
+        tail = (" " + ngettext("(%(count)d more)", "(%(count)d more)", more) % {"count": more}) if more > 0 else ""
+        parts.append(_("Changes: %(changes)s.") % {"changes": "; ".join(impact["changes"][:CHANGES_SHOWN])} + tail)
+    parts += [f"{line}." for line in impact["drift"]]
+    if impact["detached"]:
+        parts.append(detached_text(impact["detached"], env_id))
+    if impact["copy"]:
+        parts.append(_("A copy of the current version is saved before the change."))
+    return "".join(" " + part for part in parts)
+
+
+def detached_text(charts: list[dict[str, Any]], env_id: str) -> str:
+    """«В prod останутся без дашборда 2 графика: «A», «B».» for ``charts`` (``[{"name"}]``), active language."""
+    names = quoted_names(c["name"] for c in charts)
+    return ngettext(
+        "In %(env)s %(count)d chart will be left on no dashboard: %(names)s.",
+        "In %(env)s %(count)d charts will be left on no dashboard: %(names)s.",
+        len(charts),
+    ) % {"env": env_id, "count": len(charts), "names": names}
+
+
+def _remove_detached_label(impact: dict[str, Any]) -> str:
+    n = len(impact["detached"])
+    if impact["copy"]:
+        return ngettext(
+            "Also delete this chart after the deploy (the copy saved before keeps it)",
+            "Also delete these %(count)d charts after the deploy (the copy saved before keeps them)",
+            n,
+        ) % {"count": n}
+    return ngettext(
+        "Also delete this chart after the deploy", "Also delete these %(count)d charts after the deploy", n
+    ) % {"count": n}
 
 
 class MigrationArgs(ToolArgs):

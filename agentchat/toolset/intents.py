@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from agentchat.toolset.reading import CHECK, MAKE, asks_for_review, asks_to_see, read_question, unnegated
 from agentchat.toolset.weights import intent_scores
-from agentchat.toolset.words import BEFORE_CLAUSE, DEPLOY_HISTORY, IF_CLAUSE, VERSION_GIT, VERSIONS_COMPARED
+from agentchat.toolset.words import BEFORE_CLAUSE, DEPLOY_HISTORY, IF_CLAUSE, ROLLBACK, VERSION_GIT, VERSIONS_COMPARED
 
 STRONG, MEDIUM, WEAK = 0.16, 0.09, 0.045
 
@@ -173,6 +173,7 @@ RULES: list[Rule] = [
     # --- two versions of one object
     Rule("compare_versions", VERSIONS_COMPARED, 2 * STRONG, frozenset({"dashboard", "dataset", "none"})),
     Rule("deploy_history", DEPLOY_HISTORY, 2 * STRONG),
+    Rule("rollback_deploy", ROLLBACK, 3 * STRONG),
     # --- backups
     _r("list_backups", r"(бэкап\w*|резервн\w* копи\w*|backups?)\b", MEDIUM),
     _r(
@@ -273,6 +274,11 @@ PENALTIES: list[Rule] = [
     _r("execute_migration", r"задач\w* \d+|\btask \d+|\bjob \d+", -STRONG),
     _r("get_git_status", r"закоммить|зафиксируй|\bcommit (this|the|it)", -STRONG),
     Rule("compare_versions", VERSION_GIT, -3 * STRONG),  # the export against git is the git status
+    # An undo names the deploy or migration it undoes: no request for a new one, nor a backup.
+    *(
+        Rule(tool, ROLLBACK, -3 * STRONG)
+        for tool in ("deploy_dashboard", "execute_migration", "preview_migration", "deploy_history", "run_backup")
+    ),
     # Past deploys asked about are no request for one.
     *(
         Rule(tool, DEPLOY_HISTORY, -2 * STRONG)
@@ -305,6 +311,7 @@ ROUTER_EXAMPLES: dict[str, tuple[str, ...]] = {
     "preview_migration": ("Что будет перезаписано при миграции в prod?", "Preview the migration to prod"),
     "compare_versions": ("Чем версия в staging отличается от этой?", "Compare it with the version in staging"),
     "deploy_history": ("Кто и когда выкатывал этот отчёт?", "Who deployed this report, and when?"),
+    "rollback_deploy": ("Откати последний деплой", "Roll back the last deploy"),
     "create_branch": ("Создай новую ветку в git", "Create a new git branch"),
     "commit_changes": ("Закоммить дашборд в git", "Commit the dashboard export"),
     "run_llm_validation": ("Проверь дашборд", "Check this dashboard for problems"),
@@ -354,6 +361,9 @@ def rule_scores(question: str, object_type: str | None) -> dict[str, float]:
 def request_without_tool(question: str) -> str | None:
     """Return the phrase of a request no tool can do (delete, rename, grant rights, draw a chart), or None.
 
-    What a condition clause supposes ("if I dropped it", «если удалить») is not asked for (``IF_CLAUSE``)."""
+    What a condition clause supposes ("if I dropped it", «если удалить») is not asked for (``IF_CLAUSE``); undoing
+    a deploy or migration has a tool (``ROLLBACK``: rollback_deploy), undoing anything else has none."""
+    if ROLLBACK.search(question):
+        return None
     match = REQUESTS_WITHOUT_TOOL.search(IF_CLAUSE.sub(" ", question))
     return match.group(0) if match else None

@@ -128,7 +128,7 @@ class Reading:
         target: the one place an object goes to is asked («куда она идёт?», "the target of this one").
         hunting: problems are to be found («найди ошибки», "find problems in …"): a review, not a search.
         runs_sql: SQL is given with a verb that runs it («выполни select …»): a query to run.
-        asked: a read tool named by what is asked about (``words.asked_tool``: versions compared, deploy history).
+        asked: a tool named by what is asked (``words.asked_tool``: a rollback, versions compared, deploy history).
     """
 
     verb: str

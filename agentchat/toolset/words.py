@@ -135,14 +135,28 @@ DEPLOY_HISTORY = re.compile(
 )
 
 
+# Undo a deploy or migration from the copy saved before it (issue 28 item 4): a write, not a question about it.
+ROLLBACK = re.compile(
+    r"\b(откат\w*|откати\w*)\b.{0,60}(деплой|деплоя|выкат\w*|миграци\w*|релиз\w*|прод\w*|\bprod\b|копи\w*)"
+    r"|\bотмени\w*\b.{0,40}(деплой|деплоя|выкат\w*|последн\w* миграци\w*|миграци\w*,? котор)"
+    r"|\b(верни\w*|восстанови\w*)\b.{0,60}(как было|из копии|к копии|копи\w* (№ ?)?\d|до (деплоя|выкатки|миграции)"
+    r"|назад|обратно|предыдущ\w*)"
+    r"|\broll(ing)?[ -]?back\b|\bundo\b.{0,40}\b(deploy\w*|migration|it)\b"
+    r"|\brestore\b.{0,40}\b(prod\w*|from (the )?(copy|backup)|copy)\b|\brevert\b.{0,40}\b(deploy\w*|prod\w*|migration)",
+    re.I,
+)
+
+
 def versions_compared(text: str) -> bool:
     """True when ``text`` compares two versions of one object with the other side named, not against git."""
     return bool(VERSIONS_COMPARED.search(text)) and not VERSION_GIT.search(text)
 
 
 def asked_tool(text: str) -> str:
-    """The read tool a question names by what it asks about, whatever its objects: two versions compared
-    (compare_versions), past deploys (deploy_history); '' for neither."""
+    """The tool a question names by what it asks about, whatever its objects: a deploy undone (rollback_deploy),
+    two versions compared (compare_versions), past deploys (deploy_history); '' for none."""
+    if ROLLBACK.search(text):
+        return "rollback_deploy"
     if versions_compared(text):
         return "compare_versions"
     return "deploy_history" if DEPLOY_HISTORY.search(text) else ""

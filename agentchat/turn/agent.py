@@ -38,6 +38,7 @@ from agentchat.toolset.selection import Offer, role_refused_request
 from agentchat.turn import recovery
 from agentchat.turn.admission import busy_retry_s, busy_text, turn_admission
 from agentchat.turn.calls import CallRunner
+from agentchat.turn.facts import last_facts, model_view
 from agentchat.turn.lease import lease_kept, lease_take
 from agentchat.turn.pointing import learnt_ids
 from agentchat.turn.preparation import Opened, Precheck, Prepared, step_prepare, turn_open
@@ -52,7 +53,7 @@ from agentchat.turn.rendering import (
 )
 from agentchat.turn.steps import AwaitingDecision, Final, RunAgain, Step
 from agentchat.turn.streaming import reply_stream
-from agentchat.turn.truth import turn_failures
+from agentchat.turn.truth import problems_checked, turn_failures, turn_results
 from agentchat.turn.units import unit
 
 
@@ -123,30 +124,18 @@ class AgentTurn:
         Raises:
             conversations.ConversationNotFound: the id is not the user's.
         """
-        language = conversation_language([text], default=self.language)
-        with translation.override(language):
-            return await self._run(
-                conversation_id=conversation_id,
-                text=text,
-                context=context,
-                language=language,
-                opened=opened,
-                precheck=precheck,
-                page=page,
-                client_id=client_id,
-            )
+        with translation.override(conversation_language([text], default=self.language)):
+            return await self._run(conversation_id, text, context, opened, precheck, page, client_id)
 
     async def _run(
         self,
-        *,
         conversation_id: int | None,
         text: str,
         context: dict[str, Any] | None,
-        language: str,
         opened: Callable[[], None] | None,
         precheck: Precheck | None,
         page: Any,
-        client_id: str = "",
+        client_id: str,
     ) -> int | None:
         sent = next((c for c in (context, page) if isinstance(c, dict)), {})  # not validated: only a hint's key
         key = (self.user.pk, str(sent.get("objectType")), str(sent.get("envId")))
@@ -210,10 +199,13 @@ class AgentTurn:
         )
         busy_audit.add(row)
 
-    async def decide(self, *, confirmation_id: int, approve: bool, typed_env: str | None = None) -> None:
-        """Apply the user's decision on a card; run the stored call once if approved; then continue the turn."""
+    async def decide(
+        self, *, confirmation_id: int, approve: bool, typed_env: str | None = None, options: list[str] | None = None
+    ) -> None:
+        """Apply the user's decision on a card (with the card's ticked ``options``); run the stored call once if
+        approved; then continue the turn."""
         decided = await database_sync_to_async(confirm.confirmation_decide)(
-            user=self.user, confirmation_id=confirmation_id, approve=approve, typed_env=typed_env
+            user=self.user, confirmation_id=confirmation_id, approve=approve, typed_env=typed_env, options=options
         )
         row = decided.confirmation
         if decided.outcome == "not_found" or row is None:  # ``not_found`` is the only outcome without a row
@@ -227,12 +219,16 @@ class AgentTurn:
         if outcome == "typed_mismatch":
             await self._error("typed_mismatch", row.language, env=row.decision.get("env_id"))
             return
+        if outcome == "bad_option":
+            await self._error("bad_frame", row.language, detail="options")
+            return
         if outcome == "already":
             await self._card_state(row, to_all=False)  # decided elsewhere (another tab): show how
             return
         if outcome == "denied":
-            await self._card_state(row)
-            await self._cancelled_line(row)
+            await self._card_state(row)  # the card is the one cancellation line (issue 28 item 6)
+            if not await database_sync_to_async(confirm.step_ran_calls)(row=row):
+                return  # nothing else of that step ran: no answer to write after a «no»
         else:
             await self._card_state(row)  # «подтверждено — выполняется» in every tab
             await self.calls.run_approved(row)
@@ -251,7 +247,6 @@ class AgentTurn:
             return
         with translation.override(row.language):
             await self.emit(card_dismissed_event(row))
-            await self._cancelled_line(row)
 
     async def resume(self, *, conversation_id: int) -> None:
         """Re-emit every still-pending card of the user's conversation once, with the same ids (reconnect; the
@@ -328,14 +323,17 @@ class AgentTurn:
     ) -> Step:
         """One LLM reply and its tool calls; the reply and the calls' ToolMessages are appended to ``messages``.
         Unless the model is ``truthful``, a text answer is told the turn's failed calls (``turn.truth``)."""
+        # An OpenAI-compatible model reads results as labelled facts (issue 32 item 5); the planner, as stored.
+        view = messages if truthful else model_view(messages, language)
         reply = await reply_stream(
             model=model,
-            messages=messages,
+            messages=view,
             conversation=conversation,
             emit=self.emit,
             language=language,
             row_id=row_id,
             failures=() if truthful else turn_failures(messages),
+            checked=None if truthful else lambda text: problems_checked(text, turn_results(messages), last_facts(view)),
         )
         if isinstance(reply, Final):
             return reply
@@ -395,6 +393,3 @@ class AgentTurn:
 
     async def _error(self, code: str, language: str, **params: Any) -> None:
         await self.emit(ErrorEvent(code=code, message=error_text(code, language, **params)))
-
-    async def _cancelled_line(self, row: PendingConfirmation) -> None:
-        await self.emit(message_event(message_id=None, text=confirm.cancelled_line(row), role="system"))

@@ -7,7 +7,7 @@ hand its tool calls to the loop; a model that cannot be reached ends the turn cl
 import asyncio
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -134,6 +134,7 @@ async def reply_stream(
     language: str,
     row_id: int | None = None,
     failures: Sequence[Failure] = (),
+    checked: Callable[[str], str] | None = None,
 ) -> Reply | Final:
     """Stream one LLM reply and store it.
 
@@ -143,6 +144,8 @@ async def reply_stream(
         row_id: the assistant message to stream into; a new one when None.
         failures: the turn's failed calls (``turn.truth.turn_failures``): a text answer that does not carry
             their reasons gets a line for each (issue 32 item 4).
+        checked: applied to a text answer last (``turn.truth.problems_checked``: problems claimed that no result
+            names are replaced by what the tools returned).
 
     Returns:
         ``Reply`` when the model asks for tool calls; ``Final`` when it answered with text (its ``message`` event
@@ -178,6 +181,7 @@ async def reply_stream(
         await tokens.discard()  # the ``message`` below carries the buffered tail (issue 17: one frame less per turn)
     if not calls:
         text = failures_told(text, failures, language)
+        text = checked(text) if checked is not None else text
     calls = await unit(reply_store)(conversation=conversation, message_id=row_id, content=text, calls=calls)
     if not calls:
         await emit(message_event(message_id=row_id, text=text))

@@ -9,8 +9,10 @@ arguments (``REPAIRABLE``), which never ran: the model repairs them or asks the 
 """
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from django.utils.text import capfirst
 from django.utils.translation import gettext
@@ -83,3 +85,52 @@ def failures_told(text: str, failures: Sequence[Failure], language: str | None =
             for f in missing
         ]
     return "\n\n".join(part for part in (text.rstrip(), "\n".join(lines)) if part)
+
+
+# An answer that says problems were found («Да, есть проблемы», "issues were found"), not one that says none were.
+PROBLEMS_CLAIMED = re.compile(
+    r"(?<!нет )(?<!не )\b(есть|обнаружен\w*|найден\w*|выявлен\w*)\s+(\w+\s+)?проблем"
+    r"|(?<!no )\b(problems|issues) (were |was )?(found|detected)|\bthere are (some )?(issues|problems)",
+    re.I,
+)
+# Result keys that carry problems a tool found (a review's findings, a plan's problems, a check's issues).
+PROBLEM_KEYS = ("problems", "findings", "issues", "warnings")
+
+
+def _names_problems(value: Any) -> bool:
+    """True when a result holds at least one problem: a non-empty ``PROBLEM_KEYS`` list or ``findings_total`` > 0,
+    at any depth."""
+    if isinstance(value, dict):
+        if isinstance(value.get("findings_total"), int) and value["findings_total"] > 0:
+            return True
+        if any(isinstance(value.get(key), list) and value[key] for key in PROBLEM_KEYS):
+            return True
+        return any(_names_problems(item) for item in value.values())
+    if isinstance(value, list):
+        return any(_names_problems(item) for item in value)
+    return False
+
+
+def turn_results(messages: Sequence[BaseMessage]) -> list[Any]:
+    """The successful results (parsed JSON) of this turn's calls, in order (this turn: after the last user
+    message)."""
+    start = max((n for n, m in enumerate(messages) if isinstance(m, HumanMessage)), default=-1) + 1
+    out = []
+    for message in messages[start:]:
+        if isinstance(message, ToolMessage) and message.status != "error":
+            try:
+                out.append(json.loads(str(message.content)))
+            except ValueError:
+                continue
+    return out
+
+
+def problems_checked(text: str, results: Sequence[Any], facts: str, language: str | None = None) -> str:
+    """``text``, unless it claims problems that none of the turn's ``results`` names (issue 32 item 4: «Да, есть
+    проблемы» after a permissions audit that found none): then what the tools returned (``facts``, the last
+    result as labelled facts) under a sentence saying no problem was named, in ``language``."""
+    if not PROBLEMS_CLAIMED.search(text) or any(_names_problems(r) for r in results):
+        return text
+    with in_language(language):
+        head = gettext("The tools named no problem; this is what they returned:")
+    return f"{head}\n\n{facts}" if facts else head

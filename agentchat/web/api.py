@@ -25,7 +25,7 @@ from agentchat.conversations.selectors import (
     conversation_predates_context,
 )
 from agentchat.guard import cards
-from agentchat.guard.confirmations import NOT_RUN_ERRORS
+from agentchat.guard.confirmations import not_run
 from agentchat.language import conversation_language
 from agentchat.models import Conversation, Message, task_kind_label
 from agentchat.runtime.titles import tool_title
@@ -185,7 +185,7 @@ def conversation_timeline(conversation: Conversation, rows: list[Message]) -> li
     """
     language = settings.LANGUAGE_CODE  # each tool line speaks the language of the turn it ran in
     after: dict[int, list[dict[str, Any]]] = {}
-    for card in conversation.confirmations.order_by("pk"):
+    for card in conversation.confirmations.select_related("user").order_by("pk"):
         html = cards.card_decided(card)
         if html:
             key = card.assistant_message_id or 0
@@ -201,7 +201,7 @@ def conversation_timeline(conversation: Conversation, rows: list[Message]) -> li
             if m.role == "assistant":
                 entry["html"] = message_html(text=m.content)  # the same rendered Markdown as the live frame
             timeline.append(entry)
-        elif m.role == "tool" and not _declined(m.content):
+        elif m.role == "tool" and not not_run(m.content):  # a call that never ran has no tool line
             timeline.append(
                 {
                     "kind": "tool",
@@ -227,15 +227,6 @@ def _result_view(m: Message) -> dict[str, str]:
     except ValueError:  # json.JSONDecodeError: a result stored as text
         return {}
     return {"html": html} if html else {}
-
-
-def _declined(content: str) -> bool:
-    """True for the ToolMessage of a call that never ran (denied, expired, refused): no tool line for it."""
-    try:
-        payload = json.loads(content)
-    except ValueError:
-        return False
-    return isinstance(payload, dict) and payload.get("error") in NOT_RUN_ERRORS
 
 
 TOOLSET_QUERY_PARAMS = ("objectType", "envId", "q")

@@ -85,6 +85,19 @@ async def dashboards(request: AuthenticatedHttpRequest) -> HttpResponse:
     return await _page(request, "pages/dashboards.html", context)
 
 
+async def _deploys(request: AuthenticatedHttpRequest, env_id: str, dashboard_id: int) -> list[dict[str, Any]] | None:
+    """The deploys of the dashboard from or into ``env_id`` (deploy_history, issue 28 item 5); None when the
+    history cannot be read (the page shows the rest)."""
+    try:
+        result = await page_tool(
+            request.user, "deploy_history", dashboard_id=dashboard_id, source_env_id=env_id, limit=10
+        )
+    except PageDataUnavailable:
+        return None
+    deploys: list[dict[str, Any]] = result["deploys"]
+    return deploys
+
+
 @login_required
 async def dashboard(request: AuthenticatedHttpRequest, dashboard_id: int) -> HttpResponse:
     environment = await _environment(request)
@@ -99,6 +112,7 @@ async def dashboard(request: AuthenticatedHttpRequest, dashboard_id: int) -> Htt
     except PageDataUnavailable as exc:
         return await _failed(request, "pages/dashboard.html", context, exc, obj=("dashboard", dashboard_id))
     context["summary"] = result
+    context["deploys"] = await _deploys(request, environment.env_id, dashboard_id)
     context["agent_url"] = agent_link(
         object_type="dashboard",
         object_id=dashboard_id,

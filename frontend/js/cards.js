@@ -45,13 +45,18 @@
 
   function decide(card, decision) {
     const typed = card.querySelector("[data-role=typed-env]");
-    card.querySelectorAll("button").forEach((b) => { b.disabled = true; });
+    // Ticked options of the card (issue 28: e.g. delete the charts a deploy leaves on no dashboard).
+    const options = decision === "approve"
+      ? Array.from(card.querySelectorAll("input[data-option]:checked")).map((box) => box.dataset.option)
+      : [];
+    card.querySelectorAll("button, input[data-option]").forEach((b) => { b.disabled = true; });
     card.dataset.state = decision === "approve" ? "approving" : "denying";
     send({
       type: "confirm",
       confirmation_id: Number(card.dataset.confirmationId),
       decision: decision,
       typed_env: typed ? typed.value.trim() : null,
+      options: options,
     });
   }
 

@@ -82,8 +82,11 @@ def test_deploy_to_prod_shows_a_destructive_production_card_with_real_names(page
     card.locator("[data-action=deny]").click()
     cancelled = page.locator("[data-card=cancelled]").last
     expect(cancelled).to_contain_text(catalogue_text("ru", "Operation cancelled"))
-    expect(page.locator(".entry.msg-system").last).to_contain_text(catalogue_text("ru", "Operation cancelled"))
+    expect(page.locator(".entry.msg-system")).to_have_count(0)  # one deny, one line: the card (issue 28 item 6)
     expect(page.locator(CARD)).to_have_count(0)  # the card was replaced by «Операция отменена»
+    expect(cancelled.get_by_test_id("card-decided")).to_contain_text("prod")  # what was declined, kept
+    cancelled.get_by_test_id("card-details").locator("summary").click()
+    expect(cancelled.get_by_test_id("card-impact")).to_contain_text(ENERGY)
 
 
 def test_deploy_to_dev_shows_an_info_card(page, app_server):

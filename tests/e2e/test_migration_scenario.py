@@ -60,11 +60,13 @@ def uuids(env_id: str, kind: str) -> dict[str, int]:
 
 @pytest.fixture
 def prod_restored():
-    """Whatever dashboards and charts the migration creates in prod are deleted after the test."""
-    before = {kind: uuids("prod", kind) for kind in ("dashboard", "chart")}
+    """Whatever dashboards and charts the migration creates in prod are deleted after the test: by id, not uuid —
+    an import that takes over a prod dashboard of the same slug keeps its id and gives it the source's uuid, and
+    deleting that row would delete prod's own dashboard."""
+    before = {kind: set(uuids("prod", kind).values()) for kind in ("dashboard", "chart")}
     yield
     for kind in ("dashboard", "chart"):
-        created = [i for u, i in uuids("prod", kind).items() if u not in before[kind]]
+        created = [i for i in uuids("prod", kind).values() if i not in before[kind]]
         if created:
             objects_delete("prod", kind, created)
 

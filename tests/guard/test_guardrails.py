@@ -103,32 +103,6 @@ async def test_dev_write_waits_on_an_info_card_and_runs_once_approved(users):
     assert not history_errors(model.seen[-1])
 
 
-async def test_deny_cancels_says_so_in_chat_and_the_llm_continues(users):
-    model = scripted(_branch_call("never-made"), "Хорошо, не создаю.")
-    conversation_id, frames = await _turn(users["engineer"], model)
-    card = frames.of("confirm_required")[0]
-
-    decided = Frames()
-    await AgentTurn(user=users["engineer"], emit=decided, model=model).decide(
-        confirmation_id=card["confirmation_id"], approve=False
-    )
-    cancelled = decided.of("cancelled")[0]
-    assert cancelled["confirmation_id"] == card["confirmation_id"]
-    assert text("ru", "Operation cancelled") in cancelled["html"]
-    line = text("ru", "Operation cancelled: %(title)s", title="")
-    assert any(line in f["text"] for f in decided.of("message"))
-    assert not decided.of("tool_started")
-    assert decided.of("message")[-1]["text"] == "Хорошо, не создаю."
-    row = await PendingConfirmation.objects.aget(pk=card["confirmation_id"])
-    assert row.status == Status.DENIED
-    tool_message = await Message.objects.aget(conversation_id=conversation_id, role="tool")
-    assert "declined" in tool_message.content
-    assert "Do not retry" in tool_message.content
-    for event in ("denied", "cancelled"):
-        assert len(await database_sync_to_async(_audit)(conversation_id, event)) == 1
-    assert not history_errors(model.seen[-1])
-
-
 async def test_new_message_expires_the_pending_card_everywhere(users):
     model = scripted(_branch_call("stale"), "Что дальше?")
     conversation_id, frames = await _turn(users["engineer"], model)

@@ -79,8 +79,8 @@ async def test_a_refused_call_tells_the_model_the_language_and_what_to_say(
 
 
 async def test_a_declined_card_tells_the_model_the_language(users, chat_server, settings, tmp_path):
-    """The engineer declines the create_branch card of a Russian question: the model reads «ask the user instead,
-    in Russian» last, after the decision."""
+    """The engineer declines the create_branch card of a Russian question: the ToolMessage the model reads at the
+    next message says «ask the user instead, in Russian» (a deny alone asks the model nothing, issue 28 item 6)."""
     settings.GIT_REPOS_DIR = tmp_path / "git"
     branch = f"feature/lang-{uuid.uuid4().hex[:8]}"
     server = chat_server(
@@ -93,8 +93,10 @@ async def test_a_declined_card_tells_the_model_the_language(users, chat_server, 
     await turn.run(conversation_id=None, text=f"создай ветку {branch}", context=ui_context("dashboard", 1))
     (card,) = frames.of("confirm_required")
     await turn.decide(confirmation_id=card["confirmation_id"], approve=False)
+    assert len(server.requests) == 1
+    await turn.run(conversation_id=frames.of("conversation")[0]["conversation_id"], text="ладно", context=None)
 
-    told = json.loads(server.requests[1].messages[-1]["content"])["message"]
+    told = json.loads(server.requests[1].messages[-2]["content"])["message"]
     assert told.endswith("Do not retry it; ask the user instead, in Russian.")
 
 
@@ -120,10 +122,13 @@ async def test_every_tool_result_ends_with_the_answer_language(users, chat_serve
     )
 
     results = {r["tool_call_id"]: r["content"] for r in server.requests[1].tool_results()}
-    assert "environments" in json.dumps(results["c_ok"])
+    assert "ss-dev" in results["c_ok"]["facts"]  # the result as labelled facts (issue 32 item 5)
     assert results["c_broken"]["error"] == "invalid_args"
     for content in results.values():
         assert list(content)[-1] == "answer_in"
         assert content["answer_in"] == name
     stored = Message.objects.filter(conversation_id=conversation, role=Message.Role.TOOL).order_by("id")
-    assert [json.loads(m.content) async for m in stored] == [results["c_ok"], results["c_broken"]]
+    kept = [json.loads(m.content) async for m in stored]
+    assert "environments" in kept[0]  # stored structured, for the history, the planner and the pages
+    assert kept[0]["answer_in"] == name
+    assert kept[1] == results["c_broken"]

@@ -20,11 +20,17 @@ class CountingProxy:
     Attributes:
         url: the proxy's base URL (``http://127.0.0.1:<port>``).
         requests: ``[(method, path)]`` seen so far.
+        answers: with ``keep_json``, ``[(method, path, status, JSON body or None)]`` of every request (a JSON answer
+            of at most ``JSON_KEPT_BYTES``; others None), in order: what a bench reads ids from.
     """
 
-    def __init__(self, upstream: str):
+    JSON_KEPT_BYTES = 2_000_000
+
+    def __init__(self, upstream: str, *, keep_json: bool = False):
         self.upstream = upstream.rstrip("/")
         self.requests: list[tuple[str, str]] = []
+        self.answers: list[tuple[str, str, int, object]] = []
+        self.keep_json = keep_json
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
@@ -48,6 +54,8 @@ class CountingProxy:
                 headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP_BY_HOP}
                 with httpx.Client(timeout=30, trust_env=False) as client:
                     answer = client.request(self.command, proxy.upstream + self.path, headers=headers, content=body)
+                if proxy.keep_json:
+                    proxy.keep(self.command, self.path, answer)
                 self.send_response(answer.status_code)
                 for key, value in answer.headers.items():
                     if key.lower() not in HOP_BY_HOP | {"content-encoding"}:
@@ -62,6 +70,17 @@ class CountingProxy:
                 pass
 
         return Handler
+
+    def keep(self, method: str, path: str, answer: httpx.Response) -> None:
+        """Record one exchange in ``answers`` (its JSON body when small enough to read)."""
+        body = None
+        if "json" in answer.headers.get("content-type", "") and len(answer.content) <= self.JSON_KEPT_BYTES:
+            try:
+                body = answer.json()
+            except ValueError:
+                body = None
+        with self._lock:
+            self.answers.append((method, path, answer.status_code, body))
 
     def __enter__(self) -> "CountingProxy":
         self._thread = serve_in_thread(self._server)

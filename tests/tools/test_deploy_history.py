@@ -7,6 +7,7 @@ from the ss-dev dashboard's page, and from the prod dashboard's page in English.
 
 import pytest
 from channels.db import database_sync_to_async
+from django.test import Client
 from langchain_core.messages import AIMessage
 
 from agentchat.turn.agent import AgentTurn
@@ -68,6 +69,22 @@ async def test_the_deploys_of_a_dashboard_are_told_with_who_when_where_and_the_c
     )
     answer = await database_sync_to_async(stored_answer)(conversation_id)
     assert f"“{dev['dashboard_title']}” ss-dev → prod, done, copy #{backup_id} saved before" in answer, answer
+
+    # and the dashboard's page lists both deploys, the newest with its copy
+    page = await database_sync_to_async(_dashboard_page)(engineer, dev["id"])
+    table = page.split('data-testid="deploy-history"', 1)[1].split("</table>", 1)[0]
+    assert table.count("<tr>") == 3  # the head and two deploys
+    assert f"#{backup_id}" in table
+    assert "ss-dev → prod" in table
+    assert engineer.get_username() in table
+
+
+def _dashboard_page(user, dashboard_id: int) -> str:
+    client = Client()
+    client.force_login(user)
+    response = client.get(f"/dashboards/{dashboard_id}/?env_id=ss-dev", HTTP_ACCEPT_LANGUAGE="ru")
+    assert response.status_code == 200
+    return response.content.decode()
 
 
 async def test_a_prod_edit_after_the_last_deploy_is_named_on_the_next_card(users, scratch):

@@ -9,6 +9,7 @@ every environment behind a counting proxy in front of the local Superset pair.
 """
 
 import json
+import re
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
@@ -151,9 +152,10 @@ async def test_an_id_a_search_returned_is_used_and_reaches_superset(
     def model(request: Recorded) -> Reply:
         if request.last.get("role") != "tool":
             return next(script)
-        content = request.tool_results()[-1]["content"]
-        if "dashboards" in content:
-            found = content["dashboards"][0]["id"]
+        last = request.tool_results()[-1]
+        listed = re.search(r"\(id (\d+)", str(last["content"].get("facts")))  # the search's facts name each id
+        if last["tool_call_id"] == "c1" and listed:
+            found = int(listed.group(1))
             return Reply(calls=[Call("get_health_summary", {"env_id": "ss-dev", "dashboard_id": found}, id="c2")])
         return Reply(text="Готово.")
 

@@ -60,6 +60,7 @@ def test_preview_for_engineer_on_dashboard_is_the_seed_set_and_issue_28s(users):
         "show_capabilities",
         "compare_versions",  # issue 28 item 1
         "deploy_history",  # issue 28 item 5
+        "rollback_deploy",  # issue 28 item 4
     }
     assert {t["name"] for t in body["tools"]} == expected & set(registry())
 

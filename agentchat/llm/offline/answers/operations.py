@@ -7,6 +7,7 @@ from django.utils.translation import ngettext, pgettext, pgettext_lazy
 
 from agentchat.llm.offline.answers.base import answer_writer, items, more, when
 from agentchat.models import task_kind_label
+from agentchat.superset.diff_text import quoted_names
 from agentchat.superset.migration_plan import TYPES, object_count
 
 TYPE_ONE = {
@@ -81,7 +82,39 @@ def deploy_dashboard(result: dict[str, Any], language: str) -> str:
     lines += _counts(result.get("counts"))
     replaced = [o for o in items(result.get("objects"))[0] if o.get("action") == "conflict"]
     lines += [_("Replaced the dashboard with the same slug: “%(name)s”.") % {"name": o.get("name")} for o in replaced]
+    lines += _detached_lines(result)
     return "\n".join(line for line in lines if line)
+
+
+def _detached_lines(result: dict[str, Any]) -> list[str]:
+    """What became of the target charts the deploy took off their dashboards (issue 28 item 2): deleted as the
+    card's option asked, or left on no dashboard (named, with the way to delete them)."""
+    lines = []
+    removed, n_removed = items(result.get("removed"))
+    if n_removed:
+        names = quoted_names(c.get("name") for c in removed)
+        lines.append(
+            ngettext(
+                "Deleted %(count)d chart the deploy left on no dashboard: %(names)s.",
+                "Deleted %(count)d charts the deploy left on no dashboard: %(names)s.",
+                n_removed,
+            )
+            % {"count": n_removed, "names": names}
+        )
+    left, n_left = items(result.get("detached"))
+    if n_left:
+        names = quoted_names(c.get("name") for c in left)
+        lines.append(
+            ngettext(
+                "%(count)d chart of %(env)s is now on no dashboard: %(names)s. Delete it in Superset if it is not "
+                "needed.",
+                "%(count)d charts of %(env)s are now on no dashboard: %(names)s. Delete them in Superset if they are "
+                "not needed.",
+                n_left,
+            )
+            % {"count": n_left, "env": result.get("target_env_id"), "names": names}
+        )
+    return lines
 
 
 @answer_writer("preview_migration")

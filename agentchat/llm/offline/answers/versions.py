@@ -7,7 +7,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext, pgettext
 
 from agentchat.llm.offline.answers.base import answer_writer, items, more, when
-from agentchat.superset.diff_text import KIND_LABELS, diff_line
+from agentchat.superset.diff_text import KIND_LABELS, diff_line, quoted_names
 
 
 def _other_side(other: dict[str, Any]) -> str:
@@ -72,13 +72,15 @@ def _deploy_line(deploy: dict[str, Any]) -> str:
     if deploy.get("ok"):
         migration = deploy.get("tool") == "execute_migration"
         result = pgettext("deploy result", "queued as a task") if migration else pgettext("deploy result", "done")
+        if deploy.get("tool") == "rollback_deploy":
+            result = pgettext("deploy result", "rolled back")
     else:
         result = _("failed: %(message)s") % {"message": deploy.get("message") or deploy.get("outcome")}
     line = _("%(when)s — %(who)s: %(what)s %(src)s → %(dst)s, %(result)s") % {
         "when": when(deploy.get("at")),
         "who": deploy.get("who") or "—",
         "what": titles or "—",
-        "src": deploy.get("source_env_id") or "?",
+        "src": deploy.get("source_env_id") or ("↩" if deploy.get("tool") == "rollback_deploy" else "?"),
         "dst": deploy.get("target_env_id") or "?",
         "result": result,
     }
@@ -106,3 +108,39 @@ def deploy_history(result: dict[str, Any], language: str) -> str:
     if not rows:
         return none
     return "\n".join([head, *(f"- {_deploy_line(d)}" for d in rows)]) + more(len(rows), total)
+
+
+@answer_writer("rollback_deploy")
+def rollback_deploy(result: dict[str, Any], language: str) -> str:
+    restored = result.get("restored") or {}
+    dashboards, n_dash = items(restored.get("dashboards"))
+    n_charts = int(restored.get("charts") or 0)
+    values = {"env": result.get("env_id"), "id": result.get("backup_id")}
+    lines = [
+        _("Rolled back in %(env)s to copy #%(id)s.") % values
+        + " "
+        + _("Restored: %(dashboards)s, %(charts)s.")
+        % {
+            "dashboards": ngettext("%(count)d dashboard", "%(count)d dashboards", n_dash) % {"count": n_dash},
+            "charts": ngettext("%(count)d chart", "%(count)d charts", n_charts) % {"count": n_charts},
+        }
+    ]
+    lines += [f"- {quoted_names([title])}" for title in dashboards]
+    removed, n_removed = items(result.get("removed"))
+    if n_removed:
+        names = quoted_names(o.get("name") for o in removed)
+        lines.append(_("Deleted what that change had created: %(names)s.") % {"names": names})
+    kept, n_kept = items(result.get("kept"))
+    if n_kept:
+        names = quoted_names(o.get("name") for o in kept)
+        lines.append(_("Kept, as they are used elsewhere now: %(names)s.") % {"names": names})
+    if result.get("verified"):
+        lines.append(_("Checked: the objects now equal the saved copy (ids and dates aside)."))
+    else:
+        differences, _n = items(result.get("differences"))
+        lines.append(_("The objects differ from the saved copy after the restore — check them in Superset:"))
+        lines += [f"- {line}" for line in differences]
+    copy = result.get("copy")
+    if isinstance(copy, dict) and copy.get("backup_id"):
+        lines.append(_("The version before the rollback is kept as copy #%(id)s.") % {"id": copy["backup_id"]})
+    return "\n".join(lines)

@@ -1,0 +1,116 @@
+"""Results a small model cannot misread (issue 32 item 5): what an OpenAI-compatible model reads of a tool result.
+
+Behind the local 1.5B model the raw summary of «Отчёт по энергопотреблению» (one dataset) became «использует четыре
+датасета: energy_consumption, energy, energy_consumption_1 и metadata» — the git export's file names — and raw
+``null``/``true`` values reached the user. Here a scripted model asks for the summary on the dashboard's page of the
+local pair; the test reads what the model was sent: labelled facts with counts in the question's language, no nulls,
+no booleans as JSON, no file names or paths, the object the call ran on; the stored ToolMessage keeps the structure.
+"""
+
+import json
+
+import pytest
+from channels.db import database_sync_to_async
+
+from agentchat.models import Message
+from agentchat.turn.agent import AgentTurn
+from agentchat.turn.facts import plain, result_view
+from tests.llm.test_provider import openai_provider  # noqa: F401 - the scripted-LLM fixture
+from tests.support import superset_api
+from tests.support.chat_server import Call, Reply
+from tests.support.contexts import dashboard_context, ui_context
+from tests.support.frames import Frames
+
+
+def test_plain_drops_nulls_and_internals_and_words_booleans_and_names_lists():
+    value = {
+        "published": True,
+        "slug": None,
+        "sha256": "ab" * 32,
+        "files": ["dashboard-1/charts/x_1.yaml"],
+        "charts": [{"id": 3, "name": "Итого", "viz_type": "table"}, {"id": 4, "name": "Доля"}],
+        "owners": [],
+        "nested": {"path": "/srv/x.zip", "ok": False},
+    }
+    assert plain(value) == {
+        "published": "yes",
+        "charts (2)": ["Итого (id 3, table)", "Доля (id 4)"],
+        "nested": {"ok": "no"},
+    }
+
+
+def test_a_result_without_a_writer_is_plain_and_one_with_a_writer_is_its_text():
+    assert json.loads(result_view("no_such_tool", json.dumps({"a": None, "b": True}), "en")) == {
+        "b": "yes",
+        "answer_in": "English",
+    }
+    facts = json.loads(result_view("list_environments", json.dumps({"environments": []}), "ru"))
+    assert list(facts) == ["facts", "answer_in"]
+    assert facts["answer_in"] == "Russian"
+    assert "not JSON" == result_view("get_health_summary", "not JSON", "ru")
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.superset
+async def test_the_model_reads_the_summary_as_labelled_facts_in_the_question_s_language(
+    users,
+    openai_provider,  # noqa: F811
+):
+    dashboard = superset_api.dashboard_by_slug("ss-dev", "energy-report")
+    charts = superset_api.dashboard_chart_names("ss-dev", dashboard["id"])
+    server = openai_provider(
+        Reply(calls=[Call("get_health_summary", {"env_id": "ss-dev", "dashboard_id": dashboard["id"]}, id="c1")]),
+        Reply(text="ok"),
+    )
+
+    conversation_id = await AgentTurn(user=users["analyst"], emit=Frames()).run(
+        conversation_id=None, text="расскажи про этот дашборд", context=dashboard_context(dashboard)
+    )
+
+    sent = server.requests[1].tool_results()[-1]["content"]
+    assert list(sent) == ["object_used", "facts", "answer_in"]
+    facts = sent["facts"]
+    assert dashboard["dashboard_title"] in facts
+    assert all(name in facts for name in charts)
+    assert "Датасеты (1): energy_consumption" in facts
+    assert "Владельцы:" in facts
+    for raw in ("null", "true", "false", ".yaml", "None"):
+        assert raw not in facts, raw
+    stored = await database_sync_to_async(
+        lambda: Message.objects.filter(conversation_id=conversation_id, role="tool").get().content
+    )()
+    assert json.loads(stored)["dashboard"]["id"] == dashboard["id"]  # the structure stays in the history
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.superset
+async def test_problems_claimed_that_no_result_names_are_replaced_by_what_the_tool_returned(
+    users,
+    openai_provider,  # noqa: F811
+):
+    """Issue 32 item 4: «есть ли проблемы с этим датасетом?» → a permissions audit, answer «Да, есть проблемы» with
+    none named. The user reads what the audit returned instead, under a sentence that no problem was named."""
+    (dataset,) = superset_api.datasets_named("ss-dev", "energy_consumption")
+    args = {"env_id": "ss-dev", "object_type": "dataset", "object_id": dataset["id"]}
+    openai_provider(
+        Reply(calls=[Call("superset_audit_permissions", args, id="c1")]),
+        Reply(text="Да, есть проблемы с этим датасетом."),
+    )
+    frames = Frames()
+
+    await AgentTurn(user=users["admin"], emit=frames).run(
+        conversation_id=None, text="есть ли проблемы с этим датасетом?", context=ui_context("dataset", dataset["id"])
+    )
+
+    answer = frames.of("message")[-1]["text"]
+    assert answer.startswith("Инструменты не назвали ни одной проблемы; вот что они вернули:"), answer
+    assert "energy_consumption" in answer
+    assert "есть проблемы" not in answer
+
+
+def test_an_answer_that_says_none_were_found_is_kept():
+    from agentchat.turn.truth import problems_checked
+
+    assert problems_checked("Проблем не найдено.", [{}], "x") == "Проблем не найдено."
+    assert problems_checked("No problems were found.", [{}], "x") == "No problems were found."
+    assert problems_checked("Found issues? There are problems.", [{"findings_total": 2}], "x").startswith("Found")
