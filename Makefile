@@ -19,7 +19,7 @@ TEST_WORKERS ?= 3
 SLOW_WORKERS ?= 2
 
 .PHONY: setup prepare prepare-tests chromium gettext nginx superset-install superset superset-stop run prod-local \
-	prod-local-stop test test-fast test-slow test-unit test-e2e lint format messages clean
+	prod-local-stop image-smoke test test-fast test-slow test-unit test-e2e lint format messages clean
 
 $(STAMP): requirements/base.txt requirements/dev.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -72,6 +72,11 @@ prod-local: prepare nginx superset
 
 prod-local-stop: setup
 	$(PY) -m scripts.prodlocal stop
+
+# docker/Dockerfile built and smoke-checked with Debian's docker.io (a running dockerd, root; not part of CI): README
+# "The image, built and smoke-checked".
+image-smoke: setup
+	$(PY) -m scripts.image_smoke
 
 # .pre-commit-config.yaml runs the same four commands.
 lint: setup
