@@ -172,6 +172,7 @@ def row(name: str, figures: dict, idle: dict | None) -> str:
 
 
 async def phase(base: str, args, flood_cookie: str | None, bound: int) -> tuple[dict, dict]:
+    await other_user(base, 2 * args.web)  # warm-up, not counted: each process loads the router's model once
     if flood_cookie is None:
         return await other_user(base, args.samples), {}
     stop = asyncio.Event()
