@@ -193,6 +193,17 @@ class InvalidArguments(ToolError):
     code = "invalid_args"
 
 
+# The code of a call that cannot apply for a reason the tool states (nothing to roll back, a copy of another
+# environment): no card, no validator prefix; the answer says the reason (``turn.calls``).
+NOT_APPLICABLE = "not_applicable"
+
+
+class NotApplicable(ToolError):
+    """A call that cannot apply here, with the reason as its translatable ``message`` (see ``NOT_APPLICABLE``)."""
+
+    code = NOT_APPLICABLE
+
+
 class ToolCrashed(ToolError):
     """A tool raised something unexpected; the user sees ``internal``, the log has the traceback."""
 

@@ -21,7 +21,7 @@ TOOLS: dict[str, tuple[str, bool, tuple[str, ...], tuple[str, ...]]] = {
     "superset_execute_sql": ("read", True, ("dataset",), ALL),
     "get_task_status": ("read", False, ("dataset", "migration"), ALL),
     "get_git_status": ("read", True, (), ALL),
-    "list_backups": ("read", True, (), ALL),
+    "list_backups": ("read", True, ("dashboard", "migration"), ALL),  # issue 28: the copies before a change
     "preview_migration": ("read", True, ("migration",), ALL),
     "compare_versions": ("read", True, ("dashboard", "dataset"), ALL),
     "deploy_history": ("read", False, ("dashboard", "migration"), ALL),

@@ -121,15 +121,21 @@ ARG_LABELS: dict[str, str | Promise] = {
     "message": _("message"),
     "language": _("language"),
     "limit": _("limit"),
+    "backup_id": _("copy (number)"),
+    "remove_detached": _("delete the charts left on no dashboard"),
 }
+
+
+def _arg_value(value: Any) -> Any:
+    """A card's argument value as people read it: a list joined, a boolean as «да»/«нет»."""
+    if isinstance(value, bool):
+        return gettext("yes") if value else gettext("no")
+    return ", ".join(map(str, value)) if isinstance(value, list) else value
 
 
 def _labelled_args(args: dict[str, Any]) -> list[tuple[str, str, Any]]:
     """``[(name, label, value)]`` in name order (a re-emitted card is byte-identical)."""
-    return [
-        (k, str(ARG_LABELS[k]) if k in ARG_LABELS else k, ", ".join(map(str, v)) if isinstance(v, list) else v)
-        for k, v in sorted(args.items())
-    ]
+    return [(k, str(ARG_LABELS[k]) if k in ARG_LABELS else k, _arg_value(v)) for k, v in sorted(args.items())]
 
 
 def card_confirm(

@@ -16,7 +16,7 @@ from django.contrib.auth.models import User
 from django.utils.translation import gettext
 from pydantic import BaseModel
 
-from agentchat.errors import ApplicationError
+from agentchat.errors import NOT_APPLICABLE, ApplicationError
 from agentchat.language import in_language
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.executor import tool_timeout_s
@@ -114,8 +114,9 @@ async def _impact(
                 impact = await spec.impact(ctx, parsed)
     except ApplicationError as exc:
         impact = {"error": exc.text(language)}
-        if exc.code == "invalid_args":  # e.g. a branch name git refuses: the call cannot succeed, no card
+        if exc.code in ("invalid_args", NOT_APPLICABLE):  # a branch name git refuses, nothing to roll back: no card
             impact["invalid"] = True
+            impact["error_code"] = exc.code
     except TimeoutError:
         with in_language(language):
             impact = {"error": gettext("impact look-up timed out")}

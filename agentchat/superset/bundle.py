@@ -185,14 +185,18 @@ IDENTITY_KEYS = frozenset(
 )
 
 
+# Values that say nothing: an import writes them as defaults (``annotation_layers: []``, ``default_filters: "{}"``).
+EMPTY: tuple[Any, ...] = ([], {}, None, "", "{}", "[]")
+
+
 def comparable(value: Any) -> Any:
     """``value`` (an export's YAML value) without ``IDENTITY_KEYS`` at any depth, and without keys whose value is
-    empty (``[]``, ``{}``, None, ``""``: an import writes such defaults, e.g. ``annotation_layers: []``): two
+    empty (``EMPTY``: an import writes such defaults, e.g. ``annotation_layers: []``): two
     exports of the same objects made in different imports compare equal (issue 28 item 4: "export contents
     compared without ids and timestamps")."""
     if isinstance(value, dict):
         kept = {k: comparable(v) for k, v in value.items() if k not in IDENTITY_KEYS}
-        return {k: v for k, v in kept.items() if v not in ([], {}, None, "")}
+        return {k: v for k, v in kept.items() if v not in EMPTY}
     if isinstance(value, list):
         return [comparable(v) for v in value]
     return value

@@ -7,9 +7,9 @@ Policy per request:
 - whose bearer a request carries is the client's ``SupersetAuth`` (``superset/auth.py``, DESIGN §15): the user's
   own tokens or API key, or a service account's login; a 401 renews it once (refresh token, or a new login), a
   second 401 or a refused renewal is ``SessionExpired`` (at most two renewals per request, no further request);
-- Superset's refusals — 403, and the ``*_SECURITY_ACCESS_ERROR`` types it sends with other statuses (SQL Lab's
-  table access: HTTP 500) — are ``SupersetDenied`` with Superset's message: never retried, never sent again as
-  another account;
+- Superset's refusals — 403, the ``*_SECURITY_ACCESS_ERROR`` types it sends with other statuses (SQL Lab's
+  table access: HTTP 500), and a 5xx that says the user lacks the permission (an import over another person's
+  object) — are ``SupersetDenied`` with Superset's message: never retried, never sent again as another account;
 - 429 is ``RateLimited`` with the ``Retry-After`` seconds, never retried;
 - 5xx and connection errors are ``UpstreamUnavailable``; a read tool's call (``CallState.retry_transient``) may
   retry ONE of them, once, after 1 s — the budget is per tool call, not per request, so a call makes at most
@@ -30,6 +30,7 @@ import asyncio
 import email.utils
 import json
 import math
+import re
 import time
 from datetime import UTC, datetime
 from typing import Any
@@ -223,7 +224,7 @@ class SupersetClient:
             seconds = retry_after_seconds(response.headers.get("Retry-After"))
             raise RateLimited(f"{self.env_id}: HTTP 429", retry_after="?" if seconds is None else seconds)
         detail = f"{self.env_id}: HTTP {status}"
-        if status == 403 or _security_error_type(response):
+        if status == 403 or _security_error_type(response) or _permission_refusal(response):
             # Superset's own permissions refused this user: say so with its words (DESIGN §15).
             raise SupersetDenied(detail, env=self.env_id, reason=_error_detail(response), status=status)
         if status >= 500:
@@ -372,6 +373,18 @@ def _security_error_type(response: httpx.Response) -> str | None:
         if isinstance(error, dict) and str(error.get("error_type", "")).endswith("_SECURITY_ACCESS_ERROR"):
             return str(error["error_type"])
     return None
+
+
+# A 5xx saying the user lacks the permission («… user doesn't have permissions to overwrite it»): a refusal of
+# this user, deterministic, not a change of unknown outcome (issue 28 review; ``superset.ownership`` asks first).
+PERMISSION_REFUSAL = re.compile(r"(does ?n[o']t|do not|not) ha(ve|s) (the )?permissions? to", re.I)
+
+
+def _permission_refusal(response: httpx.Response) -> bool:
+    """True for a 5xx whose error says the user lacks the permission (``PERMISSION_REFUSAL``)."""
+    if response.status_code < 500 or len(response.content) > _ERROR_BODY_MAX_BYTES:
+        return False
+    return bool(PERMISSION_REFUSAL.search(_error_detail(response)))
 
 
 def _error_detail(response: httpx.Response) -> str:

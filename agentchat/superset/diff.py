@@ -24,12 +24,14 @@ Config = dict[str, Any] | None  # one object's YAML, or None when its bundle lac
 Pairs = list[tuple[Config, Config]]
 
 
-def bundles_diff(before: Bundle, after: Bundle) -> dict[str, Any]:
+def bundles_diff(before: Bundle, after: Bundle, *, charts_by_name: bool = True) -> dict[str, Any]:
     """Compare the dashboards, charts and datasets of two export bundles.
 
     Args:
         before: the bundle taken as the old version (e.g. the target's current export).
         after: the bundle taken as the new version (e.g. the source's export).
+        charts_by_name: pair charts of different uuids by name (two environments); False pairs charts by uuid only
+            (two versions of one environment, where two charts of one name are two charts: a rollback's card).
 
     Returns:
         A JSON-able dict::
@@ -48,9 +50,9 @@ def bundles_diff(before: Bundle, after: Bundle) -> dict[str, Any]:
         missing, never None), except ``published`` and ``cross_filters_enabled``, kept as Superset's booleans.
         ``counts`` counts the objects of all three lists by status.
     """
+    keys = {**PAIR_KEYS, **({} if charts_by_name else {"charts": lambda c: None})}
     datasets, charts, dashboards = (
-        _pairs(before.by_uuid(kind), after.by_uuid(kind), PAIR_KEYS[kind])
-        for kind in ("datasets", "charts", "dashboards")
+        _pairs(before.by_uuid(kind), after.by_uuid(kind), keys[kind]) for kind in ("datasets", "charts", "dashboards")
     )
     sides = (_Side(before, charts, 0), _Side(after, charts, 1))
     out: dict[str, Any] = {

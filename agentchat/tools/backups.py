@@ -93,7 +93,9 @@ def backups_list(*, env_id: str, limit: int = 20) -> list[dict[str, Any]]:
 
     Returns:
         ``[{"id", "created_at" (ISO), "created_by" (username or None), "size_bytes", "dashboard_count", "file",
-        "sha256", "task_id", "file_present"}]``, newest first.
+        "sha256", "task_id", "file_present", "kind" (``full``/``pre_change``), "change": {"tool", "source_env_id",
+        "dashboards"} (a copy made before a change: which write it was made for; ``{}`` for a full backup)}]``,
+        newest first.
     """
     rows = Backup.objects.filter(env_id=env_id).select_related("created_by")[:limit]
     return [
@@ -107,6 +109,8 @@ def backups_list(*, env_id: str, limit: int = 20) -> list[dict[str, Any]]:
             "sha256": b.sha256,
             "task_id": b.task_id,
             "file_present": os.path.isfile(b.path),
+            "kind": b.kind,
+            "change": {k: b.change[k] for k in ("tool", "source_env_id", "dashboards", "rolls_back") if k in b.change},
         }
         for b in rows
     ]

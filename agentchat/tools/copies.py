@@ -18,7 +18,7 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from django.utils.translation import gettext_lazy
 
-from agentchat.errors import InvalidArguments, ToolError
+from agentchat.errors import NotApplicable, ToolError
 from agentchat.models import Backup
 from agentchat.superset.bundle import Bundle, BundleError, bundle_read, zip_merge
 from agentchat.superset.client import SupersetClient
@@ -51,16 +51,22 @@ class CopyUnreadable(ToolError):
     message = gettext_lazy("Saved copy #%(id)s cannot be read (%(reason)s).")
 
 
+class CopyNotFound(NotApplicable):
+    """No saved copy has that number."""
+
+    message = gettext_lazy('There is no saved copy #%(id)s; "show the backups of <environment>" lists them.')
+
+
 def copy_read(backup_id: int) -> tuple[Backup, Bundle]:
     """The ``Backup`` row ``backup_id`` and its file parsed (a full backup or a copy made before a change).
 
     Raises:
-        InvalidArguments: no such copy. CopyUnreadable: its file is gone or is not an export bundle.
+        CopyNotFound: no such copy. CopyUnreadable: its file is gone or is not an export bundle.
     """
     try:
         backup = Backup.objects.get(pk=backup_id)
     except Backup.DoesNotExist as exc:
-        raise InvalidArguments(f"no saved copy #{backup_id} (list_backups lists them)") from exc
+        raise CopyNotFound(id=backup_id) from exc
     try:
         return backup, bundle_read(Path(backup.path).read_bytes())
     except (OSError, BundleError) as exc:

@@ -20,6 +20,7 @@ from agentchat.runtime.spec import ToolArgs
 from agentchat.superset.bundle import Bundle, bundle_remap, bundle_zip, dashboard_chart_uuids
 from agentchat.superset.client import SupersetClient
 from agentchat.superset.migration_plan import migration_plan
+from agentchat.superset.ownership import owners_required
 from agentchat.superset.transfer import TransferError, bundle_import, instances_distinct, objects_where
 from agentchat.tools.copies import Change, copy_before_change
 from agentchat.tools.detached import detached_charts, detached_remove
@@ -27,6 +28,8 @@ from agentchat.tools.migration_impact import (
     REMOVE_DETACHED_FIELD,
     SOURCE_ENV_FIELD,
     TARGET_ENV_FIELD,
+    overwritten,
+    owners_checked,
     plan_impact,
     target_before,
     transfer_impact,
@@ -108,9 +111,11 @@ async def deploy_apply(
         "verified": true,
         "copy": {"backup_id", "file", "dashboards", "charts"} or None (dev),
         "detached": [{"id", "name"}] (target charts left on no dashboard), "removed": [{"id", "name"}] (those
-        deleted with ``remove_detached``)}``.
+        deleted with ``remove_detached``), "not_removed": [{"id", "name", "reason"}] (Superset refused to delete
+        them: another person's charts)}``.
 
     Raises:
+        NotOwner: Superset would refuse to overwrite an object the user does not own (nothing changed then).
         CopyFailed: the target is not dev and its current version could not be saved (nothing changed then).
         TransferError: the plan cannot run (nothing changed then), or the verification failed after import.
         UpstreamError / StatusUnknown: Superset refused or failed an import.
@@ -122,6 +127,7 @@ async def deploy_apply(
     if plan.problems:
         raise TransferError.joined(plan.problems)
     change = Change.of_plan(plan, tool=tool)
+    await owners_required(target, overwritten(plan_impact(plan)["objects"]))
     before = await target_before(target, change.dashboard_ids)
     detached = await detached_charts(target, before, bundle, change.dashboard_ids) if before else []
     copy = await copy_before_change(target, change, user_id=user_id)
@@ -132,8 +138,8 @@ async def deploy_apply(
     await bundle_import(target, "dashboard", bundle_zip(remapped, root=root))
     impact = plan_impact(plan)
     verified = await deploy_verify(target=target, bundle=remapped)
-    removed = await detached_remove(target, detached) if remove_detached and detached else []
-    gone = {c["id"] for c in removed}
+    removed, kept = await detached_remove(target, detached) if remove_detached and detached else ([], [])
+    gone = {c["id"] for c in removed} | {c["id"] for c in kept}
     return {
         "source_env_id": source.env_id,
         "target_env_id": target.env_id,
@@ -145,6 +151,7 @@ async def deploy_apply(
         "copy": copy,
         "detached": [{"id": c["id"], "name": c["name"]} for c in detached if c["id"] not in gone],
         "removed": removed,
+        "not_removed": kept,
     }
 
 
@@ -204,9 +211,10 @@ async def deploy_impact(ctx: ToolContext, args: DeployArgs) -> dict[str, Any]:
     """Impact look-up of deploy_dashboard (DESIGN §9 card): what the deploy would create, overwrite or replace."""
     source = await ctx.superset(args.source_env_id)
     dashboard_id = await dashboard_resolve(source, args)
-    return await transfer_impact(
+    impact = await transfer_impact(
         ctx, source_env_id=args.source_env_id, target_env_id=args.target_env_id, dashboard_ids=[dashboard_id]
     )
+    return await owners_checked(ctx, impact)
 
 
 @assistant_tool(

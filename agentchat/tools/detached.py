@@ -10,6 +10,7 @@ after the import, once the copy saved before the change holds them (``copies``; 
 
 from typing import Any
 
+from agentchat.errors import SupersetDenied
 from agentchat.superset.bundle import Bundle, dashboard_chart_uuids
 from agentchat.superset.client import SupersetClient, rison
 from agentchat.superset.transfer import objects_where
@@ -70,15 +71,28 @@ async def objects_delete(client: SupersetClient, kind: str, ids: list[int]) -> N
         await client.request("DELETE", f"/api/v1/{kind}/", params={"q": rison(sorted(set(ids)))})
 
 
-async def detached_remove(target: SupersetClient, charts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+async def detached_remove(
+    target: SupersetClient, charts: list[dict[str, Any]], language: str | None = None
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Delete those of ``charts`` (``detached_charts`` before the import) that are on no dashboard now, after it.
 
-    A chart someone placed on a dashboard meanwhile is kept. Returns the deleted charts as ``{"id", "name"}``.
+    A chart someone placed on a dashboard meanwhile is kept. Superset refuses to delete a chart the user does not
+    own: that chart is kept and named with Superset's reason, the deploy itself stands (it has happened).
+
+    Returns:
+        ``(deleted, refused)``: ``[{"id", "name"}]`` deleted, ``[{"id", "name", "reason"}]`` Superset refused
+        (``reason`` in ``language``).
 
     Raises:
-        UpstreamError / SupersetDenied / StatusUnknown: Superset refused or failed the delete.
+        UpstreamError / StatusUnknown: Superset failed a delete.
     """
     now = await charts_on_dashboards(target, "id", [c["id"] for c in charts])
-    unused = [c for c in now if not c["dashboards"]]
-    await objects_delete(target, "chart", [c["id"] for c in unused])
-    return [{"id": c["id"], "name": c["name"]} for c in unused]
+    deleted, refused = [], []
+    for chart in (c for c in now if not c["dashboards"]):
+        try:
+            await objects_delete(target, "chart", [chart["id"]])
+        except SupersetDenied as exc:
+            refused.append({"id": chart["id"], "name": chart["name"], "reason": exc.text(language or "")})
+            continue
+        deleted.append({"id": chart["id"], "name": chart["name"]})
+    return deleted, refused

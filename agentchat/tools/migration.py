@@ -22,7 +22,13 @@ from agentchat.runtime.jobs import job_context
 from agentchat.runtime.registry import assistant_tool
 from agentchat.superset.transfer import dashboards_require, instances_distinct
 from agentchat.tools.deploy import deploy_apply
-from agentchat.tools.migration_impact import REMOVE_DETACHED_FIELD, MigrationArgs, migration_impact, migration_target
+from agentchat.tools.migration_impact import (
+    REMOVE_DETACHED_FIELD,
+    MigrationArgs,
+    migration_impact,
+    migration_target,
+    owners_checked,
+)
 
 
 class MigrationFailed(RuntimeError):
@@ -108,7 +114,7 @@ async def execution_impact(ctx: ToolContext, args: ExecuteMigrationArgs) -> dict
     (``MigrationAlreadyRunning``, told where the running one is); else ``migration_impact``."""
     if args.migration_id is not None:
         await sync_to_async(plans.migration_check_free)(migration_id=args.migration_id)
-    return await migration_impact(ctx, args)
+    return await owners_checked(ctx, await migration_impact(ctx, args))
 
 
 @assistant_tool(

@@ -28,6 +28,7 @@ from agentchat.superset.client import SupersetClient, gather_requests
 from agentchat.superset.diff import bundles_diff, diff_summary
 from agentchat.superset.diff_text import changed_lines, quoted_names
 from agentchat.superset.migration_plan import TYPES, MigrationPlan, migration_plan, object_count
+from agentchat.superset.ownership import owners_required
 from agentchat.superset.transfer import dashboards_export, instances_distinct
 from agentchat.tools.copies import Change, copy_needed
 from agentchat.tools.detached import detached_charts
@@ -87,6 +88,10 @@ def changes_text(before: Bundle | None, bundle: Bundle, language: str) -> list[s
 def _headline(plan: MigrationPlan) -> str:
     counts = plan.counts()["dashboard"]
     n = sum(counts.get(a, 0) for a in CHANGING)
+    if n and n == counts.get("create", 0):  # only new dashboards: nothing of the target is changed
+        return ngettext(
+            "%(count)d dashboard will be created in %(env)s.", "%(count)d dashboards will be created in %(env)s.", n
+        ) % {"count": n, "env": plan.target_env_id}
     return ngettext(
         "%(count)d dashboard will be changed in %(env)s.", "%(count)d dashboards will be changed in %(env)s.", n
     ) % {"count": n, "env": plan.target_env_id}
@@ -151,8 +156,8 @@ async def transfer_impact(
     ``"changes"`` (``changes_text``: the fields the deploy changes in the dashboards and charts it overwrites, also
     the summary's «Изменения: …» line) and
     ``"drift"`` (``drift.drift_text``: target dashboards edited after our last deploy, also in the summary) and
-    ``"copy": true`` and the summary's line saying so when the deploy will save the target's current versions first
-    (``copies.copy_before_change``: the target is not dev and something there is overwritten)."""
+    ``"copy_first": true`` and the summary's line saying so when the deploy will save the target's current versions
+    first (``copies.copy_before_change``: the target is not dev and something there is overwritten)."""
     source = await ctx.superset(source_env_id)
     target = await ctx.superset(target_env_id)
     instances_distinct(source, target)
@@ -168,12 +173,33 @@ async def transfer_impact(
     impact["changes"] = changes_text(before, bundle, ctx.language)
     detached = await detached_charts(target, before, bundle, change.dashboard_ids) if before else []
     impact["detached"] = [{"id": c["id"], "name": c["name"]} for c in detached]
-    impact["copy"] = bool(change.dashboard_ids or change.chart_ids) and copy_needed(target)
+    impact["copy_first"] = bool(change.dashboard_ids or change.chart_ids) and copy_needed(target)
     with in_language(ctx.language):
         impact["summary"] += _impact_tail(impact, target_env_id)
         if detached:
             impact["detached_text"] = detached_text(impact["detached"], target_env_id)
             impact["options"] = [{"name": "remove_detached", "label": _remove_detached_label(impact)}]
+    return impact
+
+
+def overwritten(objects: list[dict[str, Any]]) -> dict[str, list[int]]:
+    """``{"dashboard": [target ids], "chart": [target ids]}`` an impact's ``objects`` overwrite (same uuid: the
+    objects whose ownership Superset's import checks; a dashboard taken over by slug is not checked by it)."""
+    out: dict[str, list[int]] = {"dashboard": [], "chart": []}
+    for o in objects:
+        if o.get("type") in out and o.get("action") == "overwrite" and o.get("target_id"):
+            out[o["type"]].append(int(o["target_id"]))
+    return out
+
+
+async def owners_checked(ctx: ToolContext, impact: dict[str, Any]) -> dict[str, Any]:
+    """``impact`` of a deploy's or a migration's card, once Superset is known to let the user overwrite what it
+    overwrites (``superset.ownership``).
+
+    Raises:
+        NotOwner: the user owns some overwritten object and is no Admin there: no card, the reason instead.
+    """
+    await owners_required(await ctx.superset(impact["target_env_id"]), overwritten(impact["objects"]))
     return impact
 
 
@@ -188,7 +214,7 @@ def _impact_tail(impact: dict[str, Any], env_id: str) -> str:
     parts += [f"{line}." for line in impact["drift"]]
     if impact["detached"]:
         parts.append(detached_text(impact["detached"], env_id))
-    if impact["copy"]:
+    if impact["copy_first"]:
         parts.append(_("A copy of the current version is saved before the change."))
     return "".join(" " + part for part in parts)
 
@@ -205,7 +231,7 @@ def detached_text(charts: list[dict[str, Any]], env_id: str) -> str:
 
 def _remove_detached_label(impact: dict[str, Any]) -> str:
     n = len(impact["detached"])
-    if impact["copy"]:
+    if impact["copy_first"]:
         return ngettext(
             "Also delete this chart after the deploy (the copy saved before keeps it)",
             "Also delete these %(count)d charts after the deploy (the copy saved before keeps them)",

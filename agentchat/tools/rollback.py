@@ -22,6 +22,7 @@ from django.utils.translation import gettext_lazy
 from pydantic import Field
 
 from agentchat.context.ids import ObjectId
+from agentchat.errors import NOT_APPLICABLE
 from agentchat.language import in_language
 from agentchat.llm.offline.answers.base import when
 from agentchat.models import Backup
@@ -32,10 +33,12 @@ from agentchat.superset.bundle import Bundle, bundle_comparable, bundle_read, bu
 from agentchat.superset.client import SupersetClient
 from agentchat.superset.diff import bundles_diff, diff_summary
 from agentchat.superset.diff_text import changed_lines, quoted_names
+from agentchat.superset.ownership import owners_required
 from agentchat.superset.transfer import TransferError, bundle_import, dashboards_export, objects_where
 from agentchat.tools.copies import Change, copy_before_change, copy_needed, copy_read
-from agentchat.tools.detached import charts_on_dashboards, objects_delete
+from agentchat.tools.detached import charts_on_dashboards, detached_charts, objects_delete
 from agentchat.tools.history import DEPLOY_TOOLS
+from agentchat.tools.migration_impact import detached_text
 
 CHANGES_MAX = 30
 
@@ -53,9 +56,9 @@ class RollbackArgs(ToolArgs):
 
 class RollbackRefused(TransferError):
     """Nothing to roll back, or a copy that is not a copy made before a change in that environment: told instead
-    of a card (``invalid_args``)."""
+    of a card (``not_applicable``: the reason, no validator prefix)."""
 
-    code = "invalid_args"
+    code = NOT_APPLICABLE
 
 
 @dataclass
@@ -90,7 +93,7 @@ def rollback_source(env_id: str, backup_id: int | None) -> Backup:
 
     Raises:
         RollbackRefused: no such copy in ``env_id``, a full backup, or «the last deploy» already rolled back.
-        InvalidArguments: ``backup_id`` does not exist.
+        CopyNotFound: ``backup_id`` does not exist.
     """
     if backup_id is None:
         copies = Backup.objects.filter(env_id=env_id, kind=Backup.Kind.PRE_CHANGE, change__tool__in=DEPLOY_TOOLS)
@@ -165,13 +168,23 @@ async def _plan_removals(plan: RollbackPlan, target: SupersetClient) -> None:
         (plan.remove if users <= removed_charts else plan.kept).append(entry)
 
 
+def rolled_back_mark(*, copy_id: int, restored_id: int) -> None:
+    """Record on the rollback's own copy ``copy_id`` that it restored the copy ``restored_id`` (``change.rolls_back``,
+    read by ``rollback_source``), once the restore has been written."""
+    backup = Backup.objects.get(pk=copy_id)
+    backup.change = {**backup.change, "rolls_back": restored_id}
+    backup.save(update_fields=["change"])
+
+
 async def _current(target: SupersetClient, plan: RollbackPlan) -> Bundle | None:
     """The target's current export of the dashboards the rollback restores (None when none exists now)."""
     ids = sorted({d["target_id"] for d in plan.restore_dashboards if d["target_id"]})
     return bundle_read(await dashboards_export(target, ids)) if ids else None
 
 
-def _impact(plan: RollbackPlan, env_id: str, current: Bundle | None, *, copy: bool) -> dict[str, Any]:
+def _impact(
+    plan: RollbackPlan, env_id: str, current: Bundle | None, *, copy: bool, detached: list[dict[str, Any]]
+) -> dict[str, Any]:
     """The card's impact (active language): headline, the way back as field changes, what is deleted, the copy."""
     change, backup = plan.backup.change, plan.backup
     who = (backup.created_by.get_full_name() or backup.created_by.get_username()) if backup.created_by else "—"
@@ -196,7 +209,7 @@ def _impact(plan: RollbackPlan, env_id: str, current: Bundle | None, *, copy: bo
     objects += [{"type": o["type"], "name": o["name"], "action": "delete"} for o in plan.remove]
     changes = []
     if current is not None:
-        summary = diff_summary(bundles_diff(current, plan.copy), limit=CHANGES_MAX)
+        summary = diff_summary(bundles_diff(current, plan.copy, charts_by_name=False), limit=CHANGES_MAX)
         changes = changed_lines(summary, ("dashboard", "chart"))[:CHANGES_MAX]
     parts = [headline]
     if plan.remove:
@@ -209,32 +222,54 @@ def _impact(plan: RollbackPlan, env_id: str, current: Bundle | None, *, copy: bo
             _("Kept, as they are used elsewhere now: %(names)s.")
             % {"names": quoted_names(o["name"] for o in plan.kept)}
         )
+    if detached:
+        parts.append(detached_text(detached, env_id))
     if copy:
         parts.append(_("A copy of the current version is saved before the change."))
     return {
         "headline": headline,
+        "detached": [{"id": c["id"], "name": c["name"]} for c in detached],
+        "detached_text": detached_text(detached, env_id) if detached else "",
         "summary": " ".join(parts),
         "objects": objects,
         "changes": changes,
-        "copy": copy,
+        "copy_first": copy,
         "backup_id": backup.pk,
         "target_env_id": env_id,
     }
 
 
 async def _planned(ctx: ToolContext, args: RollbackArgs) -> tuple[SupersetClient, RollbackPlan]:
+    """The target and the plan, once Superset is known to let the user overwrite and delete what it touches.
+
+    Raises:
+        NotOwner: an object the rollback overwrites or deletes is another person's (nothing is written).
+    """
     target = await ctx.superset(args.env_id)
     backup = await sync_to_async(rollback_source)(args.env_id, args.backup_id)
     _backup, copy = await sync_to_async(copy_read)(backup.pk)
-    return target, await rollback_plan(target, backup, copy)
+    plan = await rollback_plan(target, backup, copy)
+    kinds = ("dashboard", "chart", "dataset")
+    touched = {kind: plan.target_ids(kind) if kind != "dataset" else [] for kind in kinds}
+    touched["dataset"] = [o["id"] for o in plan.remove if o["type"] == "dataset"]
+    touched["chart"] = [o["target_id"] for o in plan.restore_charts if o["target_id"]] + [
+        o["id"] for o in plan.remove if o["type"] == "chart"
+    ]
+    await owners_required(target, touched)
+    return target, plan
 
 
 async def rollback_impact(ctx: ToolContext, args: RollbackArgs) -> dict[str, Any]:
     """Impact look-up of rollback_deploy (DESIGN §9 card, §16): the copy restored, the way back field by field,
     what is deleted, and whether a copy is saved first."""
     target, plan = await _planned(ctx, args)
+    current = await _current(target, plan)
+    restored = [d["target_id"] for d in plan.restore_dashboards if d["target_id"]]
+    removed = {o["id"] for o in plan.remove if o["type"] == "chart"}
+    detached = await detached_charts(target, current, plan.copy, restored) if current else []
+    detached = [c for c in detached if c["id"] not in removed]  # the change's own charts are deleted, not left
     with in_language(ctx.language):
-        return _impact(plan, args.env_id, await _current(target, plan), copy=copy_needed(target))
+        return _impact(plan, args.env_id, current, copy=copy_needed(target), detached=detached)
 
 
 async def rollback_apply(target: SupersetClient, plan: RollbackPlan, *, user_id: int | None) -> dict[str, Any]:
@@ -257,7 +292,6 @@ async def rollback_apply(target: SupersetClient, plan: RollbackPlan, *, user_id:
         dashboards=[d["name"] for d in plan.restore_dashboards],
         dashboard_ids=plan.target_ids("dashboard"),
         chart_ids=plan.target_ids("chart"),
-        rolls_back=plan.backup.pk,
     )
     copy = await copy_before_change(target, change, user_id=user_id)
     root = "agentchat_rollback_" + datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
@@ -267,6 +301,8 @@ async def rollback_apply(target: SupersetClient, plan: RollbackPlan, *, user_id:
         await bundle_import(target, "dashboard", bundle_zip(plan.copy, root=root))
     for kind in ("dashboard", "chart", "dataset"):
         await objects_delete(target, kind, [o["id"] for o in plan.remove if o["type"] == kind])
+    if copy is not None:  # written: «the last deploy» is this copy's no more (a failed attempt above marks nothing)
+        await sync_to_async(rolled_back_mark)(copy_id=copy["backup_id"], restored_id=plan.backup.pk)
     restored = await objects_where(target, "dashboard", "uuid", [d["uuid"] for d in plan.restore_dashboards])
     differences: list[str] = []
     same = len(restored) == len(plan.restore_dashboards)

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from agentchat.chat.events import Emit, ErrorEvent, ToolFinishedEvent, ToolStartedEvent
 from agentchat.conversations.selectors import conversation_get, latest_context
-from agentchat.errors import error_text
+from agentchat.errors import NOT_APPLICABLE, error_text
 from agentchat.guard import confirmations as confirm
 from agentchat.guard.decision import args_sha256, guardrail_decide
 from agentchat.language import language_name
@@ -135,7 +135,10 @@ class CallRunner:
         )
         if decision.impact and decision.impact.get("invalid"):
             # The impact look-up found arguments the tool would refuse: explain instead of offering a card.
-            return await self._reject_args(conversation, spec, call_id, args, decision.impact["error"], language)
+            code = str(decision.impact.get("error_code") or "invalid_args")
+            return await self._reject_args(
+                conversation, spec, call_id, args, decision.impact["error"], language, code=code
+            )
         if decision.requires_confirmation:
             row = await database_sync_to_async(confirm.confirmation_create)(
                 conversation=conversation,
@@ -254,7 +257,7 @@ class CallRunner:
         repair = outcome.error_code in REPAIRABLE and confirmation_id is None and tool not in self.repairing
         if repair:
             self.repairing.add(tool)
-        elif not outcome.ok:
+        elif not outcome.ok and outcome.error_code != NOT_APPLICABLE:  # a reason, said in the answer
             # A failed outcome always carries its code and text (``tool_execute``); the fallbacks only type it.
             code, message = outcome.error_code or "internal", outcome.error_message or ""
             await self.emit(ErrorEvent(code=code, message=message, call_id=call_id))
@@ -331,9 +334,12 @@ class CallRunner:
         language: str,
         code: str = "invalid_args",
     ) -> ToolMessage:
-        """Arguments not valid JSON, not matching the schema (``invalid_args``) or not from the conversation
-        (``invented_argument``): no card, no execution, an error ToolMessage, audited with ``code``."""
-        outcome = ToolOutcome(ok=False, error_code=code, error_message=error_text(code, language, detail=detail))
+        """Arguments not valid JSON, not matching the schema (``invalid_args``), not from the conversation
+        (``invented_argument``), or a call the impact look-up found cannot apply (``not_applicable``: nothing to roll
+        back; ``detail`` is the reason as the user reads it): no card, no execution, an error ToolMessage, audited
+        with ``code``."""
+        message = detail if code == NOT_APPLICABLE else error_text(code, language, detail=detail)
+        outcome = ToolOutcome(ok=False, error_code=code, error_message=message)
         return await self.finish(
             conversation, spec.name, spec.category, call_id, args, outcome, announce=False, language=language
         )

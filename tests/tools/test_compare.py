@@ -3,6 +3,7 @@ the copy saved before prod was overwritten, asked offline and on the OpenAI-comp
 """
 
 import json
+import re
 
 import pytest
 from channels.db import database_sync_to_async
@@ -112,8 +113,9 @@ async def test_the_openai_path_gets_the_differences_in_the_tool_result(users, sc
         if request.last.get("role") != "tool":
             return Reply(calls=[call])
         (result,) = (r["content"] for r in request.tool_results())
-        changed = [d for d in result["differences"] if d["field"] == "dashboard_title"]
-        return Reply(text=f"В prod заголовок «{changed[0]['before']}», в ss-dev «{changed[0]['after']}».")
+        # what the model reads: the differences as labelled lines (issue 32 item 5), «…: заголовок «old» → «new»»
+        changed = re.search(r"заголовок «([^»]+)» → «([^»]+)»", result["facts"])
+        return Reply(text=f"В prod заголовок «{changed.group(1)}», в ss-dev «{changed.group(2)}».")
 
     server = openai_provider(default=model)
     frames = Frames()

@@ -58,7 +58,7 @@ async def test_a_prod_overwrite_saves_prods_current_version_first(users, scratch
 
     # when the card is looked up, then it names the title and metric changes and says a copy is saved first
     impact = await _impact("deploy_dashboard", args, users["engineer"])
-    assert impact["copy"] is True
+    assert impact["copy_first"] is True
     assert f"«{new_title}»: заголовок «{old_title}» → «{new_title}»" in impact["changes"]
     assert f"«{chart['slice_name']}»: метрики «count» → «sum__kwh»" in impact["changes"]
     assert "Изменения: «" in impact["summary"]
@@ -93,7 +93,7 @@ async def test_a_dev_write_saves_no_copy(users, scratch):
 
     # when it is deployed into ss-dev over its own original, then no copy is made and the card says none
     impact = await _impact("deploy_dashboard", back, users["engineer"])
-    assert impact["copy"] is False
+    assert impact["copy_first"] is False
     assert "копия" not in impact["summary"]
     outcome = await _run("deploy_dashboard", back, users["engineer"])
     assert outcome.ok, outcome.error_message

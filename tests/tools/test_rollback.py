@@ -134,7 +134,7 @@ async def test_rollback_brings_prods_export_back_to_the_copy_and_removes_what_th
         (o["type"], o["name"], o["action"]) for o in impact["objects"]
     }
     assert ("chart", "delete") in {(o["type"], o["action"]) for o in impact["objects"]}
-    assert impact["copy"] is True
+    assert impact["copy_first"] is True
     assert f"копия №{backup_id}" in impact["headline"]
 
     # when rolled back
@@ -157,14 +157,14 @@ async def test_rollback_brings_prods_export_back_to_the_copy_and_removes_what_th
     assert own.change["rolls_back"] == backup_id
     again = await _run("rollback_deploy", {"env_id": "prod"}, users["engineer"])
     assert not again.ok
-    assert again.error_code == "invalid_args"
+    assert again.error_code == "not_applicable"
     assert f"копии №{backup_id}, уже откачено" in again.error_message
 
 
 async def test_nothing_to_roll_back_in_dev_is_said_and_no_card_is_offered(users, superset_stack):
     outcome = await _run("rollback_deploy", {"env_id": "ss-dev"}, users["engineer"], language="en")
     assert not outcome.ok
-    assert outcome.error_code == "invalid_args"
+    assert outcome.error_code == "not_applicable"
     assert outcome.error_message.startswith("There is nothing to roll back in ss-dev")
 
 
@@ -187,3 +187,58 @@ async def test_the_offline_planner_reads_an_undo_as_the_rollback_card_with_the_n
     assert card["decision"]["env_id"] == "prod"
     assert card["decision"]["typed_confirmation"] is True
     assert f"№{deployed.result['copy']['backup_id']}" in card["html"]
+
+
+def _owned_by_service_only(scratch, env_id: str, chart_id: int) -> None:
+    """Make the chart the stack service account's alone: the engineer (Alpha) may not delete or overwrite it."""
+    q = f"(filters:!((col:username,opr:eq,value:{superset_api.SERVICE_USERNAME})))"
+    [service] = superset_api.api(env_id, "GET", "/api/v1/security/users/", params={"q": q})["result"]
+    scratch.rename(env_id, "chart", chart_id, "owners", [service["id"]])
+
+
+async def test_superset_refusing_to_delete_another_person_s_chart_leaves_the_deploy_done_and_says_so(users, scratch):
+    made = await _replacing_deploy(users, scratch)
+    _owned_by_service_only(scratch, "prod", made["prod_chart"]["id"])
+    args = {
+        "dashboard_id": made["dev"]["id"],
+        "source_env_id": "ss-dev",
+        "target_env_id": "prod",
+        "remove_detached": True,
+    }
+
+    outcome = await _run("deploy_dashboard", args, users["engineer"])
+
+    assert outcome.ok, outcome.error_message
+    assert outcome.result["removed"] == []
+    [kept] = outcome.result["not_removed"]
+    assert kept["name"] == made["chart"]["slice_name"]
+    assert kept["reason"].startswith("Superset запрещает")
+    assert outcome.result["copy"]["backup_id"]
+    assert len(_charts_named(made["chart"]["slice_name"])) == 2  # the refused one is still there
+
+
+async def test_a_rollback_superset_would_refuse_is_refused_first_and_leaves_the_copy_for_another_try(users, scratch):
+    """Superset lets only owners and Admins overwrite by import, and answers a bare HTTP 500 otherwise: the
+    ownership is asked first, the refusal names the objects and their owners, nothing is written or marked."""
+    made = await _replacing_deploy(users, scratch)
+    deployed = await _run(
+        "deploy_dashboard",
+        {"dashboard_id": made["dev"]["id"], "source_env_id": "ss-dev", "target_env_id": "prod"},
+        users["admin"],
+    )
+    assert deployed.ok, deployed.error_message
+    backup_id = deployed.result["copy"]["backup_id"]
+    # the chart the copy brings back now belongs to someone else: the engineer may not overwrite it
+    _owned_by_service_only(scratch, "prod", made["prod_chart"]["id"])
+
+    refused = await _run("rollback_deploy", {"env_id": "prod", "backup_id": backup_id}, users["engineer"])
+
+    assert not refused.ok
+    assert refused.error_code == "not_applicable", refused.error_message
+    assert refused.error_message.startswith("Superset откажет в этом в prod"), refused.error_message
+    assert made["prod_chart"]["slice_name"] in refused.error_message
+    assert "agentchat service" in refused.error_message
+    marked = await database_sync_to_async(lambda: Backup.objects.filter(change__rolls_back=backup_id).exists())()
+    assert not marked  # not rolled back: the same copy can be restored by someone who may
+    again = await _run("rollback_deploy", {"env_id": "prod", "backup_id": backup_id}, users["admin"])
+    assert again.ok, again.error_message

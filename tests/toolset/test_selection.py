@@ -22,7 +22,7 @@ OBJECT_TYPES = (None, "dashboard", "dataset", "migration")
 
 # Issue 28 adds a tool to the seed's sets of both pages: the page's object against its version elsewhere.
 ISSUE_28_PAGE_TOOLS = {"compare_versions"}
-ISSUE_28_DASHBOARD_TOOLS = ISSUE_28_PAGE_TOOLS | {"deploy_history", "rollback_deploy"}
+ISSUE_28_DASHBOARD_TOOLS = ISSUE_28_PAGE_TOOLS | {"deploy_history", "rollback_deploy", "list_backups"}
 SEED_ENGINEER_ON_DASHBOARD = {
     "search_dashboards",
     "get_health_summary",

@@ -61,6 +61,7 @@ def test_preview_for_engineer_on_dashboard_is_the_seed_set_and_issue_28s(users):
         "compare_versions",  # issue 28 item 1
         "deploy_history",  # issue 28 item 5
         "rollback_deploy",  # issue 28 item 4
+        "list_backups",  # issue 28 item 3: the copies before a change
     }
     assert {t["name"] for t in body["tools"]} == expected & set(registry())
 

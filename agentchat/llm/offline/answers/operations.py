@@ -7,6 +7,7 @@ from django.utils.translation import ngettext, pgettext, pgettext_lazy
 
 from agentchat.llm.offline.answers.base import answer_writer, items, more, when
 from agentchat.models import task_kind_label
+from agentchat.runtime.titles import tool_title
 from agentchat.superset.diff_text import quoted_names
 from agentchat.superset.migration_plan import TYPES, object_count
 
@@ -83,6 +84,12 @@ def deploy_dashboard(result: dict[str, Any], language: str) -> str:
     replaced = [o for o in items(result.get("objects"))[0] if o.get("action") == "conflict"]
     lines += [_("Replaced the dashboard with the same slug: “%(name)s”.") % {"name": o.get("name")} for o in replaced]
     lines += _detached_lines(result)
+    copy = result.get("copy")
+    if isinstance(copy, dict) and copy.get("backup_id") and copy.get("dashboards"):
+        lines.append(
+            _("The version before the deploy is kept as copy #%(id)s (a rollback restores it).")
+            % {"id": copy["backup_id"]}
+        )
     return "\n".join(line for line in lines if line)
 
 
@@ -100,6 +107,17 @@ def _detached_lines(result: dict[str, Any]) -> list[str]:
                 n_removed,
             )
             % {"count": n_removed, "names": names}
+        )
+    refused, n_refused = items(result.get("not_removed"))
+    if n_refused:
+        names = "; ".join(f"{quoted_names([c.get('name')])}: {c.get('reason')}" for c in refused)
+        lines.append(
+            ngettext(
+                "Not deleted, Superset refused (a chart another person owns stays): %(names)s.",
+                "Not deleted, Superset refused (charts other people own stay): %(names)s.",
+                n_refused,
+            )
+            % {"names": names}
         )
     left, n_left = items(result.get("detached"))
     if n_left:
@@ -188,7 +206,19 @@ def _backup_line(backup: dict[str, Any]) -> str:
         "size": _size(int(backup.get("size_bytes") or 0)),
         "who": backup.get("created_by") or "—",
     }
+    line += _change_of(backup.get("change") or {})
     return line + ("" if backup.get("file_present", True) else _(" — file missing"))
+
+
+def _change_of(change: dict[str, Any]) -> str:
+    """« — копия перед развёртыванием дашборда ss-dev → …: «Отчёт»» for a copy made before a change (issue 28)."""
+    if not change.get("tool"):
+        return ""
+    return _(" — the copy made before %(title)s %(src)s → here: %(names)s") % {
+        "title": tool_title(str(change["tool"])),
+        "src": change.get("source_env_id") or "↩",
+        "names": quoted_names(change.get("dashboards") or []) or "—",
+    }
 
 
 @answer_writer("list_backups")
