@@ -16,7 +16,8 @@ from django.conf import settings
 
 from scripts.prodlocal import ProdLocal, Settings
 from tests.support.chat_server import Call, ChatServer, Recorded, Reply
-from tests.support.processes import database_url, free_port
+from tests.support.processes import database_url, free_port, session_cookie
+from tests.support.users import make_user
 
 # A turn whose process died counts as interrupted this long after it last renewed its lease (s): short, so the
 # tests see it soon; the turns here renew every second.
@@ -64,6 +65,10 @@ def shape(tmp_path, llm) -> Iterator[Callable[..., ProdLocal]]:
             "LLM_MODEL": llm.model,
             "LLM_TIMEOUT_S": "20",
             "EMBEDDINGS": "off",
+            # Each chat here sends faster than its answers come (turns queue behind each other): the per-user bounds
+            # would refuse them busy, which tests/turn/test_bounds.py shows; the subject here is the fault.
+            "USER_MAX_TURNS": "0",
+            "USER_MESSAGES_PER_MINUTE": "0",
             "TURN_LEASE_S": LEASE_S,
             "TASK_LEASE_S": LEASE_S,
             "GIT_REPOS_DIR": str(tmp_path / "git"),
@@ -91,3 +96,9 @@ def shape(tmp_path, llm) -> Iterator[Callable[..., ProdLocal]]:
     yield start
     for stack in started:
         stack.stop()
+
+
+def talker_cookies(count: int) -> list[str]:
+    """Session cookies of ``count`` engineers of their own (``talker0``…): each chat a different person, as in
+    production — one person's many chats would meet the per-user bounds (``turn.bounds``), not the fault."""
+    return [session_cookie(make_user("engineer", f"talker{n}")) for n in range(count)]

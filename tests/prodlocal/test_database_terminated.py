@@ -17,9 +17,10 @@ from django.db import connection
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
+from tests.prodlocal.conftest import talker_cookies
 from tests.support.contexts import DASHBOARD_1
 from tests.support.db_outage import backends_terminate
-from tests.support.page_client import PageClient, ledger
+from tests.support.page_client import PageClient, ledger, talk
 from tests.support.processes import database_url, session_cookie
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.processes]
@@ -52,14 +53,10 @@ async def test_terminated_backends_lose_no_message_on_any_process(users, shape, 
     stack = await asyncio.to_thread(shape, web=2)
     cookie = await database_sync_to_async(session_cookie)(users["engineer"])
     keep = own_backend
-    clients = [await PageClient(stack.url, cookie, context=DASHBOARD_1).start() for _ in range(TALKERS)]
+    talkers = await database_sync_to_async(talker_cookies)(TALKERS)
+    clients = [await PageClient(stack.url, talker, context=DASHBOARD_1).start() for talker in talkers]
 
-    async def talk(client: PageClient, name: str) -> None:
-        for n in range(MESSAGES):
-            await client.message(f"{name}: вопрос {n}")
-            await asyncio.sleep(0.3)
-
-    talking = [asyncio.create_task(talk(client, f"c{i}")) for i, client in enumerate(clients)]
+    talking = [asyncio.create_task(talk(client, f"c{i}", MESSAGES, 0.3)) for i, client in enumerate(clients)]
     terminated, statuses = [], []
     for _ in range(TERMINATIONS):
         await asyncio.sleep(0.7)

@@ -17,8 +17,9 @@ from channels.db import database_sync_to_async
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
+from tests.prodlocal.conftest import talker_cookies
 from tests.support.contexts import DASHBOARD_1
-from tests.support.page_client import PageClient, ledger
+from tests.support.page_client import PageClient, ledger, talk
 from tests.support.processes import session_cookie
 from tests.support.redis_server import RedisServer
 
@@ -76,14 +77,10 @@ async def test_a_restarted_redis_brings_groups_back_and_ends_nothing(
     await tab2.send({"type": "resume", "conversation_id": tab1.conversation_id})
     await tab2.until(lambda f: f.get("confirmation_id") == card)
     ended = [await PageClient(stack.url, analyst).start() for _ in range(2)]  # one session, two sockets
-    talkers = [await PageClient(stack.url, engineer, context=DASHBOARD_1).start() for _ in range(TALKERS)]
+    cookies = await database_sync_to_async(talker_cookies)(TALKERS)
+    talkers = [await PageClient(stack.url, talker, context=DASHBOARD_1).start() for talker in cookies]
 
-    async def talk(client: PageClient, name: str) -> None:
-        for n in range(MESSAGES):
-            await client.message(f"{name}: вопрос {n}")
-            await asyncio.sleep(0.3)
-
-    talking = [asyncio.create_task(talk(client, f"c{i}")) for i, client in enumerate(talkers)]
+    talking = [asyncio.create_task(talk(client, f"c{i}", MESSAGES, 0.3)) for i, client in enumerate(talkers)]
     await asyncio.sleep(0.6)
     await asyncio.to_thread(redis_server.kill)
     during = await asyncio.gather(*(handshake_kept(stack.url, engineer) for _ in range(3)))

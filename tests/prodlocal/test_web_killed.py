@@ -14,20 +14,15 @@ from channels.db import database_sync_to_async
 from dulwich.repo import Repo
 
 from agentchat.models import PendingConfirmation
+from tests.prodlocal.conftest import talker_cookies
 from tests.support.contexts import DASHBOARD_1
-from tests.support.page_client import PageClient, ledger
+from tests.support.page_client import PageClient, ledger, talk
 from tests.support.processes import session_cookie
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.processes]
 
 TALKERS = 8  # chats that keep talking across the kill
 MESSAGES = 6  # each sends this many, one every 0.4 s (queued behind its running turn: several in flight)
-
-
-async def talk(client: PageClient, name: str) -> None:
-    for n in range(MESSAGES):
-        await client.message(f"{name}: вопрос {n}")
-        await asyncio.sleep(0.4)  # faster than the answers: a turn runs and others wait behind it
 
 
 def branches(git_dir) -> list[str]:
@@ -40,14 +35,15 @@ async def test_a_killed_web_process_loses_no_message_and_no_card(
 ):
     stack = await asyncio.to_thread(shape, web=2)
     cookie = await database_sync_to_async(session_cookie)(users["engineer"])
-    clients = [await PageClient(stack.url, cookie, context=DASHBOARD_1).start() for _ in range(TALKERS)]
+    talkers = await database_sync_to_async(talker_cookies)(TALKERS)
+    clients = [await PageClient(stack.url, talker, context=DASHBOARD_1).start() for talker in talkers]
     holders = [await PageClient(stack.url, cookie, context=DASHBOARD_1).start() for _ in range(2)]
     for i, holder in enumerate(holders):
         await holder.message(f"создай ветку feature/kill-{i}-{id(holder) % 10000}")
         await holder.until(lambda f: f.get("event") == "confirm_required")
     cards = [holder.cards[0] for holder in holders]
 
-    talking = [asyncio.create_task(talk(client, f"c{i}")) for i, client in enumerate(clients)]
+    talking = [asyncio.create_task(talk(client, f"c{i}", MESSAGES, 0.4)) for i, client in enumerate(clients)]
     await asyncio.sleep(1.0)  # turns stream on both processes, more messages wait behind them
     victim = stack.processes["web1"]
     await asyncio.to_thread(stack.kill, "web1")

@@ -217,6 +217,14 @@ class PageClient:
             await self._ws.close()
 
 
+async def talk(client: PageClient, name: str, messages: int, every_s: float) -> None:
+    """Send ``messages`` messages («<name>: вопрос <n>»), one every ``every_s`` seconds, not waiting for answers
+    (a turn runs, the next ones wait behind it: several in flight)."""
+    for n in range(messages):
+        await client.message(f"{name}: вопрос {n}")
+        await asyncio.sleep(every_s)
+
+
 def ledger(clients: list[PageClient]) -> Ledger:
     """The counts over every message of ``clients``."""
     total = Ledger()
