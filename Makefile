@@ -18,8 +18,8 @@ TEST_WORKERS ?= 3
 # another test's scratch-dashboard delete gets Superset's own HTTP 500 (ObjectDeletedError).
 SLOW_WORKERS ?= 2
 
-.PHONY: setup prepare prepare-tests chromium gettext superset-install superset superset-stop run test test-fast \
-	test-slow test-unit test-e2e lint format messages clean
+.PHONY: setup prepare prepare-tests chromium gettext nginx superset-install superset superset-stop run prod-local \
+	prod-local-stop image-smoke test test-fast test-slow test-unit test-e2e lint format messages clean
 
 $(STAMP): requirements/base.txt requirements/dev.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -31,6 +31,10 @@ setup: $(STAMP)
 
 chromium:
 	@scripts/install_chromium.sh
+
+# Debian's nginx for `make prod-local` and the fault tests of the production shape (tests/prodlocal).
+nginx:
+	@scripts/install_nginx.sh
 
 # GNU gettext for `make messages` and the catalogue test (tests/agentchat/test_catalogue.py); `make run` needs none:
 # the compiled catalogue is committed.
@@ -46,7 +50,7 @@ prepare:
 	$(MAKE) -j2 setup superset-install
 
 prepare-tests:
-	$(MAKE) -j3 setup superset-install chromium gettext
+	$(MAKE) -j3 setup superset-install chromium gettext nginx
 
 superset: setup
 	$(PY) -m scripts.devstack up
@@ -58,6 +62,21 @@ run: prepare superset
 	DEBUG=1 $(PY) manage.py migrate --noinput
 	DEBUG=1 $(PY) manage.py seed_demo
 	DEBUG=1 PY=$(PY) HOST=$(HOST) PORT=$(PORT) scripts/run_local.sh
+
+# The production shape of docker/compose.yaml without containers: nginx (:8310) in front of PROD_WEB daphne web
+# processes (:8311…) and a db_worker, on this machine's PostgreSQL and Redis (README "Production"; PROD_LOCAL_*
+# variables move the ports, database, Redis db and directory). Returns once nginx answers; prod-local-stop ends it.
+PROD_WEB ?= 2
+prod-local: prepare nginx superset
+	$(PY) -m scripts.prodlocal up --web $(PROD_WEB)
+
+prod-local-stop: setup
+	$(PY) -m scripts.prodlocal stop
+
+# docker/Dockerfile built and smoke-checked with Debian's docker.io (a running dockerd, root; not part of CI): README
+# "The image, built and smoke-checked".
+image-smoke: setup
+	$(PY) -m scripts.image_smoke
 
 # .pre-commit-config.yaml runs the same four commands.
 lint: setup

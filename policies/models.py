@@ -306,6 +306,7 @@ class AuditEvent(models.Model):
         SUMMARISED = "summarised", pgettext_lazy("audit event", "summarised")
         SESSION_EXPIRED = "session_expired", pgettext_lazy("audit event", "session expired")
         TURN_BUSY = "turn_busy", pgettext_lazy("audit event", "refused: server busy")
+        USER_LIMITED = "user_limited", pgettext_lazy("audit event", "refused: per-user limit")
         FORBIDDEN_REFERENCE = "forbidden_reference", pgettext_lazy("audit event", "forbidden reference")
 
     created_at = models.DateTimeField(auto_now_add=True, db_index=True, verbose_name=_("created at"))

@@ -225,3 +225,20 @@ def task_worker(transactional_db, tmp_path):
         process.kill()
     if process.returncode not in (0, -15, None):
         print(log.read_text()[-3000:])  # noqa: T201 - surfaced in the failing test's output
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Print the counts the fault tests of the production shape recorded (issue 31: the ``fault_counts`` property,
+    from pytest-xdist workers too), after the run."""
+    lines = [
+        value
+        for reports in terminalreporter.stats.values()
+        for report in reports
+        if getattr(report, "when", None) == "call"
+        for name, value in getattr(report, "user_properties", ())
+        if name == "fault_counts"
+    ]
+    if lines:
+        terminalreporter.section("faults on the production shape (issue 31)")
+        for line in lines:
+            terminalreporter.write_line(line)

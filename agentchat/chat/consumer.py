@@ -11,24 +11,21 @@ a turn still running for it stops at its next tool call or LLM step (``AgentTurn
 """
 
 import asyncio
-import functools
 import logging
-from collections.abc import Awaitable, Coroutine, Mapping
+from collections.abc import Awaitable, Coroutine
 from datetime import timedelta
 from typing import Any, cast
 
 from channels.db import aclose_old_connections, database_sync_to_async
-from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import Error as DatabaseError
 from django.db import connection
-from django.http import HttpRequest
 from django.utils import timezone, translation
 from django.utils.translation import gettext
 from langchain_core.language_models import BaseChatModel
 
 from agentchat.chat.dispatch import UnitDispatchConsumer
-from agentchat.chat.events import ConversationEvent, ErrorEvent, OutboundEvent
+from agentchat.chat.events import ConversationEvent, ErrorEvent, OutboundEvent, TurnStateEvent
 from agentchat.chat.frames import (
     ConfirmFrame,
     DismissFrame,
@@ -39,14 +36,15 @@ from agentchat.chat.frames import (
     parse_frame,
 )
 from agentchat.chat.sessions import SessionCheck, session_group, user_group
-from agentchat.context.intake import context_accept
-from agentchat.context.uicontext import ContextInvalid
 from agentchat.conversations.selectors import ConversationNotFound
 from agentchat.conversations.services import reference_refused
 from agentchat.errors import error_text
-from agentchat.language import conversation_language
+from agentchat.language import conversation_language, socket_language
+from agentchat.turn import recovery
 from agentchat.turn.admission import turn_admission
 from agentchat.turn.agent import AgentTurn
+from agentchat.turn.bounds import CLOSE_TOO_MANY, refusal_audit, user_bounds
+from agentchat.turn.preparation import MessagePrecheck
 from policies import services as policy
 from policies.models import AuditEvent
 
@@ -54,20 +52,6 @@ log = logging.getLogger(__name__)
 CLOSE_UNAUTHENTICATED = 4401
 EXPIRY_RECHECK_S = 3600.0  # the expiry timer re-reads the session at least this often (s): a sign-in may move it
 EXPIRY_RETRY_S = 5.0  # after a database failure of the expiry timer
-
-
-def socket_language(scope: Mapping[str, Any]) -> str:
-    """The language of the page that opened the socket, as ``LocaleMiddleware`` chose it for that page: the
-    language cookie, else the handshake's ``Accept-Language``, else ``LANGUAGE_CODE`` (``ru``).
-
-    Errors that belong to no message or card (a malformed frame, an unknown card) are written in it; a turn
-    speaks its message's (``conversation_language``: the page's for one that says nothing of it, «prod»).
-    """
-    request = HttpRequest()
-    headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers") or ()}
-    request.META["HTTP_ACCEPT_LANGUAGE"] = headers.get("accept-language", "")
-    request.COOKIES = dict(scope.get("cookies") or {})
-    return translation.get_language_from_request(request) or settings.LANGUAGE_CODE
 
 
 def _close_broken_connection() -> None:
@@ -104,6 +88,14 @@ class AgentConsumer(UnitDispatchConsumer):
         if self.user is None or not self.user.is_authenticated:
             await self.close(code=CLOSE_UNAUTHENTICATED)
             return
+        refused = user_bounds.socket_open(self.user.pk, self.language)  # issue 31: per-user bounds
+        if refused is not None:
+            await self.send_error(refused.code, refused.message)
+            refusal_audit(user=self.user, refusal=refused)
+            self.closed = True
+            await self.close(code=CLOSE_TOO_MANY)
+            return
+        self.counted = True
         session_key = self.scope["session"].session_key or ""  # set: the user was authenticated by it
         self.session_groups = [session_group(session_key), user_group(self.user.pk)]
         for group in self.session_groups:
@@ -114,6 +106,8 @@ class AgentConsumer(UnitDispatchConsumer):
         """Leave the conversations' and the session's groups and stop the expiry timer; the socket's running turns
         go on (they hand their frames over)."""
         self.closed = True
+        if getattr(self, "counted", False):
+            user_bounds.socket_closed(self.user.pk)
         timer = getattr(self, "expiry_timer", None)
         if timer is not None:
             timer.cancel()
@@ -224,8 +218,14 @@ class AgentConsumer(UnitDispatchConsumer):
         self, frame: UserMessageFrame | ConfirmFrame | DismissFrame | ResumeFrame | None, invalid: FrameInvalid | None
     ) -> None:
         if isinstance(frame, UserMessageFrame) and not self.session_ended:
-            # Admission first, before any database work (issue 17): the session is checked inside the turn's slot.
-            self._spawn(self._locked(self._message(frame)))
+            # The user's bounds, then the process's admission, before any database work (issues 31, 17): the
+            # session is checked inside the turn's slot.
+            language = conversation_language([frame.text], default=self.language)
+            if refused := user_bounds.message_take(self.user.pk, language):
+                await self.emit(refused.event(frame.text, frame.client_id))
+                refusal_audit(user=self.user, refusal=refused, text=frame.text, conversation_id=frame.conversation_id)
+                return
+            self._spawn(self._locked(self._message(frame), frame))
             return
         if not await self._session_alive(frame):
             return
@@ -241,7 +241,7 @@ class AgentConsumer(UnitDispatchConsumer):
         elif isinstance(frame, DismissFrame):
             self._spawn(self._locked(self._agent().dismiss(confirmation_id=frame.confirmation_id)))
         elif isinstance(frame, ResumeFrame):
-            self._spawn(self._locked(self._resume(frame.conversation_id)))
+            self._spawn(self._locked(self._resume(frame)))
 
     async def _session_alive(self, frame: UserMessageFrame | ConfirmFrame | DismissFrame | ResumeFrame | None) -> bool:
         """Re-read the socket's session (``SessionCheck``); when it is dead, audit ``session_expired`` with what the
@@ -284,78 +284,69 @@ class AgentConsumer(UnitDispatchConsumer):
         """Not once the session ended; a closed socket (tab gone) no longer hears its end, so it re-reads it."""
         return not self.session_ended and (not self.closed or await self._session_valid())
 
-    async def _resume(self, conversation_id: int) -> None:
-        await self._agent().resume(conversation_id=conversation_id)  # raises for another user's conversation
-        await self._join(conversation_id)
+    async def _resume(self, frame: ResumeFrame) -> None:
+        """Pending cards and what became of the page's messages (``turn.recovery``, issue 31); the socket joins
+        their conversations' tabs, and a message another process still answers is watched until it ends."""
+        tab = recovery.Tab(self.user, self.emit, self.language)
+        resumed = await recovery.resume(tab, conversation_id=frame.conversation_id, client_ids=frame.client_ids)
+        for conversation_id in resumed.conversations:  # raised above for another user's conversation
+            await self._join(conversation_id)
+        if resumed.running:
+            watching = recovery.watched(tab, client_ids=resumed.running, watching=lambda: not self.closed)
+            self._spawn(self._answered(watching))
 
     async def _message(self, frame: UserMessageFrame) -> None:
         """Run the message's turn once the process has a free slot, else refuse it ``busy`` at once
         (``turn.admission``: decided before any database work; never dropped, never left unanswered).
 
         Inside the slot one unit of database work checks the session and the frame's UIContext, then opens the turn
-        (``_precheck``, ``turn.preparation.turn_open``: one transaction; issue 17).
+        (``turn.preparation.MessagePrecheck``, ``turn_open``: one transaction; issue 17).
         """
         async with turn_admission.slot() as slot:
             if not slot:
                 await self._agent().refuse_busy(
-                    conversation_id=frame.conversation_id, text=frame.text, context=frame.context
+                    conversation_id=frame.conversation_id,
+                    text=frame.text,
+                    context=frame.context,
+                    client_id=frame.client_id,
                 )
                 return
-            seen: dict[str, bool] = {}
+            check = MessagePrecheck(
+                self.user, self.session_valid, frame.text, frame.context, frame.conversation_id, self.language
+            )
             conversation_id = await self._agent().run(
                 conversation_id=frame.conversation_id,
                 text=frame.text,
                 context=None,
                 opened=slot.started,
-                precheck=functools.partial(self._precheck, frame, seen),
+                precheck=check,
                 page=frame.context,
+                client_id=frame.client_id or "",
             )
-            if seen.get("session_ended"):
+            if check.session_ended:
                 self.session_ended = True  # after its frame was sent (``_end_session`` sends one otherwise)
         if conversation_id is not None:
             await self._join(conversation_id)
+        if frame.client_id:  # its answer, card or error came: the page stops waiting for it (issue 31)
+            await self.emit(TurnStateEvent(client_id=frame.client_id, state="done", conversation_id=conversation_id))
 
-    def _precheck(self, frame: UserMessageFrame, seen: dict[str, bool]) -> dict[str, Any] | None | ErrorEvent:
-        """The checks of a ``user_message`` before its turn (sync: inside the turn's opening unit of work).
-
-        A dead session (``SessionCheck``): audited ``session_expired`` with what the frame asked for, and its
-        ``session_expired`` event returned — nothing of the frame runs (DESIGN §10). An invalid UIContext (DESIGN
-        §5 step 2): audited ``context_rejected`` (``context_accept``) and ``invalid_context`` returned. Otherwise
-        the validated context (None: the frame sent none).
-        """
-        language = conversation_language([frame.text], default=self.language)
-        if not self.session_valid():
-            seen["session_ended"] = True
-            policy.audit_record(
-                event_type=AuditEvent.EventType.SESSION_EXPIRED,
-                actor=self.user,
-                outcome="session_expired",
-                extra={"source": "websocket", "frame": frame.type, "claimed_conversation_id": frame.conversation_id},
-            )
-            return ErrorEvent(code="session_expired", message=error_text("session_expired", language))
-        if frame.context is None:
-            return None
+    async def _locked(self, coro: Awaitable[None], frame: UserMessageFrame | None = None) -> None:
+        """Run a service call after the connection's previous one, mapping failures to ``error`` frames; a
+        ``frame``'s turn then gives the user's turn back (``turn.bounds``)."""
         try:
-            return context_accept(
-                payload=frame.context, actor=self.user, source="websocket", conversation_id=frame.conversation_id
-            )
-        except ContextInvalid as exc:
-            detail = exc.summary(language)
-            message = error_text("invalid_context", language, detail=detail)
-            return ErrorEvent(code="invalid_context", message=message, errors=exc.errors)
+            async with self.turn_lock:
+                await self._answered(coro, frame)
+        finally:
+            if frame is not None:
+                user_bounds.turn_done(self.user.pk)
 
-    async def _locked(self, coro: Awaitable[None]) -> None:
-        """Run a service call after the connection's previous one, mapping failures to ``error`` frames."""
-        async with self.turn_lock:
-            await self._answered(coro)
-
-    async def _answered(self, coro: Awaitable[None]) -> None:
+    async def _answered(self, coro: Awaitable[None], frame: UserMessageFrame | None = None) -> None:
         """Await ``coro``; whatever it raises becomes an ``error`` frame and the socket stays open (never 1011).
 
         A database failure (the server restarted or dropped the connection mid-unit: ``django.db.Error``) is
         ``database_unavailable``: the next unit of work gets a checked connection (``CONN_HEALTH_CHECKS``), so
-        sending again works once the database is back (issue 17).
-        """
+        sending again works once the database is back (issue 17). A ``user_message``'s error carries its text and
+        id: the page offers to send it again (issue 31)."""
         try:
             await coro
         except ConversationNotFound as exc:
@@ -371,20 +362,21 @@ class AgentConsumer(UnitDispatchConsumer):
         except DatabaseError:
             log.exception("database failed during an agent request")
             await aclose_old_connections()  # drop the broken connection now: the next frame gets a new one
-            await self.send_error("database_unavailable", error_text("database_unavailable", self.language))
+            await self.send_error("database_unavailable", error_text("database_unavailable", self.language), sent=frame)
         except Exception:
             log.exception("agent request failed")
-            await self.send_error("internal", error_text("internal", self.language))
+            await self.send_error("internal", error_text("internal", self.language), sent=frame)
 
-    async def send_error(self, code: str, message: str, errors: dict[str, list[str]] | None = None) -> None:
-        """Send an ``error`` event (DESIGN §6); ``errors``: the UIContext field errors of ``invalid_context``."""
-        await self.emit(ErrorEvent(code=code, message=message, errors=errors))
+    async def send_error(
+        self, code: str, message: str, errors: dict[str, list[str]] | None = None, sent: UserMessageFrame | None = None
+    ) -> None:
+        """Send an ``error`` event (DESIGN §6); ``errors``: the UIContext field errors of ``invalid_context``;
+        ``sent``: the ``user_message`` that failed, whose text and id go with it (the page offers a resend)."""
+        text, client_id = (sent.text, sent.client_id) if sent is not None else (None, None)
+        await self.emit(ErrorEvent(code=code, message=message, errors=errors, text=text, client_id=client_id))
 
     def turn_model(self) -> BaseChatModel | None:
-        """Return the LangChain chat model for a turn; None means the configured provider (``LLM_PROVIDER``).
-
-        Tests override it with a scripted model (STYLE: a ``GenericFakeChatModel`` subclass).
-        """
+        """The LangChain model of a turn; None: ``LLM_PROVIDER``'s. Tests override it (STYLE: a scripted model)."""
         return None
 
     def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:

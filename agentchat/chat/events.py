@@ -50,9 +50,12 @@ class ConversationEvent(OutboundEvent):
 
     event: ClassVar[str] = "conversation"
 
+    omitted_when_none: ClassVar[frozenset[str]] = frozenset({"client_id"})
+
     conversation_id: int
     context_status: Literal["ok", "none", "unavailable"]
     provider: str  # «Офлайн-планировщик» or ``<model> @ <base URL>`` (``llm.provider_label``)
+    client_id: str | None = None  # the page's id of the message this turn answers, when it sent one
 
 
 class TokenEvent(OutboundEvent):
@@ -187,7 +190,7 @@ class ErrorEvent(OutboundEvent):
     """
 
     event: ClassVar[str] = "error"
-    omitted_when_none: ClassVar[frozenset[str]] = frozenset({"call_id", "errors", "text", "retry_after_s"})
+    omitted_when_none: ClassVar[frozenset[str]] = frozenset({"call_id", "errors", "text", "retry_after_s", "client_id"})
 
     code: str
     message: str
@@ -195,3 +198,36 @@ class ErrorEvent(OutboundEvent):
     errors: dict[str, list[str]] | None = None
     text: str | None = None
     retry_after_s: int | None = None
+    client_id: str | None = None
+
+
+class TurnAnswer(BaseModel):
+    """The final answer of a turn, as ``message`` carries it: ``turn_state.answer``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    message_id: int
+    text: str
+    html: str
+
+
+class TurnStateEvent(OutboundEvent):
+    """What became of a message the page sent (``client_id``, issue 31 item 3).
+
+    Sent when its turn ended on this socket (``done``: its answer, card or error came before), and for each message
+    a ``resume`` asks about: ``done`` with the stored ``answer`` (the page missed it), ``awaiting`` (a card waits:
+    it comes back with the conversation's cards), ``running`` (another process still answers it; a later
+    ``turn_state`` tells how it ended), ``interrupted`` (the process answering it stopped), ``failed`` (it ended in
+    an error) or ``not_received`` (no process stored it). For the last three ``message`` says so in the user's
+    language and the page offers to send ``text`` (the message, when stored) again.
+    """
+
+    event: ClassVar[str] = "turn_state"
+    omitted_when_none: ClassVar[frozenset[str]] = frozenset({"conversation_id", "message", "text", "answer"})
+
+    client_id: str
+    state: Literal["done", "awaiting", "running", "interrupted", "failed", "not_received"]
+    conversation_id: int | None = None
+    message: str | None = None
+    text: str | None = None
+    answer: TurnAnswer | None = None

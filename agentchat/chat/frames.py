@@ -7,15 +7,18 @@ the ``context`` member they are left for the UIContext validator, so they become
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator, model_validator
 
+from agentchat.context.ids import MAX_ID
 from agentchat.context.strictjson import DuplicateKeys, JSONUnparseable, strict_loads
 from agentchat.context.uicontext import printable, validation_text
 
 MAX_FRAME_CHARS = 64 * 1024
 MAX_TEXT_CHARS = 8000
-MAX_ID = 2**63 - 1  # database ids are 64-bit; a larger number must not reach a query
-Id = Annotated[int, Field(ge=1, le=MAX_ID)]
+Id = Annotated[int, Field(ge=1, le=MAX_ID)]  # database ids are 64-bit; a larger number must not reach a query
+# The page's id of a message it sent (issue 31): what it asks about after losing its socket (``resume``).
+ClientId = Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
+MAX_RESUMED = 50  # message ids one ``resume`` may ask about
 
 
 class FrameInvalid(Exception):
@@ -48,6 +51,7 @@ class UserMessageFrame(_Frame):
     text: Annotated[str, Field(min_length=1, max_length=MAX_TEXT_CHARS)]
     # Validated separately (agentchat.context.uicontext) so that its errors become ``invalid_context``.
     context: Any = None
+    client_id: ClientId | None = None
 
     @field_validator("text")
     @classmethod
@@ -78,8 +82,18 @@ class DismissFrame(_Frame):
 
 
 class ResumeFrame(_Frame):
+    """A page (re)connects: the pending cards of ``conversation_id`` come back, and what became of each message it
+    sent and heard nothing final about (``client_ids``: answered, still running, interrupted, never received)."""
+
     type: Literal["resume"]
-    conversation_id: Id
+    conversation_id: Id | None = None
+    client_ids: Annotated[list[ClientId], Field(max_length=MAX_RESUMED)] = []
+
+    @model_validator(mode="after")
+    def _asks_something(self) -> "ResumeFrame":
+        if self.conversation_id is None and not self.client_ids:
+            raise ValueError("give conversation_id or client_ids")
+        return self
 
 
 ClientFrame = Annotated[UserMessageFrame | ConfirmFrame | DismissFrame | ResumeFrame, Field(discriminator="type")]

@@ -20,6 +20,7 @@ from django.utils.translation import gettext, ngettext_lazy
 from django.utils.translation import gettext_lazy as _
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from agentchat.context.ids import id_in_range
 from agentchat.context.strictjson import MAX_DEPTH, json_flaws
 from agentchat.language import in_language
 
@@ -198,6 +199,8 @@ class UIContext(BaseModel):
     def _ascii_digits(cls, value: str | None) -> str | None:
         if value is not None and not _DIGITS.fullmatch(value):
             raise ValueError("objectId must be ASCII digits")
+        if value is not None:
+            id_in_range(int(value))  # 19 digits reach 9999999999999999999, beyond a 64-bit id (issue 31)
         return value
 
     @field_validator("objectName")

@@ -4,6 +4,7 @@ Sync selectors (called through ``database_sync_to_async``); the writes are in ``
 """
 
 import functools
+from datetime import datetime
 from typing import Any, NamedTuple, cast
 
 from django.contrib.auth.models import User
@@ -254,3 +255,46 @@ def conversations_of(*, user: User, limit: int = 50) -> list[dict[str, Any]]:
         {"id": c.pk, "title": c.title, "object": context_label(c.ui_context), "updated_at": c.updated_at}
         for c in Conversation.objects.filter(user=user)[:limit]
     ]
+
+
+class SentMessage(NamedTuple):
+    """A user message the page sent with ``client_id`` and what became of its turn (``sent_messages``).
+
+    ``answer``: ``(message id, text)`` of the turn's final answer, or None; ``awaiting``: a card of the
+    conversation waits for a decision; ``lease_until``: the turn's lease (``turn.lease``; None once it failed).
+    """
+
+    client_id: str
+    message_id: int
+    conversation_id: int
+    text: str
+    lease_until: datetime | None
+    answer: tuple[int, str] | None
+    awaiting: bool
+
+
+def sent_messages(*, user: User, client_ids: list[str]) -> list[SentMessage]:
+    """The user's messages stored with these page ids (issue 31: a page that lost its socket asks about them), each
+    with its turn's final answer (the last assistant message with text and no calls after it, before the next user
+    message), whether a card of its conversation waits, and its lease. Ids nobody stored are simply absent."""
+    rows = Message.objects.filter(
+        conversation__user=user, role=Message.Role.USER, client_id__in=client_ids
+    ).values_list("id", "conversation_id", "client_id", "content", "lease_until")
+    found = []
+    for message_id, conversation_id, client_id, text, lease_until in rows:
+        answer = None
+        later = (
+            Message.objects.filter(conversation_id=conversation_id, id__gt=message_id)
+            .order_by("id")
+            .values_list("id", "role", "content", "tool_calls")
+        )
+        for later_id, role, content, tool_calls in later.iterator():
+            if role == Message.Role.USER:
+                break
+            if role == Message.Role.ASSISTANT and content and not tool_calls:
+                answer = (later_id, content)
+        awaiting = PendingConfirmation.objects.filter(
+            conversation_id=conversation_id, status=PendingConfirmation.Status.PENDING
+        ).exists()
+        found.append(SentMessage(client_id, message_id, conversation_id, text, lease_until, answer, awaiting))
+    return found

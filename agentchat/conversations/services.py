@@ -5,6 +5,7 @@ Sync services (called through ``database_sync_to_async``), each one unit of work
 """
 
 import json
+from datetime import datetime
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -59,7 +60,13 @@ def message_add(
 
 
 def turn_messages_add(
-    *, conversation: Conversation, text: str, ui_context: dict | None, touch: bool = True
+    *,
+    conversation: Conversation,
+    text: str,
+    ui_context: dict | None,
+    touch: bool = True,
+    client_id: str = "",
+    lease_until: datetime | None = None,
 ) -> tuple[Message, Message]:
     """Append a turn's user message and its (empty) assistant answer row in one INSERT, and touch the
     conversation once (issue 17: a statement less per turn). Returns ``(user message, answer row)``; the answer row
@@ -68,9 +75,19 @@ def turn_messages_add(
     Args:
         touch: set the conversation's ``updated_at`` (``conversation_touch``); False for a conversation created in
             the same transaction (its ``updated_at`` is that moment already: a statement less).
+        client_id: the page's id of the message (``Message.client_id``; empty: none was sent).
+        lease_until: the turn's lease (``turn.lease``), written with the message.
     """
     rows = [
-        Message(conversation=conversation, role=Message.Role.USER, content=text, tool_calls=[], ui_context=ui_context),
+        Message(
+            conversation=conversation,
+            role=Message.Role.USER,
+            content=text,
+            tool_calls=[],
+            ui_context=ui_context,
+            client_id=client_id,
+            lease_until=lease_until,
+        ),
         Message(conversation=conversation, role=Message.Role.ASSISTANT, tool_calls=[]),
     ]
     with transaction.atomic(savepoint=False):  # inside a caller's transaction: no savepoint round trips

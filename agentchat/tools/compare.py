@@ -13,6 +13,7 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from pydantic import Field, model_validator
 
+from agentchat.context.ids import ObjectId
 from agentchat.errors import ToolError
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
@@ -28,13 +29,13 @@ LINES_PER_OBJECT = 8  # differences listed per dashboard, chart or dataset; the 
 
 class CompareArgs(ToolArgs):
     env_id: str = Field(description="Environment of the object compared, e.g. ss-dev (the page's).")
-    dashboard_id: int | None = Field(None, ge=1, description="Numeric id of the dashboard in env_id.")
-    dataset_id: int | None = Field(None, ge=1, description="Numeric id of the dataset in env_id.")
+    dashboard_id: ObjectId | None = Field(None, description="Numeric id of the dashboard in env_id.")
+    dataset_id: ObjectId | None = Field(None, description="Numeric id of the dataset in env_id.")
     other_env_id: str | None = Field(
         None, description="Environment whose version of the same object it is compared with, e.g. prod."
     )
-    backup_id: int | None = Field(
-        None, ge=1, description="Id of a saved copy (list_backups) to compare with instead of another environment."
+    backup_id: ObjectId | None = Field(
+        None, description="Id of a saved copy (list_backups) to compare with instead of another environment."
     )
 
     @model_validator(mode="after")

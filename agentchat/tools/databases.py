@@ -6,6 +6,7 @@ from typing import Any
 
 from pydantic import ConfigDict, Field
 
+from agentchat.context.ids import ObjectId
 from agentchat.errors import InvalidArguments
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
@@ -20,10 +21,10 @@ MAX_DATABASES_WITH_SCHEMAS = 20  # the overview lists schemas of at most this ma
 
 class ExploreDatabaseArgs(ToolArgs):
     env_id: str = ENV_ID_FIELD
-    database_id: int | None = Field(None, ge=1, description="Numeric Superset id of the database.")
+    database_id: ObjectId | None = Field(None, description="Numeric Superset id of the database.")
     database_name: str | None = Field(None, max_length=250, description="Database name (instead of its id).")
     schema_name: str | None = Field(None, alias="schema", max_length=250, description="Schema whose tables to list.")
-    dataset_id: int | None = Field(None, ge=1, description="A dataset to describe and check.")
+    dataset_id: ObjectId | None = Field(None, description="A dataset to describe and check.")
     limit: int = Field(100, ge=1, le=500, description="Most tables listed.")
 
     model_config = ConfigDict(populate_by_name=True)

@@ -9,6 +9,7 @@ from django.utils.translation import gettext as _
 from pydantic import ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
+from agentchat.context.ids import ObjectId
 from agentchat.errors import InvalidArguments
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
@@ -22,7 +23,7 @@ from agentchat.tools.superset import ENV_ID_FIELD
 
 class CreateDatasetArgs(ToolArgs):
     env_id: str = ENV_ID_FIELD
-    database_id: int | None = Field(None, ge=1, description="Numeric Superset id of the database.")
+    database_id: ObjectId | None = Field(None, description="Numeric Superset id of the database.")
     database_name: str | None = Field(None, max_length=250, description="Database name (instead of its id).")
     schema_name: str | None = Field(
         None, alias="schema", max_length=250, description="Schema (omit when the database has one)."

@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import ConfigDict, Field
 
+from agentchat.context.ids import ObjectId
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
 from agentchat.runtime.spec import ToolArgs
@@ -31,7 +32,7 @@ class SearchDatasetsArgs(ToolArgs):
 
 class DatasetArgs(ToolArgs):
     env_id: str = ENV_ID_FIELD
-    dataset_id: int = Field(ge=1, description="Numeric Superset id of the dataset.")
+    dataset_id: ObjectId = Field(description="Numeric Superset id of the dataset.")
 
 
 def _dataset_row(row: dict[str, Any], base_url: str) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from typing import Any
 from django.utils.translation import gettext_lazy, ngettext_lazy
 from pydantic import Field, model_validator
 
+from agentchat.context.ids import ObjectId
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
 from agentchat.runtime.spec import ToolArgs
@@ -36,7 +37,7 @@ from agentchat.tools.migration_impact import (
 
 
 class DeployArgs(ToolArgs):
-    dashboard_id: int | None = Field(None, ge=1, description="Dashboard id in the source environment.")
+    dashboard_id: ObjectId | None = Field(None, description="Dashboard id in the source environment.")
     dashboard: str | None = Field(None, min_length=1, max_length=255, description="Dashboard slug (instead of the id).")
     source_env_id: str = SOURCE_ENV_FIELD
     target_env_id: str = TARGET_ENV_FIELD

@@ -14,6 +14,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from pydantic import Field
 
+from agentchat.context.ids import ObjectId
 from agentchat.errors import ToolError
 from agentchat.gitstore import repo as gitrepo
 from agentchat.gitstore.tracked import tracked_dashboards
@@ -31,7 +32,7 @@ MAX_CHECKED = 20
 
 class GitStatusArgs(ToolArgs):
     env_id: str = ENV_ID_FIELD
-    dashboard_id: int | None = Field(None, ge=1, description="Numeric Superset id of the dashboard (omit: all).")
+    dashboard_id: ObjectId | None = Field(None, description="Numeric Superset id of the dashboard (omit: all).")
     branch: str = BRANCH_FIELD
 
 
@@ -45,7 +46,7 @@ class CreateBranchArgs(ToolArgs):
 
 class CommitChangesArgs(ToolArgs):
     env_id: str = ENV_ID_FIELD
-    dashboard_id: int = Field(ge=1, description="Numeric Superset id of the dashboard.")
+    dashboard_id: ObjectId = Field(description="Numeric Superset id of the dashboard.")
     branch: str = BRANCH_FIELD
     message: str | None = Field(None, max_length=2000, description="Commit message.")
 

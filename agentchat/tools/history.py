@@ -12,6 +12,7 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from pydantic import Field
 
+from agentchat.context.ids import ObjectId
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
 from agentchat.runtime.spec import ToolArgs
@@ -31,7 +32,7 @@ SCANNED_ROWS = 500  # the newest deploy rows read; older deploys are not listed
 
 class DeployHistoryArgs(ToolArgs):
     target_env_id: str | None = Field(None, description="Only deploys into this environment, e.g. prod.")
-    dashboard_id: int | None = Field(None, ge=1, description="Only deploys of this dashboard (id in source_env_id).")
+    dashboard_id: ObjectId | None = Field(None, description="Only deploys of this dashboard (id in source_env_id).")
     source_env_id: str | None = Field(None, description="Environment of dashboard_id, e.g. ss-dev (the page's).")
     limit: int = Field(10, ge=1, le=50, description="Most deploys returned, newest first.")
 

@@ -14,6 +14,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from pydantic import Field
 
+from agentchat.context.ids import ObjectId
 from agentchat.models import ValidationRun
 from agentchat.review.runs import charts_to_describe, dashboard_metadata, description_language, review_start
 from agentchat.runtime.context import ToolContext
@@ -24,7 +25,7 @@ from agentchat.tools.superset import ENV_ID_FIELD
 
 class ReviewArgs(ToolArgs):
     env_id: str = ENV_ID_FIELD
-    dashboard_id: int = Field(ge=1, description="Numeric Superset id of the dashboard.")
+    dashboard_id: ObjectId = Field(description="Numeric Superset id of the dashboard.")
 
 
 class DocumentationArgs(ReviewArgs):

@@ -86,6 +86,9 @@ async def _migrate(record: TaskRecord, progress: Progress) -> dict[str, Any]:
                     "copy": done["copy"],
                 }
             )
+            # What is done so far stays on the record: a killed worker's run shows it (runtime.background).
+            so_far = {"total": total, "deployed": deployed, "failed": failed}
+            await TaskRecord.objects.filter(pk=record.pk).aupdate(result=so_far)
             await progress(int(index * 100 / total), f"{index}/{total}: «{title}» ✓")
     result = {
         "migration_id": params.get("migration_id"),

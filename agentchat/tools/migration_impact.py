@@ -8,13 +8,14 @@ deploy agree.
 """
 
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext, pgettext_lazy
 from pydantic import Field, model_validator
 
+from agentchat.context.ids import ObjectId
 from agentchat.errors import InvalidArguments, ToolError
 from agentchat.language import in_language
 from agentchat.models import Migration
@@ -242,12 +243,11 @@ def _remove_detached_label(impact: dict[str, Any]) -> str:
 
 
 class MigrationArgs(ToolArgs):
-    migration_id: int | None = Field(
+    migration_id: ObjectId | None = Field(
         None,
-        ge=1,
         description=("Saved migration (on its page: objectId); replaces dashboard_ids and the environments."),
     )
-    dashboard_ids: list[Annotated[int, Field(ge=1)]] | None = Field(
+    dashboard_ids: list[ObjectId] | None = Field(
         None,
         min_length=1,
         max_length=50,

@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from agentchat.context.ids import ObjectId
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
 from agentchat.runtime.spec import ToolArgs
@@ -35,7 +36,7 @@ Grant = tuple[str, str | None]
 class AuditPermissionsArgs(ToolArgs):
     env_id: str = ENV_ID_FIELD
     object_type: Literal["dataset", "database", "dashboard"] = Field(description="Kind of Superset object.")
-    object_id: int = Field(ge=1, description="Numeric Superset id of the object.")
+    object_id: ObjectId = Field(description="Numeric Superset id of the object.")
 
 
 async def _pages(client: SupersetClient, path: str, q: dict[str, Any]) -> list[dict[str, Any]]:

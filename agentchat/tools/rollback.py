@@ -21,6 +21,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from pydantic import Field
 
+from agentchat.context.ids import ObjectId
 from agentchat.errors import NOT_APPLICABLE
 from agentchat.language import in_language
 from agentchat.llm.offline.answers.base import when
@@ -44,9 +45,8 @@ CHANGES_MAX = 30
 
 class RollbackArgs(ToolArgs):
     env_id: str = Field(description="Environment whose change is undone, e.g. prod (the deploy's target).")
-    backup_id: int | None = Field(
+    backup_id: ObjectId | None = Field(
         None,
-        ge=1,
         description=(
             "Id of the copy saved before the change to undo (deploy_history and list_backups name it); "
             "default: the copy made before the last deploy or migration into env_id."

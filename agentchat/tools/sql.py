@@ -4,6 +4,7 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
+from agentchat.context.ids import ObjectId
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
 from agentchat.runtime.spec import ToolArgs
@@ -45,8 +46,8 @@ class ExecuteSqlArgs(ToolArgs):
     sql: str = Field(
         min_length=1, max_length=SQL_MAX_CHARS, description="One read-only statement: SELECT, optionally with CTEs."
     )
-    dataset_id: int | None = Field(None, ge=1, description="Run on this dataset's database and schema.")
-    database_id: int | None = Field(None, ge=1, description="Run on this database (when no dataset is given).")
+    dataset_id: ObjectId | None = Field(None, description="Run on this dataset's database and schema.")
+    database_id: ObjectId | None = Field(None, description="Run on this database (when no dataset is given).")
     database_name: str | None = Field(None, max_length=250, description="Database name (instead of its id).")
     schema_name: str | None = Field(None, alias="schema", max_length=250, description="Default schema of the query.")
     row_limit: int = Field(

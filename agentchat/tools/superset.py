@@ -5,6 +5,7 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from pydantic import Field
 
+from agentchat.context.ids import ObjectId
 from agentchat.errors import ToolError
 from agentchat.review.runs import review_latest
 from agentchat.runtime.context import ToolContext
@@ -28,7 +29,7 @@ class SearchDashboardsArgs(ToolArgs):
 
 class DashboardArgs(ToolArgs):
     env_id: str = ENV_ID_FIELD
-    dashboard_id: int = Field(ge=1, description="Numeric Superset id of the dashboard.")
+    dashboard_id: ObjectId = Field(description="Numeric Superset id of the dashboard.")
 
 
 def _person(owner: dict[str, Any]) -> str:

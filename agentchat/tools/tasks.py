@@ -12,6 +12,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from pydantic import Field
 
+from agentchat.context.ids import ObjectId
 from agentchat.models import TaskRecord, task_kind_label
 from agentchat.runtime.background import task_status
 from agentchat.runtime.context import ToolContext
@@ -55,9 +56,9 @@ TaskKind = Literal["backup", "migration", "validation", "documentation"]
 
 
 class TaskStatusArgs(ToolArgs):
-    task_id: int | None = Field(None, ge=1, description="Task id (omit: the user's latest).")
+    task_id: ObjectId | None = Field(None, description="Task id (omit: the user's latest).")
     kind: TaskKind | None = Field(None, description="No task_id: the latest of this kind.")
-    migration_id: int | None = Field(None, ge=1, description="No task_id: this migration's latest run.")
+    migration_id: ObjectId | None = Field(None, description="No task_id: this migration's latest run.")
 
 
 @assistant_tool(

@@ -35,11 +35,13 @@ from agentchat.runtime.binding import page_bound
 from agentchat.runtime.provenance import known_from
 from agentchat.toolset.router import query_vector_prefetch, routing_hints
 from agentchat.toolset.selection import Offer
+from agentchat.turn import recovery
 from agentchat.turn.admission import busy_retry_s, busy_text, turn_admission
 from agentchat.turn.calls import CallRunner
 from agentchat.turn.facts import last_facts, model_view
+from agentchat.turn.lease import lease_kept, lease_take
 from agentchat.turn.pointing import learnt_ids
-from agentchat.turn.preparation import Precheck, Prepared, step_prepare, turn_open
+from agentchat.turn.preparation import Opened, Precheck, Prepared, step_prepare, turn_open
 from agentchat.turn.prompt import turn_prompt
 from agentchat.turn.recording import session_stop_record
 from agentchat.turn.refusals import busy_audit, busy_event
@@ -47,7 +49,6 @@ from agentchat.turn.rendering import (
     card_decided_event,
     card_dismissed_event,
     card_expired_event,
-    card_required_event,
     message_event,
 )
 from agentchat.turn.steps import AwaitingDecision, Final, RunAgain, Step
@@ -107,9 +108,10 @@ class AgentTurn:
         opened: Callable[[], None] | None = None,
         precheck: Precheck | None = None,
         page: Any = None,
+        client_id: str = "",
     ) -> int | None:
         """Handle one ``user_message``; return the conversation id (None: ``precheck`` refused the message and its
-        error event was sent).
+        error event was sent). ``client_id``: the page's id of the message, stored with it (``resume`` asks by it).
 
         ``page``: the frame's UIContext as sent, before the precheck validates it, when ``context`` is None (the
         consumer's): only its ``objectType`` and ``envId`` are read, for ``toolset.router.RoutingHints``.
@@ -122,28 +124,18 @@ class AgentTurn:
         Raises:
             conversations.ConversationNotFound: the id is not the user's.
         """
-        language = conversation_language([text], default=self.language)
-        with translation.override(language):
-            return await self._run(
-                conversation_id=conversation_id,
-                text=text,
-                context=context,
-                language=language,
-                opened=opened,
-                precheck=precheck,
-                page=page,
-            )
+        with translation.override(conversation_language([text], default=self.language)):
+            return await self._run(conversation_id, text, context, opened, precheck, page, client_id)
 
     async def _run(
         self,
-        *,
         conversation_id: int | None,
         text: str,
         context: dict[str, Any] | None,
-        language: str,
         opened: Callable[[], None] | None,
         precheck: Precheck | None,
         page: Any,
+        client_id: str,
     ) -> int | None:
         sent = next((c for c in (context, page) if isinstance(c, dict)), {})  # not validated: only a hint's key
         key = (self.user.pk, str(sent.get("objectType")), str(sent.get("envId")))
@@ -154,19 +146,34 @@ class AgentTurn:
         # One unit of database work opens the turn: conversation, expiries, the user message, the offered tools,
         # the history and the answer's row (each hop to the database thread costs more than its queries).
         turn = await unit(turn_open)(
-            user=self.user, conversation_id=conversation_id, text=text, context=context, precheck=precheck
+            user=self.user,
+            conversation_id=conversation_id,
+            text=text,
+            context=context,
+            precheck=precheck,
+            client_id=client_id,
         )
         if opened is not None:
             opened()
         if isinstance(turn, ErrorEvent):
             await self.emit(turn)
             return None
+        async with lease_kept(turn.message_id):  # renewed while it runs; ended if it fails (turn.lease)
+            return await self._opened(turn, key)
+
+    async def _opened(self, turn: Opened, key: tuple[Any, str, str]) -> int:
+        """The rest of ``run`` once the turn is open: the ``conversation`` event, expired cards, the answer."""
         conversation = turn.conversation
         routing_hints.record(key, turn.prepared.offer.routable)
         with translation.override(self.language):  # the page's header: the page's language, not the question's
             provider = provider_label()
         await self.emit(
-            ConversationEvent(conversation_id=conversation.pk, context_status=turn.status, provider=provider)
+            ConversationEvent(
+                conversation_id=conversation.pk,
+                context_status=turn.status,
+                provider=provider,
+                client_id=turn.client_id or None,
+            )
         )
         # A one-word follow-up («prod», the answer to «В какое окружение?») keeps the conversation's language.
         said = [str(m.content) for m in turn.prepared.history if isinstance(m, HumanMessage)]
@@ -178,13 +185,15 @@ class AgentTurn:
             await self._answer(conversation, turn.context, language, turn.prepared, unavailable=unavailable)
         return conversation.pk
 
-    async def refuse_busy(self, *, conversation_id: int | None, text: str, context: Any) -> None:
+    async def refuse_busy(
+        self, *, conversation_id: int | None, text: str, context: Any, client_id: str | None = None
+    ) -> None:
         """Answer a ``user_message`` the process could not start within its bound (``turn.admission``): ``error``
         ``busy`` in the message's language naming when to retry, at once; its ``turn_busy`` row (the text, the
         claimed conversation, the page as the frame sent it) is written afterwards (``turn.refusals``)."""
         retry_s = busy_retry_s()
         message = busy_text(retry_s, conversation_language([text], default=self.language))
-        await self.emit(ErrorEvent(code="busy", message=message, text=text, retry_after_s=retry_s))
+        await self.emit(ErrorEvent(code="busy", message=message, text=text, retry_after_s=retry_s, client_id=client_id))
         row = busy_event(
             user=self.user, conversation_id=conversation_id, text=text, context=context, queue=turn_admission.depth()
         )
@@ -240,15 +249,13 @@ class AgentTurn:
             await self.emit(card_dismissed_event(row))
 
     async def resume(self, *, conversation_id: int) -> None:
-        """Re-emit every still-pending card of the user's conversation once, with the same ids (reconnect).
+        """Re-emit every still-pending card of the user's conversation once, with the same ids (reconnect; the
+        page's messages: ``turn.recovery.resume``).
 
         Raises:
             conversations.ConversationNotFound: the id is not the user's.
         """
-        conversation = await database_sync_to_async(conversation_get)(user=self.user, conversation_id=conversation_id)
-        for row in await database_sync_to_async(confirm.confirmations_pending)(conversation=conversation):
-            with translation.override(row.language):
-                await self.emit(card_required_event(row))
+        await recovery.cards_again(user=self.user, emit=self.emit, conversation_id=conversation_id)
 
     # --- the loop -----------------------------------------------------------------------------------------
 
@@ -261,7 +268,9 @@ class AgentTurn:
         prepared = await database_sync_to_async(step_prepare)(
             user=self.user, conversation=conversation, context=context
         )
-        return await self._answer(conversation, context, language, prepared)
+        message_id = await unit(lease_take)(conversation_id=conversation.pk)  # the turn runs again (turn.lease)
+        async with lease_kept(message_id):
+            return await self._answer(conversation, context, language, prepared)
 
     async def _answer(
         self,

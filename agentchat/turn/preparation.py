@@ -11,6 +11,8 @@ from django.db import transaction
 from langchain_core.messages import BaseMessage
 
 from agentchat.chat.events import ErrorEvent
+from agentchat.context.intake import context_accept
+from agentchat.context.uicontext import ContextInvalid
 from agentchat.conversations import services as conv
 from agentchat.conversations.selectors import (
     HistoryRow,
@@ -19,12 +21,16 @@ from agentchat.conversations.selectors import (
     history_from_rows,
     history_messages,
 )
+from agentchat.errors import error_text
 from agentchat.guard import confirmations as confirm
+from agentchat.language import conversation_language
 from agentchat.llm.offline.environments import environment_named
 from agentchat.models import Conversation, Message, PendingConfirmation
 from agentchat.toolset.selection import Offer, toolset_offer
+from agentchat.turn.lease import lease_deadline
 from agentchat.turn.recording import offer_record
 from policies import services as policy
+from policies.models import AuditEvent
 from policies.snapshot import policy_cache
 
 
@@ -55,6 +61,8 @@ class Opened:
         status: the ``context_status`` of the ``conversation`` event: ``ok``, ``none`` or ``unavailable``.
         expired: the cards that were pending and expired now (each call got its ToolMessage).
         prepared: the first step's tools, history and answer row.
+        message_id: the stored user message (its lease: ``turn.lease``).
+        client_id: the page's id of it ('' when none was sent).
     """
 
     conversation: Conversation
@@ -62,12 +70,53 @@ class Opened:
     status: str
     expired: list[PendingConfirmation]
     prepared: Prepared
+    message_id: int
+    client_id: str = ""
 
 
 # The caller's checks before a turn opens (the consumer's: the session, the frame's UIContext), run in the turn's
 # opening transaction: the validated context to use, or the error event that refuses the message (its audit row
 # written, and kept: the refusal is returned, not raised).
 Precheck = Callable[[], "dict[str, Any] | None | ErrorEvent"]
+
+
+@dataclass
+class MessagePrecheck:
+    """The consumer's ``Precheck`` of a ``user_message`` (sync: inside the turn's opening unit of work).
+
+    A dead session (``session_alive()`` false, the socket's ``SessionCheck``): audited ``session_expired`` with
+    what the frame asked for, its ``session_expired`` event returned and ``session_ended`` set — nothing of the frame
+    runs (DESIGN §10). An invalid UIContext (DESIGN §5 step 2): audited ``context_rejected`` (``context_accept``) and
+    ``invalid_context`` returned. Otherwise the validated context (None: the frame sent none). Texts in the
+    message's language (``conversation_language``, the page's ``language`` as its default).
+    """
+
+    user: User
+    session_alive: Callable[[], bool]
+    text: str
+    context: Any
+    conversation_id: int | None
+    language: str
+    session_ended: bool = False
+
+    def __call__(self) -> "dict[str, Any] | None | ErrorEvent":
+        language = conversation_language([self.text], default=self.language)
+        if not self.session_alive():
+            self.session_ended = True
+            extra = {"source": "websocket", "frame": "user_message", "claimed_conversation_id": self.conversation_id}
+            policy.audit_record(
+                event_type=AuditEvent.EventType.SESSION_EXPIRED, actor=self.user, outcome="session_expired", extra=extra
+            )
+            return ErrorEvent(code="session_expired", message=error_text("session_expired", language))
+        if self.context is None:
+            return None
+        try:
+            return context_accept(
+                payload=self.context, actor=self.user, source="websocket", conversation_id=self.conversation_id
+            )
+        except ContextInvalid as exc:
+            message = error_text("invalid_context", language, detail=exc.summary(language))
+            return ErrorEvent(code="invalid_context", message=message, errors=exc.errors)
 
 
 @transaction.atomic
@@ -79,13 +128,15 @@ def turn_open(
     text: str,
     context: dict[str, Any] | None,
     precheck: Precheck | None = None,
+    client_id: str = "",
 ) -> Opened | ErrorEvent:
     """Open a turn in one transaction (one commit, one WAL flush, instead of one per row written; issue 17: one
     unit of database work per phase).
 
     Runs ``precheck`` first (its ``ErrorEvent`` is returned as it is: nothing else happens), then starts or loads
     the conversation with its messages (one statement, ``conversation_with_history``), expires its pending cards
-    (looked for only when it has some), stores the user message, then ``step_prepare`` with the history as loaded
+    (looked for only when it has some), stores the user message (with ``client_id``, the page's id of it, and the
+    turn's lease: ``turn.lease``), then ``step_prepare`` with the history as loaded
     plus the new message (read again only after cards expired: their calls got ToolMessages). A new conversation
     is inserted, its messages too, and nothing is read back.
 
@@ -109,13 +160,20 @@ def turn_open(
             expired = confirm.confirmations_expire(conversation=conversation)
             rows = None  # the expired calls' ToolMessages were added: read the history after the new message
     new = conversation_id is None
-    _, answer = conv.turn_messages_add(conversation=conversation, text=text, ui_context=context, touch=not new)
+    message, answer = conv.turn_messages_add(
+        conversation=conversation,
+        text=text,
+        ui_context=context,
+        touch=not new,
+        client_id=client_id,
+        lease_until=lease_deadline(),
+    )
     if rows is not None:
         rows = [*rows, HistoryRow(Message.Role.USER, text, [], "", "")]
     prepared = step_prepare(
         user=user, conversation=conversation, context=context, question=text, row_id=answer.pk, history=rows
     )
-    return Opened(conversation, context, status, expired, prepared)
+    return Opened(conversation, context, status, expired, prepared, message.pk, client_id)
 
 
 def tools_context(

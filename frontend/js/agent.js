@@ -14,6 +14,9 @@
   let retryDelay = 500;
   let lastSentText = "";
   const queue = [];
+  // Messages sent on a socket whose turn has not ended yet (client id → text): after a reconnect the page asks
+  // what became of them (`resume` with their ids, issue 31), so each is answered or offered for sending again.
+  const outstanding = new Map();
 
   const $ = (id) => document.getElementById(id);
   const messages = $("messages");
@@ -163,6 +166,26 @@
     confirm_required(f) { window.AgentCards.show(f); },
     cancelled(f) { window.AgentCards.show(f); },
     card_state(f) { window.AgentCards.show(f); },
+    // What became of a message this page sent (issue 31): its turn ended here, or a resume found it answered,
+    // waiting on a card, still running elsewhere, interrupted, failed or never received.
+    turn_state(f) {
+      const text = f.text || outstanding.get(f.client_id);
+      if (f.state === "running") return;
+      if (!outstanding.has(f.client_id) && f.state !== "done") return; // told already
+      outstanding.delete(f.client_id);
+      if (f.conversation_id && !conversationId) {
+        conversationId = f.conversation_id;
+        document.body.dataset.conversationId = String(conversationId);
+        Ctx.rememberConversation(params, sessionStorage, conversationId);
+      }
+      if (f.state === "done" && f.answer) {
+        handlers.message({ message_id: f.answer.message_id, text: f.answer.text, html: f.answer.html });
+      } else if (f.state === "interrupted" || f.state === "failed" || f.state === "not_received") {
+        const shown = appendText(`⚠ ${f.message}`, "msg-error");
+        shown.dataset.testid = "turn-" + f.state;
+        if (text) offerResend(shown, text);
+      }
+    },
     error(f) {
       // A failed tool call is marked on its own status line (the agent explains it in its answer).
       const line = f.call_id ? messages.querySelector(`[data-call-id="${f.call_id}"]`) : null;
@@ -171,8 +194,9 @@
         line.firstChild.textContent += ` — ${f.message}`;
         return;
       }
+      if (f.client_id) outstanding.delete(f.client_id);
       const shown = appendText(`⚠ ${f.message}`, "msg-error");
-      if (f.code === "busy" && f.text) offerResend(shown, f.text);
+      if (f.text) offerResend(shown, f.text); // busy, or a message whose turn failed: one click sends it again
       if (f.code === "invalid_context" && !contextRejected) {
         contextRejected = true;
         describeContext();
@@ -181,7 +205,8 @@
     },
   };
 
-  // A button that sends `text` again once, with the context `contextOf()` gives, then goes away.
+  // A button that sends `text` again once, as a new message (a new id), with the context `contextOf()` gives,
+  // then goes away.
   function sendAgainButton(testid, label, text, contextOf, echo) {
     const button = document.createElement("button");
     button.type = "button";
@@ -191,13 +216,13 @@
     button.addEventListener("click", () => {
       button.remove();
       if (echo) appendText(text, "msg-user");
-      lastSentText = text;
-      send({ type: "user_message", conversation_id: conversationId, text: text, context: contextOf() });
+      sendMessage(text, contextOf());
     }, { once: true });
     return button;
   }
 
-  // A message the server refused for load (`busy`): one click sends it again.
+  // A message the server refused for load (`busy`), whose turn failed or was interrupted, or that never reached
+  // the server: one click sends it again.
   function offerResend(line, text) {
     line.appendChild(document.createTextNode(" "));
     line.appendChild(sendAgainButton("resend", "resend", text, currentContext, false));
@@ -211,10 +236,25 @@
     bubble.appendChild(sendAgainButton("ask-without-page", "ask_without_page", text, bare, true));
   }
 
+  function newClientId() {
+    const bytes = new Uint8Array(12);
+    crypto.getRandomValues(bytes); // also on plain-HTTP pages, where crypto.randomUUID is missing
+    return "m" + Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  }
+
+  function sendMessage(text, context) {
+    lastSentText = text;
+    send({ type: "user_message", conversation_id: conversationId, text: text,
+      context: context === undefined ? currentContext() : context, client_id: newClientId() });
+  }
+
   function send(frame) {
-    const data = JSON.stringify(frame);
-    if (socket && socket.readyState === WebSocket.OPEN) socket.send(data);
-    else queue.push(data);
+    if (socket && socket.readyState === WebSocket.OPEN) {
+      if (frame.client_id) outstanding.set(frame.client_id, frame.text);
+      socket.send(JSON.stringify(frame));
+    } else {
+      queue.push(frame);
+    }
   }
 
   function connect() {
@@ -225,14 +265,16 @@
       retryDelay = 500;
       $("conn-state").textContent = t("online");
       document.body.dataset.ws = "open";
-      // Pending cards come back after the stored messages are on the page, so they sit below them.
+      // Pending cards come back after the stored messages are on the page, so they sit below them; with them,
+      // what became of the messages sent on the lost socket (not those queued while it was away: sent now).
       const open = socket;
+      const asked = [...outstanding.keys()];
       loaded.then(() => {
-        if (conversationId && open.readyState === WebSocket.OPEN) {
-          open.send(JSON.stringify({ type: "resume", conversation_id: conversationId }));
+        if ((conversationId || asked.length) && open.readyState === WebSocket.OPEN) {
+          open.send(JSON.stringify({ type: "resume", conversation_id: conversationId, client_ids: asked }));
         }
       });
-      while (queue.length) socket.send(queue.shift());
+      while (queue.length) send(queue.shift());
     };
     socket.onmessage = (ev) => {
       let frame;
@@ -248,7 +290,8 @@
         return;
       }
       $("conn-state").textContent = t("reconnecting");
-      setTimeout(connect, retryDelay);
+      // 4429: the user has too many chat tabs open (the error frame before it says so): try again much later.
+      setTimeout(connect, ev.code === 4429 ? 30000 : retryDelay);
       retryDelay = Math.min(retryDelay * 2, 10000);
     };
   }
@@ -297,8 +340,7 @@
     if (!text) return;
     appendText(text, "msg-user");
     input.value = "";
-    lastSentText = text;
-    loaded.then(() => send({ type: "user_message", conversation_id: conversationId, text: text, context: currentContext() }));
+    loaded.then(() => sendMessage(text));
   });
   $("input").addEventListener("keydown", (ev) => {
     if (ev.key === "Enter" && !ev.shiftKey) { ev.preventDefault(); $("composer").requestSubmit(); }

@@ -19,6 +19,8 @@ from agentchat.chat.events import (
     TokenEvent,
     ToolFinishedEvent,
     ToolStartedEvent,
+    TurnAnswer,
+    TurnStateEvent,
 )
 
 DECISION = {
@@ -119,6 +121,43 @@ CASES = [
         ErrorEvent(code="invalid_context", message="Неверный контекст", errors={"envId": ["bad"]}),
         {"event": "error", "code": "invalid_context", "message": "Неверный контекст", "errors": {"envId": ["bad"]}},
     ),
+    (
+        ConversationEvent(conversation_id=5, context_status="none", provider="Офлайн", client_id="m-1"),
+        {
+            "event": "conversation",
+            "conversation_id": 5,
+            "context_status": "none",
+            "provider": "Офлайн",
+            "client_id": "m-1",
+        },
+    ),
+    (
+        ErrorEvent(code="database_unavailable", message="База", text="привет", client_id="m-2"),
+        {"event": "error", "code": "database_unavailable", "message": "База", "text": "привет", "client_id": "m-2"},
+    ),
+    (
+        TurnStateEvent(client_id="m-3", state="running", conversation_id=5),
+        {"event": "turn_state", "client_id": "m-3", "state": "running", "conversation_id": 5},
+    ),
+    (
+        TurnStateEvent(client_id="m-4", state="not_received", message="Не дошло"),
+        {"event": "turn_state", "client_id": "m-4", "state": "not_received", "message": "Не дошло"},
+    ),
+    (
+        TurnStateEvent(
+            client_id="m-5",
+            state="done",
+            conversation_id=5,
+            answer=TurnAnswer(message_id=9, text="Да", html="<p>Да</p>"),
+        ),
+        {
+            "event": "turn_state",
+            "client_id": "m-5",
+            "state": "done",
+            "conversation_id": 5,
+            "answer": {"message_id": 9, "text": "Да", "html": "<p>Да</p>"},
+        },
+    ),
 ]
 
 
@@ -166,6 +205,7 @@ def test_the_handed_over_events_are_the_six_a_reloaded_page_must_not_lose():
         "cancelled",
         "card_state",
         "error",
+        "turn_state",
     }
 
 

@@ -17,6 +17,7 @@ import threading
 from collections import Counter
 
 import pytest
+from django.conf import settings as django_settings
 from hypothesis import HealthCheck, given, settings
 
 from policies.models import AuditEvent
@@ -75,8 +76,10 @@ class LoopThread:
 
 @pytest.mark.slow  # 300 payloads over a real socket, whole turns
 @pytest.mark.timeout(1800)
-def test_fuzzed_contexts_over_a_real_socket_run_turns_only_with_clean_prompts(users):
+def test_fuzzed_contexts_over_a_real_socket_run_turns_only_with_clean_prompts(users, monkeypatch):
     """The real consumer: invalid → ``invalid_context`` + audit and no turn; valid → a turn whose LLM gets it."""
+    # Hundreds of one user's messages in a minute: the subject is the context, not the per-user bound (issue 31).
+    monkeypatch.setattr(django_settings, "USER_MESSAGES_PER_MINUTE", 0)
     make_inactive_environment()
     loop = LoopThread()
     communicator = loop.run(scripted_connect(users["engineer"]))

@@ -4,9 +4,9 @@ import base64
 import hashlib
 import hmac
 import json
-import os
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from django.contrib.auth import authenticate
@@ -14,7 +14,8 @@ from django.contrib.auth import authenticate
 from agentchat.models import SupersetIdentity
 from policies.models import AuthMode, Environment
 from tests.support.db_threads import close_thread_connections  # noqa: F401 - autouse: the executor's thread
-from tests.support.superset_api import superset
+from tests.support.listeners import listening_pid, process_environment
+from tests.support.superset_api import URLS, superset
 
 
 @pytest.fixture
@@ -57,9 +58,25 @@ def admin(password_mode, superset_stack):
 
 
 def superset_secret_key(env_id: str) -> str:
-    """The local instance's SECRET_KEY (``scripts/devstack`` keeps it in the instance home; JWTs are signed with it)."""
-    stack = Path(os.environ.get("SUPERSET_STACK_DIR") or Path(__file__).resolve().parents[2] / "var" / "superset")
-    return (stack / env_id / "secret_key").read_text().strip()
+    """The SECRET_KEY the running local instance signs its JWTs with, read from the process that listens on its
+    port (``scripts/devstack`` starts it with ``SUPERSET_SECRET_KEY``; issue 31: a checkout whose own
+    ``var/superset`` is not the running pair's read a key that did not sign the tokens).
+
+    Fails the test with the reason when the process cannot be found or read (another user's process)."""
+    port = urlsplit(URLS[env_id]).port
+    pid = listening_pid(port)
+    if pid is None:
+        pytest.fail(f"no readable process listens on :{port} ({env_id}): cannot read its signing key", pytrace=False)
+    try:
+        environment = process_environment(pid)
+    except PermissionError:
+        pytest.fail(f"the {env_id} Superset (pid {pid}) is another user's: its key is not readable", pytrace=False)
+    key = environment.get("SUPERSET_SECRET_KEY") or ""
+    if not key and environment.get("SUPERSET_HOME"):  # started otherwise: its home still holds the key file
+        key = (Path(environment["SUPERSET_HOME"]) / "secret_key").read_text().strip()
+    if not key:
+        pytest.fail(f"the {env_id} Superset (pid {pid}) was not started with a known key", pytrace=False)
+    return key
 
 
 def _b64(data: bytes) -> str:

@@ -4,6 +4,7 @@ Real dependencies: the test PostgreSQL, the Redis channel layer (``REDIS_URL``),
 are real loopback sockets: a port nobody listens on (refused) and a listener that never answers (hang).
 """
 
+import asyncio
 import socket
 import time
 
@@ -124,3 +125,20 @@ async def test_wrong_status_from_superset_fails(policy_defaults, superset_stack)
 
     assert status == 503
     assert body["checks"]["superset:staging"]["error"] == "RuntimeError: HTTP 404"
+
+
+async def test_the_channel_layer_check_passes_while_a_chat_socket_is_open(users):
+    """Issue 31 (found on the production shape): with a socket open, the process's one blocking receive of its
+    process-local channels is held by that socket, and a check on a channel of another prefix («healthz.») waited
+    behind it until its deadline: /healthz said 503 whenever anyone was chatting."""
+    from agentchat.web.health import check_channel_layer
+    from tests.support.websocket import ws_connect
+
+    communicator, connected, _ = await ws_connect(users["engineer"])
+    assert connected
+    await asyncio.sleep(0.3)  # the socket's receive holds the layer's blocking pop now
+    try:
+        async with asyncio.timeout(3):
+            await check_channel_layer()
+    finally:
+        await communicator.disconnect()
