@@ -34,11 +34,7 @@ class CreateDatasetArgs(ToolArgs):
         description="Physical: the table. Virtual: the new dataset's name.",
     )
     sql: str | None = Field(None, max_length=20_000, description="Virtual only: one read-only SELECT.")
-    dataset_id: int | None = Field(
-        None,
-        ge=1,
-        description="No database: use this dataset's database and schema.",
-    )
+    dataset_id: ObjectId | None = Field(None, description="No database: use this dataset's database and schema.")
 
     model_config = ConfigDict(populate_by_name=True)
 

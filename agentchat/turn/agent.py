@@ -38,7 +38,7 @@ from agentchat.toolset.selection import Offer
 from agentchat.turn import recovery
 from agentchat.turn.admission import busy_retry_s, busy_text, turn_admission
 from agentchat.turn.calls import CallRunner
-from agentchat.turn.facts import last_facts, model_view
+from agentchat.turn.facts import model_inputs
 from agentchat.turn.lease import lease_kept, lease_take
 from agentchat.turn.pointing import learnt_ids
 from agentchat.turn.preparation import Opened, Precheck, Prepared, step_prepare, turn_open
@@ -53,7 +53,6 @@ from agentchat.turn.rendering import (
 )
 from agentchat.turn.steps import AwaitingDecision, Final, RunAgain, Step
 from agentchat.turn.streaming import reply_stream
-from agentchat.turn.truth import problems_checked, turn_failures, turn_results
 from agentchat.turn.units import unit
 
 
@@ -329,8 +328,7 @@ class AgentTurn:
         """One LLM reply and its tool calls; the reply and the calls' ToolMessages are appended to ``messages``.
         Unless the model is ``truthful``, a text answer is told the turn's failed calls (``turn.truth``); ``again``:
         a text answer offers to ask the question without the page (``reply_stream``'s ``ask_without_page``)."""
-        # An OpenAI-compatible model reads results as labelled facts (issue 32 item 5); the planner, as stored.
-        view = messages if truthful else model_view(messages, language)
+        view, failures, checked = model_inputs(messages, language, truthful=truthful)
         reply = await reply_stream(
             model=model,
             messages=view,
@@ -338,8 +336,8 @@ class AgentTurn:
             emit=self.emit,
             language=language,
             row_id=row_id,
-            failures=() if truthful else turn_failures(messages),
-            checked=None if truthful else lambda text: problems_checked(text, turn_results(messages), last_facts(view)),
+            failures=failures,
+            checked=checked,
             ask_without_page=again,
         )
         if isinstance(reply, Final):

@@ -11,7 +11,7 @@ cleaned the same way (``plain``). Only the OpenAI-compatible path is given this 
 """
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
@@ -19,6 +19,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 from agentchat.language import language_name
 from agentchat.llm.offline.answers import answer_from_result
 from agentchat.llm.offline.answers.base import writer_for
+from agentchat.turn.truth import Failure, problems_checked, turn_failures, turn_results
 
 # Keys of results that are internal bookkeeping, not facts about an object (a file, a hash, a path on our server).
 INTERNAL_KEYS = frozenset(
@@ -103,3 +104,21 @@ def last_facts(view: Sequence[BaseMessage]) -> str:
                 return str(content.get("facts") or json.dumps({k: v for k, v in content.items() if k != "answer_in"}))
             return str(message.content)
     return ""
+
+
+def model_inputs(
+    messages: list[BaseMessage], language: str, *, truthful: bool
+) -> tuple[list[BaseMessage], Sequence[Failure], Callable[[str], str] | None]:
+    """What one model step is given and how its text answer is checked (issue 32 items 4, 5): an OpenAI-compatible
+    model reads ``model_view``, its answer gets the turn's failures (``truth.turn_failures``) and has claimed
+    problems checked against the results (``truth.problems_checked``); the ``truthful`` offline planner reads the
+    stored messages and its answers need neither.
+
+    Returns:
+        ``(messages for the model, failures to tell, the text check or None)``.
+    """
+    if truthful:
+        return messages, (), None
+    view = model_view(messages, language)
+    results = turn_results(messages)
+    return view, turn_failures(messages), lambda text: problems_checked(text, results, last_facts(view))
