@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from scripts.devstack.client import SupersetClient
-from scripts.devstack.config import Instance, for_each_instance, stack_dir
+from scripts.devstack.config import SERVICE_USERNAME, Instance, for_each_instance, stack_dir
 from scripts.devstack.demo import (
     DASHBOARDS,
     DATABASE_NAME,
@@ -145,6 +145,15 @@ class Seeder:
         self._note("created", f"chart «{name}»", chart_id)
         return self.client.get(f"/api/v1/chart/{chart_id}")["result"]
 
+    def owned(self, kind: str, obj_id: int, name: str, team: list[int]) -> None:
+        """Ensure the users ``team`` are among the owners of the ``kind`` object ``obj_id`` (Superset lets only
+        owners and Admins overwrite or delete an object: the demo engineer deploys the team's dashboards)."""
+        owners = {o["id"] for o in self.client.get(f"/api/v1/{kind}/{obj_id}")["result"].get("owners") or []}
+        if set(team) <= owners:
+            return
+        self.client.put(f"/api/v1/{kind}/{obj_id}", {"owners": sorted(owners | set(team))})
+        self._note("updated", f"{kind} «{name}» (owners)", obj_id)
+
     def layout(self, dash: dict[str, Any], title: str, rows: list[list[tuple[int, str, str, int]]]) -> None:
         """Set the dashboard's layout to ``rows`` of ``(chart id, uuid, name, width)`` unless it has those charts."""
         wanted = [chart_id for row in rows for chart_id, *_ in row]
@@ -153,6 +162,11 @@ class Seeder:
         body = {"position_json": json.dumps(position_json(title, rows), ensure_ascii=False)}
         self.client.put(f"/api/v1/dashboard/{dash['id']}", body)
         self._note("updated", f"dashboard «{title}» (layout)", dash["id"])
+
+
+# Who owns the demo's dashboards and charts in both instances: the stack's account that made them and the demo
+# engineer, whose team's work they are (the engineer may deploy them to prod; the analyst owns nothing).
+TEAM = (SERVICE_USERNAME, "engineer")
 
 
 def seed_instance(inst: Instance) -> dict[str, Any]:
@@ -184,6 +198,11 @@ def seed_instance(inst: Instance) -> dict[str, Any]:
             placed = [[(charts[n]["id"], str(charts[n]["uuid"]), n, wide) for n, wide in row] for row in rows]
             seeder.layout(dashboards[slug], title, placed)
         users = seed_users(client, seeder._note)
+        team = [users[name] for name in TEAM if name in users]
+        for dash in dashboards.values():
+            seeder.owned("dashboard", dash["id"], str(dash.get("dashboard_title")), team)
+        for name, chart in charts.items():
+            seeder.owned("chart", chart["id"], name, team)
     summary = f"created {len(seeder.created)}, updated {len(seeder.updated)}, reused {len(seeder.reused)}"
     reused = f": {', '.join(seeder.reused)}" if seeder.reused else ""
     log(f"[{inst.name}] seed: {summary}{reused}")

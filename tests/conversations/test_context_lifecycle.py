@@ -89,9 +89,8 @@ async def test_without_env_id_env_specific_tools_are_not_offered_and_the_agent_a
 
 
 async def test_env_selector_changes_only_the_env_of_later_messages(users, energy_dashboard, superset_stack):
-    """The page sends the same context with another envId; the object stays, the tool call follows the env."""
-    prod_dashboard = superset_stack.dashboard_by_slug("prod", "energy-report")
-    assert prod_dashboard["id"] == energy_dashboard["id"]  # seeded the same in both instances
+    """The page sends the same context with another envId; the object stays, the tool call follows the env (prod's
+    dashboard of that id may be another one or none: the call's result is not the subject)."""
     context = dashboard_context(energy_dashboard)
     communicator, _, _ = await ws_connect(users["engineer"])
     first = await ask(communicator, "расскажи про этот дашборд", context)
@@ -99,7 +98,10 @@ async def test_env_selector_changes_only_the_env_of_later_messages(users, energy
     await ask(communicator, "расскажи про этот дашборд", {**context, "envId": "prod"}, conversation_id)
     await communicator.disconnect()
 
-    calls = await audit_rows(conversation_id, Event.TOOL_RESULT)
+    calls = sorted(
+        [*await audit_rows(conversation_id, Event.TOOL_RESULT), *await audit_rows(conversation_id, Event.TOOL_ERROR)],
+        key=lambda row: row.pk,
+    )
     assert [c.args["env_id"] for c in calls] == ["ss-dev", "prod"]
     assert {c.args["dashboard_id"] for c in calls} == {energy_dashboard["id"]}
     conversation = await database_sync_to_async(Conversation.objects.get)(pk=conversation_id)

@@ -354,14 +354,17 @@ def dashboard_summary_model(request: Recorded) -> Reply:
     """A scripted "model" for the walking-skeleton question about the page's dashboard (any number of turns).
 
     After a user message it calls ``get_health_summary`` for the dashboard of the page context it was sent;
-    after the tool result it answers from that result — title, charts, datasets — in the language of the
-    question. Nothing is invented: every name in the answer comes from the ToolMessage the agent sent.
+    after the tool result it answers from that result — its labelled facts as sent, or the title, charts and
+    datasets of a structured result — in the language of the question. Nothing is invented: every name in the
+    answer comes from the ToolMessage the agent sent.
     """
     if request.last.get("role") != "tool":
         context = request.context or {}
         args = {"env_id": context.get("envId"), "dashboard_id": int(context.get("objectId") or 0)}
         return Reply(calls=[Call("get_health_summary", args, id=f"call_{len(request.messages)}")])
     result = request.tool_results()[-1]["content"]
+    if "facts" in result:  # issue 32 item 5: a model reads the result as labelled facts in the question's language
+        return Reply(text=str(result["facts"]))
     dashboard = result.get("dashboard") or {}
     charts = result.get("charts") or []
     charts = charts.get("items", []) if isinstance(charts, dict) else charts

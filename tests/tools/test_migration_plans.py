@@ -176,8 +176,8 @@ async def test_an_openai_compatible_model_previews_the_page_plan_without_argumen
 
     assert [f["ok"] for f in frames.of("tool_finished")] == [True]
     (result,) = (r["content"] for r in server.requests[-1].tool_results())
-    assert result["migration"]["id"] == energy_plan.pk
-    assert result["target_env_id"] == "prod"
+    assert f"#{energy_plan.pk}" in result["facts"]  # the saved plan's preview, as labelled facts (issue 32)
+    assert "ss-dev → prod" in result["facts"]
 
 
 @pytest.mark.parametrize(
@@ -222,8 +222,8 @@ async def test_arguments_that_contradict_the_saved_plan_are_refused_to_the_model
         refusal.replace('\\"', "")
     )
     (previewed,) = (r["content"] for r in server.requests[2].tool_results())
-    assert previewed["migration"]["id"] == energy_plan.pk
-    assert previewed["dashboards"] == [ENERGY]
+    assert f"#{energy_plan.pk}" in previewed["facts"]
+    assert ENERGY in previewed["facts"]
 
 
 def test_admin_lists_and_edits_migrations(users, energy_plan):
