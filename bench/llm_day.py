@@ -122,9 +122,19 @@ def invented_requests(answers: list[tuple[str, str, int, Any]], known: set[int])
     return invented
 
 
-def unsupported(answer: str, sources: str) -> list[str]:
-    """Names the answer quotes that ``sources`` (results, page, question) do not hold; «problems» with none found."""
+REFUSING = re.compile(
+    r"не могу|не удалось|недоступ|нет доступа|нельзя|нет инструмента|не выполн|cannot|can't|could not|not available"
+    r"|no tool|not run|refus|отказ|запрещ",
+    re.I,
+)
+
+
+def unsupported(answer: str, sources: str, any_result: bool = True) -> list[str]:
+    """Names the answer quotes that ``sources`` (results, page, question) do not hold; «problems» with none found;
+    a statement (no question, no refusal) in a turn where no call succeeded."""
     out = []
+    if not any_result and answer and "?" not in answer and not REFUSING.search(answer):
+        out.append("a statement with no successful result in the turn")
     for match in QUOTED.finditer(answer):
         name = next(g for g in match.groups() if g)
         if name.casefold() not in sources.casefold():
@@ -237,7 +247,7 @@ async def _turn(question: DayQuestion, user: Any, migration_id: int, proxies: li
         "facts_asked": asked,
         "facts_named": [f for f in asked if f and f.casefold() in answer.casefold()],
         "invented": [r for proxy in proxies for r in invented_requests(list(proxy.answers), known)],
-        "unsupported": unsupported(answer, sources),
+        "unsupported": unsupported(answer, sources, any(m.role == "tool" and m.status != "error" for m in messages)),
         "answer": answer,
         "seconds": seconds,
     }

@@ -19,7 +19,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 from agentchat.language import language_name
 from agentchat.llm.offline.answers import answer_from_result
 from agentchat.llm.offline.answers.base import writer_for
-from agentchat.turn.truth import Failure, problems_checked, turn_failures, turn_results
+from agentchat.turn.truth import Failure, problems_checked, turn_failures, turn_results, unfounded_checked
 
 # Keys of results that are internal bookkeeping, not facts about an object (a file, a hash, a path on our server).
 INTERNAL_KEYS = frozenset(
@@ -110,9 +110,10 @@ def model_inputs(
     messages: list[BaseMessage], language: str, *, truthful: bool
 ) -> tuple[list[BaseMessage], Sequence[Failure], Callable[[str], str] | None]:
     """What one model step is given and how its text answer is checked (issue 32 items 4, 5): an OpenAI-compatible
-    model reads ``model_view``, its answer gets the turn's failures (``truth.turn_failures``) and has claimed
-    problems checked against the results (``truth.problems_checked``); the ``truthful`` offline planner reads the
-    stored messages and its answers need neither.
+    model reads ``model_view``, its answer gets the turn's failures (``truth.turn_failures``), has claimed
+    problems checked against the results (``truth.problems_checked``) and, when every call was refused for its
+    arguments, asks instead of stating (``truth.unfounded_checked``); the ``truthful`` offline planner reads the
+    stored messages and its answers need none of it.
 
     Returns:
         ``(messages for the model, failures to tell, the text check or None)``.
@@ -121,4 +122,8 @@ def model_inputs(
         return messages, (), None
     view = model_view(messages, language)
     results = turn_results(messages)
-    return view, turn_failures(messages), lambda text: problems_checked(text, results, last_facts(view))
+    return (
+        view,
+        turn_failures(messages),
+        lambda text: unfounded_checked(problems_checked(text, results, last_facts(view)), messages),
+    )

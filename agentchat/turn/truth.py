@@ -134,3 +134,30 @@ def problems_checked(text: str, results: Sequence[Any], facts: str, language: st
     with in_language(language):
         head = gettext("The tools named no problem; this is what they returned:")
     return f"{head}\n\n{facts}" if facts else head
+
+
+def unfounded_checked(text: str, messages: Sequence[BaseMessage], language: str | None = None) -> str:
+    """``text``, unless the turn's every call was refused for its arguments (an id nobody named, a missing one:
+    ``REPAIRABLE``) and the answer states something instead of asking (issue 32: after ``get_git_status`` was
+    refused an invented id, a 1.5B model answered «The dashboard's changes are not committed»): then the question
+    the refusal asks (``ask_user``) or, for an invented object, which one is meant — in ``language``."""
+    start = max((n for n, m in enumerate(messages) if isinstance(m, HumanMessage)), default=-1) + 1
+    payloads = []
+    for message in messages[start:]:
+        if isinstance(message, ToolMessage):
+            if message.status != "error":
+                return text
+            try:
+                payloads.append(json.loads(str(message.content)))
+            except ValueError:
+                return text
+    refused = [p for p in payloads if isinstance(p, dict) and p.get("error") in REPAIRABLE]
+    if not refused or len(refused) != len(payloads) or "?" in text:
+        return text
+    asked = next((str(p["ask_user"]) for p in refused if p.get("ask_user")), "")
+    if asked:
+        return asked
+    with in_language(language):
+        return gettext(
+            "Which object do you mean? Name it (its title or id) or open its page, and ask again: nothing was run."
+        )

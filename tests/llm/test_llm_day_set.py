@@ -59,3 +59,11 @@ def test_a_claim_is_unsupported_when_no_source_holds_it():
     ]
     assert unsupported("Да, есть проблемы с этим датасетом.", sources) == ["«problems» claimed, none in any result"]
     assert unsupported("Да, есть проблемы.", sources + ' "findings_total": 3') == []
+
+
+def test_a_statement_with_no_successful_result_is_a_claim():
+    assert unsupported("The dashboard's changes are not committed.", "", any_result=False) == [
+        "a statement with no successful result in the turn"
+    ]
+    assert unsupported("Which dashboard do you mean?", "", any_result=False) == []
+    assert unsupported("Я не могу удалить дашборд.", "", any_result=False) == []

@@ -114,3 +114,44 @@ def test_an_answer_that_says_none_were_found_is_kept():
     assert problems_checked("Проблем не найдено.", [{}], "x") == "Проблем не найдено."
     assert problems_checked("No problems were found.", [{}], "x") == "No problems were found."
     assert problems_checked("Found issues? There are problems.", [{"findings_total": 2}], "x").startswith("Found")
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_statement_after_calls_all_refused_for_their_arguments_becomes_the_question_to_ask(
+    users,
+    openai_provider,  # noqa: F811
+):
+    """Issue 32: «are this dashboard's changes committed?» with no dashboard on the page, the 1.5B model called
+    get_git_status with an id nobody named (refused: invented_argument), then stated «The dashboard's changes are
+    not committed.» — a fact no result held. The user is asked which dashboard is meant instead."""
+    openai_provider(
+        Reply(calls=[Call("get_git_status", {"env_id": "ss-dev", "dashboard_id": 123}, id="c1")]),
+        Reply(text="The dashboard's changes are not committed."),
+    )
+    frames = Frames()
+
+    await AgentTurn(user=users["engineer"], emit=frames).run(
+        conversation_id=None, text="are this dashboard's changes committed?", context=ui_context(None, None)
+    )
+
+    answer = frames.of("message")[-1]["text"]
+    assert answer.startswith("Which object do you mean?"), answer
+    assert "not committed" not in answer
+
+
+def test_an_answer_that_asks_or_follows_a_result_is_kept():
+    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+    from agentchat.turn.truth import unfounded_checked
+
+    refused = json.dumps({"error": "invented_argument", "message": "…"})
+    asked = json.dumps({"error": "invalid_args", "message": "Какая база?", "ask_user": "В какой базе данных?"})
+    turn = [HumanMessage("x"), AIMessage("", tool_calls=[{"id": "a", "name": "t", "args": {}}])]
+    assert unfounded_checked("Which one?", [*turn, ToolMessage(refused, tool_call_id="a", status="error")]) == (
+        "Which one?"
+    )
+    assert (
+        unfounded_checked("Готово.", [*turn, ToolMessage(asked, tool_call_id="a", status="error")])
+        == "В какой базе данных?"
+    )
+    assert unfounded_checked("It is fine.", [*turn, ToolMessage("{}", tool_call_id="a")]) == "It is fine."
