@@ -18,7 +18,7 @@ TEST_WORKERS ?= 3
 # another test's scratch-dashboard delete gets Superset's own HTTP 500 (ObjectDeletedError).
 SLOW_WORKERS ?= 2
 
-.PHONY: setup prepare prepare-tests chromium gettext nginx superset-install superset superset-stop run prod-local \
+.PHONY: setup prepare prepare-tests chromium gettext axe nginx superset-install superset superset-stop run prod-local \
 	prod-local-stop image-smoke test test-fast test-slow test-unit test-e2e lint format messages clean
 
 $(STAMP): requirements/base.txt requirements/dev.txt
@@ -32,6 +32,9 @@ setup: $(STAMP)
 chromium:
 	@scripts/install_chromium.sh
 
+# axe-core (npm) for the browser tests' accessibility pass (tests/support/accessibility.py), pinned by sha256.
+axe:
+	@scripts/install_axe.sh
 # Debian's nginx for `make prod-local` and the fault tests of the production shape (tests/prodlocal).
 nginx:
 	@scripts/install_nginx.sh
@@ -50,7 +53,7 @@ prepare:
 	$(MAKE) -j2 setup superset-install
 
 prepare-tests:
-	$(MAKE) -j3 setup superset-install chromium gettext nginx
+	$(MAKE) -j3 setup superset-install chromium gettext axe nginx
 
 superset: setup
 	$(PY) -m scripts.devstack up
@@ -112,7 +115,7 @@ test-slow: setup gettext superset
 test-unit:
 	$(MAKE) test-fast test-slow
 
-test-e2e: setup chromium superset
+test-e2e: setup chromium axe superset
 	$(PYTEST) tests/e2e
 
 # Lint and the fast tests first, so a broken unit fails within a minute, before Superset and Chromium are set up.

@@ -42,7 +42,7 @@ NOT_FOUND_TEXTS: dict[str, Promise] = {
     "database": _("Database #%(id)s was not found in %(env)s."),
     "chart": _("Chart #%(id)s was not found in %(env)s."),
 }
-NOT_FOUND_OTHER = _("%(type)s #%(id)s was not found in %(env)s.")
+NOT_FOUND_OTHER = _("Not found in %(env)s: %(object_type)s #%(id)s.")
 #: The tool argument that names each object type's id.
 ID_ARGUMENTS = {"dashboard_id": "dashboard", "dataset_id": "dataset", "database_id": "database", "chart_id": "chart"}
 
@@ -76,7 +76,7 @@ def not_found_text(object_type: str, object_id: object, env_id: str | None, lang
         language: ``ru`` or ``en``; None: the active language (the turn's, the page's).
     """
     message = NOT_FOUND_TEXTS.get(object_type, NOT_FOUND_OTHER)
-    return message_format(message, {"type": object_type, "id": object_id, "env": env_id or "?"}, language)
+    return message_format(message, {"object_type": object_type, "id": object_id, "env": env_id or "?"}, language)
 
 
 def error_text(code: str, language: str | None = None, **params: Any) -> str:

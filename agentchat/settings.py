@@ -107,7 +107,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "channels",
     "django_tasks",
-    "django_tasks_db",
+    "agentchat.web.tasks_app.BackgroundTasksConfig",  # django_tasks_db under a translated name (issue 30)
     "policies",
     "agentchat",
 ]
@@ -211,6 +211,8 @@ TIME_ZONE = env.str("TIME_ZONE", default="Europe/Moscow")
 USE_I18N = True
 # gettext catalogues (English msgids, Russian translations): locale/<lang>/LC_MESSAGES/django.po, compiled to .mo.
 LOCALE_PATHS = [BASE_DIR / "locale"]
+# One spelling of dates and numbers per language on every page, in the admin and in answers (issue 30).
+FORMAT_MODULE_PATH = ["agentchat.formats"]
 USE_TZ = True
 
 STATIC_URL = "/static/"
@@ -291,6 +293,8 @@ ROUTER_CACHE_DIR = Path(env.str("ROUTER_CACHE_DIR", default=str(VAR_DIR / "cache
 ROUTER_EXAMPLES = _flag("ROUTER_EXAMPLES", default=True)  # on: see README "Nearest labelled examples"
 # How policies (which never imports agentchat) learns which tools exist in code: a callable returning the registry.
 POLICIES_TOOL_REGISTRY = "agentchat.runtime.registry.registry"
+# The tool titles people read (the admin's tool list shows them beside the code names; issue 30).
+POLICIES_TOOL_TITLE = "agentchat.runtime.titles.tool_title"
 
 # --- /healthz (DESIGN §14): deadline of each check (database, channel layer, each Superset), seconds ---
 HEALTH_TIMEOUT_S = env.float("HEALTH_TIMEOUT_S", default=2.0)

@@ -5,7 +5,7 @@ from django.contrib import admin
 from django.urls import include, path, register_converter
 
 from agentchat.context.ids import IdConverter
-from agentchat.web import api, health, identities, migrations, policy_preview, views
+from agentchat.web import api, exports, health, identities, migrations, policy_preview, views
 
 register_converter(IdConverter, "id")
 
@@ -26,8 +26,10 @@ urlpatterns = [
     path("settings/identities/<id:identity_id>/delete/", identities.identity_delete, name="identity-delete"),
     path("agent", views.agent, name="agent"),
     path("agent/", views.agent),
+    path("agent/results/<id:conversation_id>/<str:call_id>.csv", exports.sql_result_csv, name="sql-result-csv"),
     path("api/agent/context/", api.ContextView.as_view(), name="api-context"),
     path("api/agent/tools/", api.ToolsetView.as_view(), name="api-tools"),
+    path("api/agent/conversations/", api.ConversationListView.as_view(), name="api-conversations"),
     path("api/agent/conversations/<id:conversation_id>/", api.ConversationView.as_view(), name="api-conversation"),
     path("api/agent/tasks/<id:task_id>/", api.TaskView.as_view(), name="api-task"),
 ]

@@ -12,6 +12,8 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 from django.utils import translation
+from django.utils.formats import date_format
+from django.utils.timezone import localtime
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
@@ -342,7 +344,10 @@ class AuditEvent(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.created_at:%Y-%m-%d %H:%M:%S} {self.event_type} {self.tool}"
+        """«06.12.2026 07:17 MSK · вызов инструмента · get_health_summary»: the time in ``TIME_ZONE`` as the admin's
+        list shows it (issue 30: the row's page was titled in UTC), the event type by its label."""
+        when = date_format(localtime(self.created_at), "DATETIME_FORMAT") if self.created_at else "—"
+        return " · ".join(part for part in (when, self.get_event_type_display(), self.tool) if part)
 
     def save(self, *args: Any, **kwargs: Any) -> None:
         """Insert only: an existing audit row is never rewritten.

@@ -195,6 +195,13 @@ def tools_registered() -> frozenset[str] | None:
     return frozenset(import_string(path)())
 
 
+def tool_title_of(name: str) -> str:
+    """Return what people call the tool ``name`` (in the active language), through the ``POLICIES_TOOL_TITLE``
+    setting (the dotted path of a ``(name) -> str`` callable, as ``tools_registered``); ``""`` if unset."""
+    path = getattr(settings, "POLICIES_TOOL_TITLE", "")
+    return str(import_string(path)(name)) if path else ""
+
+
 def tool_catalogue_names() -> list[str]:
     """Return the names of every ``Tool`` row, ordered."""
     return list(Tool.objects.order_by("name").values_list("name", flat=True))

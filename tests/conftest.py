@@ -24,7 +24,9 @@ from typing import Any
 
 import pytest
 from django.conf import settings as django_settings
+from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.test import Client
 from hypothesis import settings as hypothesis_settings
 
 from tests.support import superset_api
@@ -159,6 +161,14 @@ def virtual_dataset(superset_stack) -> Iterator[dict[str, Any]]:
 def policy_defaults(db):
     """Default policy rows of DESIGN §8 and the environments, present for this test."""
     ensure_policy_defaults()
+
+
+@pytest.fixture
+def root_client(policy_defaults) -> Client:
+    """A Django test client signed in as a fresh superuser ``root`` (the admin's pages)."""
+    client = Client()
+    client.force_login(get_user_model().objects.create_superuser("root", "root@example.test", "pw"))
+    return client
 
 
 @pytest.fixture(scope="session")

@@ -183,17 +183,22 @@ class CardStateEvent(OutboundEvent):
 class ErrorEvent(OutboundEvent):
     """Something failed (DESIGN §6 codes: ``invalid_context``, ``timeout``, ``status_unknown``, ``bad_frame``…).
 
-    ``message`` is the user's text in the turn's language; ``call_id`` names the failed tool call (omitted for
-    other errors); ``errors`` maps a UIContext field to its messages (``invalid_context`` only, else omitted);
+    ``message`` is the user's text in the turn's language; ``detail`` Superset's own text about it (the page shows
+    it in an expandable «Ответ Superset», issue 30; omitted when none); ``call_id`` names the failed tool call
+    (omitted for other errors); ``errors`` maps a UIContext field to its messages (``invalid_context`` only, else
+    omitted);
     ``text`` and ``retry_after_s`` (``busy`` only, else omitted): the refused message, for the page to offer
     sending it again, and the seconds after which that is worth it.
     """
 
     event: ClassVar[str] = "error"
-    omitted_when_none: ClassVar[frozenset[str]] = frozenset({"call_id", "errors", "text", "retry_after_s", "client_id"})
+    omitted_when_none: ClassVar[frozenset[str]] = frozenset(
+        {"call_id", "errors", "text", "retry_after_s", "client_id", "detail"}
+    )
 
     code: str
     message: str
+    detail: str | None = None
     call_id: str | None = None
     errors: dict[str, list[str]] | None = None
     text: str | None = None

@@ -9,7 +9,7 @@ from typing import Any, NamedTuple, cast
 
 from django.contrib.auth.models import User
 from django.db import connection
-from django.db.models import JSONField, Model
+from django.db.models import JSONField, Model, Q
 from django.utils.functional import Promise
 from django.utils.translation import pgettext_lazy
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
@@ -245,16 +245,45 @@ def context_label(context: dict | None) -> str:
     return " · ".join(parts)
 
 
-def conversations_of(*, user: User, limit: int = 50) -> list[dict[str, Any]]:
-    """Return the user's recent conversations, newest first (the history list of /agent).
+def conversations_of(*, user: User, limit: int = 50, query: str = "") -> list[dict[str, Any]]:
+    """Return the user's recent conversations, newest first (the history list of /agent), or those whose title
+    or one of whose questions contains ``query`` (case-insensitive; the history's search box, issue 30).
 
     Returns:
-        ``[{"id", "title", "object" (``context_label``), "updated_at" (aware datetime)}]``.
+        ``[{"id", "title" (the first words of its first question), "object" (``context_label``: «Дашборд #1 ·
+        ss-dev», what tells two conversations with the same question apart), "updated_at" (aware datetime)}]``.
     """
+    rows = Conversation.objects.filter(user=user)
+    words = " ".join(query.split())
+    if words:
+        asked = Message.objects.filter(role=Message.Role.USER, content__icontains=words).values("conversation_id")
+        rows = rows.filter(Q(title__icontains=words) | Q(pk__in=asked))
     return [
-        {"id": c.pk, "title": c.title, "object": context_label(c.ui_context), "updated_at": c.updated_at}
-        for c in Conversation.objects.filter(user=user)[:limit]
+        {"id": c.pk, "title": first_words(c.title), "object": context_label(c.ui_context), "updated_at": c.updated_at}
+        for c in rows[:limit]
     ]
+
+
+def first_words(text: str, max_chars: int = 60) -> str:
+    """``text`` cut at the last whole word within ``max_chars`` characters, «…» when cut."""
+    if len(text) <= max_chars:
+        return text
+    cut = text[:max_chars].rsplit(" ", 1)[0] or text[:max_chars]
+    return cut.rstrip(" ,.;:") + "…"
+
+
+def tool_call_args(*, user: User, conversation_id: int, call_id: str, tool: str) -> dict[str, Any] | None:
+    """The arguments the model gave the call ``call_id`` of ``tool`` in the user's conversation (as stored on the
+    assistant message), or None when there is no such call there or the conversation is not the user's."""
+    rows = Message.objects.filter(
+        conversation_id=conversation_id, conversation__user=user, role=Message.Role.ASSISTANT
+    ).exclude(tool_calls=[])
+    for row in rows.order_by("pk"):
+        for call in row.tool_calls or []:
+            if isinstance(call, dict) and call.get("id") == call_id and call.get("name") == tool:
+                args = call.get("args")
+                return dict(args) if isinstance(args, dict) else None
+    return None
 
 
 class SentMessage(NamedTuple):

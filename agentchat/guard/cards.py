@@ -121,8 +121,18 @@ ARG_LABELS: dict[str, str | Promise] = {
     "message": _("message"),
     "language": _("language"),
     "limit": _("limit"),
+    "migration_id": _("migration (id)"),
     "backup_id": _("copy (number)"),
     "remove_detached": _("delete the charts left on no dashboard"),
+    "other_env_id": _("compared with environment"),
+    "object_type": _("object type"),
+    "object_id": _("object (id)"),
+    "task_id": _("task (id)"),
+    "query": _("search text"),
+    "owner": _("owner"),
+    "dialect": _("SQL dialect"),
+    "published": _("published"),
+    "certified": _("certified"),
 }
 
 

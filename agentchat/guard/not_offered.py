@@ -5,6 +5,7 @@ question — never the roles, which are no reason (they were listed as "required
 
 from typing import Any
 
+from django.utils.text import capfirst
 from django.utils.translation import gettext, pgettext, pgettext_lazy
 
 from agentchat.language import in_language
@@ -29,29 +30,35 @@ def not_offered_text(tool: str, detail: dict[str, Any] | None, language: str | N
     detail = detail or {}
     why = detail.get("why")
     with in_language(language):
-        params = {"title": tool_title(tool), "env": detail.get("env_id") or "", "page": _page(detail.get("page"))}
+        params = {
+            "tool_title": capfirst(tool_title(tool)),
+            "env": detail.get("env_id") or "",
+            "page": _page(detail.get("page")),
+        }
         if why == "object_type" and detail.get("page") in PAGES:
             offered = [str(PAGES[t]) for t in detail.get("offered_on") or () if t in PAGES]
             if offered:
                 joined = pgettext("between alternative pages", " or ").join(offered)
-                text = gettext("%(title)s is not used on %(page)s; it is offered on %(pages)s.") % {
+                text = gettext("%(tool_title)s is not used on %(page)s; it is offered on %(pages)s.") % {
                     **params,
                     "pages": joined,
                 }
             else:
-                text = gettext("%(title)s is not used on %(page)s; it is offered only on a page without an object.")
+                text = gettext(
+                    "%(tool_title)s is not used on %(page)s; it is offered only on a page without an object."
+                )
                 text %= params
         elif why == "needs_env":
             text = (
-                gettext("That (%(title)s) needs an environment: pick one in the selector at the top of the page.")
+                gettext("That (%(tool_title)s) needs an environment: pick one in the selector at the top of the page.")
                 % params
             )
         elif why == "no_identity" and params["env"]:
-            text = gettext("%(title)s needs your Superset account in %(env)s, and you have none there.") % params
+            text = gettext("%(tool_title)s needs your Superset account in %(env)s, and you have none there.") % params
         elif why == "routed_out":
-            text = gettext("%(title)s was not among the operations chosen for this question.") % params
+            text = gettext("%(tool_title)s was not among the operations chosen for this question.") % params
         else:
-            text = gettext("%(title)s is not available on this page.") % params
+            text = gettext("%(tool_title)s is not available on this page.") % params
         return f"{text[:1].upper()}{text[1:]}"
 
 

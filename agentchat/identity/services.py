@@ -161,9 +161,31 @@ def identity_remove(*, user: User, identity_id: int) -> bool:
     return deleted > 0
 
 
-def identities_of(*, user: User) -> list[SupersetIdentity]:
-    """Return ``user``'s identities with their environments (for the settings page; secrets stay sealed)."""
-    return list(SupersetIdentity.objects.filter(user=user).select_related("environment"))
+def identities_of(*, user: User) -> list[tuple[SupersetIdentity, bool]]:
+    """Return ``user``'s identities with their environments (for the settings page; secrets stay sealed), each
+    with whether it is the one ``acting_resolve`` takes in its environment (issue 30: a password identity and an
+    API key in one environment both read «действует» without saying which one acts).
+
+    Returns:
+        ``[(identity, in_use)]`` in the database's order.
+    """
+    rows = list(SupersetIdentity.objects.filter(user=user).select_related("environment").order_by("pk"))
+    acting: dict[int, int] = {}  # environment id → the identity acting there
+    for row in sorted(rows, key=_acting_order):
+        if row.state == State.ACTIVE and row.environment.auth_mode != AuthMode.SERVICE:
+            acting.setdefault(row.environment_id, row.pk)
+    chosen = set(acting.values())
+    return [(row, row.pk in chosen) for row in rows]
+
+
+def identity_of(*, user: User, identity_id: int) -> SupersetIdentity | None:
+    """Return ``user``'s identity ``identity_id`` with its environment, or None (none, or another user's)."""
+    return SupersetIdentity.objects.filter(pk=identity_id, user=user).select_related("environment").first()
+
+
+def _acting_order(row: SupersetIdentity) -> bool:
+    """``acting_resolve``'s order among one environment's active identities: a sign-in's tokens first."""
+    return row.kind != Kind.PASSWORD
 
 
 def identity_env_ids(*, user: User | None) -> set[str]:
@@ -220,7 +242,7 @@ def acting_resolve(*, user: User | None, environment: Environment) -> Acting:
         credentials = policy.environment_credentials(environment=environment)
         return Acting(environment.env_id, "service", credentials.username, password=credentials.password)
     rows = SupersetIdentity.objects.filter(user=user, environment=environment, state=State.ACTIVE) if user else None
-    for identity in sorted(rows or [], key=lambda row: row.kind != Kind.PASSWORD):
+    for identity in sorted(rows or [], key=_acting_order):
         try:
             secret = secret_open(identity.secret)
         except SecretUnreadable:

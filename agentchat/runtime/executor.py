@@ -76,6 +76,8 @@ class ToolOutcome:
         result: the tool's full JSON-able result (None on failure).
         error_code: a DESIGN §6 error code on failure (``timeout``, ``status_unknown``, …).
         error_message: user-facing text of the failure in the call's language.
+        error_detail: Superset's own text about the failure (its SIP-40 message), shown to the user in an
+            expandable detail beside ``error_message`` and sent to the model; None when Superset said nothing.
         duration_ms: wall time of the call in milliseconds.
         requests: upstream HTTP requests made (logins included); logins: of which logins; retries: retries.
         retry_events: ``{"path", "method", "error", "attempt", "after_ms", "delay_s", "trace_id"}`` per retry.
@@ -91,6 +93,7 @@ class ToolOutcome:
     result: Any = None
     error_code: str | None = None
     error_message: str | None = None
+    error_detail: str | None = None
     duration_ms: int = 0
     requests: int = 0
     logins: int = 0
@@ -123,7 +126,9 @@ class ToolMessagePayload:
     summarised: bool
 
 
-def tool_message_payload(outcome: ToolOutcome, *, max_chars: int, answer_in: str | None = None) -> ToolMessagePayload:
+def tool_message_payload(
+    outcome: ToolOutcome, *, max_chars: int, answer_in: str | None = None, shown_to_user: str | None = None
+) -> ToolMessagePayload:
     """Return the ToolMessage content for ``outcome``: the (summarised) result, or the error and an instruction.
 
     Args:
@@ -133,8 +138,12 @@ def tool_message_payload(outcome: ToolOutcome, *, max_chars: int, answer_in: str
             the object's last key ``answer_in`` (a result that is not an object is sent as it is). Issue 16: a
             1.5B model answered a Russian question in English after an English tool result although the system
             prompt named Russian; with the language in the result, read last, it answered in Russian.
+        shown_to_user: what the page already shows of a successful result (a SQL result's table, issue 30: the
+            model repeated every row as a Markdown table), added as the key ``shown_to_user`` before ``answer_in``.
     """
     told = {"answer_in": answer_in} if answer_in else {}
+    if shown_to_user and outcome.ok:
+        told = {"shown_to_user": shown_to_user, **told}
     if outcome.ok:
         raw = to_json(outcome.result)
         value, was_summarised = summarise(outcome.result, max_chars, size=len(raw))
@@ -150,6 +159,8 @@ def tool_message_payload(outcome: ToolOutcome, *, max_chars: int, answer_in: str
     }
     if outcome.upstream_status is not None:
         error["status"] = outcome.upstream_status  # e.g. 404: the object asked for does not exist there
+    if outcome.error_detail:
+        error["detail"] = outcome.error_detail  # Superset's own words, for a model that reads English
     if outcome.ask_user:
         error.update(missing=outcome.missing, ask_user=outcome.ask_user)
     content = to_json({**error, **told})
@@ -214,6 +225,7 @@ async def tool_execute(
         error = _failure(exc, spec=spec, call=call, timeout_s=timeout_s)
         outcome.error_code, outcome.error_message = error.code, error.text(language)
         outcome.upstream_status = error.params.get("status")
+        outcome.error_detail = error.params.get("upstream") or None
     finally:
         await ctx.aclose()
         outcome.duration_ms = int((time.monotonic() - started) * 1000)

@@ -28,9 +28,7 @@ number so a stuck socket cannot outlive the call.
 
 import asyncio
 import email.utils
-import json
 import math
-import re
 import time
 from datetime import UTC, datetime
 from typing import Any
@@ -49,10 +47,10 @@ from agentchat.errors import (
 )
 from agentchat.superset.auth import ServiceLogin, SupersetAuth
 from agentchat.superset.call import CallState
+from agentchat.superset.error_types import NOT_JSON, superset_error, upstream_text
 
 RETRY_DELAY_S = 1.0
 CALL_HEADER = "X-Agentchat-Call"
-_ERROR_BODY_MAX_BYTES = 64 * 1024
 # SIP-40 error types that a repeated request reproduces (superset/errors.py, SupersetErrorType).
 DETERMINISTIC_ERROR_TYPES = frozenset(
     {
@@ -223,20 +221,27 @@ class SupersetClient:
         if status == 429:
             seconds = retry_after_seconds(response.headers.get("Retry-After"))
             raise RateLimited(f"{self.env_id}: HTTP 429", retry_after="?" if seconds is None else seconds)
-        detail = f"{self.env_id}: HTTP {status}"
-        if status == 403 or _security_error_type(response) or _permission_refusal(response):
-            # Superset's own permissions refused this user: say so with its words (DESIGN §15).
-            raise SupersetDenied(detail, env=self.env_id, reason=_error_detail(response), status=status)
-        if status >= 500:
-            error_type = _deterministic_error_type(response)
-            if error_type:
-                # Superset refused the request itself (e.g. DML on a read-only database): nothing changed and a
-                # repeat would fail the same way.
-                raise UpstreamError(f"{detail} {error_type}: {_error_detail(response)}", status=status)
+        info = superset_error(response)
+        detail = f"{self.env_id}: HTTP {status} {info.error_type}: {info.upstream}".replace(" :", ":")
+        if status >= 500 and not info.denied and info.error_type not in DETERMINISTIC_ERROR_TYPES:
             if mutating:
-                raise StatusUnknown(detail)
-            raise UpstreamUnavailable(detail, env=self.env_id)
-        raise UpstreamError(f"{detail} {_error_detail(response)}", status=status)
+                raise StatusUnknown(f"{self.env_id}: HTTP {status}")
+            raise UpstreamUnavailable(f"{self.env_id}: HTTP {status}", env=self.env_id)
+        # Superset refused the request itself — its permissions (403, a *_SECURITY_ACCESS_ERROR: DESIGN §15, never
+        # retried, never as another account) or a deterministic error (a missing column, DML on a read-only
+        # database): nothing changed and a repeat would fail the same way. The user reads our sentence naming the
+        # object; Superset's own text goes with it (``upstream``) for the page's detail and the model (issue 30).
+        error = (SupersetDenied if info.denied else UpstreamError)(
+            detail,
+            env=self.env_id,
+            status=status,
+            error_type=info.error_type,
+            upstream=info.upstream,
+            reason=info.upstream,
+            **info.params,
+        )
+        error.message = info.message
+        raise error
 
     async def _send_once(self, method: str, path: str, *, read: bool = False, **kwargs: Any) -> httpx.Response:
         """One request (plus at most one token refresh after a 401); no retry here."""
@@ -343,58 +348,12 @@ def _json_body(response: httpx.Response, env_id: str) -> Any:
     try:
         return response.json()
     except ValueError:
-        raise UpstreamError(f"{env_id}: HTTP {response.status_code} answer is not JSON", status=502) from None
-
-
-def _deterministic_error_type(response: httpx.Response) -> str | None:
-    """Return the SIP-40 ``error_type`` of a 5xx body when it is one a repeat reproduces, else None."""
-    if len(response.content) > _ERROR_BODY_MAX_BYTES or "json" not in response.headers.get("content-type", ""):
-        return None
-    try:
-        errors = response.json().get("errors")
-    except (ValueError, AttributeError):
-        return None
-    for error in errors if isinstance(errors, list) else []:
-        if isinstance(error, dict) and error.get("error_type") in DETERMINISTIC_ERROR_TYPES:
-            return str(error["error_type"])
-    return None
-
-
-def _security_error_type(response: httpx.Response) -> str | None:
-    """Return the SIP-40 ``*_SECURITY_ACCESS_ERROR`` type of an error body (Superset's permission refusals), else
-    None."""
-    if len(response.content) > _ERROR_BODY_MAX_BYTES or "json" not in response.headers.get("content-type", ""):
-        return None
-    try:
-        errors = response.json().get("errors")
-    except (ValueError, AttributeError):
-        return None
-    for error in errors if isinstance(errors, list) else []:
-        if isinstance(error, dict) and str(error.get("error_type", "")).endswith("_SECURITY_ACCESS_ERROR"):
-            return str(error["error_type"])
-    return None
-
-
-# A 5xx saying the user lacks the permission («… user doesn't have permissions to overwrite it»): a refusal of
-# this user, deterministic, not a change of unknown outcome (issue 28 review; ``superset.ownership`` asks first).
-PERMISSION_REFUSAL = re.compile(r"(does ?n[o']t|do not|not) ha(ve|s) (the )?permissions? to", re.I)
-
-
-def _permission_refusal(response: httpx.Response) -> bool:
-    """True for a 5xx whose error says the user lacks the permission (``PERMISSION_REFUSAL``)."""
-    if response.status_code < 500 or len(response.content) > _ERROR_BODY_MAX_BYTES:
-        return False
-    return bool(PERMISSION_REFUSAL.search(_error_detail(response)))
-
-
-def _error_detail(response: httpx.Response) -> str:
-    try:
-        body = response.json()
-    except (ValueError, json.JSONDecodeError):
-        return response.text[:200]
-    if isinstance(body, dict):
-        errors = body.get("errors")
-        if isinstance(errors, list) and errors and isinstance(errors[0], dict) and errors[0].get("message"):
-            return str(errors[0]["message"])[:300]
-        return str(body.get("message") or body.get("msg") or errors or body)[:300]
-    return str(body)[:300]
+        error = UpstreamError(
+            f"{env_id}: HTTP {response.status_code} answer is not JSON",
+            status=502,
+            env=env_id,
+            got=response.status_code,
+            upstream=upstream_text(response),
+        )
+        error.message = NOT_JSON
+        raise error from None

@@ -10,9 +10,12 @@ after the import, once the copy saved before the change holds them (``copies``; 
 
 from typing import Any
 
+from django.utils.translation import ngettext
+
 from agentchat.errors import SupersetDenied
 from agentchat.superset.bundle import Bundle, dashboard_chart_uuids
 from agentchat.superset.client import SupersetClient, rison
+from agentchat.superset.diff_text import quoted_names
 from agentchat.superset.transfer import objects_where
 
 CHART_COLUMNS = ["id", "uuid", "slice_name", "dashboards.id"]
@@ -96,3 +99,27 @@ async def detached_remove(
             continue
         deleted.append({"id": chart["id"], "name": chart["name"]})
     return deleted, refused
+
+
+def detached_text(charts: list[dict[str, Any]], env_id: str) -> str:
+    """«В prod останутся без дашборда 2 графика: «A», «B».» for ``charts`` (``[{"name"}]``), active language."""
+    names = quoted_names(c["name"] for c in charts)
+    return ngettext(
+        "In %(env)s %(count)d chart will be left on no dashboard: %(names)s.",
+        "In %(env)s %(count)d charts will be left on no dashboard: %(names)s.",
+        len(charts),
+    ) % {"env": env_id, "count": len(charts), "names": names}
+
+
+def remove_detached_label(impact: dict[str, Any]) -> str:
+    """The label of the card's ``remove_detached`` option, saying whether the copy saved before keeps them."""
+    n = len(impact["detached"])
+    if impact["copy_first"]:
+        return ngettext(
+            "Also delete this chart after the deploy (the copy saved before keeps it)",
+            "Also delete these %(count)d charts after the deploy (the copy saved before keeps them)",
+            n,
+        ) % {"count": n}
+    return ngettext(
+        "Also delete this chart after the deploy", "Also delete these %(count)d charts after the deploy", n
+    ) % {"count": n}

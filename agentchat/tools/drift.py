@@ -30,31 +30,36 @@ def _moment(value: Any) -> dt.datetime | None:
     return moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
 
 
-async def drift_text(target: SupersetClient, dashboard_ids: list[int], language: str) -> list[str]:
+async def drift_text(target: SupersetClient, dashboard_ids: list[int], languages: list[str]) -> dict[str, list[str]]:
     """Lines «prod изменён после последнего деплоя: «Отчёт» 02.12.2026 14:10 MSK, Иван Петров — эти правки будут
-    потеряны» for the target dashboards ``dashboard_ids`` changed after our last deploy of them, in ``language``.
+    потеряны» for the target dashboards ``dashboard_ids`` changed after our last deploy of them, in each of
+    ``languages`` (Superset is asked once; issue 30: a stored preview is read in the reader's language).
 
     Returns:
-        One line per such dashboard; none when the agent never deployed them or Superset's list cannot be read
-        (the card then says nothing of drift).
+        ``{language: lines}``, one line per such dashboard; none when the agent never deployed them or Superset's
+        list cannot be read (the card then says nothing of drift).
     """
+    none: dict[str, list[str]] = {language: [] for language in languages}
     deployed = await sync_to_async(last_deployed)(target.env_id, list(dashboard_ids)) if dashboard_ids else {}
     if not deployed:
-        return []
+        return none
     try:
         rows = await objects_where(target, "dashboard", "id", sorted(deployed), columns=COLUMNS)
     except ToolError:
-        return []
-    lines = []
-    with in_language(language):
-        for row in rows:
-            changed = _moment(row.get("changed_on_utc"))
-            if changed is None or row.get("id") not in deployed or changed <= deployed[row["id"]]:
-                continue
+        return none
+    changed = []
+    for row in rows:
+        moment = _moment(row.get("changed_on_utc"))
+        if moment is not None and row.get("id") in deployed and moment > deployed[row["id"]]:
             by = row.get("changed_by") or {}
             who = " ".join(p for p in (by.get("first_name"), by.get("last_name")) if p) or "—"
-            lines.append(
+            changed.append({"title": row.get("dashboard_title"), "moment": moment, "who": who})
+    lines = {}
+    for language in languages:
+        with in_language(language):
+            lines[language] = [
                 _("%(env)s was changed after the last deploy: “%(title)s” %(when)s, %(who)s — those edits will be lost")
-                % {"env": target.env_id, "title": row.get("dashboard_title"), "when": when(changed), "who": who}
-            )
+                % {"env": target.env_id, "title": c["title"], "when": when(c["moment"]), "who": c["who"]}
+                for c in changed
+            ]
     return lines

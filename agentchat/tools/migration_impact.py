@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from asgiref.sync import sync_to_async
+from django.conf import settings
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext, pgettext_lazy
 from pydantic import Field, model_validator
@@ -26,12 +27,12 @@ from agentchat.runtime.spec import ToolArgs
 from agentchat.superset.bundle import Bundle, BundleError, bundle_read
 from agentchat.superset.client import SupersetClient, gather_requests
 from agentchat.superset.diff import bundles_diff, diff_summary
-from agentchat.superset.diff_text import changed_lines, quoted_names
+from agentchat.superset.diff_text import changed_lines
 from agentchat.superset.migration_plan import TYPES, MigrationPlan, migration_plan, object_count
 from agentchat.superset.ownership import owners_required
 from agentchat.superset.transfer import dashboards_export, instances_distinct
 from agentchat.tools.copies import Change, copy_needed
-from agentchat.tools.detached import detached_charts
+from agentchat.tools.detached import detached_charts, detached_text, remove_detached_label
 from agentchat.tools.drift import drift_text
 
 # What the import will do, as the heading of the objects it does it to («Создать: 3 графика, 1 датасет.»).
@@ -157,7 +158,8 @@ async def transfer_impact(
     the summary's «Изменения: …» line) and
     ``"drift"`` (``drift.drift_text``: target dashboards edited after our last deploy, also in the summary) and
     ``"copy_first": true`` and the summary's line saying so when the deploy will save the target's current versions
-    first (``copies.copy_before_change``: the target is not dev and something there is overwritten)."""
+    first (``copies.copy_before_change``: the target is not dev and something there is overwritten); ``"summaries"``:
+    the summary in every language of ``LANGUAGES``, so a stored preview is read in its reader's (issue 30)."""
     source = await ctx.superset(source_env_id)
     target = await ctx.superset(target_env_id)
     instances_distinct(source, target)
@@ -167,18 +169,29 @@ async def transfer_impact(
     impact = plan_impact(plan, ctx.language)
     impact["headline"] = impact["summary"]
     change = Change.of_plan(plan, tool="")
-    before, impact["drift"] = await gather_requests(
-        target_before(target, change.dashboard_ids), drift_text(target, change.dashboard_ids, ctx.language)
+    # Every language's texts from one look-up: a stored preview is read in its reader's language (issue 30).
+    languages = list(dict.fromkeys([ctx.language, *(code for code, _name in settings.LANGUAGES)]))
+    before, drift = await gather_requests(
+        target_before(target, change.dashboard_ids), drift_text(target, change.dashboard_ids, languages)
     )
-    impact["changes"] = changes_text(before, bundle, ctx.language)
     detached = await detached_charts(target, before, bundle, change.dashboard_ids) if before else []
     impact["detached"] = [{"id": c["id"], "name": c["name"]} for c in detached]
     impact["copy_first"] = bool(change.dashboard_ids or change.chart_ids) and copy_needed(target)
+    summaries = {}
+    for language in languages:
+        texts = {**impact, "changes": changes_text(before, bundle, language), "drift": drift[language]}
+        with in_language(language):
+            summaries[language] = plan_impact(plan, language)["summary"] + _impact_tail(texts, target_env_id)
+    impact.update(
+        changes=changes_text(before, bundle, ctx.language),
+        drift=drift[ctx.language],
+        summary=summaries[ctx.language],
+        summaries=summaries,
+    )
     with in_language(ctx.language):
-        impact["summary"] += _impact_tail(impact, target_env_id)
         if detached:
             impact["detached_text"] = detached_text(impact["detached"], target_env_id)
-            impact["options"] = [{"name": "remove_detached", "label": _remove_detached_label(impact)}]
+            impact["options"] = [{"name": "remove_detached", "label": remove_detached_label(impact)}]
     return impact
 
 
@@ -217,29 +230,6 @@ def _impact_tail(impact: dict[str, Any], env_id: str) -> str:
     if impact["copy_first"]:
         parts.append(_("A copy of the current version is saved before the change."))
     return "".join(" " + part for part in parts)
-
-
-def detached_text(charts: list[dict[str, Any]], env_id: str) -> str:
-    """«В prod останутся без дашборда 2 графика: «A», «B».» for ``charts`` (``[{"name"}]``), active language."""
-    names = quoted_names(c["name"] for c in charts)
-    return ngettext(
-        "In %(env)s %(count)d chart will be left on no dashboard: %(names)s.",
-        "In %(env)s %(count)d charts will be left on no dashboard: %(names)s.",
-        len(charts),
-    ) % {"env": env_id, "count": len(charts), "names": names}
-
-
-def _remove_detached_label(impact: dict[str, Any]) -> str:
-    n = len(impact["detached"])
-    if impact["copy_first"]:
-        return ngettext(
-            "Also delete this chart after the deploy (the copy saved before keeps it)",
-            "Also delete these %(count)d charts after the deploy (the copy saved before keeps them)",
-            n,
-        ) % {"count": n}
-    return ngettext(
-        "Also delete this chart after the deploy", "Also delete these %(count)d charts after the deploy", n
-    ) % {"count": n}
 
 
 class MigrationArgs(ToolArgs):

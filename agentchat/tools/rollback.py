@@ -36,9 +36,8 @@ from agentchat.superset.diff_text import changed_lines, quoted_names
 from agentchat.superset.ownership import owners_required
 from agentchat.superset.transfer import TransferError, bundle_import, dashboards_export, objects_where
 from agentchat.tools.copies import Change, copy_before_change, copy_needed, copy_read
-from agentchat.tools.detached import charts_on_dashboards, detached_charts, objects_delete
+from agentchat.tools.detached import charts_on_dashboards, detached_charts, detached_text, objects_delete
 from agentchat.tools.history import DEPLOY_TOOLS
-from agentchat.tools.migration_impact import detached_text
 
 CHANGES_MAX = 30
 

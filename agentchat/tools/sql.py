@@ -7,7 +7,7 @@ from pydantic import ConfigDict, Field, field_validator, model_validator
 from agentchat.context.ids import ObjectId
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
-from agentchat.runtime.spec import ToolArgs
+from agentchat.runtime.spec import ToolArgs, ToolSpec
 from agentchat.superset.client import SupersetClient
 from agentchat.superset.sql_safety import (
     DIALECT_CHOICES,
@@ -23,6 +23,7 @@ from agentchat.tools.superset import ENV_ID_FIELD
 SQL_MAX_CHARS = 20_000
 DEFAULT_ROW_LIMIT = 100
 MAX_ROW_LIMIT = 1000
+CSV_MAX_ROWS = 100_000  # rows of a result's CSV download (issue 30 item 4); Superset's SQL_MAX_ROW is its own cap
 
 
 class FormatSqlArgs(ToolArgs):
@@ -152,9 +153,9 @@ async def superset_execute_sql(ctx: ToolContext, args: ExecuteSqlArgs) -> dict[s
     LIMIT of the query itself is kept.
 
     Returns:
-        ``{"env_id", "database", "database_id", "schema", "sql", "executed_sql", "columns": [{"name",
-        "type"}], "rows": [{column: value}], "row_count", "row_limit", "truncated"}``; ``rows`` holds at most
-        ``row_limit`` rows.
+        ``{"env_id", "superset_url", "database", "database_id", "schema", "sql", "executed_sql", "columns":
+        [{"name", "type"}], "rows": [{column: value}], "row_count", "row_limit", "truncated"}``; ``rows`` holds at
+        most ``row_limit`` rows.
 
     Raises:
         SqlNotAllowed: not a single read statement (no upstream request was made).
@@ -182,6 +183,7 @@ async def superset_execute_sql(ctx: ToolContext, args: ExecuteSqlArgs) -> dict[s
     query = body.get("query") or {}
     return {
         "env_id": args.env_id,
+        "superset_url": client.base_url,
         "database": database.get("name"),
         "database_id": database["id"],
         "schema": schema,
@@ -195,3 +197,24 @@ async def superset_execute_sql(ctx: ToolContext, args: ExecuteSqlArgs) -> dict[s
         "row_limit": args.row_limit,
         "truncated": len(data) > args.row_limit,
     }
+
+
+class ExportSqlArgs(ExecuteSqlArgs):
+    """The arguments of a chat's SQL call, run again for its CSV download with the larger row cap."""
+
+    row_limit: int = Field(CSV_MAX_ROWS, ge=1, le=CSV_MAX_ROWS)
+
+
+# The same tool with the CSV download's row cap: never registered (so never offered to a model), run by
+# ``web.exports`` through the executor, as the user, with the same read-only checks (issue 30 item 4).
+SQL_EXPORT = ToolSpec(
+    name="superset_execute_sql",
+    category="read",
+    env_specific=True,
+    args_schema=ExportSqlArgs,
+    description_ru="Выгрузка результата SQL-запроса в CSV.",
+    description_en="The CSV download of a SQL query's result.",
+    examples_ru=(),
+    examples_en=(),
+    func=superset_execute_sql,
+)

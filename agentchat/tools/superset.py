@@ -164,7 +164,7 @@ async def get_health_summary(ctx: ToolContext, args: DashboardArgs) -> dict[str,
 
     Returns:
         ``{"env_id", "dashboard": {"id", "title", "slug", "published", "owners", "changed_on", "changed_by",
-        "url"}, "charts": [{"id", "name", "viz_type", "description"}], "datasets": [{"id", "name", "schema",
+        "url"}, "charts": [{"id", "name", "viz_type", "description", "url"}], "datasets": [{"id", "name", "schema",
         "database"}], "git": {"branch", "tracked", "committed", "changes": {"added", "modified", "removed"},
         "last_commit"} | {"error"}, "validation": {"run_id", "status", "summary", "findings_total", "by_rule",
         "created_at", …} | None}`` (DESIGN §8: health = metadata, charts, datasets, git status, latest validation).
@@ -199,6 +199,7 @@ async def get_health_summary(ctx: ToolContext, args: DashboardArgs) -> dict[str,
                 "name": c.get("slice_name"),
                 "viz_type": c.get("viz_type") or (c.get("form_data") or {}).get("viz_type"),
                 "description": c.get("description"),
+                "url": f"{client.base_url}/explore/?slice_id={c.get('id')}",
             }
             for c in charts.get("result", [])
         ],

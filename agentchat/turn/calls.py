@@ -32,7 +32,7 @@ from agentchat.toolset.selection import Offer, not_offered_detail, tool_call_ref
 from agentchat.turn.pointing import points_at_page
 from agentchat.turn.recording import call_started_record, tool_result_record
 from agentchat.turn.rendering import card_refused_event, card_required_event
-from agentchat.turn.results import result_html
+from agentchat.turn.results import result_html, result_note
 from agentchat.turn.steps import AwaitingDecision
 from agentchat.turn.truth import REPAIRABLE
 from policies import services as policy
@@ -228,7 +228,10 @@ class CallRunner:
             refused again (issue 32 item 3).
         """
         payload = tool_message_payload(
-            outcome, max_chars=settings.TOOL_RESPONSE_MAX_CHARS, answer_in=language_name(language)
+            outcome,
+            max_chars=settings.TOOL_RESPONSE_MAX_CHARS,
+            answer_in=language_name(language),
+            shown_to_user=result_note(tool),
         )
         await database_sync_to_async(tool_result_record)(
             user=self.user,
@@ -253,7 +256,7 @@ class CallRunner:
                     duration_ms=outcome.duration_ms,
                     summarised=payload.summarised,
                     task_id=task_id or None,
-                    html=result_html(tool, outcome.result) if outcome.ok else None,
+                    html=result_html(tool, outcome.result, conversation_id=conversation.pk, call_id=call_id),
                 )
             )
         repair = outcome.error_code in REPAIRABLE and confirmation_id is None and tool not in self.repairing
@@ -262,7 +265,7 @@ class CallRunner:
         elif not outcome.ok and outcome.error_code != NOT_APPLICABLE:  # a reason, said in the answer
             # A failed outcome always carries its code and text (``tool_execute``); the fallbacks only type it.
             code, message = outcome.error_code or "internal", outcome.error_message or ""
-            await self.emit(ErrorEvent(code=code, message=message, call_id=call_id))
+            await self.emit(ErrorEvent(code=code, message=message, detail=outcome.error_detail, call_id=call_id))
         return ToolMessage(content=payload.content, tool_call_id=call_id, status=payload.status)
 
     async def _execute(

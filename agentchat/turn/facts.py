@@ -19,6 +19,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 from agentchat.language import language_name
 from agentchat.llm.offline.answers import answer_from_result
 from agentchat.llm.offline.answers.base import writer_for
+from agentchat.llm.offline.answers.markup import md_plain
 from agentchat.turn.truth import Failure, problems_checked, turn_failures, turn_results, unfounded_checked
 
 # Keys of results that are internal bookkeeping, not facts about an object (a file, a hash, a path on our server).
@@ -69,7 +70,9 @@ def result_view(tool: str, content: str, language: str) -> str:
     # The object a call acted on (a replaced id said, never silent: SC-001, ``turn.calls``) stays as it is.
     used = {"object_used": result["object_used"]} if "object_used" in result else {}
     if writer_for(tool) is not None:
-        facts = answer_from_result(tool, result, language)
+        # The answer's links (issue 30) are for the page; the model reads their labels (a small model misread
+        # addresses as facts).
+        facts = md_plain(answer_from_result(tool, result, language))
         return json.dumps({**used, "facts": facts, **told}, ensure_ascii=False)
     return json.dumps({**used, **plain(result), **told}, ensure_ascii=False)
 

@@ -9,7 +9,10 @@ server, so the browser only ever inserts HTML this module produced:
   ``href`` only for ``http``/``https`` (``javascript:``, ``data:`` and the rest are dropped) and always gets
   ``rel="noopener noreferrer"`` (a relative link, e.g. ``/dashboards/7/``, stays on this site);
 - format and control characters (bidi overrides such as U+202E, zero-width ones) are shown as ``⟨U+202E⟩``, never
-  interpreted, so a Superset title cannot reorder or hide what the answer says (issue 13, names shown visibly).
+  interpreted, so a Superset title cannot reorder or hide what the answer says (issue 13, names shown visibly);
+- a list ends where the text stops writing list items (``lists_closed``): a line that starts at the margin right
+  after a list item begins a new paragraph instead of continuing the item (CommonMark's "lazy continuation", which
+  drew «Датасеты: …», «Владельцы: …» inside the last chart's bullet; issue 30 item 1).
 """
 
 import functools
@@ -48,6 +51,47 @@ def visible_format_characters(text: str) -> str:
     return _INVISIBLE.sub(lambda m: f"⟨U+{ord(m.group()):04X}⟩", text)
 
 
+_LIST_ITEM = regex.compile(r"^(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
+_FENCE = regex.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+def lists_closed(text: str) -> str:
+    """Return ``text`` with a blank line put between a list and a line that follows it at the margin.
+
+    CommonMark continues a list item's paragraph with any following line that is not a new block ("lazy
+    continuation"), so ``"- a\n- b\nOwners: x"`` draws «Owners: x» inside item «b». Written that way, the line
+    is meant as the next paragraph: this puts the blank line in. Lines indented under an item (its own
+    continuation, a nested list) and fenced code blocks are left as they are.
+
+    Args:
+        text: Markdown text.
+
+    Returns:
+        The same text, with ``"\n"`` added before each such line (never inside a fenced code block).
+    """
+    out: list[str] = []
+    in_list = False
+    fence: str | None = None
+    for line in text.split("\n"):
+        opening = _FENCE.match(line)
+        if fence is not None:
+            if opening and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence):
+                fence = None
+            out.append(line)
+            continue
+        if opening:
+            fence = opening.group(1)
+        if not line.strip():
+            in_list = False
+        elif _LIST_ITEM.match(line):
+            in_list = True
+        elif in_list and not line[:1].isspace():
+            out.append("")
+            in_list = False
+        out.append(line)
+    return "\n".join(out)
+
+
 @functools.cache
 def _parser() -> MarkdownIt:
     # Raw HTML off; ``breaks``: a single line break is a line break (chat answers, the offline templates);
@@ -70,7 +114,7 @@ def markdown_html(text: str) -> str:
     """
     if not text:
         return ""
-    html = _parser().render(visible_format_characters(text))
+    html = _parser().render(lists_closed(visible_format_characters(text)))
     return nh3.clean(
         html,
         tags=set(TAGS),

@@ -117,6 +117,7 @@ def tool_result_record(
                 "category": category,
                 "summarised": payload.summarised,
                 "message": outcome.error_message,
+                **({"upstream": outcome.error_detail} if outcome.error_detail else {}),
                 "confirmation_id": confirmation_id,
                 "acting": outcome.acting,
                 **({"source": "superset"} if outcome.error_code == "superset_denied" else {}),

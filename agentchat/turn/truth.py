@@ -27,6 +27,13 @@ from agentchat.runtime.titles import tool_title
 REPAIRABLE = frozenset({"invalid_args", "invented_argument"})
 # ToolMessage error codes of calls that did not run by someone's decision or for the model's arguments.
 NOT_FAILURES = frozenset({"denied", "expired", "cancelled", "permission_denied"}) | REPAIRABLE
+# An answer that asks the user for something, with or without a question mark: «Извините, уточните имя ветки.»,
+# «Пришлите запрос.», "Please provide the SQL." (``unfounded_checked`` keeps it; it states nothing).
+_ASKS = re.compile(
+    r"\?|\b(?:уточните|укажите|пришлите|пришли|назовите|напишите|выберите|откройте|дайте|введите|скажите|"
+    r"please|specify|provide|tell me|choose)\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -80,8 +87,8 @@ def failures_told(text: str, failures: Sequence[Failure], language: str | None =
         return text
     with in_language(language):
         lines = [
-            gettext("%(title)s did not run: %(reason)s.")
-            % {"title": capfirst(tool_title(f.tool)), "reason": f.reason.rstrip(".")}
+            gettext("%(tool_title)s did not run: %(reason)s.")
+            % {"tool_title": capfirst(tool_title(f.tool)), "reason": f.reason.rstrip(".")}
             for f in missing
         ]
     return "\n\n".join(part for part in (text.rstrip(), "\n".join(lines)) if part)
@@ -152,7 +159,7 @@ def unfounded_checked(text: str, messages: Sequence[BaseMessage], language: str 
             except ValueError:
                 return text
     refused = [p for p in payloads if isinstance(p, dict) and p.get("error") in REPAIRABLE]
-    if not refused or len(refused) != len(payloads) or "?" in text:
+    if not refused or len(refused) != len(payloads) or _ASKS.search(text):
         return text
     asked = next((str(p["ask_user"]) for p in refused if p.get("ask_user")), "")
     if asked:

@@ -8,6 +8,7 @@ from typing import IO, Any
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.http import Http404, QueryDict
+from django.template.loader import render_to_string
 from rest_framework import exceptions, status
 from rest_framework.parsers import BaseParser
 from rest_framework.request import Request
@@ -23,6 +24,7 @@ from agentchat.conversations.selectors import (
     context_label,
     conversation_get,
     conversation_predates_context,
+    conversations_of,
 )
 from agentchat.guard import cards
 from agentchat.guard.confirmations import not_run
@@ -143,6 +145,16 @@ class ContextView(APIView):
         return Response(context)
 
 
+class ConversationListView(APIView):
+    """``GET /api/agent/conversations/?q=…``: the history list's items (``{"html"}``, the same partial the page
+    renders), the user's conversations whose title or a question contains ``q``; all recent ones without it."""
+
+    def get(self, request: AuthenticatedRequest) -> Response:
+        query = str(request.query_params.get("q", ""))[:200]
+        history = conversations_of(user=request.user, query=query)
+        return Response({"html": render_to_string("pages/_history_items.html", {"history": history}, request)})
+
+
 class ConversationView(APIView):
     """``GET /api/agent/conversations/<id>/``: the user's conversation with its visible messages."""
 
@@ -180,7 +192,8 @@ def conversation_timeline(conversation: Conversation, rows: list[Message]) -> li
 
     Returns:
         ``[{"kind": "message", "id", "role", "content"} (+ ``"html"``, an answer's rendered Markdown) |
-        {"kind": "tool", "id", "tool", "title", "ok"} (+ ``"html"``, the result's view: a SQL result's table) |
+        {"kind": "tool", "id", "tool", "title", "ok"} (+ ``"html"``, the result's view: a SQL result's table; a
+        failed call's ``"message"`` and Superset's ``"detail"``) |
         {"kind": "card", "id", "status", "html"}]``.
     """
     language = settings.LANGUAGE_CODE  # each tool line speaks the language of the turn it ran in
@@ -219,13 +232,16 @@ def conversation_timeline(conversation: Conversation, rows: list[Message]) -> li
 
 
 def _result_view(m: Message) -> dict[str, str]:
-    """``{"html": …}`` of a stored tool result that has a view of its own (``turn.results``), else ``{}``."""
-    if m.status == "error":
-        return {}
+    """``{"html": …}`` of a stored tool result that has a view of its own (``turn.results``); for a failed call
+    the stored ``{"message", "detail"}`` the live line showed; else ``{}``."""
     try:
-        html = result_html(m.tool_name, json.loads(m.content))
+        payload = json.loads(m.content)
     except ValueError:  # json.JSONDecodeError: a result stored as text
         return {}
+    if m.status == "error":
+        failed = payload if isinstance(payload, dict) else {}
+        return {key: str(failed[key]) for key in ("message", "detail") if failed.get(key)}
+    html = result_html(m.tool_name, payload, conversation_id=m.conversation_id, call_id=m.tool_call_id)
     return {"html": html} if html else {}
 
 

@@ -6,13 +6,19 @@ Thin edge: parse the form, call ``identity.services``, redirect back with a mess
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
 from django.utils.translation import gettext
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 
 from agentchat.errors import ApplicationError, IdentityMissing, UpstreamUnavailable
-from agentchat.identity.services import ApiKeyRefused, identity_add_api_key, identity_remove
+from agentchat.identity.services import (
+    ApiKeyRefused,
+    identities_of,
+    identity_add_api_key,
+    identity_of,
+    identity_remove,
+)
 
 MAX_KEY_CHARS = 512
 
@@ -47,9 +53,27 @@ def identity_api_key_add(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def identity_delete(request: HttpRequest, identity_id: int) -> HttpResponse:
-    """``POST /settings/identities/<id>/delete/``: remove one of the user's identities (another user's: nothing)."""
-    if identity_remove(user=request.user, identity_id=identity_id):  # type: ignore[arg-type]
-        messages.success(request, gettext("Superset identity removed."))
+    """``/settings/identities/<id>/delete/``: GET asks to confirm, saying what is removed — agentchat's link to
+    that Superset account, not the account — and what follows; POST removes it (another user's: 404).
+
+    The message names what was removed (issue 30: «Учётная запись Superset удалена» said the account was gone).
+    """
+    user = request.user
+    identity = identity_of(user=user, identity_id=identity_id)  # type: ignore[arg-type]
+    if identity is None:
+        raise Http404
+    if request.method == "GET":
+        spare = any(
+            other.pk != identity.pk and other.environment_id == identity.environment_id and other.state == "active"
+            for other, _in_use in identities_of(user=user)  # type: ignore[arg-type]
+        )
+        return render(request, "pages/identity_delete.html", {"identity": identity, "spare": spare})
+    if identity_remove(user=user, identity_id=identity_id):  # type: ignore[arg-type]
+        text = gettext(
+            "The link to the Superset account “%(username)s” in %(env)s was removed; the account itself did not "
+            "change in Superset."
+        )
+        messages.success(request, text % {"username": identity.superset_username, "env": identity.environment.env_id})
     return redirect("settings")

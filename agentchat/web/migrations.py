@@ -15,7 +15,9 @@ from django.utils import translation
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from agentchat.context.display import visible
 from agentchat.errors import ToolError
+from agentchat.guard.cards import IMPACT_ACTIONS, IMPACT_TYPES
 from agentchat.models import Migration, TaskRecord
 from agentchat.runtime import plans
 from agentchat.runtime.background import task_stopped
@@ -83,7 +85,8 @@ class MigrationForm(forms.Form):
         target_field = cast(forms.ChoiceField, self.fields["target_env_id"])
         dashboards_field = cast(forms.ChoiceField, self.fields["dashboard_ids"])
         target_field.choices = [(env_id, env_id) for env_id in targets]
-        dashboards_field.choices = [(d["id"], d["title"]) for d in dashboards]
+        # Superset's titles as every page shows them: bidi and other format characters visible (⟨U+202E⟩).
+        dashboards_field.choices = [(d["id"], visible(d["title"] or "")) for d in dashboards]
 
     def clean_target_env_id(self) -> str:
         target = str(self.cleaned_data["target_env_id"])
@@ -237,5 +240,30 @@ async def migration(request: AuthenticatedHttpRequest, migration_id: int) -> Htt
             route=route,
         ),
         "preview_databases": [o for o in (row.preview or {}).get("objects", []) if o.get("type") == "database"],
+        "preview": preview_shown(row.preview, translation.get_language() or settings.LANGUAGE_CODE),
     }
     return await _page(request, "pages/migration.html", context)
+
+
+def preview_shown(preview: dict[str, Any] | None, language: str) -> dict[str, Any] | None:
+    """A stored preview as its reader reads it (issue 30 item 3: an English page showed the Russian summary the
+    preview was written in, and codes such as ``dashboard``/``overwrite``): the summary in ``language`` when the
+    preview stored one (``summaries``, every language of ``LANGUAGES``), else the one it has; each object's type and
+    planned action by their labels in the active language (``guard.cards``, as the card shows them).
+
+    Returns:
+        ``{"summary", "objects": [{…, "type_label", "action_label"}]}``, or None without a preview.
+    """
+    if not preview:
+        return None
+    summary = (preview.get("summaries") or {}).get(language) or preview.get("summary") or ""
+    objects = [
+        {
+            **o,
+            "type_label": str(IMPACT_TYPES.get(str(o.get("type")), o.get("type"))),
+            "action_label": str(IMPACT_ACTIONS.get(str(o.get("action")), o.get("action"))),
+        }
+        for o in preview.get("objects") or []
+        if isinstance(o, dict)
+    ]
+    return {"summary": summary, "objects": objects}

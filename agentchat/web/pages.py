@@ -18,14 +18,16 @@ class PageDataUnavailable(ApplicationError):
     """Superset could not provide the page's data; ``text()`` is the tool's own explanation (in the page's
     language).
 
-    ``not_found`` is True when Superset answered 404 (the object does not exist in that environment).
+    ``not_found`` is True when Superset answered 404 (the object does not exist in that environment);
+    ``upstream`` is Superset's own text (shown folded under the sentence, issue 30), ``""`` when none.
     """
 
     code = "upstream_unavailable"
 
-    def __init__(self, message: str, *, not_found: bool = False):
+    def __init__(self, message: str, *, not_found: bool = False, upstream: str = ""):
         super().__init__(message)
         self.not_found = not_found
+        self.upstream = upstream
 
     def text(self, language: str = "") -> str:
         return self.detail
@@ -47,7 +49,9 @@ async def page_tool(user: User, tool: str, **args: Any) -> Any:
     )
     if not outcome.ok:
         raise PageDataUnavailable(
-            outcome.error_message or outcome.error_code or "", not_found=outcome.upstream_status == 404
+            outcome.error_message or outcome.error_code or "",
+            not_found=outcome.upstream_status == 404,
+            upstream=outcome.error_detail or "",
         )
     return outcome.result
 

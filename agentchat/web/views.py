@@ -20,6 +20,7 @@ from agentchat.errors import not_found_text
 from agentchat.identity.services import identities_of
 from agentchat.llm import provider_label
 from agentchat.web.chat_texts import chat_texts
+from agentchat.web.greeting import greeting_examples
 from agentchat.web.pages import PageDataUnavailable, agent_link, dataset_detail, page_tool
 from policies import services as policy
 from policies.models import Environment
@@ -63,7 +64,7 @@ async def _failed(
     if exc.not_found and obj is not None:
         context["error"] = not_found_text(obj[0], obj[1], context["environment"].env_id)
     else:
-        context["error"] = exc.text()
+        context["error"], context["error_detail"] = exc.text(), exc.upstream
     return await _page(request, template, context, status=404 if exc.not_found else 502)
 
 
@@ -173,7 +174,13 @@ async def settings_page(request: AuthenticatedHttpRequest) -> HttpResponse:
     that adds a personal API key (``web/identities.py``, DESIGN §15)."""
     roles = await sync_to_async(policy.user_roles)(user=request.user)
     owned = await sync_to_async(identities_of)(user=request.user)
-    context = {"roles": roles, "identities": owned, "agent_url": "/agent", "route": "/settings/"}
+    context = {
+        "roles": roles,
+        "identities": owned,
+        "used_envs": {identity.environment.env_id for identity, in_use in owned if in_use},
+        "agent_url": "/agent",
+        "route": "/settings/",
+    }
     return await _page(request, "pages/settings.html", context)
 
 
@@ -189,5 +196,8 @@ async def agent(request: AuthenticatedHttpRequest) -> HttpResponse:
         query["objectName"] = shown
         return redirect(f"{request.path}?{query.urlencode()}")
     history = await sync_to_async(conversations_of)(user=request.user)
-    context = {"provider": provider_label(), "history": history, "chat_texts": chat_texts()}
+    examples = await sync_to_async(greeting_examples)(
+        user=request.user, object_type=request.GET.get("objectType"), env_id=request.GET.get("envId") or None
+    )
+    context = {"provider": provider_label(), "history": history, "chat_texts": chat_texts(), "examples": examples}
     return await _page(request, "pages/agent.html", context)

@@ -58,6 +58,32 @@
     el.dataset.testid = "context-unavailable";
   }
 
+  function dropGreeting() {
+    const greeting = $("greeting");
+    if (greeting) greeting.remove();
+  }
+
+  // An empty chat's example questions (templates/pages/agent.html): one click asks it (issue 30).
+  messages.addEventListener("click", (ev) => {
+    const example = ev.target.closest("[data-example]");
+    if (!example) return;
+    $("input").value = example.textContent.trim();
+    $("composer").requestSubmit();
+  });
+
+  // The history's search box: the list from GET /api/agent/conversations/?q= (titles and questions).
+  let searchTimer = null;
+  $("history-search").addEventListener("input", (ev) => {
+    clearTimeout(searchTimer);
+    const query = ev.target.value;
+    searchTimer = setTimeout(async () => {
+      const resp = await fetch(`/api/agent/conversations/?q=${encodeURIComponent(query)}`, { credentials: "same-origin" });
+      if (!resp.ok) return;
+      $("history").innerHTML = (await resp.json()).html;
+      if (conversationId) markHistory(conversationId);
+    }, 250);
+  });
+
   function markHistory(id, title) {
     const list = $("history");
     let item = list.querySelector(`[data-conversation="${id}"]`);
@@ -68,7 +94,17 @@
       item = document.createElement("a");
       item.href = `/agent?conversation=${id}`;
       item.dataset.conversation = String(id);
-      item.textContent = title || "—";
+      const heading = document.createElement("span");
+      heading.className = "history-title";
+      heading.textContent = title || "—";
+      item.appendChild(heading);
+      const label = context && context.objectType ? `${t("object_" + context.objectType)} #${context.objectId || "?"}` : "";
+      if (label) {
+        const object = document.createElement("span");
+        object.className = "history-object";
+        object.textContent = label + " ";
+        item.prepend(object);
+      }
       li.appendChild(item);
       list.prepend(li);
     }
@@ -105,6 +141,20 @@
       el.dataset.testid = "assistant-message";
     }
     return el;
+  }
+
+  /** Superset's own text about a failure, folded under the sentence the user reads (issue 30 item 3). */
+  function addDetail(line, detail) {
+    if (!detail) return;
+    const box = document.createElement("details");
+    box.className = "upstream-detail";
+    box.dataset.testid = "upstream-detail";
+    const summary = document.createElement("summary");
+    summary.textContent = t("superset_said");
+    const text = document.createElement("pre");
+    text.textContent = detail;
+    box.append(summary, text);
+    line.appendChild(box);
   }
 
   /** The result view the server rendered (a SQL result as a table, DESIGN §6) right under its tool line. */
@@ -192,10 +242,12 @@
       if (line) {
         line.classList.add("tool-failed");
         line.firstChild.textContent += ` — ${f.message}`;
+        addDetail(line, f.detail);
         return;
       }
       if (f.client_id) outstanding.delete(f.client_id);
       const shown = appendText(`⚠ ${f.message}`, "msg-error");
+      addDetail(shown, f.detail);
       if (f.text) offerResend(shown, f.text); // busy, or a message whose turn failed: one click sends it again
       if (f.code === "invalid_context" && !contextRejected) {
         contextRejected = true;
@@ -311,13 +363,16 @@
       describeContext();
       if (!data.context_available) noteUnavailable();
     }
+    if ((data.timeline || data.messages || []).length) dropGreeting();
     // The timeline is what the chat showed: messages, system lines, tool lines and decided cards, in order.
     for (const e of data.timeline || data.messages.map((m) => ({ kind: "message", ...m }))) {
       if (e.kind === "card") {
         window.AgentCards.show({ confirmation_id: e.id, html: e.html });
       } else if (e.kind === "tool") {
-        const el = appendText(`${e.ok ? "✓" : "✗"} ${e.title}`, "tool-status");
+        const el = appendText(`${e.ok ? "✓" : "✗"} ${e.title}` + (e.message ? ` — ${e.message}` : ""), "tool-status");
         el.title = e.tool;
+        if (!e.ok) el.classList.add("tool-failed");
+        addDetail(el, e.detail);
         if (e.html) showResult(el, e.html);
       } else {
         const cls = e.role === "user" ? "msg-user" : e.role === "system" ? "msg-system" : "msg-assistant";
@@ -333,11 +388,25 @@
 
   window.AgentCards.attach(messages, send);
 
+  // «Копировать» of a SQL result: the drawn rows as tab-separated text (pastes into a spreadsheet as cells).
+  messages.addEventListener("click", (ev) => {
+    const button = ev.target.closest("[data-action=copy-table]");
+    if (!button) return;
+    const table = button.closest(".tool-result").querySelector("table");
+    const tsv = [...table.rows].map((row) => [...row.cells].map((c) => c.innerText.trim()).join("\t")).join("\n");
+    const done = () => {
+      button.textContent = t("copied");
+      setTimeout(() => { button.textContent = t("copy"); }, 2000);
+    };
+    if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(tsv).then(done, () => {});
+  });
+
   $("composer").addEventListener("submit", (ev) => {
     ev.preventDefault();
     const input = $("input");
     const text = input.value.trim();
     if (!text) return;
+    dropGreeting();
     appendText(text, "msg-user");
     input.value = "";
     loaded.then(() => sendMessage(text));

@@ -8,6 +8,7 @@ from playwright.sync_api import sync_playwright
 
 from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, AppServer, service_mode
 from tests.support.processes import free_port, fresh_database
+from tests.support.screenshots import VIEWPORT
 
 
 @pytest.fixture(scope="session")
@@ -45,3 +46,25 @@ def page(browser):
     pg.set_default_timeout(30_000)
     yield pg
     context.close()
+
+
+LOCALES = {"ru": "ru-RU", "en": "en-US"}
+
+
+@pytest.fixture
+def page_in(browser):
+    """``page_in(language)``: a new signed-out page at 1366×900 of a browser that asks for ``language`` (``ru``
+    or ``en``), allowed to use the clipboard (issue 30's pages in both languages)."""
+    contexts = []
+
+    def make(language: str):
+        context = browser.new_context(locale=LOCALES[language], viewport=VIEWPORT)
+        context.grant_permissions(["clipboard-read", "clipboard-write"])
+        contexts.append(context)
+        made = context.new_page()
+        made.set_default_timeout(30_000)
+        return made
+
+    yield make
+    for context in contexts:
+        context.close()

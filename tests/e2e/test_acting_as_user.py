@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 from tests.support.api_keys import api_key_create, api_key_revoke
 from tests.support.browser import AppServer, ask, login
 from tests.support.processes import free_port, fresh_database
-from tests.support.wording import text
+from tests.support.wording import table_refused
 
 
 @pytest.fixture(scope="module")
@@ -35,10 +35,9 @@ def test_analyst_is_refused_by_superset_and_adds_an_api_key(page, password_serve
     allowed = ask(page, "выполни SELECT COUNT(*) AS n FROM energy_consumption")
     refused = ask(page, "выполни SELECT * FROM regions LIMIT 5")
 
-    refuses = text("ru", "Superset refuses: %(reason)s", reason="")
-    assert refuses.rstrip(": ") not in allowed
-    assert refuses.rstrip() in refused
-    assert "main.regions" in refused
+    refuses = table_refused("ru", "main.regions", "ss-dev")  # Superset refused, naming the table (issue 30)
+    assert refuses not in allowed
+    assert refuses in refused
 
     key, key_uuid = api_key_create("ss-dev", "analyst")
     page.goto(f"{password_server.url}/settings/")

@@ -1,6 +1,6 @@
 """A SQL answer in a real browser (issue 15 items 3 and 5): from the datasets list to a dataset's page, «Спросить
-агента», a SELECT → the result as a table under the tool's line (first 50 rows, «ещё N строк», numbers right,
-NULL visible). The screenshot goes to ``<pytest tmp>/test-results/`` (the path is printed)."""
+агента», a SELECT → the result as a table under the tool's line (first 50 rows, «Показано 50 из 80 строк.», numbers
+right, NULL visible). The screenshot goes to ``<pytest tmp>/test-results/`` (the path is printed)."""
 
 import re
 from pathlib import Path
@@ -39,9 +39,9 @@ def test_sql_result_shows_as_a_table_in_chromium(page, app_server, tmp_path):
     expect(first.nth(0)).to_have_text(str(rows[0]["region"]))
     expect(first.nth(1)).to_have_css("text-align", "right")
     expect(first.nth(2)).to_have_text("NULL")
-    with translation.override("ru"):
-        more = ngettext("%(count)d more row", "%(count)d more rows", len(rows) - 50) % {"count": len(rows) - 50}
-    expect(table.get_by_test_id("sql-more")).to_have_text(more)
+    with translation.override("ru"):  # one count: how many are drawn of how many (issue 30 item 4)
+        shown = ngettext("Shown %(shown)d of %(total)d row.", "Shown %(shown)d of %(total)d rows.", len(rows))
+    expect(table.get_by_test_id("sql-count")).to_have_text(shown % {"shown": 50, "total": len(rows)})
     table.scroll_into_view_if_needed()
     page.screenshot(path=shots / "sql-table.png", full_page=True)
     print(f"screenshots: {shots}")  # noqa: T201 - where a person finds the picture

@@ -18,7 +18,7 @@ from tests.identity.conftest import queries_by_marker
 from tests.support.superset_api import SERVICE_USERNAME, api, datasets_named
 from tests.support.superset_scratch import objects_delete
 from tests.support.tool_runs import run_tool
-from tests.support.wording import text
+from tests.support.wording import table_refused, text
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -40,9 +40,10 @@ async def test_analyst_reads_their_table_is_refused_another_and_superset_names_t
     assert allowed.acting == {"ss-dev": {"kind": "password", "superset_username": "analyst"}}
     assert refused.ok is False
     assert refused.error_code == "superset_denied"
-    reason = refused.error_message.removeprefix(text("ru", "Superset refuses: %(reason)s", reason=""))
-    assert refused.error_message.startswith(text("ru", "Superset refuses: %(reason)s", reason=""))
-    assert "main.regions" in reason  # Superset's own words: «You need access to the following tables: …»
+    # Our sentence names the table and who refused; Superset's own words («You need access to the following
+    # tables: …») come along as the detail (issue 30 item 3).
+    assert refused.error_message == table_refused("ru", "main.regions", "ss-dev")
+    assert refused.error_detail.startswith("You need access to the following tables: `main.regions`")
     assert refused.requests == 2  # the database look-up and the query: never retried, never as another account
     identity = await SupersetIdentity.objects.aget(user=analyst, environment__env_id="ss-dev")
     history = await sync_to_async(queries_by_marker)("ss-dev", marker)

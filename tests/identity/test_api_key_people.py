@@ -23,7 +23,7 @@ from tests.support.api_keys import api_key_create, api_key_revoke
 from tests.support.contexts import ui_context
 from tests.support.frames import Frames
 from tests.support.scripted_llm import scripted, tool_calls_message
-from tests.support.wording import text
+from tests.support.wording import table_refused
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -143,9 +143,9 @@ async def test_analyst_forbidden_query_with_an_api_key_is_refused_with_supersets
     [denied] = [row["extra_data"] for row in rows if row["event_type"] == "permission_denied"]
     assert denied["source"] == "superset"
     assert denied["acting"] == {"ss-dev": {"kind": "api_key", "superset_username": "analyst"}}
-    prefix = text("ru", "Superset refuses: %(reason)s", reason="")
-    assert denied["message"].startswith(prefix)
-    assert "main.regions" in denied["message"]  # Superset's own words: «You need access to the following tables»
+    assert denied["message"] == table_refused("ru", "main.regions", "ss-dev")
+    assert "main.regions" in denied["upstream"]  # Superset's own words: «You need access to the following tables»
     [error] = frames.of("error")
     assert error["code"] == "superset_denied"
     assert error["message"] == denied["message"]
+    assert error["detail"] == denied["upstream"]  # shown folded under the sentence

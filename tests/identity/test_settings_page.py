@@ -6,6 +6,7 @@ import pytest
 from agentchat.identity.crypto import secret_open
 from agentchat.models import SupersetIdentity
 from policies.models import Environment
+from tests.identity.conftest import sign_in
 from tests.support.api_keys import api_key_create, api_key_revoke
 from tests.support.wording import text
 
@@ -82,3 +83,47 @@ def test_a_malformed_key_is_not_accepted_rather_than_superset_unavailable(client
     response = client.post("/settings/identities/", {"env_id": "ss-dev", "api_key": "garbage"}, follow=True)
 
     assert text("ru", "Superset %(env)s did not accept this API key.", env="ss-dev") in response.content.decode()
+
+
+def test_settings_say_which_identity_acts_and_removing_one_asks_first_and_says_what_went(
+    client, password_mode, superset_stack
+):
+    """Issue 30 item 5: a sign-in and an API key in ss-dev both «действует» — the page says the agent acts through
+    the sign-in (``acting_resolve``'s order) and that the key is spare; «Удалить…» asks first, and what it removes
+    is agentchat's link to the Superset account, said so."""
+    user = sign_in("engineer")  # a sign-in's password identity in every environment
+    assert user == password_mode["engineer"]
+    client.force_login(user)
+    key, key_uuid = api_key_create("ss-dev", "engineer")
+    try:
+        client.post("/settings/identities/", {"env_id": "ss-dev", "api_key": key})
+    finally:
+        api_key_revoke("ss-dev", "engineer", key_uuid)
+    signed_in = SupersetIdentity.objects.get(user=user, kind="password", environment__env_id="ss-dev")
+    api_key = SupersetIdentity.objects.get(user=user, kind="api_key")
+
+    html = client.get("/settings/").content.decode()
+    ask = client.get(f"/settings/identities/{signed_in.pk}/delete/")
+    still_there = SupersetIdentity.objects.filter(pk=signed_in.pk).exists()
+    removed = client.post(f"/settings/identities/{signed_in.pk}/delete/", follow=True).content.decode()
+
+    row = html.split('data-env="ss-dev" data-kind="password"', 1)[1].split("</tr>", 1)[0]
+    spare = html.split('data-env="ss-dev" data-kind="api_key"', 1)[1].split("</tr>", 1)[0]
+    assert text("ru", "the agent uses this one") in row
+    assert text("ru", "spare: the agent uses the other one") in spare
+    assert ask.status_code == 200
+    assert still_there
+    assert text("ru", "In %(env)s the agent will then act through your other identity there.", env="ss-dev") in (
+        ask.content.decode()
+    )
+    gone = text(
+        "ru",
+        "The link to the Superset account “%(username)s” in %(env)s was removed; the account itself did not change "
+        "in Superset.",
+        username="engineer",
+        env="ss-dev",
+    )
+    assert gone in removed
+    assert not SupersetIdentity.objects.filter(pk=signed_in.pk).exists()
+    assert text("ru", "the agent uses this one") in removed.split('data-kind="api_key"', 1)[1].split("</tr>", 1)[0]
+    assert SupersetIdentity.objects.filter(pk=api_key.pk).exists()

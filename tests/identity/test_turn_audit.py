@@ -14,7 +14,7 @@ from tests.support.contexts import DASHBOARD_1
 from tests.support.frames import Frames
 from tests.support.scripted_llm import scripted, tool_calls_message
 from tests.support.superset_api import SERVICE_USERNAME
-from tests.support.wording import text
+from tests.support.wording import table_refused, text
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -98,7 +98,8 @@ async def test_superset_refusal_in_a_turn_is_audited_as_permission_denied_from_s
     assert denied[0]["outcome"] == "superset_denied"
     assert denied[0]["extra_data"]["source"] == "superset"
     assert denied[0]["extra_data"]["acting"] == {"ss-dev": {"kind": "password", "superset_username": "analyst"}}
-    assert denied[0]["extra_data"]["message"].startswith(text("ru", "Superset refuses: %(reason)s", reason=""))
+    assert denied[0]["extra_data"]["message"] == table_refused("ru", "main.regions", "ss-dev")
+    assert denied[0]["extra_data"]["upstream"].startswith("You need access to the following tables: `main.regions`")
     assert denied[0]["extra_data"]["retries"] == 0
     assert not [row for row in rows if row["event_type"] == "retry"]
     assert frames.of("tool_finished")[0]["ok"] is False

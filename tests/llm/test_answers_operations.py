@@ -27,9 +27,9 @@ def test_preview_answer_names_each_object_with_its_action():
         ptext("ru", "planned action of an object", "replace (same slug)"),
     )
     chart, create = ptext("ru", "object type", "chart"), ptext("ru", "planned action of an object", "create")
-    assert f"- {dashboard} «Чужой отчёт»: {conflict}" in ru
-    assert f"- {chart} «Потребление»: {create}" in ru
-    assert "- database «Energy»: keep as is" in en
+    assert f"- {dashboard.capitalize()} «Чужой отчёт»: {conflict}" in ru
+    assert f"- {chart.capitalize()} «Потребление»: {create}" in ru
+    assert "- Database “Energy”: keep as is" in en
     assert ru.endswith(text("ru", "Nothing was changed: this is a preview only."))
     assert en.endswith("Nothing was changed: this is a preview only.")
 
@@ -39,7 +39,7 @@ def test_preview_answer_says_how_many_objects_the_summary_left_out():
     sent, summarised = summarise(big, 4000)
     answer = answer_from_result("preview_migration", sent, "ru")
     assert summarised
-    shown = answer.count("- график «График")
+    shown = answer.count("- График «График")
     assert 0 < shown < 300
     assert answer.endswith(plural("ru", "… and %(count)d more", "… and %(count)d more", 300 - shown))
 
@@ -56,17 +56,23 @@ def test_deploy_answer_lists_charts_and_what_was_done():
     ru = answer_from_result("deploy_dashboard", result, "ru")
     en = answer_from_result("deploy_dashboard", result, "en")
     deployed = (
-        "Dashboard “%(title)s” was deployed from %(src)s to %(dst)s (id %(id)s in %(dst)s) and verified: "
-        "%(count)d chart attached.",
-        "Dashboard “%(title)s” was deployed from %(src)s to %(dst)s (id %(id)s in %(dst)s) and verified: "
-        "%(count)d charts attached.",
+        "Dashboard %(title)s was deployed from %(src)s to %(dst)s (id %(id)s in %(dst)s, %(superset)s) and "
+        "verified: %(count)d chart attached.",
+        "Dashboard %(title)s was deployed from %(src)s to %(dst)s (id %(id)s in %(dst)s, %(superset)s) and "
+        "verified: %(count)d charts attached.",
     )
-    params = {"title": "Отчёт", "src": "ss-dev", "dst": "prod", "id": 7}
-    assert ru.startswith(plural("ru", *deployed, 2, **params) + "\n- А\n- Б\nhttp://x/d/7/")
+    params = {
+        "title": "[«Отчёт»](/dashboards/7/?env_id=prod)",
+        "superset": f"[{text('ru', 'open in Superset')}](http://x/d/7/)",
+        "src": "ss-dev",
+        "dst": "prod",
+        "id": 7,
+    }
+    assert ru.startswith(plural("ru", *deployed, 2, **params) + "\n- «А»\n- «Б»\n\n")
     one_chart = plural("ru", "%(count)d chart", "%(count)d charts", 1)
     assert f"{ptext('ru', 'deploy outcome', 'Created')}: {one_chart}." in ru
     assert f"{ptext('ru', 'deploy outcome', 'Overwritten')}: {one_chart}." in ru
-    assert text("ru", "Replaced the dashboard with the same slug: “%(name)s”.", name="Старый") in ru
+    assert text("ru", "Replaced the dashboard with the same slug: %(name)s.", name="«Старый»") in ru
     assert "verified: 2 charts attached." in en
     assert "Created: 1 chart.\nOverwritten: 1 chart.\nReplaced (same slug): 1 dashboard." in en
 
@@ -107,7 +113,7 @@ def test_russian_answers_count_in_the_russian_form_itself(n, found, rows):
     search = {"env_id": "ss-dev", "count": n, "dashboards": [{"id": i, "title": f"D{i}"} for i in range(min(n, 3))]}
     result = {"database": "Energy", "env_id": "ss-dev", "row_count": n, "columns": [{"name": "a"}], "rows": []}
     assert answer_from_result("search_dashboards", search, "ru").startswith(f"{found} в ss-dev.")
-    assert f"в результате {rows}." in answer_from_result("superset_execute_sql", result, "ru")
+    assert f"выполнен: {rows}." in answer_from_result("superset_execute_sql", result, "ru")
 
 
 @pytest.mark.parametrize("language", ["ru", "en"])
@@ -171,14 +177,15 @@ def test_counted_answers_use_the_plural_form_of_their_number(n):
         "columns": [{"name": "a"}, {"name": "b"}],
         "rows": [[i, i] for i in range(n)],
     }
-    counted = ("Query on %(where)s: %(count)d row in the result.", "Query on %(where)s: %(count)d rows in the result.")
+    counted = ("%(total)d row.", "%(total)d rows.")
+    ran = "The query on database %(where)s ran: %(count)s The table is above, under the query's line."
     for language in ("ru", "en"):
         answer = answer_from_result("search_dashboards", search, language)
         assert answer.startswith(plural(language, *found, n, env="ss-dev") + "\n")
         if n > shown:
             assert answer.endswith(plural(language, "… and %(count)d more", "… and %(count)d more", n - shown))
         sql = answer_from_result("superset_execute_sql", rows, language)
-        assert sql.startswith(plural(language, *counted, n, where="Energy (ss-dev)") + "\n")
+        assert sql == text(language, ran, where="Energy (ss-dev)", count=plural(language, *counted, n, total=n))
     for forms in (plural_forms("ru", *found), plural_forms("ru", *counted)):
         one, few, many, twenty_one = forms
         assert len({one, few, many}) == 3  # Russian: three forms

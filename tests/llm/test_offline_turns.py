@@ -78,8 +78,8 @@ async def test_dataset_page_question_reads_the_dataset_of_the_page(users, energy
 async def test_english_dataset_question_gets_an_english_answer(users, energy_dataset):
     frames = await ask(users["analyst"], "what's the underlying table of this dataset?", page("dataset", 1))
     assert frames.tools == ["superset_explore_database"]
-    assert frames.answer.startswith("Dataset “energy_consumption”")
-    assert "Columns:" in frames.answer
+    assert frames.answer.startswith("Dataset [“energy_consumption”](/datasets/1/?env_id=ss-dev) reads ")
+    assert "Columns (5):" in frames.answer
 
 
 async def test_delete_request_is_refused_without_calling_anything(users, energy_dashboard):

@@ -6,10 +6,8 @@ version row) and the tables are not read again.
 """
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db import connection, transaction
-from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
@@ -19,13 +17,6 @@ from tests.support.admin_forms import change_form_data
 
 pytestmark = pytest.mark.django_db(transaction=True)
 TOOL = "get_health_summary"
-
-
-@pytest.fixture
-def root_client(policy_defaults) -> Client:
-    client = Client()
-    client.force_login(get_user_model().objects.create_superuser("root", "root@example.test", "pw"))
-    return client
 
 
 def _tool(cache: PolicyCache, name: str = TOOL):

@@ -2,6 +2,7 @@
 fresh PostgreSQL database, Debian's Chromium (no browser download) and the chat page driven through Playwright."""
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -118,3 +119,22 @@ def login(page, server: AppServer, username: str, password: str = "demo") -> Non
     page.fill("input[name=password]", password)
     page.click("button[type=submit]")
     page.wait_for_url(lambda url: "/accounts/login/" not in url)
+
+
+def open_agent_from(page, server: AppServer, path: str) -> None:
+    """Open the object page ``path`` and press «Спросить агента» (a fresh visit of /agent)."""
+    page.goto(server.url + path)
+    page.get_by_test_id("ask-agent").click()
+    page.wait_for_url(re.compile(r"/agent\?"))
+    page.wait_for_selector("body[data-ws=open]")
+
+
+def final_answer(page, question: str):
+    """Send ``question`` and return the locator of its final answer (``ask`` returns only its text)."""
+    final = "[data-testid=assistant-message][data-final='1']"
+    before = page.locator(final).count()
+    page.fill("[data-testid=chat-input]", question)
+    page.click("[data-testid=send]")
+    answer = page.locator(final).nth(before)
+    expect(answer).to_be_visible(timeout=60_000)
+    return answer

@@ -34,3 +34,15 @@ def plural_forms(language: str, singular: str, plural_: str, numbers: tuple[int,
     """The catalogue's (unformatted) form of the message for each of ``numbers`` in ``language``."""
     with translation.override(language):
         return [ngettext(singular, plural_, n) for n in numbers]
+
+
+# Superset's refusal of a table (SQL Lab's TABLE_SECURITY_ACCESS_ERROR), as the user reads it (issue 30 item 3).
+TABLE_REFUSED = (
+    "Superset refuses you access to the table %(names)s in %(env)s: your Superset role does not include it.",
+    "Superset refuses you access to the tables %(names)s in %(env)s: your Superset role does not include them.",
+)
+
+
+def table_refused(language: str, names: str, env: str, count: int = 1) -> str:
+    """«Superset запрещает вам доступ к таблице main.regions в ss-dev: …» in ``language``."""
+    return plural(language, *TABLE_REFUSED, count, names=names, env=env)

@@ -33,10 +33,9 @@ async def test_search_datasets_by_fragment_database_schema_and_owner(engineer, s
     assert row["database"] == "Energy"
     assert row["kind"] == "virtual"
     assert outcome.result["count"] == 1
-    virtual = ptext("ru", "dataset kind", "virtual")
-    assert f"{virtual_dataset['name']} (id {virtual_dataset['id']}, Energy.main, {virtual})" in answer(
-        "search_datasets", outcome, "ru"
-    )
+    virtual, ref = ptext("ru", "dataset kind", "virtual"), virtual_dataset["id"]
+    linked = f"[«{virtual_dataset['name']}»](/datasets/{ref}/?env_id=ss-dev) (id {ref}, Energy.main, {virtual}, "
+    assert linked in answer("search_datasets", outcome, "ru")
 
 
 async def test_search_datasets_reports_an_unknown_database_instead_of_guessing(engineer, superset_stack):
@@ -191,14 +190,14 @@ async def test_create_physical_dataset_exists_in_superset_and_impact_says_so(
         env="ss-dev",
         id=outcome.result["dataset"]["id"],
     )
-    assert answer("superset_create_dataset", outcome, "ru").startswith(
-        text(
-            "ru",
-            "Created the %(kind)s dataset “%(label)s” in %(where)s",
-            kind=ptext("ru", "dataset kind", "physical"),
-            label=label,
-            where="ss-dev",
-        )
+    created_id = outcome.result["dataset"]["id"]
+    assert answer("superset_create_dataset", outcome, "ru") == text(
+        "ru",
+        "Created dataset %(label)s (%(kind)s) in %(env)s, id %(id)s.",
+        kind=ptext("ru", "dataset kind", "physical"),
+        label=f"[«{label}»](/datasets/{created_id}/?env_id=ss-dev)",
+        env="ss-dev",
+        id=created_id,
     )
     assert again.ok
     assert again.result["created"] is False
@@ -244,7 +243,9 @@ async def test_create_dataset_on_a_missing_table_fails_with_superset_reason(engi
     )
 
     assert outcome.error_code == "upstream_error"
-    assert "no_such_table" in outcome.error_message
+    missing = "There is no table “%(table)s” in the database in %(env)s."
+    assert outcome.error_message == text("ru", missing, table="main.no_such_table", env="ss-dev")
+    assert "could not be found" in outcome.error_detail  # Superset's words, folded under the sentence
     assert datasets_named("ss-dev", "no_such_table") == []
 
 

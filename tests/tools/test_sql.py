@@ -38,10 +38,9 @@ async def test_cte_select_returns_the_rows_superset_returns(engineer, superset_s
     assert outcome.result["database"] == "Energy"
     assert [c["name"] for c in outcome.result["columns"]] == ["region", "mwh"]
     reply = answer("superset_execute_sql", outcome, "ru")
-    counted = ("Query on %(where)s: %(count)d row in the result.", "Query on %(where)s: %(count)d rows in the result.")
-    assert reply.startswith(plural("ru", *counted, len(expected), where="Energy (ss-dev)") + "\n")
-    mwh = expected[0]["mwh"]
-    assert f"{expected[0]['region']} | {round(mwh, 6) if isinstance(mwh, float) else mwh}" in reply
+    count = plural("ru", "%(total)d row.", "%(total)d rows.", len(expected), total=len(expected))
+    ran = "The query on database %(where)s ran: %(count)s The table is above, under the query's line."
+    assert reply == text("ru", ran, where="Energy (ss-dev)", count=count)  # the rows are the page's table only
 
 
 async def test_row_cap_limits_rows_and_says_there_are_more(engineer, superset_stack):
@@ -115,7 +114,9 @@ async def test_database_error_is_reported_once_not_as_an_outage(engineer, supers
 
     assert not outcome.ok
     assert outcome.error_code == "upstream_error"
-    assert "no_such_table" in outcome.error_message
+    missing = "The query names a table that does not exist in %(env)s: “%(table)s”."
+    assert outcome.error_message == text("ru", missing, env="ss-dev", table="no_such_table")
+    assert "no such table: no_such_table" in outcome.error_detail  # SQLite's words, for the detail
     assert outcome.retries == 0
 
 

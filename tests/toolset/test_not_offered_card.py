@@ -8,6 +8,7 @@ import re
 
 import pytest
 from channels.db import database_sync_to_async
+from django.utils.text import capfirst
 from langchain_core.messages import ToolMessage
 
 from agentchat.guard.cards import card_decided
@@ -55,16 +56,16 @@ async def test_a_tool_another_page_offers_is_refused_for_the_page_not_for_a_role
     page = ptext(language, "on a page", "a dashboard page")
     reason = text(
         language,
-        "%(title)s is not used on %(page)s; it is offered only on a page without an object.",
-        title=text(language, "the dashboard's git status"),
+        "%(tool_title)s is not used on %(page)s; it is offered only on a page without an object.",
+        tool_title=capfirst(text(language, "the dashboard's git status")),
         page=page,
     )
     assert text(language, "Not available on this page") in html
     assert text(language, "Not enough permissions") not in html
     assert text(language, "Required role") not in html
     assert 'data-reason="not_offered"' in card["html"]
-    assert reason[1:] in html  # the card's sentence starts with the title, capitalised
-    assert reason[1:] in told["message"]  # what the model is told to say
+    assert reason in html  # «Инструмент «Git-статус дашборда» не используется на странице дашборда: …»
+    assert reason in told["message"]  # what the model is told to say
     assert visible(card_decided(row)) == html  # the history shows the same card
 
 

@@ -6,9 +6,7 @@ set is what the scripted chat model was offered on each message of one conversat
 
 import pytest
 from asgiref.sync import async_to_sync
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
-from django.test import Client
 from django.urls import reverse
 
 from agentchat.runtime.registry import registry
@@ -44,14 +42,6 @@ def offered_on_message(user, object_type: str | None, conversation_id: int | Non
         conversation_id=conversation_id, text="что есть?", context=context(object_type)
     )
     return model.bound[0], conversation_id
-
-
-@pytest.fixture
-def root_client(policy_defaults) -> Client:
-    root = get_user_model().objects.create_superuser("root", "root@example.test", "pw")
-    client = Client()
-    client.force_login(root)
-    return client
 
 
 def test_tool_page_change_applies_to_the_next_message(users, root_client):

@@ -155,3 +155,10 @@ def test_an_answer_that_asks_or_follows_a_result_is_kept():
         == "В какой базе данных?"
     )
     assert unfounded_checked("It is fine.", [*turn, ToolMessage("{}", tool_call_id="a")]) == "It is fine."
+    # a request without a question mark asks too; a statement does not
+    for request in ("Извините, уточните имя ветки.", "Пришлите запрос.", "Please provide the SQL."):
+        assert unfounded_checked(request, [*turn, ToolMessage(refused, tool_call_id="a", status="error")]) == request
+    stated = unfounded_checked(
+        "The changes are not committed.", [*turn, ToolMessage(refused, tool_call_id="a", status="error")], "en"
+    )
+    assert stated.startswith("Which object do you mean?")

@@ -8,7 +8,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from agentchat.turn.markdown import markdown_html, visible_format_characters
+from agentchat.turn.markdown import lists_closed, markdown_html, visible_format_characters
 from tests.llm.test_provider import ask, openai_provider  # noqa: F401 - the scripted-LLM fixture
 from tests.support.chat_server import Reply
 
@@ -123,3 +123,18 @@ async def test_scripted_llm_markdown_reaches_the_page_as_sanitised_html(users, o
     assert "<script" not in html
     assert 'href="javascript' not in html
     assert 'rel="noopener noreferrer"' in html
+
+
+def test_a_line_after_a_list_is_a_paragraph_not_part_of_the_last_item():
+    """Issue 30 item 1: «Датасеты», «Владельцы» written on the lines after the chart list were drawn inside the
+    last bullet (CommonMark's lazy continuation)."""
+    html = markdown_html("Графики (2):\n- Потребление\n- Структура\nДатасеты (1): energy\nВладельцы: admin")
+
+    assert "<li>Структура</li>\n</ul>\n<p>Датасеты (1): energy<br>\nВладельцы: admin</p>" in html
+
+
+def test_indented_continuations_nested_lists_and_code_fences_are_left_as_written():
+    assert lists_closed("- a\n  still a\n  - nested\n- b") == "- a\n  still a\n  - nested\n- b"
+    assert lists_closed("```\n- x\ny\n```\nz") == "```\n- x\ny\n```\nz"
+    assert lists_closed("1. one\n2) two\nafter") == "1. one\n2) two\n\nafter"
+    assert lists_closed("-not a list\nnext") == "-not a list\nnext"

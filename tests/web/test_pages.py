@@ -6,6 +6,7 @@ import pytest
 from django.test import Client
 
 from tests.support.superset_api import api
+from tests.support.superset_scratch import scratch
 from tests.support.wording import text as catalogue_text
 
 pytestmark = pytest.mark.django_db
@@ -107,3 +108,25 @@ def test_agent_page_with_a_clean_name_is_not_redirected(engineer_client):
     response = engineer_client.get("/agent?objectType=dataset&objectId=1&objectName=energy_consumption")
 
     assert response.status_code == 200
+
+
+def test_dashboard_page_names_chart_types_and_links_charts(engineer_client, energy_dashboard):
+    """Issue 30 item 1: «Линейный график», not ``echarts_timeseries_line``; each chart opens in Superset."""
+    body = engineer_client.get(f"/dashboards/{energy_dashboard['id']}/?env_id=ss-dev").content.decode()
+
+    assert "<small>Линейный график</small>" in body
+    assert "<small>Круговая диаграмма</small>" in body
+    assert "echarts_timeseries" not in body
+    assert re.search(r'<a href="http://127\.0\.0\.1:8088/explore/\?slice_id=\d+">', body)
+
+
+def test_the_new_migration_form_shows_a_bidi_title_visibly(users, superset_stack):
+    """Issue 30 item 5: the form's dashboard list drew «Sandbox ⟨U+202E⟩prod» as «Sandbox prod» reordered."""
+    client = Client()
+    client.force_login(users["admin"])
+    with scratch() as made:
+        made.dashboard("ss-dev", "Sandbox \u202eprod")
+        body = client.get("/migrations/?env_id=ss-dev").content.decode()
+
+    assert "Sandbox ⟨U+202E⟩prod" in body
+    assert "\u202e" not in body

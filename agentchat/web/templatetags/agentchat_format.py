@@ -1,5 +1,5 @@
 """Template filters of the pages: Superset's timestamps shown as the chat shows them; Superset's names shown
-visibly (``context.display.visible``)."""
+visibly (``context.display.visible``); chart types by their names."""
 
 from typing import Any
 
@@ -7,6 +7,7 @@ from django import template
 
 from agentchat.context.display import visible as _visible
 from agentchat.llm.offline.answers.base import when
+from agentchat.superset.viz_types import viz_type_name
 
 register = template.Library()
 
@@ -24,3 +25,10 @@ def visible(value: Any) -> Any:
     characters written as ``⟨U+202E⟩`` (``context.display.visible``); non-strings (None, numbers) unchanged.
     Autoescaping still applies after it."""
     return _visible(value) if isinstance(value, str) else value
+
+
+@register.filter(name="viz_type")
+def viz_type(value: Any) -> str:
+    """``{{ c.viz_type|viz_type }}``: a chart type by the name Superset shows («Круговая диаграмма» for ``pie``;
+    ``superset.viz_types``), in the page's language."""
+    return viz_type_name(value)

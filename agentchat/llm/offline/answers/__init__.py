@@ -27,4 +27,4 @@ def answer_from_error(tool: str, error: dict[str, Any], language: str) -> str:
     message = error.get("message") or error.get("error")
     title = tool_title(tool, language)
     with translation.override(language):
-        return _("That did not work (%(title)s): %(message)s") % {"title": title, "message": message}
+        return _("That did not work (%(tool_title)s): %(message)s") % {"tool_title": title, "message": message}

@@ -14,9 +14,10 @@ from zoneinfo import ZoneInfo
 
 from django.conf import settings
 from django.utils import translation
+from django.utils.formats import date_format
 from django.utils.functional import Promise
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext, pgettext
+from django.utils.translation import ngettext
 
 from agentchat.language import in_language
 from agentchat.runtime.titles import tool_title
@@ -51,8 +52,9 @@ def writer_for(tool: str) -> Writer | None:
 
 def when(value: Any, language: str | None = None) -> str:
     """Format a timestamp for people in ``TIME_ZONE``: ``29.11.2026 23:51 MSK`` (ru) or ``2026-11-29 23:51 MSK``
-    (en) — the pattern is the catalogue's, in ``language`` (the active language when None). Naive values are
-    UTC, as Superset sends them; anything unparseable is returned as it is."""
+    (en) — ``DATETIME_FORMAT`` of ``agentchat.formats`` in ``language`` (the active language when None), the
+    spelling the pages and the admin use too. Naive values are UTC, as Superset sends them; anything unparseable is
+    returned as it is."""
     if not value:
         return "—"
     try:
@@ -63,9 +65,7 @@ def when(value: Any, language: str | None = None) -> str:
         moment = moment.replace(tzinfo=dt.UTC)
     local = moment.astimezone(ZoneInfo(settings.TIME_ZONE))
     with in_language(language):
-        # Translators: a strftime pattern (date, time, time zone) of timestamps in answers.
-        pattern = pgettext("strftime of answers", "%Y-%m-%d %H:%M %Z")
-    return local.strftime(pattern)
+        return date_format(local, "DATETIME_FORMAT")
 
 
 def items(value: Any) -> tuple[list, int]:
@@ -110,4 +110,4 @@ def generic(tool: str, result: Any, language: str) -> str:
     body = json.dumps(result, ensure_ascii=False, indent=1)
     title = tool_title(tool, language)
     with translation.override(language):
-        return _("Result (%(title)s):") % {"title": title} + "\n" + body
+        return _("Result (%(tool_title)s):") % {"tool_title": title} + "\n\n```json\n" + body + "\n```"

@@ -3,10 +3,11 @@
 from typing import Any
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, ngettext_lazy, pgettext, pgettext_lazy
+from django.utils.translation import gettext_lazy, ngettext, ngettext_lazy, pgettext, pgettext_lazy
 
 from agentchat.llm.offline.answers.base import SearchWords, answer_writer, items, more, when
 from agentchat.llm.offline.answers.dataset_check import check_lines
+from agentchat.llm.offline.answers.markup import md_code, md_link, md_text, object_link, superset_link
 
 _KIND = {"physical": pgettext_lazy("dataset kind", "physical"), "virtual": pgettext_lazy("dataset kind", "virtual")}
 _OBJECT_KINDS = {
@@ -21,9 +22,10 @@ def _kind(kind: str | None) -> str:
     return str(_KIND[kind]) if kind in _KIND else kind or "?"
 
 
-def _names(value: Any, key: str) -> str:
+def _names(value: Any, key: str, links: bool = False) -> str:
+    """The names of a (possibly summarised) list, each linked to its URL when ``links``; «(+N)» for the rest."""
     rows, total = items(value)
-    text = ", ".join(str(r.get(key)) for r in rows) or "—"
+    text = ", ".join(md_link(r.get(key), r.get("url") if links else None) for r in rows) or "—"
     return text + (f" (+{total - len(rows)})" if total > len(rows) else "")
 
 
@@ -62,7 +64,11 @@ def search_datasets(result: dict[str, Any], language: str) -> str:
     for r in rows:
         badge = _(", certified") if r.get("certified") else ""
         where = ".".join(str(p) for p in (r.get("database"), r.get("schema")) if p)
-        lines.append(f"- {r.get('name')} (id {r.get('id')}, {where}, {_kind(r.get('kind'))}{badge})")
+        name = object_link("dataset", r.get("id"), env_id, r.get("name"))
+        lines.append(
+            f"- {name} (id {r.get('id')}, {md_text(where)}, {_kind(r.get('kind'))}{badge}, "
+            f"{superset_link(r.get('url'))})"
+        )
     return "\n".join(lines) + more(len(rows), count)
 
 
@@ -89,22 +95,66 @@ def _mapping_line(entry: dict[str, Any]) -> str:
     return _("- %(env)s: unavailable (%(reason)s)") % {"env": env_id, "reason": entry.get("reason")}
 
 
+def _columns_table(value: Any) -> list[str]:
+    """The columns as a Markdown table: name, type (Superset's), and «время» for a temporal one."""
+    rows, total = items(value)
+    if not rows:
+        return [_("No columns.")]
+    lines = ["| " + _("Column") + " | " + _("Type") + " |", "| --- | --- |"]
+    for c in rows:
+        kind = md_text(c.get("type") or "?")
+        if c.get("is_dttm"):
+            kind += " · " + _("time")
+        label = md_text(c.get("name"))
+        if c.get("verbose_name"):
+            label += f" ({md_text(c['verbose_name'])})"
+        lines.append(f"| {label} | {kind} |")
+    return lines + ([more(len(rows), total).strip()] if total > len(rows) else [])
+
+
+def _metrics_table(value: Any) -> list[str]:
+    """The metrics as a Markdown table: name and SQL expression."""
+    rows, total = items(value)
+    if not rows:
+        return [_("No metrics.")]
+    lines = ["| " + _("Metric") + " | " + _("Expression") + " |", "| --- | --- |"]
+    lines += [f"| {md_text(m.get('name'))} | {md_code(m.get('expression'), in_table=True)} |" for m in rows]
+    return lines + ([more(len(rows), total).strip()] if total > len(rows) else [])
+
+
+def _structure(result: dict[str, Any]) -> list[str]:
+    """«Колонки (N):» + table and «Метрики (N):» + table, blank lines between the blocks."""
+    n_columns, n_metrics = items(result.get("columns"))[1], items(result.get("metrics"))[1]
+    return [
+        "",
+        _("Columns (%(count)d):") % {"count": n_columns},
+        "",
+        *_columns_table(result.get("columns")),
+        "",
+        _("Metrics (%(count)d):") % {"count": n_metrics},
+        "",
+        *_metrics_table(result.get("metrics")),
+        "",
+    ]
+
+
 @answer_writer("get_dataset_details")
 def dataset_details(result: dict[str, Any], language: str) -> str:
     d, source = result.get("dataset") or {}, result.get("source") or {}
     where = ".".join(str(p) for p in (source.get("database"), source.get("schema"), source.get("table")) if p)
     origin = where if source.get("kind") == "physical" else f"{where} SQL: {source.get('sql')}"
-    n_columns, n_metrics = items(result.get("columns"))[1], items(result.get("metrics"))[1]
     dependents = result.get("dependents") or {}
     n_charts, n_dashboards = items(dependents.get("charts"))[1], items(dependents.get("dashboards"))[1]
     ref = f"id {d.get('id')}, {result.get('env_id')}"
+    name = object_link("dataset", d.get("id"), result.get("env_id"), d.get("name"))
+    ref += ", " + superset_link(d.get("url")) if d.get("url") else ""
     lines = [
-        _("Dataset “%(name)s” (%(ref)s), %(kind)s: %(origin)s.")
-        % {"name": d.get("name"), "ref": ref, "kind": _kind(source.get("kind")), "origin": origin},
-        _("Columns (%(count)d): ") % {"count": n_columns} + _names(result.get("columns"), "name"),
-        _("Metrics (%(count)d): ") % {"count": n_metrics} + _names(result.get("metrics"), "name"),
-        _("Charts (%(count)d): ") % {"count": n_charts} + _names(dependents.get("charts"), "name"),
-        _("Dashboards (%(count)d): ") % {"count": n_dashboards} + _names(dependents.get("dashboards"), "title"),
+        _("Dataset %(name)s (%(ref)s), %(kind)s: %(origin)s.")
+        % {"name": name, "ref": ref, "kind": _kind(source.get("kind")), "origin": md_text(origin)},
+        *_structure(result),
+        _("Charts (%(count)d): ") % {"count": n_charts} + _names(dependents.get("charts"), "name", links=True),
+        _("Dashboards (%(count)d): ") % {"count": n_dashboards}
+        + _names(dependents.get("dashboards"), "title", links=True),
     ]
     return "\n".join(lines + _check_part(result))
 
@@ -137,22 +187,26 @@ def create_dataset(result: dict[str, Any], language: str) -> str:
     d = result.get("dataset") or {}
     label = ".".join(str(p) for p in (d.get("database"), d.get("schema"), d.get("name")) if p)
     if not result.get("created"):
-        return _("Dataset “%(label)s” already exists in %(env)s (id %(id)s); nothing was created.") % {
-            "label": label,
+        return _("Dataset %(label)s already exists in %(env)s (id %(id)s); nothing was created.") % {
+            "label": object_link("dataset", d.get("id"), result.get("env_id"), label),
             "env": result.get("env_id"),
             "id": d.get("id"),
         }
-    where = f"{result.get('env_id')} (id {d.get('id')}): {d.get('url')}"
-    return _("Created the %(kind)s dataset “%(label)s” in %(where)s") % {
+    return _("Created dataset %(label)s (%(kind)s) in %(env)s, id %(id)s.") % {
         "kind": _kind(d.get("kind")),
-        "label": label,
-        "where": where,
+        "label": object_link("dataset", d.get("id"), result.get("env_id"), label),
+        "env": result.get("env_id"),
+        "id": d.get("id"),
     }
 
 
 def _databases(result: dict[str, Any]) -> str:
     rows, _total = items(result.get("databases"))
-    lines = [_("Databases in %(env)s (%(count)s):") % {"env": result.get("env_id"), "count": result.get("count")}]
+    count = int(result.get("count") or len(rows))
+    lines = [
+        ngettext("%(count)d database in %(env)s:", "%(count)d databases in %(env)s:", count)
+        % {"env": result.get("env_id"), "count": count}
+    ]
     for r in rows:
         schemas = ", ".join(items(r.get("schemas"))[0]) or "—"
         label = _("schemas")
@@ -165,8 +219,10 @@ def _tables(result: dict[str, Any]) -> str:
     rows, _total = items(result.get("tables"))
     count = result.get("count", len(rows))
     lines = [
-        _("Tables in %(database)s.%(schema)s (%(count)s):")
-        % {"database": db.get("name"), "schema": result.get("schema"), "count": count}
+        ngettext(
+            "%(count)d table in %(database)s.%(schema)s:", "%(count)d tables in %(database)s.%(schema)s:", int(count)
+        )
+        % {"database": md_text(db.get("name")), "schema": md_text(result.get("schema")), "count": int(count)}
     ]
     for r in rows:
         note = _("dataset id %(id)s") % {"id": r["dataset_id"]} if r.get("dataset_id") else _("no dataset")
@@ -188,18 +244,18 @@ def explore_database(result: dict[str, Any], language: str) -> str:
     d, source = result.get("dataset") or {}, result.get("source") or {}
     dependents = result.get("dependents") or {}
     where = ".".join(str(p) for p in (source.get("database"), source.get("schema"), source.get("table")) if p)
-    return "\n".join(
-        [
-            _("Dataset “%(name)s” reads %(where)s") % {"name": d.get("name"), "where": where}
-            + (f" (SQL: {source.get('sql')})" if source.get("sql") else "")
-            + ".",
-            _("Columns: ") + _names(result.get("columns"), "name"),
-            _("Charts: ") + _names(dependents.get("charts"), "name"),
-            _("Dashboards: ") + _names(dependents.get("dashboards"), "title"),
-            *_changed_part(d),
-            *_check_part(result),
-        ]
-    )
+    name = object_link("dataset", d.get("id"), result.get("env_id"), d.get("name"))
+    lines = [
+        _("Dataset %(name)s reads %(where)s") % {"name": name, "where": md_text(where)}
+        + (f" (SQL: {md_code(source.get('sql'))})" if source.get("sql") else "")
+        + ".",
+        *_structure(result),
+        _("Charts: ") + _names(dependents.get("charts"), "name", links=True),
+        _("Dashboards: ") + _names(dependents.get("dashboards"), "title", links=True),
+        *_changed_part(d),
+        *_check_part(result),
+    ]
+    return "\n".join(lines)
 
 
 def _role_line(role: dict[str, Any]) -> str:
@@ -219,8 +275,8 @@ def audit_permissions(result: dict[str, Any], language: str) -> str:
     kind = obj.get("type")
     kind = str(_OBJECT_KINDS[kind]) if kind in _OBJECT_KINDS else pgettext("permission audit object", "object")
     lines = [
-        _("Permissions: %(kind)s “%(name)s” (%(env)s).")
-        % {"kind": kind, "name": obj.get("name"), "env": result.get("env_id")}
+        _("Permissions: %(object_type)s “%(name)s” (%(env)s).")
+        % {"object_type": kind, "name": md_text(obj.get("name")), "env": result.get("env_id")}
     ]
     if obj.get("owners") is not None:
         lines.append(_("Owners: ") + (", ".join(items(obj.get("owners"))[0]) or "—"))

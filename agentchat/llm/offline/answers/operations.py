@@ -6,6 +6,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext, pgettext, pgettext_lazy
 
 from agentchat.llm.offline.answers.base import answer_writer, items, more, when
+from agentchat.llm.offline.answers.markup import object_link, quoted_name, superset_link
 from agentchat.models import task_kind_label
 from agentchat.runtime.titles import tool_title
 from agentchat.superset.diff_text import quoted_names
@@ -70,19 +71,29 @@ def deploy_dashboard(result: dict[str, Any], language: str) -> str:
         charts, n_charts = items(d.get("charts"))
         lines.append(
             ngettext(
-                "Dashboard “%(title)s” was deployed from %(src)s to %(dst)s (id %(id)s in %(dst)s) and verified: "
-                "%(count)d chart attached.",
-                "Dashboard “%(title)s” was deployed from %(src)s to %(dst)s (id %(id)s in %(dst)s) and verified: "
-                "%(count)d charts attached.",
+                "Dashboard %(title)s was deployed from %(src)s to %(dst)s (id %(id)s in %(dst)s, %(superset)s) and "
+                "verified: %(count)d chart attached.",
+                "Dashboard %(title)s was deployed from %(src)s to %(dst)s (id %(id)s in %(dst)s, %(superset)s) and "
+                "verified: %(count)d charts attached.",
                 n_charts,
             )
-            % {"title": d.get("title"), "src": src, "dst": dst, "id": d.get("id"), "count": n_charts}
+            % {
+                "title": object_link("dashboard", d.get("id"), dst, d.get("title")),
+                "superset": superset_link(d.get("url")),
+                "src": src,
+                "dst": dst,
+                "id": d.get("id"),
+                "count": n_charts,
+            }
         )
-        lines += [f"- {name}" for name in charts]
-        lines.append(d.get("url") or "")
+        lines += [f"- {quoted_name(name)}" for name in charts]
+        lines.append("")
     lines += _counts(result.get("counts"))
     replaced = [o for o in items(result.get("objects"))[0] if o.get("action") == "conflict"]
-    lines += [_("Replaced the dashboard with the same slug: “%(name)s”.") % {"name": o.get("name")} for o in replaced]
+    lines += [
+        _("Replaced the dashboard with the same slug: %(name)s.") % {"name": quoted_name(o.get("name"))}
+        for o in replaced
+    ]
     lines += _detached_lines(result)
     copy = result.get("copy")
     if isinstance(copy, dict) and copy.get("backup_id") and copy.get("dashboards"):
@@ -90,7 +101,7 @@ def deploy_dashboard(result: dict[str, Any], language: str) -> str:
             _("The version before the deploy is kept as copy #%(id)s (a rollback restores it).")
             % {"id": copy["backup_id"]}
         )
-    return "\n".join(line for line in lines if line)
+    return "\n".join(lines).strip()
 
 
 def _detached_lines(result: dict[str, Any]) -> list[str]:
@@ -143,18 +154,19 @@ def preview_migration(result: dict[str, Any], language: str) -> str:
     if isinstance(plan, dict):  # a saved plan (the migration page): name it first
         lines.insert(0, _plan_line(plan, result))
     for o in objects:
-        lines.append(f"- {_label(TYPE_ONE, o.get('type'))} «{o.get('name')}»: {_label(PLANNED, o.get('action'))}")
-    lines.append(_("Nothing was changed: this is a preview only."))
+        kind = _label(TYPE_ONE, o.get("type"))
+        lines.append(f"- {kind[:1].upper()}{kind[1:]} {quoted_name(o.get('name'))}: {_label(PLANNED, o.get('action'))}")
+    lines += ["", _("Nothing was changed: this is a preview only.")]
     return "\n".join(lines) + more(len(objects), total)
 
 
 def _plan_line(plan: dict[str, Any], result: dict[str, Any]) -> str:
-    return _("Migration **#%(id)s “%(name)s”**: %(src)s → %(dst)s, dashboards: %(names)s.") % {
+    return _("Migration **#%(id)s** %(name)s: %(src)s → %(dst)s, dashboards: %(names)s.") % {
         "id": plan.get("id"),
-        "name": plan.get("name"),
+        "name": object_link("migration", plan.get("id"), None, plan.get("name")),
         "src": result.get("source_env_id"),
         "dst": result.get("target_env_id"),
-        "names": ", ".join(f"«{name}»" for name in items(result.get("dashboards"))[0]) or "—",
+        "names": ", ".join(quoted_name(name) for name in items(result.get("dashboards"))[0]) or "—",
     }
 
 
@@ -163,7 +175,9 @@ def execute_migration(result: dict[str, Any], language: str) -> str:
     names, n = items(result.get("dashboards"))
     plan = result.get("migration")
     page = (
-        "\n" + _("Progress and the outcome of each dashboard: [migration “%(name)s”](%(url)s).") % plan
+        "\n\n"
+        + _("Progress and the outcome of each dashboard: migration %(name)s.")
+        % {"name": object_link("migration", plan.get("id"), None, plan.get("name"))}
         if isinstance(plan, dict)
         else ""
     )
@@ -178,7 +192,7 @@ def execute_migration(result: dict[str, Any], language: str) -> str:
         % {
             "task": result.get("task_id"),
             "count": n,
-            "names": ", ".join(f"«{name}»" for name in names),
+            "names": ", ".join(quoted_name(name) for name in names),
             "src": result.get("source_env_id"),
             "dst": result.get("target_env_id"),
         }

@@ -8,6 +8,7 @@ from django.utils.translation import gettext_lazy, ngettext, ngettext_lazy, pget
 from agentchat.llm.offline.answers.base import SearchWords, answer_writer, items, more, when
 from agentchat.llm.offline.answers.git import git_line
 from agentchat.llm.offline.answers.llm_review import validation_line
+from agentchat.llm.offline.answers.markup import chart_line, md_link, md_text, object_link, page_url, superset_link
 from agentchat.runtime.titles import tool_title
 
 
@@ -18,26 +19,29 @@ def _state(published: Any) -> str:
 @answer_writer("get_health_summary")
 def health_summary(result: dict[str, Any], language: str) -> str:
     d = result.get("dashboard", {})
+    env_id = result.get("env_id")
     charts, n_charts = items(result.get("charts"))
     datasets, n_datasets = items(result.get("datasets"))
     lines = [
-        _("Dashboard “%(title)s” (id %(id)s, environment %(env)s) is %(state)s.")
+        _("Dashboard %(title)s (id %(id)s, environment %(env)s, %(superset)s) is %(state)s.")
         % {
-            "title": d.get("title"),
+            "title": object_link("dashboard", d.get("id"), env_id, d.get("title")),
             "id": d.get("id"),
-            "env": result.get("env_id"),
+            "env": env_id,
+            "superset": superset_link(d.get("url")),
             "state": _state(d.get("published")),
         },
+        "",
         _("Charts (%(count)d):") % {"count": n_charts},
     ]
-    lines += [f"- {c.get('name')} ({c.get('viz_type')})" for c in charts]
+    lines += [chart_line(c) for c in charts]
     rest = more(len(charts), n_charts)
     if rest:
         lines.append(rest.strip())
-    names = ", ".join(str(ds.get("name")) for ds in datasets) or "—"
-    lines.append(_("Datasets (%(count)d): %(names)s") % {"count": n_datasets, "names": names})
-    lines.append(_("Owners: %(owners)s") % {"owners": ", ".join(d.get("owners") or []) or "—"})
-    who = f" ({d.get('changed_by')})" if d.get("changed_by") else ""
+    names = ", ".join(md_link(ds.get("name"), page_url("dataset", ds.get("id"), env_id)) for ds in datasets) or "—"
+    lines += ["", _("Datasets (%(count)d): %(names)s") % {"count": n_datasets, "names": names}]
+    lines.append(_("Owners: %(owners)s") % {"owners": md_text(", ".join(d.get("owners") or []) or None)})
+    who = f" ({md_text(d.get('changed_by'))})" if d.get("changed_by") else ""
     lines.append(_("Last changed: %(when)s%(who)s") % {"when": when(d.get("changed_on")), "who": who})
     if "git" in result:
         lines.append(f"Git: {git_line(result.get('git') or {}, language)}.")
@@ -93,7 +97,12 @@ def search_dashboards(result: dict[str, Any], language: str) -> str:
     if not rows:
         return head
     lines = [head]
-    lines += [f"- «{r.get('title')}» (id {r.get('id')}, {_state(r.get('published'))})" for r in rows]
+    env_id = result.get("env_id")
+    lines += [
+        f"- {object_link('dashboard', r.get('id'), env_id, r.get('title'))}"
+        f" (id {r.get('id')}, {_state(r.get('published'))}, {superset_link(r.get('url'))})"
+        for r in rows
+    ]
     return "\n".join(lines) + more(len(rows), count)
 
 

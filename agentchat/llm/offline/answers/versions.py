@@ -26,14 +26,17 @@ def compare_versions(result: dict[str, Any], language: str) -> str:
     obj = result.get("object") or {}
     kind = str(obj.get("type"))
     values = {
-        "kind": KIND_LABELS.get(kind, kind),
+        "object_type": KIND_LABELS.get(kind, kind),
         "name": obj.get("name"),
         "env": result.get("env_id"),
         "other": _other_side(result.get("other") or {}),
     }
     if not result.get("found"):
         return capfirst(
-            _("%(kind)s “%(name)s” of %(env)s has no version in %(other)s (looked up by uuid, then by slug or table).")
+            _(
+                "%(object_type)s “%(name)s” of %(env)s: no version in %(other)s (looked up by uuid, then by slug or "
+                "table)."
+            )
             % values
         )
     counts = result.get("counts") or {}
@@ -41,16 +44,18 @@ def compare_versions(result: dict[str, Any], language: str) -> str:
     if not differing:
         return capfirst(
             _(
-                "%(kind)s “%(name)s” is the same in %(env)s and in %(other)s: title, filters, charts, their types, "
-                "metrics and datasets (ids and dates are not compared)."
+                "%(object_type)s “%(name)s”: no differences between %(env)s and %(other)s in the title, filters, "
+                "charts, their types, metrics and datasets (ids and dates are not compared)."
             )
             % values
         )
     lines = [
         capfirst(
             ngettext(
-                "%(kind)s “%(name)s”: %(count)d object differs between %(other)s and %(env)s (%(other)s → %(env)s):",
-                "%(kind)s “%(name)s”: %(count)d objects differ between %(other)s and %(env)s (%(other)s → %(env)s):",
+                "%(object_type)s “%(name)s”: %(count)d object differs between %(other)s and %(env)s (%(other)s → "
+                "%(env)s):",
+                "%(object_type)s “%(name)s”: %(count)d objects differ between %(other)s and %(env)s (%(other)s → "
+                "%(env)s):",
                 differing,
             )
             % {**values, "count": differing}

@@ -1,0 +1,10 @@
+"""English formats (see ``agentchat.formats``): 2026-12-06 07:14 MSK; 432,421,141,162.26."""
+
+DATE_FORMAT = "Y-m-d"
+DATETIME_FORMAT = "Y-m-d H:i T"
+SHORT_DATE_FORMAT = "Y-m-d"
+SHORT_DATETIME_FORMAT = "Y-m-d H:i"
+MONTH_DAY_FORMAT = "F j"
+DECIMAL_SEPARATOR = "."
+THOUSAND_SEPARATOR = ","
+NUMBER_GROUPING = 3
