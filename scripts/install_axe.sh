@@ -10,11 +10,8 @@ if [ -f "$DEST/axe.min.js" ] && echo "$SHA256  $DEST/axe.min.js" | sha256sum -c 
   exit 0
 fi
 if ! command -v npm >/dev/null; then
-  SUDO=""
-  if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
   echo "installing Debian's npm (to fetch axe-core)…"
-  $SUDO apt-get update -qq || true
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq npm >/dev/null
+  "$(dirname "$0")/apt_install.sh" npm
 fi
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT

@@ -4,9 +4,6 @@ set -euo pipefail
 if [ -x /usr/bin/chromium ]; then
   exit 0
 fi
-SUDO=""
-if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
 echo "installing Debian's chromium (browser tests)…"
-$SUDO apt-get update -qq || true
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium fonts-noto-color-emoji >/dev/null
+"$(dirname "$0")/apt_install.sh" chromium fonts-noto-color-emoji
 /usr/bin/chromium --version

@@ -6,9 +6,6 @@ set -euo pipefail
 if command -v xgettext >/dev/null && command -v msgfmt >/dev/null; then
   exit 0
 fi
-SUDO=""
-if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
 echo "installing Debian's gettext (message catalogues)…"
-$SUDO apt-get update -qq || true
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq gettext >/dev/null
+"$(dirname "$0")/apt_install.sh" gettext
 xgettext --version | head -1

@@ -6,9 +6,6 @@ set -euo pipefail
 if command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; then
   exit 0
 fi
-SUDO=""
-if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
 echo "installing Debian's nginx (make prod-local)…"
-$SUDO apt-get update -qq || true
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nginx-light >/dev/null
+"$(dirname "$0")/apt_install.sh" nginx-light
 /usr/sbin/nginx -v
