@@ -33,7 +33,7 @@ ENV_ARGUMENTS = ("env_id", "source_env_id", "target_env_id", "other_env_id")
 FINDER = {"dashboard": "search_dashboards", "dataset": "search_datasets", "backup": "list_backups"}
 # Tools whose ``sql`` is the user's query (to format, to make a dataset of), never one the model writes.
 SQL_FROM_USER = frozenset({"superset_format_sql", "superset_create_dataset"})
-_WHOLE_NUMBER = re.compile(r"(?<!\d)\d{1,19}(?!\d)")
+_WHOLE_NUMBER = re.compile(r"(?<!\d)\d{1,40}(?!\d)")
 
 
 class Known(NamedTuple):

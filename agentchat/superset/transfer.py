@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.utils.translation import gettext_lazy
 
-from agentchat.errors import ToolError, UpstreamError
+from agentchat.errors import NOT_APPLICABLE, ToolError, UpstreamError
 from agentchat.language import in_language
 from agentchat.superset.client import SupersetClient, rison
 
@@ -64,6 +64,15 @@ class SameInstance(TransferError):
     the call cannot succeed, so no confirmation card is offered (DESIGN §9)."""
 
     code = "invalid_args"
+
+
+class DashboardsMissing(TransferError):
+    """Dashboards a deploy or migration names that the source environment does not have (an id nobody can see
+    there): the call cannot succeed, so no confirmation card is offered — a red prod card for an object that does
+    not exist promised a change it could not make (issue 32 review) — and the answer says which ids
+    (``not_applicable``: no validator prefix, no error frame; ``turn.calls``)."""
+
+    code = NOT_APPLICABLE
 
 
 def instances_distinct(source: SupersetClient, target: SupersetClient) -> None:
@@ -157,7 +166,7 @@ async def dashboards_require(client: SupersetClient, dashboard_ids: list[int]) -
     missing = [i for i in dashboard_ids if i not in rows]
     if missing:
         ids = ", ".join(str(i) for i in missing)
-        raise TransferError(
+        raise DashboardsMissing(
             gettext_lazy("Environment %(env)s has no dashboards with id %(ids)s."), env=client.env_id, ids=ids
         )
     return [rows[i] for i in dict.fromkeys(dashboard_ids)]

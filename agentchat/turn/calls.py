@@ -21,7 +21,7 @@ from agentchat.guard.decision import args_sha256, guardrail_decide
 from agentchat.language import language_name
 from agentchat.models import Conversation, PendingConfirmation
 from agentchat.runtime.binding import LearntIds, bind_call, object_used, unknown_arguments
-from agentchat.runtime.executor import ToolOutcome, tool_execute, tool_message_payload
+from agentchat.runtime.executor import ToolOutcome, beyond_id_range, tool_execute, tool_message_payload
 from agentchat.runtime.plans import plan_arguments
 from agentchat.runtime.provenance import Known, call_provenance
 from agentchat.runtime.registry import tool_spec
@@ -109,8 +109,7 @@ class CallRunner:
             points_at_page=lambda given: points_at_page(question, given),
             learnt=learnt,
         )
-        # A migration tool on a migration page works on that page's saved plan (issue 15).
-        args = await database_sync_to_async(plan_arguments)(
+        args = await database_sync_to_async(plan_arguments)(  # a migration page's saved plan (issue 15)
             fields=spec.args_schema.model_fields, args=args, context=context
         )
         if known is not None:
@@ -119,10 +118,13 @@ class CallRunner:
                 return await self._reject_args(
                     conversation, spec, call_id, args, invented, language, code="invented_argument"
                 )
+        if beyond_id_range(args, context) is not None:  # names no object: Superset's "not found", asked nothing
+            return await self._execute(
+                conversation, spec, call_id, args, context, language, toolset=offer.allowed, replaced=replaced
+            )
         try:
             parsed = spec.args_schema.model_validate(args)
-        except ValidationError as exc:
-            # A missing argument only the person can give is asked for in their language (issue 29 item 5).
+        except ValidationError as exc:  # a missing argument only the person gives is asked for (issue 29 item 5)
             ask = missing_question(exc, language)
             detail = ask[1] if ask else validation_summary(exc, language)
             return await self._reject_args(conversation, spec, call_id, args, detail, language, ask=ask)
@@ -135,8 +137,7 @@ class CallRunner:
             context=context,
             language=language,
         )
-        if decision.impact and decision.impact.get("invalid"):
-            # The impact look-up found arguments the tool would refuse: explain instead of offering a card.
+        if decision.impact and decision.impact.get("invalid"):  # the tool would refuse them: said, no card
             code = str(decision.impact.get("error_code") or "invalid_args")
             return await self._reject_args(
                 conversation, spec, call_id, args, decision.impact["error"], language, code=code

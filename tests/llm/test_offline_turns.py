@@ -224,3 +224,27 @@ async def test_a_dashboard_missing_in_superset_is_named_not_found(users, superse
     frames = await ask(users["analyst"], question, page("dashboard", 99999))
 
     assert frames.answer == expected
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # 20 digits: beyond the database's 64-bit keys; the page's dashboard must not be summarised instead
+        ("покажи дашборд 99999999999999999999", "Дашборд #99999999999999999999 не найден в ss-dev."),
+        ("show dashboard 9223372036854775808", "Dashboard #9223372036854775808 was not found in ss-dev."),
+    ],
+)
+async def test_an_id_beyond_the_id_range_is_not_found_not_the_page_s_object(users, superset_stack, question, expected):
+    frames = await ask(users["engineer"], question, page("dashboard", 1))
+
+    assert frames.answer == expected
+    assert frames.tools == ["get_health_summary"]  # answered without a request: Superset has no such key
+
+
+async def test_a_deploy_of_a_dashboard_the_source_lacks_gets_no_card(users, superset_stack):
+    frames = await ask(users["engineer"], "задеплой дашборд 987654 в prod", page("dashboard", 1))
+
+    assert frames.of("confirm_required") == []
+    assert await database_sync_to_async(PendingConfirmation.objects.count)() == 0
+    assert "В окружении ss-dev нет дашбордов с id 987654." in frames.answer
+    assert frames.of("error") == []

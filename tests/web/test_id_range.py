@@ -9,6 +9,7 @@ from channels.db import database_sync_to_async
 from pydantic import ValidationError
 
 from agentchat.context.ids import MAX_ID, IdConverter
+from agentchat.errors import not_found_text
 from agentchat.runtime.registry import registry
 from policies.models import Environment
 from tests.support.contexts import ui_context
@@ -146,8 +147,8 @@ def superset_url_set(env_id: str, url: str | None) -> str:
 )
 async def test_such_an_id_from_the_model_never_reaches_superset(users, superset_stack, tool, arg):
     """Before: Superset (SQLite) answered 500 «Fatal error» for the id, the read was retried once, the user read
-    «Superset недоступен». Now the call is refused as invalid arguments (the model may repair it) and a counting
-    proxy in front of ss-dev sees no request for it."""
+    «Superset недоступен». Now the call gets the answer Superset gives for a missing object (404, «… не найден в
+    ss-dev»: no object has such a key) and a counting proxy in front of ss-dev sees no request for it."""
     upstream = await database_sync_to_async(superset_url_set)("ss-dev", None)
     with FaultProxy(upstream) as proxy:
         await database_sync_to_async(superset_url_set)("ss-dev", proxy.url)
@@ -156,5 +157,6 @@ async def test_such_an_id_from_the_model_never_reaches_superset(users, superset_
     await database_sync_to_async(superset_url_set)("ss-dev", upstream)  # (also closes the executor thread's link)
 
     assert asked == []
-    assert outcome.error_code == "invalid_args"
-    assert "Superset" not in outcome.error_message
+    assert (outcome.error_code, outcome.upstream_status) == ("upstream_error", 404)
+    kind = arg.removesuffix("_id")
+    assert outcome.error_message == not_found_text(kind, BEYOND, "ss-dev", "ru")

@@ -92,7 +92,7 @@ def ids_read(text: str) -> dict[str, list[int]]:
     noun_end = -1  # where the last object's noun ended
     listed_end = -1  # where the last of its ids ended
     tokens = re.finditer(
-        rf"(?P<pointer>\b(?:{DEMONSTRATIVES})\s+)?(?:{words})|(?:#|№\s?)?\b(?P<num>\d{{1,9}})\b(?![.-]\d)", text, re.I
+        rf"(?P<pointer>\b(?:{DEMONSTRATIVES})\s+)?(?:{words})|(?:#|№\s?)?\b(?P<num>\d{{1,40}})\b(?![.-]\d)", text, re.I
     )
     for match in tokens:
         if match.group("num") is None:
