@@ -199,12 +199,17 @@ def _dashboard_values(config: dict[str, Any]) -> dict[str, Any]:
         "published": published if isinstance(published, bool) else _text(published),
     }
     if "owners" in config:
-        values["owners"] = ", ".join(sorted(_owner_text(o) for o in config.get("owners") or []))
+        values["owners"] = _owners_value(config)
     metadata = _metadata(config)
     if "cross_filters_enabled" in metadata:
         enabled = metadata["cross_filters_enabled"]
         values["cross_filters_enabled"] = enabled if isinstance(enabled, bool) else _text(enabled)
     return values
+
+
+def _owners_value(config: dict[str, Any]) -> str:
+    """The object's owners as one comparable value: their names, sorted, comma-separated."""
+    return ", ".join(sorted(_owner_text(o) for o in config.get("owners") or []))
 
 
 def _owner_text(owner: Any) -> str:
@@ -329,7 +334,8 @@ def _dataset_entry(before: Config, after: Config) -> dict[str, Any]:
 
 
 def _dataset_values(config: dict[str, Any]) -> dict[str, str]:
-    return {"sql": _text(config.get("sql")), "cache_timeout": _text(config.get("cache_timeout"))}
+    owners = {"owners": _owners_value(config)} if "owners" in config else {}  # compare_versions adds them
+    return {"sql": _text(config.get("sql")), "cache_timeout": _text(config.get("cache_timeout")), **owners}
 
 
 def _named(config: dict[str, Any], kind: str) -> dict[str, str]:

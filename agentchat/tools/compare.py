@@ -79,6 +79,14 @@ async def _match(other: SupersetClient, kind: str, config: dict[str, Any]) -> in
     return rows[0]["id"] if rows else None
 
 
+async def _with_owners(client: SupersetClient, kind: str, object_id: int, bundle: Bundle) -> None:
+    """Put the object's owners into its config in ``bundle``: Superset's export leaves them out, its REST answer
+    (``GET /api/v1/<kind>/<id>``: ``result.owners``, ``{"id", "first_name", "last_name"}`` each) has them, and
+    issue 28 item 1 compares them. Only for two environments: a saved copy is an export, without owners."""
+    body = await client.get_json(f"/api/v1/{kind}/{object_id}")
+    _own(bundle, kind)["owners"] = (body.get("result") or {}).get("owners") or []
+
+
 def _scoped(copy: Bundle, kind: str, config: dict[str, Any]) -> Bundle:
     """The part of a saved copy that is ``config``'s object (``bundle.counterpart``), and for a
     dashboard its charts and their datasets; empty when the copy does not hold it."""
@@ -152,6 +160,9 @@ async def compare_versions(ctx: ToolContext, args: CompareArgs) -> dict[str, Any
         other_id = await _match(other, kind, config)
         out["other"] = {"env_id": other.env_id, "id": other_id}
         before = await _exported(other, kind, other_id) if other_id is not None else Bundle()
+        if other_id is not None:
+            await _with_owners(client, kind, object_id, current)
+            await _with_owners(other, kind, other_id, before)
     out["found"] = bool(before.of(kind + "s"))
     if not out["found"]:
         return out

@@ -5,6 +5,7 @@ the copy saved before prod was overwritten, asked offline and on the OpenAI-comp
 import json
 import re
 
+import prison
 import pytest
 from channels.db import database_sync_to_async
 
@@ -13,6 +14,7 @@ from tests.llm.test_provider import openai_provider  # noqa: F401 - the scripted
 from tests.support.chat_server import Call, Recorded, Reply
 from tests.support.contexts import ui_context
 from tests.support.frames import Frames, stored_answer
+from tests.support.superset_scratch import owner_ids, superset
 from tests.tools.test_deploy import _run
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.superset]
@@ -50,6 +52,31 @@ async def test_a_dashboard_against_prod_lists_the_changed_title_and_metric(users
     assert lines[("dashboard", "dashboard_title")] == (old, new)
     assert lines[("chart", "metrics")] == ("count", "sum__kwh")
     assert result["counts"]["changed"] >= 2
+
+
+async def test_owners_are_compared_from_superset_s_answer(users, scratch):
+    """Superset's export has no owners: a QA trial read «различий нет» between two dashboards whose owners
+    differed. The owners come from the REST answer of each side."""
+    dev, _chart, _old, _new = await _deployed_then_changed(users, scratch)
+    prod_id = scratch.dashboard_get("prod", dev["slug"])["id"]
+    scratch.rename("ss-dev", "dashboard", dev["id"], "owners", owner_ids("ss-dev"))
+    scratch.rename("prod", "dashboard", prod_id, "owners", owner_ids("prod"))  # the same people on both sides
+    args = {"env_id": "ss-dev", "dashboard_id": dev["id"], "other_env_id": "prod"}
+    same = await _run("compare_versions", args, users["engineer"])
+    q = prison.dumps({"filters": [{"col": "username", "opr": "eq", "value": "analyst"}]})
+    with superset("prod") as client:
+        analyst = client.get("/api/v1/security/users/", params={"q": q}).json()["result"][0]
+    scratch.rename("prod", "dashboard", prod_id, "owners", [*owner_ids("prod"), analyst["id"]])
+
+    differs = await _run("compare_versions", args, users["engineer"])
+
+    assert same.ok, same.error_message
+    assert differs.ok, differs.error_message
+    assert ("dashboard", "owners") not in {(d["kind"], d["field"]) for d in same.result["differences"]}
+    lines = {(d["kind"], d["field"]): (d["before"], d["after"]) for d in differs.result["differences"]}
+    before, after = lines[("dashboard", "owners")]
+    assert f"{analyst['first_name']} {analyst['last_name']}" in before.split(", ")
+    assert before.split(", ") == sorted([*after.split(", "), f"{analyst['first_name']} {analyst['last_name']}"])
 
 
 async def test_offline_the_question_from_the_dashboard_page_is_answered_with_the_differences(users, scratch):
