@@ -126,7 +126,8 @@ RULES: list[Rule] = [
     # --- SQL
     _r(
         "superset_format_sql",
-        r"(от)?формат|оформи|читаем|читабельн|в порядок|красив|отступ|beautif|\bformat|indent|pretty|prettif|tidy"
+        r"(от)?формат|оформи|читаем|читабельн|в порядок|нормальн\w* вид|красив|отступ|beautif|\bformat|indent|pretty"
+        r"|prettif|tidy"
         r"|clean ?up",
         STRONG,
     ),
@@ -168,7 +169,14 @@ RULES: list[Rule] = [
     ),
     _r("commit_changes", r"\b(put|push|save)\b.*\b(branch|repo|git)\b|snapshot", STRONG),
     _r("commit_changes", r"коммит|\bcommit\b", WEAK),
-    _r("create_branch", r"(создай|заведи|сделай|нужна|новую|отдельн)\w*.*\bветк|ветк\w* .*(назови|от )", STRONG),
+    _r("create_branch", r"(создай|заведи|сделай|нужна|новую|отдельн|открой)\w*.*\bветк|ветк\w* .*(назови|от )", STRONG),
+    # A branch for a work item («ветку под задачу 123», 'a branch for ticket 123') is a new branch, not the task's
+    # status (issue 29 item 4; a fresh user's «открой ветку под задачу 123» with no page read the task).
+    _r(
+        "get_task_status",
+        r"ветк\w*\s+(под|для|по)\s+(задач|тикет|таск)|\bbranch (for|per) (the )?(task|ticket|issue)",
+        -2 * STRONG,
+    ),
     _r("create_branch", r"\b(create|make|new)\b.*\bbranch\b|\bbranch (off|from)\b", STRONG),
     # --- two versions of one object
     Rule("compare_versions", VERSIONS_COMPARED, 2 * STRONG, frozenset({"dashboard", "dataset", "none"})),

@@ -248,3 +248,45 @@ async def test_a_deploy_of_a_dashboard_the_source_lacks_gets_no_card(users, supe
     assert await database_sync_to_async(PendingConfirmation.objects.count)() == 0
     assert "В окружении ss-dev нет дашбордов с id 987654." in frames.answer
     assert frames.of("error") == []
+
+
+async def test_a_branch_for_a_task_is_a_branch_not_the_task_s_status(users, superset_stack):
+    """A fresh user's «открой ветку под задачу 123» from the settings page read task 123's status («Задача 123 не
+    найдена»); it asks for a branch, which needs an environment (issue 29 item 4)."""
+    frames = await ask(users["engineer"], "открой ветку под задачу 123", None)
+
+    assert frames.tools == []
+    assert frames.of("confirm_required") == []
+    assert "создание git-ветки" in frames.answer
+    assert "окружение" in frames.answer
+
+    on_page = await ask(users["engineer"], "открой ветку под задачу 123", page("dashboard", 1))
+
+    [card] = on_page.of("confirm_required")
+    assert card["tool"] == "create_branch"
+    assert "feature/123" in card["html"]
+
+
+async def test_sql_to_tidy_asked_on_a_dashboard_page_is_not_a_dashboard_review(users, superset_stack):
+    frames = await ask(users["engineer"], "приведи SQL к нормальному виду", page("dashboard", 1))
+
+    assert frames.of("confirm_required") == []
+    assert frames.answer.startswith("Со страницы дашборда это недоступно (форматирование SQL)")
+    assert frames.of("message")[-1]["ask_without_page"] == "приведи SQL к нормальному виду"
+
+
+@pytest.mark.parametrize(
+    ("question", "language"),
+    [("есть ли незакоммиченные изменения?", "ru"), ("is this dashboard committed to git?", "en")],
+)
+async def test_the_git_state_asked_on_a_dashboard_page_comes_first(users, superset_stack, question, language):
+    """The dashboard page offers the summary in place of the git status: its git line answers the question and
+    leads (a fresh user read the whole summary with the answer in its last lines; issue 29 item 1)."""
+    frames = await ask(users["engineer"], question, page("dashboard", 1))
+
+    assert frames.tools == ["get_health_summary"]
+    first, rest = frames.answer.split("\n\n", 1)
+    assert first.startswith("Git: ")
+    assert first in rest  # the same line as in the summary that follows
+    plain = await ask(users["engineer"], "расскажи про этот дашборд", page("dashboard", 1))
+    assert not plain.answer.startswith("Git: ")

@@ -9,11 +9,13 @@ from django.utils.translation import gettext as _
 from agentchat.errors import ID_ARGUMENTS, not_found_text
 from agentchat.llm.offline import answers
 from agentchat.llm.offline.answers.base import items
+from agentchat.llm.offline.answers.git import git_line
 from agentchat.llm.offline.aspect_texts import cannot_text, instead_text
 from agentchat.llm.offline.state import Result, Turn
 from agentchat.runtime.questions import argument_question
 from agentchat.runtime.titles import tool_title
 from agentchat.toolset.aspects import Aspect
+from agentchat.toolset.reading import read_question, reading_tool
 
 ROWS_KEY = {"search_dashboards": "dashboards", "search_datasets": "datasets"}
 
@@ -32,6 +34,8 @@ def answer_text(turn: Turn) -> str:
     aspect = turn.aspect
     if aspect is not None:
         texts.insert(0, cannot_text(aspect, turn.language) + "\n" + instead_text(last.tool, turn.language))
+    elif _git_asked_of_summary(turn, last):  # the asked part first, then the summary it came in (issue 29 item 1)
+        texts.insert(0, f"Git: {git_line(last.payload.get('git') or {}, turn.language)}.")
     intended = tool_intended(turn)
     with translation.override(turn.language):
         if last.tool in ROWS_KEY and intended and intended != last.tool:
@@ -68,6 +72,14 @@ def failure_text(turn: Turn, result: Result) -> str:
             object_type, object_id = named[0]
             return not_found_text(object_type, object_id, (result.args or {}).get("env_id"), turn.language)
     return answers.answer_from_error(result.tool, payload, turn.language)
+
+
+def _git_asked_of_summary(turn: Turn, last: Result) -> bool:
+    """The question asks for the git state («есть ли незакоммиченные изменения?») and the dashboard's summary,
+    which the dashboard page offers in its place (``planner.SUBSTITUTES``), answered with its git part."""
+    if last.tool != "get_health_summary" or not isinstance(last.payload, dict) or "git" not in last.payload:
+        return False
+    return reading_tool(read_question(turn.question), turn.page.object_type) == "get_git_status"
 
 
 def _declined_text(error: object, title: str, language: str) -> str:
