@@ -11,6 +11,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from agentchat.context.ids import MAX_ID
+
 KEYS = ("contextVersion", "objectType", "objectId", "objectName", "envId", "route")
 ACTIVE_ENVS = ("ss-dev", "staging", "prod")  # the seeded environments (policies.defaults)
 INACTIVE_ENV = "legacy-fuzz"  # the fuzz fixture creates it with is_active=False
@@ -50,10 +52,15 @@ def _route_valid() -> st.SearchStrategy[str]:
     return rest.filter(lambda r: not r.startswith("/")).map(lambda r: "/" + r)
 
 
+def _id_ok(value: str) -> bool:
+    """A UIContext objectId the validator takes: 1 to 19 ASCII digits, at most ``MAX_ID`` (issue 31 item 5)."""
+    return value.isascii() and value.isdigit() and len(value) <= 19 and int(value) <= MAX_ID
+
+
 VALID: dict[str, st.SearchStrategy[Any]] = {
     "contextVersion": st.just(1),
     "objectType": st.sampled_from(["dashboard", "dataset", "migration", None]),
-    "objectId": st.one_of(st.none(), st.from_regex(r"[0-9]{1,19}", fullmatch=True)),
+    "objectId": st.one_of(st.none(), st.from_regex(r"[0-9]{1,19}", fullmatch=True).filter(_id_ok)),
     "objectName": st.one_of(
         st.none(), st.text(alphabet=safe_chars, max_size=256), st.sampled_from(INJECTIONS), st.just("😀" * 256)
     ),
@@ -74,7 +81,8 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     ),
     "objectId": st.one_of(
         st.sampled_from(ID_BAD),
-        st.text(min_size=1, max_size=25).filter(lambda s: not (s.isascii() and s.isdigit() and len(s) <= 19)),
+        st.text(min_size=1, max_size=25).filter(lambda s: not _id_ok(s)),
+        st.integers(MAX_ID + 1, 10**19 - 1).map(str),  # 19 digits beyond the 64-bit keys
         st.integers(0, 10**6),
         _FLOATS,
     ),
