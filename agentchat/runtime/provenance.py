@@ -187,14 +187,44 @@ def provenance_text(
         return " ".join(parts)
 
 
-def call_provenance(spec: ToolSpec, args: dict[str, Any], known: Known, language: str | None = None) -> str:
-    """The refusal detail of a call with an id no one named, an environment that is not active or SQL the user
-    did not give (``known_from``), in
-    ``language``; empty when every id and environment of the call is accounted for. Reads the active
-    environments (``policies.services.environments_active``): call it from a thread in async code.
+def provenance_question(
+    ids: list[tuple[str, int]], envs: list[tuple[str, str]], env_ids: Sequence[str], language: str | None, sql: bool
+) -> str:
+    """The question for the person about a refused call (its ToolMessage's ``ask_user``), in ``language``: which
+    environment of theirs, their SQL, or which object — what the refusal is about, not a generic «which object»
+    (a 1.5B model's answer after the refusal is replaced by it when it states something: ``turn.truth``).
+
+    Example: «Окружения «ss-prod» нет. Какое вы имеете в виду: ss-dev, prod?»
+    """
+    with in_language(language):
+        if envs:
+            return gettext("There is no environment “%(value)s”. Which one do you mean: %(envs)s?") % {
+                "value": envs[0][1],
+                "envs": ", ".join(env_ids),
+            }
+        if sql:
+            return gettext("Send me your SQL query (in backticks is best): I do not write one myself.")
+        kind = ID_ARGS.get(ids[0][0]) or ID_LIST_ARGS.get(ids[0][0]) if ids else None
+        return {
+            "dashboard": gettext("Which dashboard do you mean? Give its title or id, or open its page."),
+            "dataset": gettext("Which dataset do you mean? Give its name or id, or open its page."),
+            "backup": gettext("Which saved copy do you mean? Ask me to list the copies, or give its id."),
+        }.get(kind or "", gettext("Which object do you mean? Give its title or id, or open its page."))
+
+
+def call_provenance(spec: ToolSpec, args: dict[str, Any], known: Known, language: str | None = None) -> tuple[str, str]:
+    """The refusal of a call with an id no one named, an environment that is not active or SQL the user did not
+    give (``known_from``), in ``language``: ``(detail for the model, question for the person)``
+    (``provenance_text``, ``provenance_question``); ``("", "")`` when every id and environment of the call is
+    accounted for. Reads the active environments (``policies.services.environments_active``): call it from a
+    thread in async code.
     """
     ids = invented_ids(spec, args, known.ids)
     env_ids = [e.env_id for e in policy.environments_active()]
     envs = unknown_environments(spec, args, env_ids)
     sql = invented_sql(spec, args, known.texts)
-    return provenance_text(ids, envs, env_ids, language, sql=sql) if ids or envs or sql else ""
+    if not (ids or envs or sql):
+        return "", ""
+    return provenance_text(ids, envs, env_ids, language, sql=sql), provenance_question(
+        ids, envs, env_ids, language, sql
+    )

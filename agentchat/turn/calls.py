@@ -113,10 +113,10 @@ class CallRunner:
             fields=spec.args_schema.model_fields, args=args, context=context
         )
         if known is not None:
-            invented = await database_sync_to_async(call_provenance)(spec, args, known, language)
+            invented, question = await database_sync_to_async(call_provenance)(spec, args, known, language)
             if invented:
                 return await self._reject_args(
-                    conversation, spec, call_id, args, invented, language, code="invented_argument"
+                    conversation, spec, call_id, args, invented, language, code="invented_argument", ask=("", question)
                 )
         if beyond_id_range(args, context) is not None:  # names no object: Superset's "not found", asked nothing
             return await self._execute(
@@ -347,12 +347,12 @@ class CallRunner:
         with ``code``; ``ask``: the missing argument only the person can give and the question for them (the
         ToolMessage's ``missing`` and ``ask_user``; the question is the message too, so no validator's text reaches
         the person; issue 29 item 5)."""
-        if ask is not None:
-            missing, message = ask
-            outcome = ToolOutcome(ok=False, error_code=code, error_message=message, ask_user=message, missing=missing)
-        else:
+        if ask is not None and code != "invented_argument":  # the question is the message: no validator's text
+            message = ask[1]
+        else:  # an invented argument: the model reads what to do, the person's question is apart (ask_user)
             message = detail if code == NOT_APPLICABLE else error_text(code, language, detail=detail)
-            outcome = ToolOutcome(ok=False, error_code=code, error_message=message)
+        missing, asked = ask or ("", None)
+        outcome = ToolOutcome(ok=False, error_code=code, error_message=message, ask_user=asked, missing=missing or None)
         return await self.finish(
             conversation, spec.name, spec.category, call_id, args, outcome, announce=False, language=language
         )

@@ -117,25 +117,47 @@ def test_an_answer_that_says_none_were_found_is_kept():
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    ("call", "question", "asked"),
+    [
+        (
+            Call("get_git_status", {"env_id": "ss-dev", "dashboard_id": 123}, id="c1"),
+            "are this dashboard's changes committed?",
+            "Which dashboard do you mean? Give its title or id, or open its page.",
+        ),
+        (
+            Call("list_backups", {"env_id": "ss-prod"}, id="c1"),
+            "which backups are there for prod?",
+            "There is no environment “ss-prod”. Which one do you mean: ",
+        ),
+        (
+            Call("superset_format_sql", {"sql": "SELECT * FROM my_table"}, id="c1"),
+            "tidy up the SQL",
+            "Send me your SQL query (in backticks is best): I do not write one myself.",
+        ),
+    ],
+    ids=["invented-id", "unknown-environment", "invented-sql"],
+)
 async def test_a_statement_after_calls_all_refused_for_their_arguments_becomes_the_question_to_ask(
     users,
     openai_provider,  # noqa: F811
+    call,
+    question,
+    asked,
 ):
     """Issue 32: «are this dashboard's changes committed?» with no dashboard on the page, the 1.5B model called
     get_git_status with an id nobody named (refused: invented_argument), then stated «The dashboard's changes are
-    not committed.» — a fact no result held. The user is asked which dashboard is meant instead."""
-    openai_provider(
-        Reply(calls=[Call("get_git_status", {"env_id": "ss-dev", "dashboard_id": 123}, id="c1")]),
-        Reply(text="The dashboard's changes are not committed."),
-    )
+    not committed.» — a fact no result held. The user is asked what the refusal is about: which dashboard, which of
+    their environments, their SQL (a generic «which object» answered an unknown environment in the day set)."""
+    openai_provider(Reply(calls=[call]), Reply(text="The dashboard's changes are not committed."))
     frames = Frames()
 
     await AgentTurn(user=users["engineer"], emit=frames).run(
-        conversation_id=None, text="are this dashboard's changes committed?", context=ui_context(None, None)
+        conversation_id=None, text=question, context=ui_context(None, None)
     )
 
     answer = frames.of("message")[-1]["text"]
-    assert answer.startswith("Which object do you mean?"), answer
+    assert answer.startswith(asked), answer
     assert "not committed" not in answer
 
 
