@@ -132,8 +132,10 @@ REFUSING = re.compile(
 def unsupported(answer: str, sources: str, any_result: bool = True) -> list[str]:
     """Names the answer quotes that ``sources`` (results, page, question) do not hold; «problems» with none found;
     a statement (no question, no refusal) in a turn where no call succeeded."""
+    from agentchat.turn.truth import ASKS  # a question, or a request without a question mark («Пришлите запрос.»)
+
     out = []
-    if not any_result and answer and "?" not in answer and not REFUSING.search(answer):
+    if not any_result and answer and not ASKS.search(answer) and not REFUSING.search(answer):
         out.append("a statement with no successful result in the turn")
     for match in QUOTED.finditer(answer):
         name = next(g for g in match.groups() if g)

@@ -29,7 +29,7 @@ REPAIRABLE = frozenset({"invalid_args", "invented_argument"})
 NOT_FAILURES = frozenset({"denied", "expired", "cancelled", "permission_denied"}) | REPAIRABLE
 # An answer that asks the user for something, with or without a question mark: «Извините, уточните имя ветки.»,
 # «Пришлите запрос.», "Please provide the SQL." (``unfounded_checked`` keeps it; it states nothing).
-_ASKS = re.compile(
+ASKS = re.compile(
     r"\?|\b(?:уточните|укажите|пришлите|пришли|назовите|напишите|выберите|откройте|дайте|введите|скажите|"
     r"please|specify|provide|tell me|choose)\b",
     re.IGNORECASE,
@@ -159,7 +159,7 @@ def unfounded_checked(text: str, messages: Sequence[BaseMessage], language: str 
             except ValueError:
                 return text
     refused = [p for p in payloads if isinstance(p, dict) and p.get("error") in REPAIRABLE]
-    if not refused or len(refused) != len(payloads) or _ASKS.search(text):
+    if not refused or len(refused) != len(payloads) or ASKS.search(text):
         return text
     asked = next((str(p["ask_user"]) for p in refused if p.get("ask_user")), "")
     if asked:

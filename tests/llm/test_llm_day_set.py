@@ -59,6 +59,10 @@ def test_a_claim_is_unsupported_when_no_source_holds_it():
     ]
     assert unsupported("Да, есть проблемы с этим датасетом.", sources) == ["«problems» claimed, none in any result"]
     assert unsupported("Да, есть проблемы.", sources + ' "findings_total": 3') == []
+    # with no successful call a statement is a claim; a question or a request for what is missing is not
+    stated = unsupported("Изменения закоммичены.", sources, any_result=False)
+    assert stated == ["a statement with no successful result in the turn"]
+    assert unsupported("Пришлите ваш SQL-запрос.", sources, any_result=False) == []
 
 
 def test_a_statement_with_no_successful_result_is_a_claim():

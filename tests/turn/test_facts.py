@@ -135,8 +135,13 @@ def test_an_answer_that_says_none_were_found_is_kept():
             "tidy up the SQL",
             "Send me your SQL query (in backticks is best): I do not write one myself.",
         ),
+        (
+            Call("superset_execute_sql", {"env_id": "prod", "sql": "SELECT COUNT(*) FROM regions"}, id="c1"),
+            "select count(*) from regions — скока на проде?",
+            "В какой базе данных? Назовите её",
+        ),
     ],
-    ids=["invented-id", "unknown-environment", "invented-sql"],
+    ids=["invented-id", "unknown-environment", "invented-sql", "missing-database"],
 )
 async def test_a_statement_after_calls_all_refused_for_their_arguments_becomes_the_question_to_ask(
     users,
