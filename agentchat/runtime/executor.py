@@ -244,22 +244,22 @@ async def tool_execute(
 
 def beyond_id_range(args: Any, ui_context: Any = None) -> UpstreamError | None:
     """The "not found" of an object id argument (``dashboard_id``, ``dataset_id``, ``database_id``, ``chart_id``)
-    above ``MAX_ID`` (2^63 - 1), else None.
+    below 1 or above ``MAX_ID`` (2^63 - 1), else None.
 
     No object has such an id (Superset's keys are 64-bit), so the call gets the answer Superset gives for a missing
     object (status 404, «Дашборд #… не найден в ss-dev.») without a request, instead of the schema's bound as a
     validator's text (a fresh user's «покажи дашборд 99999999999999999999», issue 32 review). ``args``: the call's
     raw arguments (an int or a string of digits); ``ui_context``: the page's (for its environment when the call
-    names none).
+    names none: ``env_id``, else a deploy's ``source_env_id``, else the page's).
     """
     if not isinstance(args, dict):
         return None
     for key, object_type in ID_ARGUMENTS.items():
         value = args.get(key)
         number = int(value) if isinstance(value, str) and value.isdigit() else value
-        if isinstance(number, int) and not isinstance(number, bool) and number > MAX_ID:
+        if isinstance(number, int) and not isinstance(number, bool) and not 1 <= number <= MAX_ID:
             page_env = ui_context.get("envId") if isinstance(ui_context, dict) else getattr(ui_context, "env_id", None)
-            env_id = args.get("env_id") or page_env or "?"
+            env_id = args.get("env_id") or args.get("source_env_id") or page_env or "?"
             error = UpstreamError(f"{key} {number} is beyond the id range", status=404, env=env_id, id=number)
             error.message = NOT_FOUND_TEXTS[object_type]
             return error

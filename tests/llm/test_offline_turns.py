@@ -232,13 +232,16 @@ async def test_a_dashboard_missing_in_superset_is_named_not_found(users, superse
         # 20 digits: beyond the database's 64-bit keys; the page's dashboard must not be summarised instead
         ("покажи дашборд 99999999999999999999", "Дашборд #99999999999999999999 не найден в ss-dev."),
         ("show dashboard 9223372036854775808", "Dashboard #9223372036854775808 was not found in ss-dev."),
+        ("покажи дашборд 0", "Дашборд #0 не найден в ss-dev."),  # no key is 0 either (was a validator's text)
+        # a deploy names no env_id: its source environment is the one said (was «… не найден в ?.»)
+        ("задеплой дашборд 99999999999999999999 в prod", "Дашборд #99999999999999999999 не найден в ss-dev."),
     ],
 )
 async def test_an_id_beyond_the_id_range_is_not_found_not_the_page_s_object(users, superset_stack, question, expected):
     frames = await ask(users["engineer"], question, page("dashboard", 1))
 
-    assert frames.answer == expected
-    assert frames.tools == ["get_health_summary"]  # answered without a request: Superset has no such key
+    assert frames.answer.endswith(expected)
+    assert frames.of("confirm_required") == []  # answered without a request: Superset has no such key
 
 
 async def test_a_deploy_of_a_dashboard_the_source_lacks_gets_no_card(users, superset_stack):
@@ -290,3 +293,18 @@ async def test_the_git_state_asked_on_a_dashboard_page_comes_first(users, supers
     assert first in rest  # the same line as in the summary that follows
     plain = await ask(users["engineer"], "расскажи про этот дашборд", page("dashboard", 1))
     assert not plain.answer.startswith("Git: ")
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("покажи датасет 987654", "Датасет #987654 не найден в ss-dev."),
+        ("покажи датасет 99999999999999999999", "Датасет #99999999999999999999 не найден в ss-dev."),
+    ],
+)
+async def test_a_dataset_named_by_id_on_another_dataset_s_page_is_that_one(users, superset_stack, question, expected):
+    """A fresh user's «покажи датасет 987654» on dataset 1's page was answered with dataset 1 (SC-001: the page's
+    object in place of the one named)."""
+    frames = await ask(users["engineer"], question, page("dataset", 1))
+
+    assert frames.answer == expected

@@ -206,7 +206,9 @@ def _special(tool: str, name: str, m: Mentions, page: Page) -> Any:
             return source
         return None if m.first_id("backup") is not None else next((e for e in m.envs if e != source), None)
     if tool in ("superset_execute_sql", "superset_explore_database") and name == "dataset_id":
-        return _page_object(page, "dataset") if m.database is None else None
+        # A dataset named by its id is that one, not the page's («покажи датасет 2» on dataset 1's page).
+        named = m.first_id("dataset")
+        return None if m.database is not None else named if named is not None else _page_object(page, "dataset")
     if (
         tool == "superset_explore_database"
         and name == "env_id"

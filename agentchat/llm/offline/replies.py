@@ -70,7 +70,9 @@ def failure_text(turn: Turn, result: Result) -> str:
         named = [(ID_ARGUMENTS[k], v) for k, v in (result.args or {}).items() if k in ID_ARGUMENTS]
         if len(named) == 1:
             object_type, object_id = named[0]
-            return not_found_text(object_type, object_id, (result.args or {}).get("env_id"), turn.language)
+            args = result.args or {}
+            env_id = args.get("env_id") or args.get("source_env_id")  # a deploy names its source
+            return not_found_text(object_type, object_id, env_id, turn.language)
     return answers.answer_from_error(result.tool, payload, turn.language)
 
 
