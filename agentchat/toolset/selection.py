@@ -303,6 +303,12 @@ def not_offered_detail(*, offer: Offer, name: str, context: dict | None) -> dict
 _PAGE_REASONS = (Refusal.OBJECT_TYPE, Refusal.NEEDS_ENV, Refusal.NO_IDENTITY)
 
 
+def _meant_choice(question: str, offer: Offer, object_type: str | None) -> ToolChoice | None:
+    """The judged tool the offline reading of ``question`` names (``reading.reading_tool``), or None."""
+    meant = reading_tool(read_question(question), object_type)
+    return next((c for c in offer.choices if c.name == meant), None)
+
+
 def role_refused_request(*, question: str | None, offer: Offer, object_type: str | None) -> ToolChoice | None:
     """The tool a request for a change asks for when the user's roles may not use it, else None (issue 16: a small
     model offered only reads answers «создай ветку» with a search; the prompt then names the refusal instead).
@@ -326,8 +332,7 @@ def role_refused_request(*, question: str | None, offer: Offer, object_type: str
     if any(spec.category != "read" for spec in offer.allowed):
         return None
     offered = {spec.name for spec in offer.allowed}
-    meant = reading_tool(read_question(question), object_type)
-    choice = next((c for c in offer.choices if c.name == meant), None)
+    choice = _meant_choice(question, offer, object_type)
     if choice is None or Refusal.ROLE not in choice.refusals or READ_COUNTERPART.get(choice.name) in offered:
         return None
     return choice
@@ -349,8 +354,7 @@ def page_refused_request(*, question: str | None, offer: Offer, object_type: str
     """
     if not question or not question.strip() or not object_type:
         return None
-    meant = reading_tool(read_question(question), object_type)
-    choice = next((c for c in offer.choices if c.name == meant), None)
+    choice = _meant_choice(question, offer, object_type)
     if choice is None or Refusal.OBJECT_TYPE not in choice.refusals:
         return None
     return None if {Refusal.ROLE, Refusal.DISABLED, Refusal.UNKNOWN} & set(choice.refusals) else choice

@@ -350,6 +350,19 @@ class ChatServer:
         }
 
 
+def call_then_answer(call: Call, answer: str, told: list[dict]) -> Callable[[Recorded], Reply]:
+    """A scripted model that makes ``call`` after a user message and, after the tool result, appends the
+    ToolMessages' contents to ``told`` (what the model was sent) and answers ``answer``."""
+
+    def model(request: Recorded) -> Reply:
+        if request.last.get("role") != "tool":
+            return Reply(calls=[call])
+        told.extend(r["content"] for r in request.tool_results())
+        return Reply(text=answer)
+
+    return model
+
+
 def dashboard_summary_model(request: Recorded) -> Reply:
     """A scripted "model" for the walking-skeleton question about the page's dashboard (any number of turns).
 

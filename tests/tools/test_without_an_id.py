@@ -13,7 +13,7 @@ from agentchat.runtime.executor import tool_execute
 from agentchat.runtime.registry import tool_spec
 from agentchat.turn.agent import AgentTurn
 from tests.llm.test_provider import branches, openai_provider  # noqa: F401 - the scripted-LLM fixture
-from tests.support.chat_server import Call, Recorded, Reply
+from tests.support.chat_server import Call, call_then_answer
 from tests.support.contexts import ui_context
 from tests.support.frames import Frames, stored_answer
 from tests.support.superset_api import superset
@@ -75,14 +75,7 @@ async def test_the_latest_task_is_the_persons_own_and_the_latest_of_a_kind(users
 
     # and on the OpenAI-compatible path a call without task_id gets the same task
     told: list[dict] = []
-
-    def model(request: Recorded) -> Reply:
-        if request.last.get("role") != "tool":
-            return Reply(calls=[Call("get_task_status", {"kind": "backup"})])
-        told.extend(r["content"] for r in request.tool_results())
-        return Reply(text="Готово.")
-
-    openai_provider(default=model)
+    openai_provider(default=call_then_answer(Call("get_task_status", {"kind": "backup"}), "Готово.", told))
     await _ask(users["engineer"], "как там мой последний бэкап?", SETTINGS_PAGE)
     facts = told[0]["facts"]  # the labelled facts a model reads (issue 32 item 5)
     assert facts.startswith(text("ru", latest, task=task, kind="", when="", state="", progress=0).split("(")[0])
@@ -128,14 +121,7 @@ async def test_uncommitted_changes_asked_with_no_page_read_the_whole_repository(
 
     # and a model that calls get_git_status without a dashboard gets the same repository
     told: list[dict] = []
-
-    def model(request: Recorded) -> Reply:
-        if request.last.get("role") != "tool":
-            return Reply(calls=[Call("get_git_status", {"env_id": "ss-dev"})])
-        told.extend(r["content"] for r in request.tool_results())
-        return Reply(text="Есть изменения.")
-
-    openai_provider(default=model)
+    openai_provider(default=call_then_answer(Call("get_git_status", {"env_id": "ss-dev"}), "Есть изменения.", told))
     await _ask(users["engineer"], "есть ли незакоммиченные изменения?", ui_context(None, None, env_id="ss-dev"))
     facts = told[0]["facts"]  # the labelled facts a model reads (issue 32 item 5)
     assert facts.startswith(head)

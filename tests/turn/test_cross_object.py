@@ -9,7 +9,7 @@ from channels.db import database_sync_to_async
 
 from agentchat.turn.agent import AgentTurn
 from tests.llm.test_provider import openai_provider  # noqa: F401 - the scripted-LLM fixture
-from tests.support.chat_server import Call, Recorded, Reply
+from tests.support.chat_server import Call, Reply, call_then_answer
 from tests.support.contexts import ui_context
 from tests.support.frames import Frames, stored_answer
 from tests.support.superset_api import datasets_named
@@ -88,14 +88,9 @@ async def test_openai_path_a_search_by_dataset_returns_the_dashboards_using_it(
     openai_provider,  # noqa: F811
 ):
     told: list[dict] = []
-
-    def model(request: Recorded) -> Reply:
-        if request.last.get("role") != "tool":
-            return Reply(calls=[Call("search_dashboards", {"dataset": "energy_consumption"})])
-        told.extend(r["content"] for r in request.tool_results())
-        return Reply(text="Готово.")
-
-    openai_provider(default=model)
+    openai_provider(
+        default=call_then_answer(Call("search_dashboards", {"dataset": "energy_consumption"}), "Готово.", told)
+    )
     frames, _ = await _ask(
         users["analyst"], "какие дашборды используют датасет energy_consumption?", page_of(energy_dashboard)
     )
