@@ -103,7 +103,7 @@ class _Side:
     def __init__(self, bundle: Bundle, charts: Pairs, index: int):
         self.datasets = bundle.by_uuid("datasets")
         self.chart_keys: dict[str, int] = {}  # chart uuid → index of its pair in ``charts``
-        self.chart_names: dict[int, str] = {}
+        self.chart_names: dict[Any, str] = {}  # pair index (or a layout-only chart's key) → its name
         for key, pair in enumerate(charts):
             config = pair[index]
             if config is not None:
@@ -250,8 +250,9 @@ def _chart_places(config: dict[str, Any], side: _Side) -> dict[Any, tuple[Any, .
         seen.add(item_id)
         if item.get("type") == "CHART":
             meta = item.get("meta") or {}
-            key = side.chart_keys.get(str(meta.get("uuid")), ("name", _text(meta.get("sliceName"))))
+            key = side.chart_keys.get(str(meta.get("uuid")), fallback := ("name", _text(meta.get("sliceName"))))
             places.setdefault(key, path)
+            side.chart_names.setdefault(key, fallback[1])  # a chart its bundle lacks: named by the layout
         for index, child in reversed(list(enumerate(item.get("children") or []))):  # popped in layout order
             child_type = (position.get(child) or {}).get("type") if isinstance(position.get(child), dict) else None
             stack.append((child, (*path, (child_type, index))))

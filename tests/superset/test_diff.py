@@ -186,6 +186,19 @@ def test_chart_added_and_removed():
     assert diff["counts"] == {"changed": 1, "added": 1, "removed": 1, "same": 2}
 
 
+def test_a_chart_placed_in_the_layout_but_missing_from_the_bundle_is_named_by_the_layout():
+    """Prod's dashboard laid out charts that prod no longer had: the card read «уйдут графики: , ,» (a second
+    fresh user's trial). The layout's own sliceName names them."""
+    gone = _chart("c-9", "Удалённый график", 9)
+    before = _bundle(charts=[_chart("c-1", "By month", 1), _chart("c-2", "By region", 2)])
+    config = before.files["dashboards/1.yaml"]
+    config["position"] = _position([*[c for c in before.of("charts").values()], gone])  # c-9 is in no file
+
+    dashboard = _entry(bundles_diff(before, _bundle()), "dashboards", "Energy")
+
+    assert dashboard["charts"]["removed"] == ["Удалённый график"]
+
+
 def test_reordered_charts_are_moved():
     charts = [_chart("c-1", "By month", 1), _chart("c-2", "By region", 2)]
     diff = bundles_diff(_bundle(), _bundle(charts=charts[::-1]))
