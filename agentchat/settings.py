@@ -251,6 +251,10 @@ LLM_BASE_URL = env.str("LLM_BASE_URL", default="")
 LLM_API_KEY = env.str("LLM_API_KEY", default="")
 LLM_MODEL = env.str("LLM_MODEL", default="")
 LLM_TIMEOUT_S = env.float("LLM_TIMEOUT_S", default=60.0)
+# Who decides a turn's calls on the openai path (issue 32, agentchat/turn/guided.py): the model, or the offline
+# planner leading it (a small local model: the planner picks tools and arguments, the model writes the answers).
+LLM_FIRST_STEPS = ("model", "planner")
+LLM_FIRST_STEP = env.str("LLM_FIRST_STEP", default="model")
 AGENT_MAX_STEPS = env.int("AGENT_MAX_STEPS", default=8)
 # Overload without loss (agentchat/turn/admission.py): turns running at once per process, messages waiting for a
 # slot, the longest wait (s) before a message is refused ``busy``, and the retry delay the refusal names (s).

@@ -154,8 +154,11 @@ def summary_lines(rows: list[dict[str, Any]]) -> list[str]:
     ended = sum(r["ended_in_error"] for r in rows)
     invented = sum(len(r["invented"]) for r in rows)
     claims = sum(bool(r["unsupported"]) for r in rows)
+    by_planner = [r for r in rows if r.get("first_by") == "planner"]
     lines = [
         f"day set ({n} questions, frozen): first tool right {first}/{n} = {first / n:.2f}",
+        f"  first step taken by the planner {len(by_planner)}/{n} (right {sum(r['first_right'] for r in by_planner)}),"
+        f" by the model {n - len(by_planner)}/{n} (right {first - sum(r['first_right'] for r in by_planner)})",
         f"  turns ending in an error frame {ended}/{n} = {ended / n:.1%}",
         f"  upstream requests with an invented id {invented}",
         f"  answers with a claim no result holds {claims}/{n}",
@@ -193,15 +196,24 @@ def row_report(row: dict[str, Any]) -> str:
         parts.append(f"   INVENTED upstream: {row['invented']}")
     if row["unsupported"]:
         parts.append(f"   claims no result holds: {row['unsupported']}")
-    parts.append(f"   {row['seconds']:.1f} s | answer: {row['answer'][:240]!r}")
+    by = f"first step: {row.get('first_by', '?')}, model requests {row.get('model_requests', '?')}"
+    parts.append(f"   {row['seconds']:.1f} s | {by} | answer: {row['answer'][:240]!r}")
     return "\n".join(parts)
 
 
-async def run_day(questions: list[DayQuestion], users: dict, migration_id: int, proxies: list[Any]) -> list[dict]:
-    """Every question as one turn in one event loop, reported as it ends, then the totals."""
+async def run_day(
+    questions: list[DayQuestion], users: dict, migration_id: int, proxies: list[Any], model_proxy: Any
+) -> list[dict]:
+    """Every question as one turn in one event loop, reported as it ends, then the totals. ``model_proxy``: the
+    recording proxy in front of the model (``llm_eval.RecordingProxy``), read for who took each turn's first step."""
     rows = []
     for question in questions:
+        model_proxy.take()
         rows.append(await _turn(question, users[question.role], migration_id, proxies))
+        requests = model_proxy.take()
+        rows[-1]["model_requests"] = len(requests)
+        # the model chose (its first request ends in the user's message), or the planner did (LLM_FIRST_STEP=planner)
+        rows[-1]["first_by"] = "model" if requests and requests[0].get("after") == "user" else "planner"
         print(row_report(rows[-1]), flush=True)
     for line in summary_lines(rows):
         print(line)

@@ -78,7 +78,9 @@ class RecordingProxy:
                     body["stream_options"] = {"include_usage": True}
                 started = time.perf_counter()
                 names = [t.get("function", {}).get("name") for t in body.get("tools") or []]
-                record: dict[str, Any] = {"tools": len(names), "names": names}
+                last = (body.get("messages") or [{}])[-1]
+                # "tool": the step answers a result (with LLM_FIRST_STEP=planner, the planner made the first call)
+                record: dict[str, Any] = {"tools": len(names), "names": names, "after": last.get("role")}
                 with (
                     httpx.Client(timeout=900, trust_env=False) as client,
                     client.stream("POST", proxy.upstream + self.path.removeprefix("/v1"), json=body) as answer,
@@ -392,8 +394,11 @@ def main() -> None:
 
         questions = [q for q in load_day() if not opts.only or q.id in opts.only.split(",")]
         migration_id, proxies = day_setup(users)
-        print(f"model {settings.LLM_MODEL or '?'} at {upstream} | day set {len(questions)} questions")
-        asyncio.run(run_day(questions, users, migration_id, proxies))
+        print(
+            f"model {settings.LLM_MODEL or '?'} at {upstream} | day set {len(questions)} questions"
+            f" | LLM_FIRST_STEP={settings.LLM_FIRST_STEP}"
+        )
+        asyncio.run(run_day(questions, users, migration_id, proxies, proxy))
         return
     scenarios = [*SCENARIOS, *holdout_sample(opts.holdout)]
     if opts.only:

@@ -28,8 +28,7 @@ from agentchat.conversations.selectors import conversation_get, latest_context
 from agentchat.errors import error_text
 from agentchat.guard import confirmations as confirm
 from agentchat.language import conversation_language
-from agentchat.llm import chat_model, model_for_turn, provider_label
-from agentchat.llm.offline.model import OfflinePlanner
+from agentchat.llm import chat_model, provider_label
 from agentchat.models import Conversation, Message, PendingConfirmation
 from agentchat.runtime.binding import page_bound
 from agentchat.runtime.provenance import known_from
@@ -39,6 +38,7 @@ from agentchat.turn import recovery
 from agentchat.turn.admission import busy_retry_s, busy_text, turn_admission
 from agentchat.turn.calls import CallRunner
 from agentchat.turn.facts import model_inputs
+from agentchat.turn.guided import StepModels
 from agentchat.turn.lease import lease_kept, lease_take
 from agentchat.turn.pointing import learnt_ids
 from agentchat.turn.preparation import Opened, Precheck, Prepared, step_prepare, turn_open
@@ -286,24 +286,23 @@ class AgentTurn:
         prompt, elsewhere = turn_prompt(
             context, question=question, offer=offer, unavailable=unavailable, language=language
         )
-        messages: list[BaseMessage] = [SystemMessage(content=prompt)]
-        messages += prepared.history
+        messages: list[BaseMessage] = [SystemMessage(content=prompt), *prepared.history]
         # Where the page names the object, the model may leave its id out (issue 16): the calls bind it.
         schemas = [spec.openai_schema(page=page_bound(spec, context)) for spec in offer.offered]
-        # The offline planner gets the turn's policy facts instead of reading the policy tables itself.
-        model = model_for_turn(self.model or chat_model(), choices=offer.choices, environments=prepared.environments)
-        bound = model.bind_tools(schemas) if schemas else model
-        truthful = isinstance(model, OfflinePlanner)  # its failure answers say what failed (llm.offline.replies)
-        # Another page's tool asked for: a model's answer gets the one-click to ask without the page (the offline
-        # planner decides that itself, ``llm.offline.state.ASK_WITHOUT_PAGE``).
-        again = elsewhere and not truthful
+        # The planner gets the turn's policy facts; ``LLM_FIRST_STEP=planner``: it leads a model (``turn.guided``).
+        model = self.model or chat_model()
+        models = StepModels(model, schemas=schemas, choices=offer.choices, environments=prepared.environments)
         row_id: int | None = prepared.row_id  # the first step streams into the row prepared with the history
         for _ in range(settings.AGENT_MAX_STEPS):
             # The first step streams into the row opened just after the session was checked; a later one asks.
             if row_id is None and not await self._alive():
                 await database_sync_to_async(session_stop_record)(user=self.user, conversation_id=conversation.pk)
                 return Final(message_id=None)
-            step = await self._step(conversation, bound, messages, offer, context, language, row_id, truthful, again)
+            # Truthful: the planner's failure answers say what failed (llm.offline.replies). Another page's tool
+            # asked for: a model's answer gets the one-click to ask without the page (the planner's has it itself).
+            model, truthful = await models.for_step(messages)
+            again = elsewhere and not truthful
+            step = await self._step(conversation, model, messages, offer, context, language, row_id, truthful, again)
             row_id = None
             match step:
                 case RunAgain():

@@ -38,11 +38,15 @@ def _http_url(value: str) -> bool:
 
 
 def closed_sets(**kwargs: Any) -> list[checks.CheckMessage]:
-    """``EMBEDDINGS`` and ``LLM_PROVIDER`` within their sets, and every variable the settings could not read
-    (booleans, ``LOG_LEVEL``: ``settings.SETTINGS_UNREADABLE``). Issue 31: ``EMBEDDINGS=none`` started a process
-    that failed every turn with an internal error."""
+    """``EMBEDDINGS``, ``LLM_PROVIDER`` and ``LLM_FIRST_STEP`` within their sets, and every variable the settings
+    could not read (booleans, ``LOG_LEVEL``: ``settings.SETTINGS_UNREADABLE``). Issue 31: ``EMBEDDINGS=none``
+    started a process that failed every turn with an internal error."""
     found: list[checks.CheckMessage] = []
-    for name, allowed in (("EMBEDDINGS", settings.EMBEDDINGS_BACKENDS), ("LLM_PROVIDER", settings.LLM_PROVIDERS)):
+    for name, allowed in (
+        ("EMBEDDINGS", settings.EMBEDDINGS_BACKENDS),
+        ("LLM_PROVIDER", settings.LLM_PROVIDERS),
+        ("LLM_FIRST_STEP", settings.LLM_FIRST_STEPS),
+    ):
         value = getattr(settings, name)
         if value not in allowed:
             found.append(_error(1, f"{name}={value!r} is not one of: {', '.join(allowed)}"))

@@ -238,7 +238,7 @@ def test_arguments_come_from_the_question_and_the_page(specs, knowledge, questio
     [
         ("Какие колонки у датасета?", "@ss-dev", "О каком датасете"),
         ("create a git branch", "dashboard/1@ss-dev", "What should the branch be called"),
-        ("Отформатируй запрос", "", "Пришлите SQL-запрос"),
+        ("Отформатируй запрос", "", "Пришлите ваш SQL-запрос"),
     ],
 )
 def test_missing_required_argument_is_asked_for(specs, knowledge, question, where, fragment):

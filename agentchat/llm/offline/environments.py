@@ -13,8 +13,13 @@ TIER_WORDS = {
     "prod": r"прод(?:а|у|е|ом|ов(?:ый|ая|ое|ой|ом|ую|ые|ых|ого|ому))?|продакшн\w*|продакшен\w*|production|\bprod\b"
     r"|боев\w*",
     "staging": r"стейдж\w*|стейджинг\w*|staging",
-    "dev": r"\bdev\b|\bдев\b|разработк\w*",
+    "dev": r"\bdev\b|\bдев(?:а|у|е|ом)?\b|разработк\w*",
 }
+# A hyphenated word with a tier in it («ss-prod», «прод-2», "prod-eu"): an environment's name, if one exists.
+_ENV_LIKE = re.compile(
+    r"(?<![\w-])(?:[\w]+-)+[\w]+(?![\w-])",
+)
+_TIER_PART = re.compile(r"prod\w*|прод\w*|dev|дев\w*|stag\w*|стейдж\w*", re.I)
 _ONE_WORD = re.compile(r"(?:(?:из|from|в|во|на|to|into)\s+)?[\w-]+", re.I)  # “to prod”, «staging»
 
 
@@ -50,7 +55,9 @@ def envs_named(text: str, environments: list[tuple[str, str]]) -> tuple[list[str
     ids = sorted((re.escape(e) for e, _ in environments), key=len, reverse=True)
     tiers = "|".join(TIER_WORDS.values())
     alternatives = "|".join([*ids, tiers]) if ids else tiers
-    pattern = re.compile(rf"(?:(?P<prep>из|from|с|в|во|на|to|into)\s+)?(?P<word>{alternatives})(?![\w-])", re.I)
+    pattern = re.compile(
+        rf"(?:(?P<prep>из|from|с|в|во|на|to|into)\s+)?(?<![\w-])(?P<word>{alternatives})(?![\w-])", re.I
+    )
     found, source, target = [], None, None
     for match in pattern.finditer(text):
         env_id = env_for(match.group("word"), environments)
@@ -72,3 +79,16 @@ def environment_named(text: str, environments: list[tuple[str, str]]) -> str | N
     taken where the page has none)."""
     found, _source, _target = envs_named(titles_blanked(text, environments), environments)
     return found[0] if len(found) == 1 else None
+
+
+def unknown_environments_named(text: str, environments: list[tuple[str, str]]) -> list[str]:
+    """Hyphenated words of ``text`` that look like an environment's name (a tier in one of their parts: «ss-prod»,
+    «прод-2») and are no active environment's id, in order, outside quoted titles. Day set d35: «какие бэкапы есть
+    в ss-prod?» listed prod's backups — its «prod» was read as the prod tier — where no ss-prod exists."""
+    ids = {env_id.lower() for env_id, _ in environments}
+    words = (m.group(0) for m in _ENV_LIKE.finditer(titles_blanked(text, environments)))
+    return [
+        word
+        for word in words
+        if word.lower() not in ids and any(_TIER_PART.fullmatch(part) for part in word.split("-"))
+    ]

@@ -221,9 +221,11 @@ class OfflinePlanner(BaseChatModel):
     Attributes:
         knowledge: what the turn knows beyond the prompt (``knowledge_for``; set per turn by
             ``llm.model_for_turn``); without it the planner knows no environments and no policy reasons.
+        decided: a step decided already (``turn.guided``): streamed as it is, nothing planned again.
     """
 
     knowledge: Knowledge | None = None
+    decided: AIMessage | None = None
 
     def _knowledge(self) -> Knowledge:
         return self.knowledge or knowledge_for(choices=(), environments=[])
@@ -278,6 +280,6 @@ class OfflinePlanner(BaseChatModel):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
-        message = await sync_to_async(plan)(messages, kwargs.get("tools"), self._knowledge())
+        message = self.decided or await sync_to_async(plan)(messages, kwargs.get("tools"), self._knowledge())
         for chunk in self._chunks(message):
             yield chunk

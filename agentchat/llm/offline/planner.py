@@ -33,6 +33,7 @@ from agentchat.llm.offline.asked import (
     named_unfilled,
     properties,
 )
+from agentchat.llm.offline.environments import unknown_environments_named
 from agentchat.llm.offline.followup import bare_answer, inactive_tiers
 from agentchat.llm.offline.mentions import Mentions, mentions_read
 from agentchat.llm.offline.naming import name_quoted
@@ -46,7 +47,8 @@ from agentchat.llm.offline.replies import (
     not_understood_text,
     unsupported_text,
 )
-from agentchat.llm.offline.state import ASK_WITHOUT_PAGE, Choice, Knowledge, Result, Turn
+from agentchat.llm.offline.state import ASK_WITHOUT_PAGE, HAND_OVER, Choice, Knowledge, Result, Turn
+from agentchat.runtime.provenance import provenance_question
 from agentchat.runtime.registry import tool_spec
 from agentchat.runtime.titles import TOOL_TITLES
 from agentchat.toolset.intents import (
@@ -247,13 +249,18 @@ def plan_step(turn: Turn, knowledge: Knowledge) -> AIMessage:
             return AIMessage(content=text, response_metadata={ASK_WITHOUT_PAGE: True})
         return _text(text)
     if choice.kind == "unknown":
-        return _text(not_understood_text(turn))
+        return AIMessage(content=not_understood_text(turn), response_metadata={HAND_OVER: True})
     # The name searched for is no environment ("the dashboard Stage results"): its words are not read as one.
     own = turn.question.replace(mentions.search_text, " ") if mentions.search_text else turn.question
+    env_ids = [env_id for env_id, _ in knowledge.environments]
+    takes_env = bool(set(properties(turn, choice.tool)) & {"env_id", "source_env_id", "target_env_id"})
+    unknown = unknown_environments_named(own, knowledge.environments)
+    if unknown and takes_env:  # «бэкапы в ss-prod»: no such environment, said so (not prod's, not the page's)
+        return _text(provenance_question([], [("env_id", unknown[0])], env_ids, turn.language, False))
     inactive = inactive_tiers(own, knowledge.environments)
-    if inactive and set(properties(turn, choice.tool)) & {"env_id", "source_env_id", "target_env_id"}:
+    if inactive and takes_env:
         # «в staging» where staging is not active: said so, not asked for again nor replaced by the page's.
-        return _text(inactive_env_text(turn, inactive[0], [env_id for env_id, _ in knowledge.environments]))
+        return _text(inactive_env_text(turn, inactive[0], env_ids))
     return _first_call(turn, choice.tool, mentions)
 
 
@@ -289,11 +296,17 @@ def _first_call(turn: Turn, tool: str, mentions: Mentions) -> AIMessage:
     if missing:
         if tool == "superset_create_dataset" and missing[0] == "table_name" and mentions.sql:
             return _text(clarify_text(turn, tool, "virtual_name"))
-        return _text(clarify_text(turn, tool, missing[0]))
+        return _ask(turn, tool, missing[0])
     if tool == "execute_migration" and "preview_migration" in turn.tools:
         preview = {k: v for k, v in args.items() if k in properties(turn, "preview_migration")}
         return _call("preview_migration", preview)
     return _call(tool, args)
+
+
+def _ask(turn: Turn, tool: str, parameter: str) -> AIMessage:
+    """Ask for ``parameter``; for SQL to run the planner writes none, a model may (``HAND_OVER``)."""
+    meta = {HAND_OVER: True} if (tool, parameter) == ("superset_execute_sql", "sql") else {}
+    return AIMessage(content=clarify_text(turn, tool, parameter), response_metadata=meta)
 
 
 def _env_ready(turn: Turn, tool: str, mentions: Mentions) -> bool:
@@ -369,7 +382,7 @@ def _continue_chain(turn: Turn, intended: str, last: Result, mentions: Mentions)
         )
         args = {**args, key: rows[0]["id"], **({"env_id": last.args["env_id"]} if "env_id" in last.args else {})}
         missing = [m for m in missing if m not in args]
-        return _text(clarify_text(turn, intended, missing[0])) if missing else _call(intended, args)
+        return _ask(turn, intended, missing[0]) if missing else _call(intended, args)
     if last.tool == "preview_migration" and intended == "execute_migration":
         args = {k: v for k, v in last.args.items() if k in properties(turn, intended)}
         return _call(intended, args)

@@ -12,6 +12,7 @@ from agentchat.llm.offline.answers.base import items
 from agentchat.llm.offline.answers.git import git_line
 from agentchat.llm.offline.aspect_texts import cannot_text, instead_text
 from agentchat.llm.offline.state import Result, Turn
+from agentchat.runtime.provenance import SQL_FROM_USER
 from agentchat.runtime.questions import argument_question
 from agentchat.runtime.titles import tool_title
 from agentchat.toolset.aspects import Aspect
@@ -147,7 +148,7 @@ def clarify_text(turn: Turn, tool: str, parameter: str) -> str:
     """Ask for the missing required ``parameter`` of ``tool`` (``runtime.questions``: the same question an
     OpenAI-compatible model is given to ask); when the question asks about an aspect no tool returns
     (``turn.aspect``), that is said first, and the question is for the tool that comes closest (issue 29 item 1)."""
-    asked = _clarify_question(turn, parameter)
+    asked = _clarify_question(turn, tool, parameter)
     aspect = turn.aspect
     if aspect is None:
         return asked
@@ -158,11 +159,13 @@ def clarify_text(turn: Turn, tool: str, parameter: str) -> str:
     return f"{cannot_text(aspect, turn.language)}\n{closest}\n{asked}"
 
 
-def _clarify_question(turn: Turn, parameter: str) -> str:
+def _clarify_question(turn: Turn, tool: str, parameter: str) -> str:
     question = argument_question(parameter, turn.language)
     if question is not None:
         return question
     with translation.override(turn.language):
-        if parameter == "sql":  # a model writes the SQL itself; the planner does not
+        if parameter == "sql" and tool in SQL_FROM_USER:  # the person's SQL, whoever answers (runtime.provenance)
+            return _("Send me your SQL query (in backticks is best): I do not write one myself.")
+        if parameter == "sql":  # a model writes the SQL to run itself; the planner does not
             return _("Send the SQL query (SELECT …), in backticks if you like: offline, I do not write queries myself.")
         return _("Something is missing: please give “%(parameter)s”.") % {"parameter": parameter}

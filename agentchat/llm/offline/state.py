@@ -14,6 +14,10 @@ from agentchat.toolset.router import Ranked
 # ``response_metadata`` key of an answer refused only because of the page's object type: the turn shows the
 # one-click «спросить без контекста страницы» under it (issue 29 item 2; ``turn.streaming.reply_stream``).
 ASK_WITHOUT_PAGE = "ask_without_page"
+# ``response_metadata`` key of a text in which the planner speaks as itself, offline: it did not understand, or it
+# will not write the SQL to run. A model the planner leads (``LLM_FIRST_STEP=planner``, ``turn.guided``) takes
+# that step instead.
+HAND_OVER = "hand_over"
 
 
 @dataclass

@@ -1,0 +1,45 @@
+"""Environments a question names (``llm.offline.environments``), from the day set of issue 32 behind the planner.
+
+d35: «какие бэкапы есть в ss-prod?» listed prod's backups: the «prod» of «ss-prod» was read as the prod tier, though
+no environment ss-prod exists — a different question answered without a word. d45: «что с дашбордом 7 на деве?»
+asked for an environment: «на деве» (the dev tier, in the locative) was not read. d31: «задеплой на прод-2» asked
+«в какое окружение?» with examples instead of saying that «прод-2» is none of the person's.
+"""
+
+import pytest
+
+from agentchat.llm.offline.environments import envs_named, unknown_environments_named
+from tests.llm.test_offline_planner import knowledge, only_call, specs, step  # noqa: F401 - fixtures
+from tests.support.wording import text
+
+ACTIVE = [("ss-dev", "dev"), ("prod", "prod")]
+
+
+@pytest.mark.parametrize(
+    ("question", "named", "unknown"),
+    [
+        ("какие бэкапы есть в ss-prod?", [], ["ss-prod"]),
+        ("задеплой на прод-2", [], ["прод-2"]),
+        ("что с дашбордом 7 на деве? кто его владелец", ["ss-dev"], []),
+        ("сравни с девом", ["ss-dev"], []),
+        ("из ss-dev в prod", ["ss-dev", "prod"], []),
+        ("дашборд energy-report в prod", ["prod"], []),  # a slug is no environment
+        ("покажи «ss-prod отчёт»", [], []),  # nor a quoted title's words
+        ("девочки из отдела продаж просят отчёт", [], []),  # words that only start like a tier
+    ],
+)
+def test_environments_named_and_names_that_are_none(question, named, unknown):
+    assert envs_named(question, ACTIVE)[0] == named
+    assert unknown_environments_named(question, ACTIVE) == unknown
+
+
+def test_an_environment_that_does_not_exist_is_said_so_not_replaced(specs, knowledge):  # noqa: F811
+    message = step(specs, knowledge, "какие бэкапы есть в ss-prod?", "@ss-dev")
+    assert message.tool_calls == []
+    expected = text("ru", "There is no environment “%(value)s”. Which one do you mean: %(envs)s?")
+    assert message.content == expected % {"value": "ss-prod", "envs": "ss-dev, staging, prod"}
+
+
+def test_the_dev_tier_in_the_locative_is_the_dev_environment(specs, knowledge):  # noqa: F811
+    name, args = only_call(step(specs, knowledge, "что с дашбордом 7 на деве? кто его владелец", "@prod"))
+    assert (name, args["env_id"], args["dashboard_id"]) == ("get_health_summary", "ss-dev", 7)
