@@ -254,7 +254,7 @@ LLM_TIMEOUT_S = env.float("LLM_TIMEOUT_S", default=60.0)
 # Who decides a turn's calls on the openai path (issue 32, agentchat/turn/guided.py): the model, or the offline
 # planner leading it (a small local model: the planner picks tools and arguments, the model writes the answers).
 LLM_FIRST_STEPS = ("model", "planner")
-LLM_FIRST_STEP = env.str("LLM_FIRST_STEP", default="model")
+LLM_FIRST_STEP = env.str("LLM_FIRST_STEP", default="model") or "model"  # empty: the default
 AGENT_MAX_STEPS = env.int("AGENT_MAX_STEPS", default=8)
 # Overload without loss (agentchat/turn/admission.py): turns running at once per process, messages waiting for a
 # slot, the longest wait (s) before a message is refused ``busy``, and the retry delay the refusal names (s).

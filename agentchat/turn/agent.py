@@ -20,7 +20,6 @@ from django.utils import translation
 from django.utils.translation import gettext
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
-from langchain_core.runnables import Runnable
 
 from agentchat.chat.events import Broadcast, ConversationEvent, Emit, ErrorEvent, OutboundEvent
 from agentchat.conversations import services as conv
@@ -38,7 +37,7 @@ from agentchat.turn import recovery
 from agentchat.turn.admission import busy_retry_s, busy_text, turn_admission
 from agentchat.turn.calls import CallRunner
 from agentchat.turn.facts import model_inputs
-from agentchat.turn.guided import StepModels
+from agentchat.turn.guided import StepModel, StepModels
 from agentchat.turn.lease import lease_kept, lease_take
 from agentchat.turn.pointing import learnt_ids
 from agentchat.turn.preparation import Opened, Precheck, Prepared, step_prepare, turn_open
@@ -300,9 +299,9 @@ class AgentTurn:
                 return Final(message_id=None)
             # Truthful: the planner's failure answers say what failed (llm.offline.replies). Another page's tool
             # asked for: a model's answer gets the one-click to ask without the page (the planner's has it itself).
-            model, truthful = await models.for_step(messages)
-            again = elsewhere and not truthful
-            step = await self._step(conversation, model, messages, offer, context, language, row_id, truthful, again)
+            chosen = await models.for_step(messages)
+            again = elsewhere and not chosen.truthful
+            step = await self._step(conversation, chosen, messages, offer, context, language, row_id, again)
             row_id = None
             match step:
                 case RunAgain():
@@ -315,21 +314,20 @@ class AgentTurn:
     async def _step(
         self,
         conversation: Conversation,
-        model: BaseChatModel | Runnable,
+        chosen: StepModel,
         messages: list[BaseMessage],
         offer: Offer,
         context: dict[str, Any] | None,
         language: str,
         row_id: int | None,
-        truthful: bool = False,
         again: bool = False,
     ) -> Step:
-        """One LLM reply and its tool calls; the reply and the calls' ToolMessages are appended to ``messages``.
-        Unless the model is ``truthful``, a text answer is told the turn's failed calls (``turn.truth``); ``again``:
-        a text answer offers to ask the question without the page (``reply_stream``'s ``ask_without_page``)."""
-        view, failures, checked = model_inputs(messages, language, truthful=truthful)
+        """One LLM reply of the ``chosen`` model (``turn.guided``) and its tool calls; the reply and the calls'
+        ToolMessages are appended to ``messages``. Unless the model is truthful, a text answer is told the turn's
+        failed calls (``turn.truth``); ``again``: a text answer offers to ask the question without the page."""
+        view, failures, checked = model_inputs(messages, language, truthful=chosen.truthful)
         reply = await reply_stream(
-            model=model,
+            model=chosen.model,
             messages=view,
             conversation=conversation,
             emit=self.emit,
@@ -338,6 +336,7 @@ class AgentTurn:
             failures=failures,
             checked=checked,
             ask_without_page=again,
+            instead=chosen.instead,
         )
         if isinstance(reply, Final):
             return reply

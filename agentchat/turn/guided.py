@@ -15,6 +15,7 @@ writes no SQL to run: ``llm.offline.state.HAND_OVER``) — with the tools, as it
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -60,22 +61,36 @@ class StepModels:
             # model re-ran a finished count query until the step limit, day set d19).
             self._answering = model.bind_tools(self._schemas, tool_choice="none") if self._schemas else model
 
-    async def for_step(self, messages: list[BaseMessage]) -> tuple[BaseChatModel | Runnable, bool]:
-        """The model for the next step of ``messages`` (system prompt, history, this turn's calls and results).
-
-        Returns:
-            ``(model to stream, truthful)``: truthful when the offline planner writes the step (its answers need no
-            checking against the results, ``turn.facts.model_inputs``).
-        """
+    async def for_step(self, messages: list[BaseMessage]) -> "StepModel":
+        """The model for the next step of ``messages`` (system prompt, history, this turn's calls and results)."""
         if self._planner is None:
-            return self._bound, self._truthful
+            return StepModel(self._bound, self._truthful)
         decided = await sync_to_async(plan)(messages, self._schemas, self._knowledge)
         if decided.tool_calls or _planner_writes(messages, decided):
-            return self._planner.model_copy(update={"decided": decided}), True
+            return StepModel(self._planner.model_copy(update={"decided": decided}), True)
         results = _turn_results(messages)
         if results and not (results[-1].status == "error" and _error_code(results[-1]) in REPAIRABLE):
-            return self._answering, False
-        return self._bound, False  # the question handed over, or the model's own call to repair
+            return StepModel(self._answering, False, str(decided.content))
+        return StepModel(self._bound, False)  # the question handed over, or the model's own call to repair
+
+
+@dataclass(frozen=True)
+class StepModel:
+    """The model of one step.
+
+    Attributes:
+        model: the chat model to stream, tools bound.
+        truthful: the offline planner writes the step: its answers need no checking against the results
+            (``turn.facts.model_inputs``).
+        instead: on a step where the model is to answer with no tool, the planner's own answer, shown if the model
+            writes a call anyway — structured despite ``tool_choice: none``, or as JSON text (a 1.5B model under
+            llama.cpp wrote the finished count query again each step until the step limit;
+            ``turn.streaming.reply_stream``); None on other steps.
+    """
+
+    model: BaseChatModel | Runnable
+    truthful: bool
+    instead: str | None = None
 
 
 def _planner_writes(messages: list[BaseMessage], decided: AIMessage) -> bool:

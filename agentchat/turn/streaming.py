@@ -137,6 +137,7 @@ async def reply_stream(
     failures: Sequence[Failure] = (),
     checked: Callable[[str], str] | None = None,
     ask_without_page: bool = False,
+    instead: str | None = None,
 ) -> Reply | Final:
     """Stream one LLM reply and store it.
 
@@ -152,6 +153,8 @@ async def reply_stream(
             a text answer after no successful call of the turn carries the one-click to send the question again
             without the page's context (``MessageEvent.ask_without_page``; issue 29 item 2). The offline planner
             sets it on its own answer (``llm.offline.state.ASK_WITHOUT_PAGE``).
+        instead: the step is an answer with no tool to call (``turn.guided``): a call the model writes anyway,
+            structured or as text, never runs, and this text (the offline planner's answer) is the reply.
 
     Returns:
         ``Reply`` when the model asks for tool calls; ``Final`` when it answered with text (its ``message`` event
@@ -176,6 +179,9 @@ async def reply_stream(
     # Strict parse: a call cut off by the token limit or with broken JSON runs nowhere (turn.reply).
     calls = stream_tool_calls(acc)
     written = None if calls else text_written_call(text)
+    if instead is not None and (calls or written is not None):
+        calls, written, text, failures, checked = [], None, instead, (), None
+        await tokens.discard()
     if written is not None:  # a call written as text runs as a call (its checks and card), not shown as JSON
         calls, text = [written], ""
         await tokens.discard()

@@ -6,6 +6,8 @@ asked for an environment: «на деве» (the dev tier, in the locative) was 
 «в какое окружение?» with examples instead of saying that «прод-2» is none of the person's.
 """
 
+import dataclasses
+
 import pytest
 
 from agentchat.llm.offline.environments import envs_named, unknown_environments_named
@@ -43,3 +45,12 @@ def test_an_environment_that_does_not_exist_is_said_so_not_replaced(specs, knowl
 def test_the_dev_tier_in_the_locative_is_the_dev_environment(specs, knowledge):  # noqa: F811
     name, args = only_call(step(specs, knowledge, "что с дашбордом 7 на деве? кто его владелец", "@prod"))
     assert (name, args["env_id"], args["dashboard_id"]) == ("get_health_summary", "ss-dev", 7)
+
+
+def test_an_environment_that_does_not_exist_is_said_so_with_no_environment_selected(specs, knowledge):  # noqa: F811
+    """A fresh check: with no environment selected the answer was «выберите окружение в переключателе»."""
+    no_environment = dataclasses.replace(knowledge, not_offered_reason=lambda tool, page: "environment")
+    message = step(specs, no_environment, "какие бэкапы есть в ss-prod?", "")
+    assert message.tool_calls == []
+    assert "ss-prod" in message.content
+    assert step(specs, no_environment, "какие бэкапы есть в prod?", "").content == "why:list_backups"

@@ -9,6 +9,9 @@ did not understand), the model takes the step. Real turns on the local Superset 
 OpenAI-compatible model whose own first pick is wrong, so each test fails under ``LLM_FIRST_STEP=model``.
 """
 
+import json
+import re
+
 import pytest
 
 from agentchat.turn.agent import AgentTurn
@@ -170,3 +173,33 @@ async def test_once_the_planner_has_no_call_left_the_model_answers_with_no_tool_
     assert ran == ["superset_explore_database", "superset_execute_sql"], ran  # the planner's chain, once
     assert [r.body.get("tool_choice") for r in server.requests] == ["none"]
     assert frames.of("message")[-1]["text"] == "В таблице 5 строк."
+
+
+@TURN
+@pytest.mark.parametrize("written", ["as_text", "structured"])
+async def test_a_call_written_on_the_answer_step_never_runs_and_the_planner_answers(
+    users,
+    settings,
+    openai_provider,  # noqa: F811
+    written,
+):
+    """A fresh check behind the 1.5B model: under ``tool_choice: none`` llama.cpp's model wrote the count query
+    as JSON text, which ran as a call each step until the step limit. The planner's own answer is shown instead."""
+    settings.LLM_FIRST_STEP = "planner"
+    (dataset,) = superset_api.datasets_named("ss-dev", "energy_consumption")
+    args = {"env_id": "ss-dev", "sql": "SELECT COUNT(*) FROM energy_consumption"}
+    as_text = json.dumps({"name": "superset_execute_sql", "arguments": args})
+    again = Reply(text=as_text) if written == "as_text" else Reply(calls=[Call("superset_execute_sql", args)])
+    server = openai_provider(default=lambda request: again)
+    frames = Frames()
+
+    await AgentTurn(user=users["analyst"], emit=frames).run(
+        conversation_id=None, text="сколько строк в этой таблице сейчас", context=ui_context("dataset", dataset["id"])
+    )
+
+    ran = [f["tool"] for f in frames.of("tool_started")]
+    assert ran == ["superset_explore_database", "superset_execute_sql"], ran
+    assert len(server.requests) == 1
+    answer = frames.of("message")[-1]["text"]
+    assert "superset_execute_sql" not in answer
+    assert re.search(r"\d", answer), answer  # the planner's answer from the count

@@ -8,7 +8,8 @@ asked for again or replaced by the page's. Pure functions of the text and of the
 
 import re
 
-from agentchat.llm.offline.environments import QUOTED, TIER_WORDS, titles_blanked
+from agentchat.llm.offline.environments import QUOTED, TIER_WORDS, titles_blanked, unknown_environments_named
+from agentchat.runtime.provenance import provenance_question
 
 # Words around a value that add nothing to it («в prod», "to staging", «ну на прод», "prod please").
 _GLUE = re.compile(
@@ -55,3 +56,13 @@ def inactive_tiers(text: str, environments: list[tuple[str, str]]) -> list[str]:
         if match and tier not in active and match.group(0).lower() not in active:
             found.append((match.start(), tier))
     return [tier for _, tier in sorted(found)]
+
+
+def no_such_environment_text(text: str, environments: list[tuple[str, str]], language: str) -> str | None:
+    """«Окружения «ss-prod» нет. Какое вы имеете в виду: ss-dev, prod?» when ``text`` names an environment that does
+    not exist (``unknown_environments_named``), else None: said so, never read as prod's nor replaced by the page's
+    or by «pick an environment» (day set d35, and a fresh check with no environment selected)."""
+    unknown = unknown_environments_named(text, environments)
+    if not unknown:
+        return None
+    return provenance_question([], [("env_id", unknown[0])], [env_id for env_id, _ in environments], language, False)

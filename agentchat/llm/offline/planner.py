@@ -33,8 +33,7 @@ from agentchat.llm.offline.asked import (
     named_unfilled,
     properties,
 )
-from agentchat.llm.offline.environments import unknown_environments_named
-from agentchat.llm.offline.followup import bare_answer, inactive_tiers
+from agentchat.llm.offline.followup import bare_answer, inactive_tiers, no_such_environment_text
 from agentchat.llm.offline.mentions import Mentions, mentions_read
 from agentchat.llm.offline.naming import name_quoted
 from agentchat.llm.offline.replies import (
@@ -48,7 +47,6 @@ from agentchat.llm.offline.replies import (
     unsupported_text,
 )
 from agentchat.llm.offline.state import ASK_WITHOUT_PAGE, HAND_OVER, Choice, Knowledge, Result, Turn
-from agentchat.runtime.provenance import provenance_question
 from agentchat.runtime.registry import tool_spec
 from agentchat.runtime.titles import TOOL_TITLES
 from agentchat.toolset.intents import (
@@ -243,8 +241,10 @@ def plan_step(turn: Turn, knowledge: Knowledge) -> AIMessage:
             parameters = spec.args_schema.model_json_schema() if spec is not None else {}
             args, _ = args_fill(tool=choice.tool, parameters=parameters, mentions=mentions, page=page)
             return _call(choice.tool, args)
-        text = knowledge.why_not(choice.tool, page, turn.language)
-        if knowledge.not_offered_reason(choice.tool, page) == "page":
+        reason = knowledge.not_offered_reason(choice.tool, page)
+        no_such = no_such_environment_text(turn.question, knowledge.environments, turn.language)
+        text = no_such if no_such and reason == "environment" else knowledge.why_not(choice.tool, page, turn.language)
+        if reason == "page":
             # Another page's tool: the answer offers to ask the same question without this page (issue 29 item 2).
             return AIMessage(content=text, response_metadata={ASK_WITHOUT_PAGE: True})
         return _text(text)
@@ -252,15 +252,13 @@ def plan_step(turn: Turn, knowledge: Knowledge) -> AIMessage:
         return AIMessage(content=not_understood_text(turn), response_metadata={HAND_OVER: True})
     # The name searched for is no environment ("the dashboard Stage results"): its words are not read as one.
     own = turn.question.replace(mentions.search_text, " ") if mentions.search_text else turn.question
-    env_ids = [env_id for env_id, _ in knowledge.environments]
     takes_env = bool(set(properties(turn, choice.tool)) & {"env_id", "source_env_id", "target_env_id"})
-    unknown = unknown_environments_named(own, knowledge.environments)
-    if unknown and takes_env:  # «бэкапы в ss-prod»: no such environment, said so (not prod's, not the page's)
-        return _text(provenance_question([], [("env_id", unknown[0])], env_ids, turn.language, False))
+    if takes_env and (no_such := no_such_environment_text(own, knowledge.environments, turn.language)):
+        return _text(no_such)
     inactive = inactive_tiers(own, knowledge.environments)
     if inactive and takes_env:
         # «в staging» where staging is not active: said so, not asked for again nor replaced by the page's.
-        return _text(inactive_env_text(turn, inactive[0], env_ids))
+        return _text(inactive_env_text(turn, inactive[0], [env_id for env_id, _ in knowledge.environments]))
     return _first_call(turn, choice.tool, mentions)
 
 
