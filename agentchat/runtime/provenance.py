@@ -16,7 +16,7 @@ import re
 from collections.abc import Collection, Sequence
 from typing import Any, NamedTuple
 
-from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext, gettext_lazy, ngettext
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from agentchat.language import in_language
@@ -33,6 +33,8 @@ ENV_ARGUMENTS = ("env_id", "source_env_id", "target_env_id", "other_env_id")
 FINDER = {"dashboard": "search_dashboards", "dataset": "search_datasets", "backup": "list_backups"}
 # Tools whose ``sql`` is the user's query (to format, to make a dataset of), never one the model writes.
 SQL_FROM_USER = frozenset({"superset_format_sql", "superset_create_dataset"})
+# The question for that SQL, whoever asks it (the refusal of an invented query, the offline planner).
+OWN_SQL_QUESTION = gettext_lazy("Send me your SQL query (in backticks is best): I do not write one myself.")
 _WHOLE_NUMBER = re.compile(r"(?<!\d)\d{1,40}(?!\d)")
 
 
@@ -203,7 +205,7 @@ def provenance_question(
                 "envs": ", ".join(env_ids),
             }
         if sql:
-            return gettext("Send me your SQL query (in backticks is best): I do not write one myself.")
+            return str(OWN_SQL_QUESTION)
         kind = ID_ARGS.get(ids[0][0]) or ID_LIST_ARGS.get(ids[0][0]) if ids else None
         return {
             "dashboard": gettext("Which dashboard do you mean? Give its title or id, or open its page."),

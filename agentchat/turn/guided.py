@@ -13,7 +13,6 @@ writes no SQL to run: ``llm.offline.state.HAND_OVER``) — with the tools, as it
 ``LLM_FIRST_STEP=model`` (the default) leaves every step to the model.
 """
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -21,14 +20,14 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.runnables import Runnable
 
 from agentchat.llm import model_for_turn
 from agentchat.llm.offline.model import OfflinePlanner, knowledge_for, plan
 from agentchat.llm.offline.state import HAND_OVER
 from agentchat.toolset.selection import ToolChoice
-from agentchat.turn.truth import REPAIRABLE
+from agentchat.turn.truth import REPAIRABLE, error_code, this_turn
 
 
 class StepModels:
@@ -66,10 +65,10 @@ class StepModels:
         if self._planner is None:
             return StepModel(self._bound, self._truthful)
         decided = await sync_to_async(plan)(messages, self._schemas, self._knowledge)
-        if decided.tool_calls or _planner_writes(messages, decided):
+        results = [m for m in this_turn(messages) if isinstance(m, ToolMessage)]
+        if decided.tool_calls or _planner_writes(results, decided):
             return StepModel(self._planner.model_copy(update={"decided": decided}), True)
-        results = _turn_results(messages)
-        if results and not (results[-1].status == "error" and _error_code(results[-1]) in REPAIRABLE):
+        if results and not _repairable(results[-1]):
             return StepModel(self._answering, False, str(decided.content))
         return StepModel(self._bound, False)  # the question handed over, or the model's own call to repair
 
@@ -93,26 +92,16 @@ class StepModel:
     instead: str | None = None
 
 
-def _planner_writes(messages: list[BaseMessage], decided: AIMessage) -> bool:
-    """Whether the planner's text ``decided`` is the step: on the turn's first step unless it hands over
-    (``HAND_OVER``); after results only when none succeeded and none is the model's to repair
-    (``turn.truth.REPAIRABLE``) — refused by a policy or a person, or failed upstream: nothing to write an answer
-    from, and the planner's text says truthfully what happened."""
-    results = _turn_results(messages)
+def _planner_writes(results: list[ToolMessage], decided: AIMessage) -> bool:
+    """Whether the planner's text ``decided`` is the step, given this turn's ``results``: on the turn's first step
+    unless it hands over (``HAND_OVER``); after results only when none succeeded and none is the model's to repair
+    — refused by a policy or a person, or failed upstream: nothing to write an answer from, and the planner's text
+    says truthfully what happened."""
     if not results:
         return not decided.response_metadata.get(HAND_OVER)
-    return all(m.status == "error" and _error_code(m) not in REPAIRABLE for m in results)
+    return all(m.status == "error" and not _repairable(m) for m in results)
 
 
-def _turn_results(messages: list[BaseMessage]) -> list[ToolMessage]:
-    """The tool results after the last user message."""
-    start = max((n for n, m in enumerate(messages) if isinstance(m, HumanMessage)), default=-1) + 1
-    return [m for m in messages[start:] if isinstance(m, ToolMessage)]
-
-
-def _error_code(message: ToolMessage) -> str:
-    try:
-        payload = json.loads(str(message.content))
-    except ValueError:
-        return ""
-    return str(payload.get("error") or "") if isinstance(payload, dict) else ""
+def _repairable(result: ToolMessage) -> bool:
+    """A call refused for the model's own arguments (``turn.truth.REPAIRABLE``): the model repairs it."""
+    return result.status == "error" and error_code(result) in REPAIRABLE

@@ -179,9 +179,8 @@ async def reply_stream(
     # Strict parse: a call cut off by the token limit or with broken JSON runs nowhere (turn.reply).
     calls = stream_tool_calls(acc)
     written = None if calls else text_written_call(text)
-    if instead is not None and (calls or written is not None):
+    if instead is not None and (calls or written is not None):  # the planner's answer; what streamed is dropped below
         calls, written, text, failures, checked = [], None, instead, (), None
-        await tokens.discard()
     if written is not None:  # a call written as text runs as a call (its checks and card), not shown as JSON
         calls, text = [written], ""
         await tokens.discard()

@@ -44,6 +44,22 @@ class Failure:
     reason: str
 
 
+def this_turn(messages: Sequence[BaseMessage]) -> Sequence[BaseMessage]:
+    """The messages after the last user message: this turn's calls and results (all of them without one)."""
+    start = max((n for n, m in enumerate(messages) if isinstance(m, HumanMessage)), default=-1) + 1
+    return messages[start:]
+
+
+def error_code(message: ToolMessage) -> str:
+    """The ``error`` code of a ToolMessage's JSON payload (``invalid_args``, ``permission_denied``, …); '' when it
+    has none or is not JSON."""
+    try:
+        payload = json.loads(str(message.content))
+    except ValueError:
+        return ""
+    return str(payload.get("error") or "") if isinstance(payload, dict) else ""
+
+
 def turn_failures(messages: Sequence[BaseMessage]) -> list[Failure]:
     """The failures of this turn that no later call of the same tool made good.
 
@@ -53,10 +69,9 @@ def turn_failures(messages: Sequence[BaseMessage]) -> list[Failure]:
     Returns:
         One ``Failure`` per tool whose last call in the turn failed, in the order of those calls.
     """
-    start = max((n for n, m in enumerate(messages) if isinstance(m, HumanMessage)), default=-1) + 1
     names: dict[str, str] = {}
     failed: dict[str, Failure] = {}
-    for message in messages[start:]:
+    for message in this_turn(messages):
         if isinstance(message, AIMessage):
             names.update((str(call["id"]), call["name"]) for call in message.tool_calls if call.get("id"))
         elif isinstance(message, ToolMessage):
@@ -121,9 +136,8 @@ def _names_problems(value: Any) -> bool:
 def turn_results(messages: Sequence[BaseMessage]) -> list[Any]:
     """The successful results (parsed JSON) of this turn's calls, in order (this turn: after the last user
     message)."""
-    start = max((n for n, m in enumerate(messages) if isinstance(m, HumanMessage)), default=-1) + 1
     out = []
-    for message in messages[start:]:
+    for message in this_turn(messages):
         if isinstance(message, ToolMessage) and message.status != "error":
             try:
                 out.append(json.loads(str(message.content)))
@@ -148,9 +162,8 @@ def unfounded_checked(text: str, messages: Sequence[BaseMessage], language: str 
     ``REPAIRABLE``) and the answer states something instead of asking (issue 32: after ``get_git_status`` was
     refused an invented id, a 1.5B model answered «The dashboard's changes are not committed»): then the question
     the refusal asks (``ask_user``) or, for an invented object, which one is meant — in ``language``."""
-    start = max((n for n, m in enumerate(messages) if isinstance(m, HumanMessage)), default=-1) + 1
     payloads = []
-    for message in messages[start:]:
+    for message in this_turn(messages):
         if isinstance(message, ToolMessage):
             if message.status != "error":
                 return text

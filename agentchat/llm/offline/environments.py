@@ -16,9 +16,7 @@ TIER_WORDS = {
     "dev": r"\bdev\b|\bдев(?:а|у|е|ом)?\b|разработк\w*",
 }
 # A hyphenated word with a tier in it («ss-prod», «прод-2», "prod-eu"): an environment's name, if one exists.
-_ENV_LIKE = re.compile(
-    r"(?<![\w-])(?:[\w]+-)+[\w]+(?![\w-])",
-)
+_ENV_LIKE = re.compile(r"(?<![\w-])(?:\w+-)+\w+(?![\w-])")
 _TIER_PART = re.compile(r"prod\w*|прод\w*|dev|дев\w*|stag\w*|стейдж\w*", re.I)
 _ONE_WORD = re.compile(r"(?:(?:из|from|в|во|на|to|into)\s+)?[\w-]+", re.I)  # “to prod”, «staging»
 

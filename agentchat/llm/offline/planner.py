@@ -242,8 +242,10 @@ def plan_step(turn: Turn, knowledge: Knowledge) -> AIMessage:
             args, _ = args_fill(tool=choice.tool, parameters=parameters, mentions=mentions, page=page)
             return _call(choice.tool, args)
         reason = knowledge.not_offered_reason(choice.tool, page)
-        no_such = no_such_environment_text(turn.question, knowledge.environments, turn.language)
-        text = no_such if no_such and reason == "environment" else knowledge.why_not(choice.tool, page, turn.language)
+        no_such = reason == "environment" and no_such_environment_text(
+            turn.question, knowledge.environments, turn.language
+        )
+        text = no_such or knowledge.why_not(choice.tool, page, turn.language)
         if reason == "page":
             # Another page's tool: the answer offers to ask the same question without this page (issue 29 item 2).
             return AIMessage(content=text, response_metadata={ASK_WITHOUT_PAGE: True})

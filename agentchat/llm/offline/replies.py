@@ -12,7 +12,7 @@ from agentchat.llm.offline.answers.base import items
 from agentchat.llm.offline.answers.git import git_line
 from agentchat.llm.offline.aspect_texts import cannot_text, instead_text
 from agentchat.llm.offline.state import Result, Turn
-from agentchat.runtime.provenance import SQL_FROM_USER
+from agentchat.runtime.provenance import OWN_SQL_QUESTION, SQL_FROM_USER
 from agentchat.runtime.questions import argument_question
 from agentchat.runtime.titles import tool_title
 from agentchat.toolset.aspects import Aspect
@@ -165,7 +165,7 @@ def _clarify_question(turn: Turn, tool: str, parameter: str) -> str:
         return question
     with translation.override(turn.language):
         if parameter == "sql" and tool in SQL_FROM_USER:  # the person's SQL, whoever answers (runtime.provenance)
-            return _("Send me your SQL query (in backticks is best): I do not write one myself.")
+            return str(OWN_SQL_QUESTION)
         if parameter == "sql":  # a model writes the SQL to run itself; the planner does not
             return _("Send the SQL query (SELECT …), in backticks if you like: offline, I do not write queries myself.")
         return _("Something is missing: please give “%(parameter)s”.") % {"parameter": parameter}
