@@ -54,6 +54,7 @@ def _entry(row: AuditEvent) -> dict[str, Any]:
         "who": _person(row.actor),
         "tool": row.tool,
         "ok": row.event_type == AuditEvent.EventType.TOOL_RESULT,
+        "refused": row.event_type == AuditEvent.EventType.PERMISSION_DENIED,  # by our policy: nothing ran
         "outcome": row.outcome,
         "source_env_id": deploy.get("source_env_id") or args.get("source_env_id"),
         "target_env_id": deploy.get("target_env_id") or args.get("target_env_id") or row.env_id or None,
@@ -130,9 +131,10 @@ async def deploy_history_tool(ctx: ToolContext, args: DeployHistoryArgs) -> dict
 
     Returns:
         ``{"target_env_id", "dashboard_id", "source_env_id", "count", "deploys": [{"at" (ISO), "who", "tool", "ok",
-        "outcome", "source_env_id", "target_env_id", "source_dashboard_ids", "target_dashboard_ids", "dashboards"
-        ([title]), "migration_id", "backup_id", "message", "conversation_id"}]}``, newest first; a failed call's row has
-        ``ok`` False and its ``message``. Only the newest ``SCANNED_ROWS`` deploy rows are read.
+        "refused", "outcome", "source_env_id", "target_env_id", "source_dashboard_ids", "target_dashboard_ids",
+        "dashboards" ([title]), "migration_id", "backup_id", "message", "conversation_id"}]}``, newest first; a failed
+        call's row has ``ok`` False and its ``message``; an attempt our policy refused (nothing ran) ``refused`` True.
+        Only the newest ``SCANNED_ROWS`` deploy rows are read.
     """
     deploys = await sync_to_async(deploy_history)(args)
     return {

@@ -337,6 +337,8 @@ REQUESTS_WITHOUT_TOOL = re.compile(
     r"(дай|выдай|назначь|отбери|забери)\w* (?!(мне |нам )?(список|перечень|обзор|сводк|отч[её]т|инф))\S.*"
     r"(прав|рол|доступ)"
     r"|grant|revoke|"
+    # "give petrov the engineer role", "make her an admin" (day set d44 read a permissions audit instead)
+    r"\b(give|assign)\s+\w+\s+(the\s+|an?\s+)?(\w+\s+)?(role|rights|access)\b|\bmake\s+\w+\s+an?\s+(admin|engineer|analyst)\b|"
     r"(создай|сделай|нарисуй|добавь) (нов\w+ )?(график|чарт)|create (a )?(new )?chart|"
     r"(измени|поменяй) (цвет|график|фильтр|sql датасета)|change the (colou?r|chart|filter))",
     re.I,

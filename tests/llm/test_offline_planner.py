@@ -137,6 +137,8 @@ def test_deploy_without_target_asks_where(specs, knowledge):
         ("remove this chart from the dashboard", "en"),
         ("откати этот дашборд на прошлую версию", "ru"),  # no tool restores a version or a backup
         ("restore the dashboard from yesterday's backup", "en"),
+        ("give petrov the engineer role", "en"),  # day set d44: was «a permissions audit needs an environment»
+        ("make ivanova an admin", "en"),
     ],
 )
 def test_request_no_tool_can_do_is_refused_honestly(specs, knowledge, question, language):

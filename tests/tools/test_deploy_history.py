@@ -79,6 +79,27 @@ async def test_the_deploys_of_a_dashboard_are_told_with_who_when_where_and_the_c
     assert engineer.get_username() in table
 
 
+async def test_an_attempt_our_policy_refused_is_said_to_have_deployed_nothing(users, scratch):
+    """A fresh check behind the 1.5B model: the history line «… ss-dev → prod, не выполнено: denied» of an analyst's
+    refused attempt was retold as "was deployed to prod by analyst". The line says nothing was deployed."""
+    analyst = users["analyst"]
+    dev = scratch.dashboard("ss-dev", "Попытка", slug="attempt")
+    page = ui_context("dashboard", dev["id"], name=dev["dashboard_title"])
+    refused = Frames()
+    await AgentTurn(user=analyst, emit=refused).run(
+        conversation_id=None, text="задеплой этот дашборд в prod", context=page
+    )
+    assert [f["tool"] for f in refused.of("permission_denied")] == ["deploy_dashboard"]
+
+    conversation_id = await AgentTurn(user=analyst, emit=Frames()).run(
+        conversation_id=None, text="когда этот дашборд последний раз деплоили в prod и кто?", context=page
+    )
+
+    answer = await database_sync_to_async(stored_answer)(conversation_id)
+    (line,) = [line for line in answer.splitlines() if line.startswith("- ")]
+    assert line.endswith("ss-dev → prod, запрещено нашей политикой, ничего не развёрнуто"), line
+
+
 def _dashboard_page(user, dashboard_id: int) -> str:
     client = Client()
     client.force_login(user)

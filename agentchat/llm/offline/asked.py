@@ -70,12 +70,13 @@ def instead_tool(turn: Turn, choice: Choice, mentions: Mentions) -> str | None:
 
 
 def dataset_users(turn: Turn, mentions: Mentions) -> Choice | None:
-    """Which dashboards or charts use a named dataset, asked where no dataset tool is offered (a dashboard or a
-    migration page): the dashboard search by dataset serves it (issue 29 item 2, seed Story 1 AC 3), instead of
-    «со страницы дашборда это недоступно»."""
+    """Which dashboards or charts use a named dataset, asked where no tool finds a dataset by its name (a
+    dashboard, dataset or migration page): the dashboard search by dataset serves it (issue 29 item 2, seed Story 1
+    AC 3), instead of «со страницы дашборда это недоступно» (a dataset page's own tool reads only its dataset: a
+    fresh check's "which dashboards use the energy_consumption dataset?" there was refused for the page)."""
     objects = set(read_question(turn.question).objects)
     asked = {"dashboards", "dashboard", "chart"} & objects
-    dataset_tools = {"search_datasets", "get_dataset_details", "superset_explore_database"} & set(turn.tools)
+    dataset_tools = {"search_datasets", "get_dataset_details"} & set(turn.tools)
     if mentions.used_dataset and asked and "search_dashboards" in turn.tools and not dataset_tools:
         return Choice("tool", "search_dashboards", rules=STRONG)
     return None

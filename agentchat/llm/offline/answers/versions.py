@@ -79,6 +79,8 @@ def _deploy_line(deploy: dict[str, Any]) -> str:
         result = pgettext("deploy result", "queued as a task") if migration else pgettext("deploy result", "done")
         if deploy.get("tool") == "rollback_deploy":
             result = pgettext("deploy result", "rolled back")
+    elif deploy.get("refused"):  # an attempt our policy refused: a small model read «failed: denied» as a deploy
+        result = pgettext("deploy result", "refused by our policy, nothing was deployed")
     else:
         result = _("failed: %(message)s") % {"message": deploy.get("message") or deploy.get("outcome")}
     line = _("%(when)s — %(who)s: %(what)s %(src)s → %(dst)s, %(result)s") % {
