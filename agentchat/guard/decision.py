@@ -117,6 +117,9 @@ async def _impact(
         if exc.code in ("invalid_args", NOT_APPLICABLE):  # a branch name git refuses, nothing to roll back: no card
             impact["invalid"] = True
             impact["error_code"] = exc.code
+            if exc.message is None and type(exc).text is ApplicationError.text and exc.detail:
+                # ERROR_TEXTS' «Неверные аргументы инструмента: …» is the caller's to add (``turn.calls``): once
+                impact["error"] = str(exc.detail)
     except TimeoutError:
         with in_language(language):
             impact = {"error": gettext("impact look-up timed out")}

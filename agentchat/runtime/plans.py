@@ -160,8 +160,10 @@ def migration_run_finished(*, record_id: int) -> None:
 def plan_arguments(*, fields: Collection[str], args: dict[str, Any], context: dict[str, Any] | None) -> dict[str, Any]:
     """Complete a migration tool call from the saved plan it is about, before it is validated, decided and stored.
 
-    On a migration page (UIContext ``objectType`` ``migration``, ``objectId`` its id) a call that names neither a
-    plan nor dashboards is about that page's plan: ``migration_id`` = objectId. A call on a saved plan gets the
+    On a migration page (UIContext ``objectType`` ``migration``, ``objectId`` its id) a call that names no plan is
+    about that page's plan: ``migration_id`` = objectId — also when it names dashboards, which must then be the
+    plan's (``tools.migration_impact.migration_target``; issue 32 item 2: «запусти эту миграцию для дашбордов 1 и 2»
+    on the page of a plan of dashboard 1 built a red prod card for both). A call on a saved plan gets the
     plan's ``source_env_id``/``target_env_id`` where it names none, so the stored (hashed) arguments, the
     guardrail's tier (prod → red card, typed confirmation) and the card all say where it goes.
 
@@ -175,12 +177,7 @@ def plan_arguments(*, fields: Collection[str], args: dict[str, Any], context: di
     if "migration_id" not in fields:
         return args
     page = context or {}
-    if (
-        not args.get("migration_id")
-        and not args.get("dashboard_ids")
-        and page.get("objectType") == "migration"
-        and page.get("objectId")
-    ):
+    if not args.get("migration_id") and page.get("objectType") == "migration" and page.get("objectId"):
         args = {**args, "migration_id": int(page["objectId"])}
     migration_id = args.get("migration_id")
     migration = Migration.objects.filter(pk=migration_id).first() if isinstance(migration_id, int) else None

@@ -53,6 +53,7 @@ class StepModels:
         self._bound: BaseChatModel | Runnable = model.bind_tools(self._schemas) if self._schemas else model
         self._truthful = isinstance(model, OfflinePlanner)
         self._planner: OfflinePlanner | None = None
+        self._planned: set[str] = set()  # ids of the calls the planner made this turn
         if not self._truthful and settings.LLM_FIRST_STEP == "planner":
             self._knowledge = knowledge_for(choices=choices, environments=environments)
             self._planner = OfflinePlanner(knowledge=self._knowledge)
@@ -65,12 +66,28 @@ class StepModels:
         if self._planner is None:
             return StepModel(self._bound, self._truthful)
         decided = await sync_to_async(plan)(messages, self._schemas, self._knowledge)
+        self._planned.update(str(call["id"]) for call in decided.tool_calls)
         results = [m for m in this_turn(messages) if isinstance(m, ToolMessage)]
-        if decided.tool_calls or _planner_writes(results, decided):
+        if decided.tool_calls or self._planner_writes(results, decided):
             return StepModel(self._planner.model_copy(update={"decided": decided}), True)
-        if results and not _repairable(results[-1]):
+        if results and not self._repairable(results[-1]):
             return StepModel(self._answering, False, str(decided.content))
         return StepModel(self._bound, False)  # the question handed over, or the model's own call to repair
+
+    def _planner_writes(self, results: list[ToolMessage], decided: AIMessage) -> bool:
+        """Whether the planner's text ``decided`` is the step, given this turn's ``results``: on the turn's first
+        step unless it hands over (``HAND_OVER``); after results only when none succeeded and none is the model's
+        to repair — refused by a policy or a person, failed upstream, or the planner's own call refused: nothing to
+        write an answer from, and the planner's text says truthfully what happened."""
+        if not results:
+            return not decided.response_metadata.get(HAND_OVER)
+        return all(m.status == "error" and not self._repairable(m) for m in results)
+
+    def _repairable(self, result: ToolMessage) -> bool:
+        """A call of the model's refused for its arguments (``turn.truth.REPAIRABLE``): the model repairs it; the
+        planner's own refused call (a saved plan it contradicted) is not the model's to repair."""
+        planned = result.tool_call_id in self._planned
+        return result.status == "error" and not planned and error_code(result) in REPAIRABLE
 
 
 @dataclass(frozen=True)
@@ -90,18 +107,3 @@ class StepModel:
     model: BaseChatModel | Runnable
     truthful: bool
     instead: str | None = None
-
-
-def _planner_writes(results: list[ToolMessage], decided: AIMessage) -> bool:
-    """Whether the planner's text ``decided`` is the step, given this turn's ``results``: on the turn's first step
-    unless it hands over (``HAND_OVER``); after results only when none succeeded and none is the model's to repair
-    — refused by a policy or a person, or failed upstream: nothing to write an answer from, and the planner's text
-    says truthfully what happened."""
-    if not results:
-        return not decided.response_metadata.get(HAND_OVER)
-    return all(m.status == "error" and not _repairable(m) for m in results)
-
-
-def _repairable(result: ToolMessage) -> bool:
-    """A call refused for the model's own arguments (``turn.truth.REPAIRABLE``): the model repairs it."""
-    return result.status == "error" and error_code(result) in REPAIRABLE

@@ -1,0 +1,57 @@
+"""Issue 32 item 2, from a fresh check of the planner-led model: on a migration page the saved plan wins.
+
+«запусти эту миграцию в prod для дашбордов 1 и 2» on the page of a plan that moves dashboard 1 sent
+``execute_migration`` with ``dashboard_ids: [1, 2]`` and no ``migration_id`` — a call about no plan — and built a red
+prod card for both dashboards. A call on a migration page is about its plan (``runtime.plans.plan_arguments``);
+dashboards outside the plan are refused before any card, and the refusal is worded once (it read «Неверные
+аргументы инструмента: Неверные аргументы инструмента: …»).
+"""
+
+import pytest
+
+from agentchat.turn.agent import AgentTurn
+from tests.llm.test_provider import openai_provider  # noqa: F401 - the scripted-LLM fixture
+from tests.support import superset_api
+from tests.support.chat_server import Reply
+from tests.support.frames import Frames
+from tests.tools.test_migration_plans import energy_plan, migration_page  # noqa: F401 - the fixture
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.superset]
+
+
+def _question(plan) -> str:
+    regions = superset_api.dashboard_by_slug("ss-dev", "regions-overview")
+    return f"запусти эту миграцию в prod для дашбордов {plan.dashboard_ids[0]} и {regions['id']}"
+
+
+async def _turn(user, plan) -> Frames:
+    frames = Frames()
+    await AgentTurn(user=user, emit=frames).run(
+        conversation_id=None, text=_question(plan), context=migration_page(plan)
+    )
+    return frames
+
+
+async def test_offline_dashboards_outside_the_saved_plan_get_no_card(users, energy_plan):  # noqa: F811
+    frames = await _turn(users["admin"], energy_plan)
+
+    assert frames.of("confirm_required") == []
+    answer = frames.of("message")[-1]["text"]
+    assert f"#{energy_plan.pk}" in answer, answer
+    assert answer.count("Неверные аргументы инструмента") <= 1, answer
+
+
+async def test_planner_led_the_planner_s_refused_call_is_not_handed_to_the_model(
+    users,
+    settings,
+    openai_provider,  # noqa: F811
+    energy_plan,  # noqa: F811
+):
+    settings.LLM_FIRST_STEP = "planner"
+    server = openai_provider(default=lambda request: Reply(text="Готово."))
+
+    frames = await _turn(users["admin"], energy_plan)
+
+    assert frames.of("confirm_required") == []
+    assert server.requests == []  # the planner says why; the model is not asked to repair the planner's call
+    assert f"#{energy_plan.pk}" in frames.of("message")[-1]["text"]
