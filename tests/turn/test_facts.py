@@ -16,7 +16,6 @@ from agentchat.models import Message
 from agentchat.turn.agent import AgentTurn
 from agentchat.turn.facts import plain, result_view
 from tests.llm.test_provider import openai_provider  # noqa: F401 - the scripted-LLM fixture
-from tests.support import superset_api
 from tests.support.chat_server import Call, Reply
 from tests.support.contexts import dashboard_context, ui_context
 from tests.support.frames import Frames
@@ -51,13 +50,13 @@ def test_a_result_without_a_writer_is_plain_and_one_with_a_writer_is_its_text():
 
 
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.superset
 async def test_the_model_reads_the_summary_as_labelled_facts_in_the_question_s_language(
     users,
     openai_provider,  # noqa: F811
+    superset_stack,
 ):
-    dashboard = superset_api.dashboard_by_slug("ss-dev", "energy-report")
-    charts = superset_api.dashboard_chart_names("ss-dev", dashboard["id"])
+    dashboard = superset_stack.dashboard_by_slug("ss-dev", "energy-report")
+    charts = superset_stack.dashboard_chart_names("ss-dev", dashboard["id"])
     server = openai_provider(
         Reply(calls=[Call("get_health_summary", {"env_id": "ss-dev", "dashboard_id": dashboard["id"]}, id="c1")]),
         Reply(text="ok"),
@@ -83,14 +82,14 @@ async def test_the_model_reads_the_summary_as_labelled_facts_in_the_question_s_l
 
 
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.superset
 async def test_problems_claimed_that_no_result_names_are_replaced_by_what_the_tool_returned(
     users,
     openai_provider,  # noqa: F811
+    superset_stack,
 ):
     """Issue 32 item 4: «есть ли проблемы с этим датасетом?» → a permissions audit, answer «Да, есть проблемы» with
     none named. The user reads what the audit returned instead, under a sentence that no problem was named."""
-    (dataset,) = superset_api.datasets_named("ss-dev", "energy_consumption")
+    (dataset,) = superset_stack.datasets_named("ss-dev", "energy_consumption")
     args = {"env_id": "ss-dev", "object_type": "dataset", "object_id": dataset["id"]}
     openai_provider(
         Reply(calls=[Call("superset_audit_permissions", args, id="c1")]),

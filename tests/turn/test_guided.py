@@ -16,7 +16,6 @@ import pytest
 
 from agentchat.turn.agent import AgentTurn
 from tests.llm.test_provider import openai_provider  # noqa: F401 - the scripted-LLM fixture
-from tests.support import superset_api
 from tests.support.chat_server import Call, Recorded, Reply
 from tests.support.contexts import ui_context
 from tests.support.frames import Frames
@@ -152,11 +151,12 @@ async def test_once_the_planner_has_no_call_left_the_model_answers_with_no_tool_
     users,
     settings,
     openai_provider,  # noqa: F811
+    superset_stack,
 ):
     """Day set d19: after the planner's count query the 1.5B model ran it again and again until the step limit.
     The answer step offers the tools with ``tool_choice: none`` (this script calls whenever it may)."""
     settings.LLM_FIRST_STEP = "planner"
-    (dataset,) = superset_api.datasets_named("ss-dev", "energy_consumption")
+    (dataset,) = superset_stack.datasets_named("ss-dev", "energy_consumption")
     again = Call("superset_execute_sql", {"env_id": "ss-dev", "sql": "SELECT COUNT(*) FROM energy_consumption"})
 
     def model(request: Recorded) -> Reply:
@@ -181,12 +181,13 @@ async def test_a_call_written_on_the_answer_step_never_runs_and_the_planner_answ
     users,
     settings,
     openai_provider,  # noqa: F811
+    superset_stack,
     written,
 ):
     """A fresh check behind the 1.5B model: under ``tool_choice: none`` llama.cpp's model wrote the count query
     as JSON text, which ran as a call each step until the step limit. The planner's own answer is shown instead."""
     settings.LLM_FIRST_STEP = "planner"
-    (dataset,) = superset_api.datasets_named("ss-dev", "energy_consumption")
+    (dataset,) = superset_stack.datasets_named("ss-dev", "energy_consumption")
     args = {"env_id": "ss-dev", "sql": "SELECT COUNT(*) FROM energy_consumption"}
     as_text = json.dumps({"name": "superset_execute_sql", "arguments": args})
     again = Reply(text=as_text) if written == "as_text" else Reply(calls=[Call("superset_execute_sql", args)])
