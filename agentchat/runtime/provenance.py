@@ -4,9 +4,11 @@ only with ids and SQL the conversation gave it and environments that exist.
 A small model writes ``get_git_status(dashboard_id=123)`` with no page and no one having said 123, or
 ``list_backups(env_id="ss-prod")``: the first reached Superset (404) and the answer repeated the question back, the
 second showed the user a validator's text. An id in a call must come from the page (``objectId``, or a saved plan),
-the user's words or the answers they were shown (a whole number in any user or assistant message), or a
-tool result of this conversation (``binding.result_ids`` of every successful result, of any type and
-environment); an environment argument must be an active environment. Otherwise ``turn.calls`` refuses the call
+the user's words or the answers they were shown before this turn (a whole number in any user message or earlier
+answer: the model's own words in this turn vouch for nothing), or a tool result of this conversation
+(``binding.result_ids`` of every successful result, of any type and environment, and any ``…_id`` value of one).
+That holds for dashboards, datasets, saved copies, databases, tasks, migrations and ``object_id``; an environment
+argument must be an active environment. Otherwise ``turn.calls`` refuses the call
 before the impact look-up or the run (audited as ``invented_argument``) and the model's ToolMessage says what to
 do instead: search or ask; use one of the listed environments.
 """
@@ -24,18 +26,36 @@ from agentchat.runtime.binding import result_ids
 from agentchat.runtime.spec import ToolSpec
 from policies import services as policy
 
-# Arguments naming one object by id (type for the message), and lists of them.
-ID_ARGS = {"dashboard_id": "dashboard", "dataset_id": "dataset", "backup_id": "backup"}
+# Arguments naming one object by id (type for the message), and lists of them. ``object_id`` is of the call's
+# ``object_type`` (superset_audit_permissions: dataset, database or dashboard).
+ID_ARGS = {
+    "dashboard_id": "dashboard",
+    "dataset_id": "dataset",
+    "backup_id": "backup",
+    "database_id": "database",
+    "task_id": "task",
+    "migration_id": "migration",
+    "object_id": "",
+}
 ID_LIST_ARGS = {"dashboard_ids": "dashboard", "dataset_ids": "dataset"}
 # Arguments naming an environment.
 ENV_ARGUMENTS = ("env_id", "source_env_id", "target_env_id", "other_env_id")
 # What the model is told to use to find an object it has no id of (a tool of every role's read set).
-FINDER = {"dashboard": "search_dashboards", "dataset": "search_datasets", "backup": "list_backups"}
+FINDER = {
+    "dashboard": "search_dashboards",
+    "dataset": "search_datasets",
+    "backup": "list_backups",
+    "database": "superset_explore_database",
+    "task": "get_task_status",
+    "migration": "preview_migration",
+}
 # Tools whose ``sql`` is the user's query (to format, to make a dataset of), never one the model writes.
 SQL_FROM_USER = frozenset({"superset_format_sql", "superset_create_dataset"})
 # The question for that SQL, whoever asks it (the refusal of an invented query, the offline planner).
 OWN_SQL_QUESTION = gettext_lazy("Send me your SQL query (in backticks is best): I do not write one myself.")
 _WHOLE_NUMBER = re.compile(r"(?<!\d)\d{1,40}(?!\d)")
+# Keys of a tool result whose whole-number values are ids the model may use (a database's, a task's, a chart's).
+_ID_KEY = re.compile(r"(?:^|_)ids?$")
 
 
 class Known(NamedTuple):
@@ -43,8 +63,9 @@ class Known(NamedTuple):
 
     Attributes:
         ids: the page's object id, every whole number (1–19 digits) of every user message and of every answer the
-            user was shown, and every dashboard or dataset id a successful tool result named
-            (``binding.result_ids``, any type or environment).
+            user was shown before this turn (the model's own words in this turn vouch for nothing), every dashboard
+            or dataset id a successful tool result named (``binding.result_ids``, any type or environment), and
+            every whole number under an ``id``/``…_id``/``…_ids`` key of one (a database's, a task's).
         texts: every user message and successful tool result, as ``sql_key`` reads them (where SQL may come from).
     """
 
@@ -64,8 +85,10 @@ def known_from(messages: Sequence[BaseMessage], context: dict[str, Any] | None) 
     object_id = (context or {}).get("objectId")
     if object_id is not None and str(object_id).isdigit():
         found.add(int(object_id))
-    for message in messages:
-        if isinstance(message, HumanMessage | AIMessage):
+    turn_start = max((n for n, m in enumerate(messages) if isinstance(m, HumanMessage)), default=-1)
+    for n, message in enumerate(messages):
+        shown_before = isinstance(message, AIMessage) and n < turn_start
+        if isinstance(message, HumanMessage) or shown_before:
             found.update(int(n) for n in _WHOLE_NUMBER.findall(str(message.content)))
             if isinstance(message, HumanMessage):
                 texts.append(sql_key(str(message.content)))
@@ -77,7 +100,27 @@ def known_from(messages: Sequence[BaseMessage], context: dict[str, Any] | None) 
             texts.extend(sql_key(text) for text in _strings(value))
             for ids in result_ids(value).values():
                 found.update(ids)
+            found.update(_keyed_ids(value))
     return Known(ids=frozenset(found), texts=tuple(texts))
+
+
+def _keyed_ids(value: Any) -> set[int]:
+    """Whole numbers under an ``id``-like key (``_ID_KEY``) of a decoded JSON ``value``, at any depth."""
+    found: set[int] = set()
+    if isinstance(value, list):
+        for item in value:
+            found |= _keyed_ids(item)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            items = item if isinstance(item, list) else [item]
+            if _ID_KEY.search(str(key)):
+                found.update(int(one) for one in items if _whole(one))
+            found |= _keyed_ids(item)
+    return found
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int | str) and not isinstance(value, bool) and str(value).isdigit()
 
 
 def sql_key(text: str) -> str:
@@ -129,10 +172,7 @@ def invented_ids(spec: ToolSpec, args: dict[str, Any], known: Collection[int]) -
             values = value
         else:
             continue
-        for one in values:
-            if isinstance(one, int | str) and not isinstance(one, bool) and str(one).isdigit():
-                if int(one) not in known:
-                    out.append((name, int(one)))
+        out.extend((name, int(str(one))) for one in values if _whole(one) and int(str(one)) not in known)
     return out
 
 
@@ -146,12 +186,18 @@ def unknown_environments(spec: ToolSpec, args: dict[str, Any], env_ids: Collecti
     ]
 
 
+def _kind(argument: str, object_type: str | None) -> str:
+    """The kind of object an id argument names («dashboard», «database», …); ``object_id``'s is ``object_type``."""
+    return ID_ARGS.get(argument) or ID_LIST_ARGS.get(argument) or str(object_type or "")
+
+
 def provenance_text(
     ids: list[tuple[str, int]],
     envs: list[tuple[str, str]],
     env_ids: Sequence[str],
     language: str | None = None,
     sql: bool = False,
+    object_type: str | None = None,
 ) -> str:
     """The ToolMessage detail of a refused call, in ``language``: which ids no one named and how to find the
     object (the search tool, or ask the user), which environments do not exist and which do.
@@ -162,7 +208,7 @@ def provenance_text(
     with in_language(language):
         parts = []
         for name, value in ids:
-            finder = FINDER[ID_ARGS.get(name) or ID_LIST_ARGS[name]]
+            finder = FINDER.get(_kind(name, object_type), "search_dashboards")
             parts.append(
                 gettext(
                     "%(argument)s=%(value)s: no page, message or tool result of this conversation names this "
@@ -190,7 +236,12 @@ def provenance_text(
 
 
 def provenance_question(
-    ids: list[tuple[str, int]], envs: list[tuple[str, str]], env_ids: Sequence[str], language: str | None, sql: bool
+    ids: list[tuple[str, int]],
+    envs: list[tuple[str, str]],
+    env_ids: Sequence[str],
+    language: str | None,
+    sql: bool,
+    object_type: str | None = None,
 ) -> str:
     """The question for the person about a refused call (its ToolMessage's ``ask_user``), in ``language``: which
     environment of theirs, their SQL, or which object — what the refusal is about, not a generic «which object»
@@ -206,12 +257,15 @@ def provenance_question(
             }
         if sql:
             return str(OWN_SQL_QUESTION)
-        kind = ID_ARGS.get(ids[0][0]) or ID_LIST_ARGS.get(ids[0][0]) if ids else None
+        kind = _kind(ids[0][0], object_type) if ids else ""
         return {
             "dashboard": gettext("Which dashboard do you mean? Give its title or id, or open its page."),
             "dataset": gettext("Which dataset do you mean? Give its name or id, or open its page."),
             "backup": gettext("Which saved copy do you mean? Ask me to list the copies, or give its id."),
-        }.get(kind or "", gettext("Which object do you mean? Give its title or id, or open its page."))
+            "database": gettext("Which database do you mean? Give its name or id."),
+            "task": gettext("Which task do you mean? Give its number, or ask for the status of your latest task."),
+            "migration": gettext("Which migration do you mean? Give its number or open its page."),
+        }.get(kind, gettext("Which object do you mean? Give its title or id, or open its page."))
 
 
 def call_provenance(spec: ToolSpec, args: dict[str, Any], known: Known, language: str | None = None) -> tuple[str, str]:
@@ -227,6 +281,7 @@ def call_provenance(spec: ToolSpec, args: dict[str, Any], known: Known, language
     sql = invented_sql(spec, args, known.texts)
     if not (ids or envs or sql):
         return "", ""
-    return provenance_text(ids, envs, env_ids, language, sql=sql), provenance_question(
-        ids, envs, env_ids, language, sql
+    object_type = args.get("object_type")
+    return provenance_text(ids, envs, env_ids, language, sql, object_type), provenance_question(
+        ids, envs, env_ids, language, sql, object_type
     )

@@ -34,6 +34,7 @@ from agentchat.superset.transfer import dashboards_export, instances_distinct
 from agentchat.tools.copies import Change, copy_needed
 from agentchat.tools.detached import detached_charts, detached_text, remove_detached_label
 from agentchat.tools.drift import drift_text
+from agentchat.tools.plan_contradiction import PlanContradiction
 
 # What the import will do, as the heading of the objects it does it to («Создать: 3 графика, 1 датасет.»).
 ACTIONS = {
@@ -258,12 +259,6 @@ class MigrationArgs(ToolArgs):
         return self
 
 
-class PlanContradiction(InvalidArguments):
-    """A call names a saved migration and also dashboards or environments that are not that plan's (issue 32
-    item 2: a small model sent ``dashboard_ids: [1, 2, 3]`` beside ``migration_id: 1`` whose plan moves dashboard
-    1, and got a red prod card for dashboards outside the plan)."""
-
-
 @dataclass(frozen=True)
 class MigrationTarget:
     """What a migration call moves: from the saved plan (``migration``) or from the call's own arguments."""
@@ -302,20 +297,7 @@ async def migration_target(args: MigrationArgs) -> MigrationTarget:
     }
     contradicting = [name for name, value in given.items() if value is not None and value != saved[name]]
     if contradicting:
-        raise PlanContradiction(
-            ngettext(
-                "migration #%(id)s is a saved plan: %(args)s contradicts it (the plan has %(plan)s); "
-                "call again with migration_id only.",
-                "migration #%(id)s is a saved plan: %(args)s contradict it (the plan has %(plan)s); "
-                "call again with migration_id only.",
-                len(contradicting),
-            )
-            % {
-                "id": migration.pk,
-                "args": ", ".join(contradicting),
-                "plan": "; ".join(f"{name}={saved[name]}" for name in contradicting),
-            }
-        )
+        raise PlanContradiction.of(migration.pk, saved, given, contradicting)
     source, target, ids = migration.source_env_id, migration.target_env_id, list(migration.dashboard_ids)
     if source == target:
         raise InvalidArguments(_("source_env_id and target_env_id must differ"))

@@ -139,8 +139,9 @@ class CallRunner:
         )
         if decision.impact and decision.impact.get("invalid"):  # the tool would refuse them: said, no card
             code = str(decision.impact.get("error_code") or "invalid_args")
+            ask = ("", str(decision.impact["ask_user"])) if decision.impact.get("ask_user") else None
             return await self._reject_args(
-                conversation, spec, call_id, args, decision.impact["error"], language, code=code
+                conversation, spec, call_id, args, decision.impact["error"], language, code=code, ask=ask
             )
         if decision.requires_confirmation:
             row = await database_sync_to_async(confirm.confirmation_create)(
@@ -346,12 +347,11 @@ class CallRunner:
         back; ``detail`` is the reason as the user reads it): no card, no execution, an error ToolMessage, audited
         with ``code``; ``ask``: the missing argument only the person can give and the question for them (the
         ToolMessage's ``missing`` and ``ask_user``; the question is the message too, so no validator's text reaches
-        the person; issue 29 item 5)."""
-        if ask is not None and code != "invented_argument":  # the question is the message: no validator's text
-            message = ask[1]
-        else:  # an invented argument: the model reads what to do, the person's question is apart (ask_user)
-            message = detail if code == NOT_APPLICABLE else error_text(code, language, detail=detail)
+        the person; issue 29 item 5). With no argument name in ``ask`` (an invented argument, a saved plan's
+        contradiction) the model reads ``detail`` and the person the question (``ask_user``)."""
         missing, asked = ask or ("", None)
+        # the question is the message (no validator's text), or the model reads what to do and the person the question
+        message = asked if missing else detail if code == NOT_APPLICABLE else error_text(code, language, detail=detail)
         outcome = ToolOutcome(ok=False, error_code=code, error_message=message, ask_user=asked, missing=missing or None)
         return await self.finish(
             conversation, spec.name, spec.category, call_id, args, outcome, announce=False, language=language

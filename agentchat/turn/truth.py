@@ -111,8 +111,10 @@ def failures_told(text: str, failures: Sequence[Failure], language: str | None =
 
 # An answer that says problems were found («Да, есть проблемы», "issues were found"), not one that says none were.
 PROBLEMS_CLAIMED = re.compile(
-    r"(?<!нет )(?<!не )\b(есть|обнаружен\w*|найден\w*|выявлен\w*)\s+(\w+\s+)?проблем"
-    r"|(?<!no )\b(problems|issues) (were |was )?(found|detected)|\bthere are (some )?(issues|problems)",
+    r"(?<!нет )(?<!не )\b(есть|обнаружен\w*|найден\w*|выявлен\w*|имеются|имеется)"
+    r"\s+((?!ни\w*\b|не\b)\w+\s+){0,3}проблем"  # «Обнаружено 5 критических проблем», not «никаких проблем»
+    r"|(?<!no )\b(problems|issues) (were |was )?(found|detected)|\bthere are (some )?(issues|problems)"
+    r"|(?<!no )\b(found|detected|identified)\s+((?!no\b|none\b|zero\b)\w+\s+){0,3}(problems|issues)\b",
     re.I,
 )
 # Result keys that carry problems a tool found (a review's findings, a plan's problems, a check's issues).

@@ -28,6 +28,15 @@ ACTIVE = [("ss-dev", "dev"), ("prod", "prod")]
         ("дашборд energy-report в prod", ["prod"], []),  # a slug is no environment
         ("покажи «ss-prod отчёт»", [], []),  # nor a quoted title's words
         ("девочки из отдела продаж просят отчёт", [], []),  # words that only start like a tier
+        # a fresh check: names with no tier word of their own were replaced by the page's environment silently
+        ("задеплой на prod2", [], ["prod2"]),
+        ("какие бэкапы на preprod?", [], ["preprod"]),
+        ("deploy it to uat", [], ["uat"]),
+        ("deploy to qa please", [], ["qa"]),
+        ("а что на тесте?", [], ["тесте"]),
+        ("dev2 backups", [], ["dev2"]),
+        ("run a QA check on this dashboard", [], []),  # QA the activity, not a place
+        ("what's on the test dashboard", [], []),
     ],
 )
 def test_environments_named_and_names_that_are_none(question, named, unknown):
@@ -54,3 +63,23 @@ def test_an_environment_that_does_not_exist_is_said_so_with_no_environment_selec
     assert message.tool_calls == []
     assert "ss-prod" in message.content
     assert step(specs, no_environment, "какие бэкапы есть в prod?", "").content == "why:list_backups"
+
+
+@pytest.mark.parametrize(
+    ("question", "where"), [("задеплой на prod2", "dashboard/1@ss-dev"), ("list backups on uat", "@ss-dev")]
+)
+def test_an_environment_name_without_a_tier_word_is_said_to_be_none(specs, knowledge, question, where):  # noqa: F811
+    message = step(specs, knowledge, question, where)
+    assert message.tool_calls == []
+    assert question.split()[-1] in message.content, message.content
+
+
+@pytest.mark.parametrize(
+    ("previous", "answer", "env"),
+    [("какие бэкапы есть в ss-prod?", "prod", "prod"), ("list backups on uat", "in ss-dev", "ss-dev")],
+)
+def test_the_environment_given_after_no_such_environment_is_taken(specs, knowledge, previous, answer, env):  # noqa: F811
+    """A fresh check: «prod» after «Окружения «ss-prod» нет. Какое вы имеете в виду…» asked the same question again
+    (the joined request still named ss-prod)."""
+    name, args = only_call(step(specs, knowledge, answer, "@ss-dev", previous=previous))
+    assert (name, args["env_id"]) == ("list_backups", env)

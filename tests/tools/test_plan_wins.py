@@ -7,6 +7,8 @@ dashboards outside the plan are refused before any card, and the refusal is word
 аргументы инструмента: Неверные аргументы инструмента: …»).
 """
 
+import re
+
 import pytest
 
 from agentchat.turn.agent import AgentTurn
@@ -39,6 +41,10 @@ async def test_offline_dashboards_outside_the_saved_plan_get_no_card(users, ener
     answer = frames.of("message")[-1]["text"]
     assert f"#{energy_plan.pk}" in answer, answer
     assert answer.count("Неверные аргументы инструмента") <= 1, answer
+    # the person reads the plan in words, not the model's instruction (a fresh check: «вызовите снова только с
+    # migration_id»)
+    assert not re.search(r"dashboard_ids|migration_id|вызовите", answer), answer
+    assert "создайте новую миграцию" in answer, answer
 
 
 async def test_planner_led_the_planner_s_refused_call_is_not_handed_to_the_model(

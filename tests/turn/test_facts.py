@@ -113,6 +113,20 @@ def test_an_answer_that_says_none_were_found_is_kept():
     assert problems_checked("Проблем не найдено.", [{}], "x") == "Проблем не найдено."
     assert problems_checked("No problems were found.", [{}], "x") == "No problems were found."
     assert problems_checked("Found issues? There are problems.", [{"findings_total": 2}], "x").startswith("Found")
+    for none in ("Не обнаружено никаких проблем.", "I found no problems.", "We found zero issues."):
+        assert problems_checked(none, [{}], "x") == none
+
+
+@pytest.mark.parametrize(
+    "claim",
+    ["Обнаружено 5 критических проблем с датасетом.", "Найдены серьёзные проблемы.", "I found 3 critical issues."],
+)
+def test_problems_claimed_with_words_between_are_replaced_when_no_result_names_one(claim):
+    """A fresh check: a prompt-injected «Обнаружено 5 критических проблем…» passed, the pattern allowed one word
+    between the verb and «проблем»."""
+    from agentchat.turn.truth import problems_checked
+
+    assert problems_checked(claim, [{}], "facts", "en").startswith("The tools named no problem")
 
 
 @pytest.mark.django_db(transaction=True)

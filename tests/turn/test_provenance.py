@@ -18,6 +18,7 @@ from agentchat.runtime.provenance import (
     invented_ids,
     invented_sql,
     known_from,
+    provenance_question,
     provenance_text,
     unknown_environments,
 )
@@ -35,12 +36,16 @@ def test_known_ids_are_the_page_s_the_user_s_the_answers_and_the_results():
     messages = [
         HumanMessage("сравни дашборды 7 и #12"),
         AIMessage("Дашборд 40 «Продажи» подойдёт."),
+        HumanMessage("да, его"),
+        AIMessage("Проверю дашборд 77 и базу 8."),  # the model's own words in this turn
         ToolMessage(json.dumps({"dashboards": [{"id": 31, "title": "A"}]}), tool_call_id="a"),
+        ToolMessage(json.dumps({"database": {"id": 3, "name": "examples"}, "task_id": 55}), tool_call_id="c"),
         ToolMessage(json.dumps({"dashboards": [{"id": 99, "title": "B"}]}), tool_call_id="b", status="error"),
     ]
     known = known_from(messages, {"objectType": "dashboard", "objectId": 5}).ids
-    assert {5, 7, 12, 40, 31} <= known
+    assert {5, 7, 12, 40, 31, 3, 55} <= known
     assert 99 not in known  # a failed call's result names nothing
+    assert not {77, 8} & known  # an id the model wrote itself this turn vouches for nothing
     assert 123 not in known_from([HumanMessage("закоммичены ли изменения этого дашборда?")], None).ids
 
 
@@ -70,6 +75,13 @@ def test_invented_ids_are_those_nothing_named():
     assert invented_ids(deploy, {"migration_id": 4, "dashboard_ids": [3]}, {4}) == []
     slug = {"dashboard": "energy-report", "dashboard_id": 8, "target_env_id": "prod"}
     assert invented_ids(tool_spec("deploy_dashboard"), slug, set()) == []  # checked against the slug
+    # a fresh check: the model's database_id / object_id / task_id reached Superset unchecked
+    sql = {"env_id": "ss-dev", "database_id": 42, "sql": "SELECT 1"}
+    assert invented_ids(tool_spec("superset_execute_sql"), sql, {1}) == [("database_id", 42)]
+    audit = {"env_id": "ss-dev", "object_type": "database", "object_id": 17}
+    assert invented_ids(tool_spec("superset_audit_permissions"), audit, {1}) == [("object_id", 17)]
+    assert invented_ids(tool_spec("get_task_status"), {"task_id": 9}, {9}) == []
+    assert invented_ids(tool_spec("get_task_status"), {"task_id": 9}, set()) == [("task_id", 9)]
 
 
 def test_unknown_environments_and_what_the_model_is_told():
@@ -80,6 +92,10 @@ def test_unknown_environments_and_what_the_model_is_told():
     assert all(part in told for part in ("dashboard_id=123", "search_dashboards", "env_id=ss-prod", "ss-dev, prod"))
     russian = provenance_text([("dataset_id", 9)], [], [], "ru")
     assert all(part in russian for part in ("dataset_id=9", "search_datasets", "спросите пользователя"))
+    database = provenance_text([("object_id", 17)], [], [], "en", object_type="database")
+    assert "superset_explore_database" in database, database
+    asked = provenance_question([("object_id", 17)], [], [], "ru", False, object_type="database")
+    assert asked.startswith("Какую базу данных"), asked
 
 
 def _refused_then(answer: str, call: Call):
@@ -108,8 +124,22 @@ TURN = pytest.mark.django_db(transaction=True)
             Call("list_backups", {"env_id": "ss-prod"}, id="call_backups"),
             ["env_id=ss-prod", "ss-dev", "prod"],
         ),
+        (  # a fresh check: the model's database_id and object_id reached Superset unchecked
+            "сколько строк в energy_consumption на ss-dev?",
+            Call("superset_execute_sql", {"env_id": "ss-dev", "database_id": 4242, "sql": "SELECT 1"}, id="c_sql"),
+            ["database_id=4242", "superset_explore_database"],
+        ),
+        (
+            "кто имеет доступ к базе examples на ss-dev?",
+            Call(
+                "superset_audit_permissions",
+                {"env_id": "ss-dev", "object_type": "database", "object_id": 777},
+                id="c_audit",
+            ),
+            ["object_id=777", "superset_explore_database"],
+        ),
     ],
-    ids=["invented_id", "invented_environment"],
+    ids=["invented_id", "invented_environment", "invented_database", "invented_object"],
 )
 async def test_an_invented_argument_never_reaches_superset(
     users,

@@ -18,6 +18,18 @@ TIER_WORDS = {
 # A hyphenated word with a tier in it («ss-prod», «прод-2», "prod-eu"): an environment's name, if one exists.
 _ENV_LIKE = re.compile(r"(?<![\w-])(?:\w+-)+\w+(?![\w-])")
 _TIER_PART = re.compile(r"prod\w*|прод\w*|dev|дев\w*|stag\w*|стейдж\w*", re.I)
+# Environment names without a tier word of their own, or with a number after it ("prod2", "preprod", "uat"), and
+# the words that are one only after a preposition ("on test", «на тесте»): a fresh check saw each replaced by the
+# page's environment silently.
+_ENV_NAME = re.compile(
+    r"(?<![\w-])(?:(?:pre-?)?(?:prod|dev|stag\w*|прод|дев)\d+|pre-?prod\w*|препрод\w*|uat)(?![\w-])",
+    re.I,
+)
+_ENV_AFTER_PREPOSITION = re.compile(
+    r"(?<![\w-])(?:в|во|на|из|to|into|on|from)\s+(test|testing|qa|sandbox|тест(?:е|овом)?|песочниц\w*)"
+    r"(?=\s*(?:$|[.,!?;:)]|env|environment|окружени\w*|стенд\w*|please|pls|плиз|пожалуйста))",
+    re.I,
+)
 _ONE_WORD = re.compile(r"(?:(?:из|from|в|во|на|to|into)\s+)?[\w-]+", re.I)  # “to prod”, «staging»
 
 
@@ -81,12 +93,20 @@ def environment_named(text: str, environments: list[tuple[str, str]]) -> str | N
 
 def unknown_environments_named(text: str, environments: list[tuple[str, str]]) -> list[str]:
     """Hyphenated words of ``text`` that look like an environment's name (a tier in one of their parts: «ss-prod»,
-    «прод-2») and are no active environment's id, in order, outside quoted titles. Day set d35: «какие бэкапы есть
-    в ss-prod?» listed prod's backups — its «prod» was read as the prod tier — where no ss-prod exists."""
+    «прод-2»), or environment names without a tier word («preprod», "prod2", "uat", "on test"), that are no active
+    environment's id, in order, outside quoted titles. Day set d35: «какие бэкапы есть в ss-prod?» listed prod's
+    backups — its «prod» was read as the prod tier — where no ss-prod exists."""
     ids = {env_id.lower() for env_id, _ in environments}
-    words = (m.group(0) for m in _ENV_LIKE.finditer(titles_blanked(text, environments)))
-    return [
-        word
-        for word in words
-        if word.lower() not in ids and any(_TIER_PART.fullmatch(part) for part in word.split("-"))
+    text = titles_blanked(text, environments)
+    found = [
+        (m.start(), m.group(0))
+        for m in _ENV_LIKE.finditer(text)
+        if any(_TIER_PART.fullmatch(part) for part in m.group(0).split("-"))
     ]
+    found += [(m.start(), m.group(0)) for m in _ENV_NAME.finditer(text)]
+    found += [(m.start(1), m.group(1)) for m in _ENV_AFTER_PREPOSITION.finditer(text)]
+    words: list[str] = []
+    for _, word in sorted(found):
+        if word.lower() not in ids and word not in words:
+            words.append(word)
+    return words

@@ -8,7 +8,13 @@ asked for again or replaced by the page's. Pure functions of the text and of the
 
 import re
 
-from agentchat.llm.offline.environments import QUOTED, TIER_WORDS, titles_blanked, unknown_environments_named
+from agentchat.llm.offline.environments import (
+    QUOTED,
+    TIER_WORDS,
+    envs_named,
+    titles_blanked,
+    unknown_environments_named,
+)
 from agentchat.runtime.provenance import provenance_question
 
 # Words around a value that add nothing to it («в prod», "to staging", «ну на прод», "prod please").
@@ -66,3 +72,19 @@ def no_such_environment_text(text: str, environments: list[tuple[str, str]], lan
     if not unknown:
         return None
     return provenance_question([], [("env_id", unknown[0])], [env_id for env_id, _ in environments], language, False)
+
+
+def previous_answered(previous: str, answer: str, environments: list[tuple[str, str]]) -> str:
+    """The previous request as ``answer`` completes it: when the answer names an active environment («prod» after
+    «Окружения «ss-prod» нет. Какое вы имеете в виду…» or «staging здесь не активно»), the environment it
+    replaces — one that does not exist or is not active — is taken out, so the joined request is not refused again
+    for it (a fresh check: «prod» asked the same question again). Otherwise ``previous`` unchanged."""
+    if not envs_named(answer, environments)[0]:
+        return previous
+    for word in unknown_environments_named(previous, environments):
+        previous = re.sub(rf"(?<![\w-]){re.escape(word)}(?![\w-])", " ", previous)
+    active = {tier for _, tier in environments}
+    for tier, pattern in _TIER_NAMES.items():
+        if tier not in active:
+            previous = re.sub(rf"(?<![\w-])(?:{pattern})(?![\w-])", " ", previous, flags=re.I)
+    return previous

@@ -33,7 +33,7 @@ from agentchat.llm.offline.asked import (
     named_unfilled,
     properties,
 )
-from agentchat.llm.offline.followup import bare_answer, inactive_tiers, no_such_environment_text
+from agentchat.llm.offline.followup import bare_answer, inactive_tiers, no_such_environment_text, previous_answered
 from agentchat.llm.offline.mentions import Mentions, mentions_read
 from agentchat.llm.offline.naming import name_quoted
 from agentchat.llm.offline.replies import (
@@ -203,7 +203,7 @@ def plan_step(turn: Turn, knowledge: Knowledge) -> AIMessage:
         # An answer to the assistant's question («О каком датасете?» → «energy_consumption») completes the
         # previous request rather than starting a new one; one that only gives a value («prod», «в staging»)
         # does so whatever keyword it is of another tool (an environment's name is one of the environment list).
-        joined = f"{turn.previous_question} {turn.question}"
+        joined = f"{previous_answered(turn.previous_question, turn.question, knowledge.environments)} {turn.question}"
         retry = choose(joined)
         if retry.kind in ("tool", "unavailable") and retry.rules > 0:
             turn.question, choice = joined, retry
