@@ -63,7 +63,8 @@ def _object_id(kind: str) -> Callable[[Mentions, Page], Any]:
 
 def _dashboard_ids(m: Mentions, page: Page) -> list[int] | None:
     ids = list(m.ids.get("dashboard") or [])
-    ids += [n for n in m.ids.get("any") or [] if n not in ids and n not in (m.ids.get("task") or [])]
+    others = [*(m.ids.get("task") or []), *(m.ids.get("migration") or [])]  # «миграция 1» is no dashboard
+    ids += [n for n in m.ids.get("any") or [] if n not in ids and n not in others]
     page_id = _page_object(page, "dashboard")
     if page_id is not None and (m.refers_to_page or not ids) and page_id not in ids:
         ids.insert(0, page_id)
@@ -71,7 +72,10 @@ def _dashboard_ids(m: Mentions, page: Page) -> list[int] | None:
 
 
 def _migration_id(m: Mentions, page: Page) -> int | None:
-    """A migration page's saved plan, unless the question names dashboards of its own to move."""
+    """The migration the question names («запусти миграцию 1»), else a migration page's saved plan unless the
+    question names dashboards of its own to move."""
+    if (named := m.first_id("migration")) is not None:
+        return named
     return _page_object(page, "migration") if not _dashboard_ids(m, page) else None
 
 
@@ -105,7 +109,7 @@ def _audit_object(m: Mentions, page: Page) -> tuple[str, int] | None:
 def _task_id(m: Mentions, page: Page) -> Any:
     if m.uuid:
         return m.uuid
-    any_ids = m.ids.get("any")
+    any_ids = [n for n in m.ids.get("any") or [] if n not in (m.ids.get("migration") or [])]
     return m.first_id("task") or (any_ids[0] if any_ids else None)
 
 

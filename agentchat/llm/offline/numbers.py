@@ -20,6 +20,7 @@ OBJECT_WORDS = {
     "task": r"задач\w*|tasks?|jobs?",
     "chart": r"график\w*|чарт\w*|charts?",
     "backup": r"бэкап\w*|бекап\w*|копи[яиюей]\w*|backups?|cop(?:y|ies)",
+    "migration": r"миграц\w*|migrations?",
 }
 # Demonstratives: the noun after one is the object on the page, not one given by its number.
 DEMONSTRATIVES = r"this|that|these|those|этот|эта|это|эти|этого|этой|этому|этим|этом|этих|эту|тот|та|те|того|той|том|ту"
