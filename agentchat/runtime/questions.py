@@ -13,7 +13,7 @@ from agentchat.language import in_language
 ARGUMENT_QUESTIONS: dict[str, Promise] = {
     "env_id": gettext_lazy("This needs an environment: pick one in the environment selector at the top of the page."),
     "source_env_id": gettext_lazy("From which environment? Pick it at the top of the page or write “from ss-dev”."),
-    "target_env_id": gettext_lazy("To which environment? Write, for example, “to prod” or “to staging”."),
+    "target_env_id": gettext_lazy("To which environment? Write, for example, “to prod”."),
     "dashboard_id": gettext_lazy(
         "Which dashboard do you mean? Give its id or its name in quotes — or open the agent from the dashboard's page."
     ),

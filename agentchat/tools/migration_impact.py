@@ -254,7 +254,8 @@ class MigrationArgs(ToolArgs):
                 raise ValueError("dashboard_ids is required (or migration_id of a saved migration)")
             if not self.source_env_id or not self.target_env_id:
                 raise ValueError("source_env_id and target_env_id are required (or migration_id)")
-        if self.source_env_id and self.source_env_id == self.target_env_id:
+        # beside a saved plan a target equal to the source contradicts the plan: said in words (migration_target)
+        if self.migration_id is None and self.source_env_id and self.source_env_id == self.target_env_id:
             raise ValueError("source_env_id and target_env_id must differ")
         return self
 

@@ -45,8 +45,15 @@ class PlanContradiction(InvalidArguments):
             "args": ", ".join(contradicting),
             "plan": "; ".join(f"{name}={saved[name]}" for name in contradicting),
         }
+
+        def dashboards(value: list[int]) -> str:
+            extra = [n for n in value if n not in saved["dashboard_ids"]]
+            if extra:  # only those outside the plan («в запросе также: дашборды 2»)
+                return _("dashboards %(ids)s") % {"ids": ", ".join(map(str, extra))}
+            return _("only dashboards %(ids)s") % {"ids": ", ".join(map(str, value))}
+
         words = {
-            "dashboard_ids": lambda value: _("dashboards %(ids)s") % {"ids": ", ".join(map(str, value))},
+            "dashboard_ids": dashboards,
             "source_env_id": lambda value: _("from %(env)s") % {"env": value},
             "target_env_id": lambda value: _("to %(env)s") % {"env": value},
         }

@@ -265,8 +265,8 @@ class CallRunner:
         if repair:
             self.repairing.add(tool)
         elif not outcome.ok and outcome.error_code != NOT_APPLICABLE:  # a reason, said in the answer
-            # A failed outcome always carries its code and text (``tool_execute``); the fallbacks only type it.
-            code, message = outcome.error_code or "internal", outcome.error_message or ""
+            # the person's question where there is one (an invented id, a plan's contradiction): no argument names
+            code, message = outcome.error_code or "internal", outcome.ask_user or outcome.error_message or ""
             await self.emit(ErrorEvent(code=code, message=message, detail=outcome.error_detail, call_id=call_id))
         return ToolMessage(content=payload.content, tool_call_id=call_id, status=payload.status)
 

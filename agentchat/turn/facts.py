@@ -20,7 +20,14 @@ from agentchat.language import language_name
 from agentchat.llm.offline.answers import answer_from_result
 from agentchat.llm.offline.answers.base import writer_for
 from agentchat.llm.offline.answers.markup import md_plain
-from agentchat.turn.truth import Failure, problems_checked, turn_failures, turn_results, unfounded_checked
+from agentchat.turn.truth import (
+    Failure,
+    committed_checked,
+    problems_checked,
+    turn_failures,
+    turn_results,
+    unfounded_checked,
+)
 
 # Keys of results that are internal bookkeeping, not facts about an object (a file, a hash, a path on our server).
 INTERNAL_KEYS = frozenset(
@@ -128,5 +135,7 @@ def model_inputs(
     return (
         view,
         turn_failures(messages),
-        lambda text: unfounded_checked(problems_checked(text, results, last_facts(view)), messages),
+        lambda text: unfounded_checked(
+            committed_checked(problems_checked(text, results, last_facts(view)), results, last_facts(view)), messages
+        ),
     )

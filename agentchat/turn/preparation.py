@@ -25,6 +25,7 @@ from agentchat.errors import error_text
 from agentchat.guard import confirmations as confirm
 from agentchat.language import conversation_language
 from agentchat.llm.offline.environments import environment_named
+from agentchat.llm.offline.followup import routing_question
 from agentchat.models import Conversation, Message, PendingConfirmation
 from agentchat.toolset.selection import Offer, toolset_offer
 from agentchat.turn.lease import lease_deadline
@@ -220,9 +221,10 @@ def step_prepare(
             .first()
         )
     environments = list(policy.environment_tiers())
-    offer = toolset_offer(user=user, context=tools_context(context, question, environments), question=question)
-    offer_record(user=user, conversation_id=conversation.pk, context=context, offer=offer)
     messages = history_messages(conversation=conversation) if history is None else history_from_rows(history)
+    routed = routing_question(question, messages, environments) if question else question
+    offer = toolset_offer(user=user, context=tools_context(context, routed, environments), question=routed)
+    offer_record(user=user, conversation_id=conversation.pk, context=context, offer=offer)
     if row_id is None:
         row_id = conv.message_add(conversation=conversation, role=Message.Role.ASSISTANT).pk
     return Prepared(offer, environments, messages, row_id)

@@ -161,9 +161,10 @@ def problems_checked(text: str, results: Sequence[Any], facts: str, language: st
 
 def unfounded_checked(text: str, messages: Sequence[BaseMessage], language: str | None = None) -> str:
     """``text``, unless the turn's every call was refused for its arguments (an id nobody named, a missing one:
-    ``REPAIRABLE``) and the answer states something instead of asking (issue 32: after ``get_git_status`` was
-    refused an invented id, a 1.5B model answered «The dashboard's changes are not committed»): then the question
-    the refusal asks (``ask_user``) or, for an invented object, which one is meant — in ``language``."""
+    ``REPAIRABLE``; beside them, calls of tools not offered) and the answer states something instead of asking
+    (issue 32: after ``get_git_status`` was refused an invented id, a 1.5B model answered «The dashboard's changes
+    are not committed»): then the question the refusal asks (``ask_user``) or, for an invented object, which one
+    is meant — in ``language``."""
     payloads = []
     for message in this_turn(messages):
         if isinstance(message, ToolMessage):
@@ -174,7 +175,9 @@ def unfounded_checked(text: str, messages: Sequence[BaseMessage], language: str 
             except ValueError:
                 return text
     refused = [p for p in payloads if isinstance(p, dict) and p.get("error") in REPAIRABLE]
-    if not refused or len(refused) != len(payloads) or ASKS.search(text):
+    # a call of a tool not offered beside them ran no more (a fresh check: «Готово.» after one of each)
+    others = [p for p in payloads if isinstance(p, dict) and p.get("error") in ("not_offered", "unknown_tool")]
+    if not refused or len(refused) + len(others) != len(payloads) or ASKS.search(text):
         return text
     asked = next((str(p["ask_user"]) for p in refused if p.get("ask_user")), "")
     if asked:
@@ -183,3 +186,41 @@ def unfounded_checked(text: str, messages: Sequence[BaseMessage], language: str 
         return gettext(
             "Which object do you mean? Name it (its title or id) or open its page, and ask again: nothing was run."
         )
+
+
+# An answer saying the changes are committed («изменения закоммичены», "everything is committed", «нет
+# незакоммиченных изменений»), and one saying some are not («есть незакоммиченные изменения», "not committed").
+COMMITTED_CLAIMED = re.compile(
+    r"(?<!не )(?<!не все )(?<!\w)закоммичен\w*|\b(?:are|is|were|was|been)\s+(?:all\s+|already\s+)?committed"
+    r"|\bnothing to commit|\bno uncommitted|\bнет\s+(?:\w+\s+)?незакоммиченн",
+    re.I,
+)
+UNCOMMITTED_CLAIMED = re.compile(
+    r"(?<!нет )(?<!no )(?<!нет никаких )незакоммиченн\w*|(?<!no )\buncommitted\b|\bне\s+(?:все\s+)?закоммичен"
+    r"|\bnot\s+(?:yet\s+|all\s+)?committed",
+    re.I,
+)
+
+
+def _committed_flags(value: Any) -> list[bool]:
+    """Every boolean ``committed`` of a result, at any depth (``get_git_status``: per dashboard)."""
+    if isinstance(value, dict):
+        own = [value["committed"]] if isinstance(value.get("committed"), bool) else []
+        return own + [flag for item in value.values() for flag in _committed_flags(item)]
+    if isinstance(value, list):
+        return [flag for item in value for flag in _committed_flags(item)]
+    return []
+
+
+def committed_checked(text: str, results: Sequence[Any], facts: str, language: str | None = None) -> str:
+    """``text``, unless it says the opposite of what the turn's git results say (a fresh check: «Да, изменения
+    закоммичены» over a status whose export differed from the branch): then what the tools returned (``facts``)
+    under a sentence saying the answer did not match it, in ``language``. Only an answer that says one side and
+    not the other is judged; results without a ``committed`` flag judge nothing."""
+    flags = [flag for result in results for flag in _committed_flags(result)]
+    says_committed, says_uncommitted = bool(COMMITTED_CLAIMED.search(text)), bool(UNCOMMITTED_CLAIMED.search(text))
+    if not flags or says_committed == says_uncommitted or says_committed == all(flags):
+        return text
+    with in_language(language):
+        head = gettext("That answer did not match what the tools returned; this is what they returned:")
+    return f"{head}\n\n{facts}" if facts else head

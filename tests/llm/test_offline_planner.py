@@ -127,7 +127,7 @@ def test_a_git_question_on_a_dashboard_page_reads_its_summary_never_a_write(spec
 def test_deploy_without_target_asks_where(specs, knowledge):
     message = step(specs, knowledge, "задеплой этот дашборд", "dashboard/1@ss-dev")
     assert message.tool_calls == []
-    assert message.content == text("ru", "To which environment? Write, for example, “to prod” or “to staging”.")
+    assert message.content == text("ru", "To which environment? Write, for example, “to prod”.")
 
 
 @pytest.mark.parametrize(
@@ -318,12 +318,14 @@ def test_migration_is_previewed_before_it_runs(specs, knowledge):
     question = "перенеси дашборды 1 и 2 на прод"
     name, args = only_call(step(specs, knowledge, question, "migration/5@ss-dev"))
     assert name == "preview_migration"
-    assert args == {"dashboard_ids": [1, 2], "source_env_id": "ss-dev", "target_env_id": "prod"}
+    # the page's saved plan wins (issue 32 item 2): dashboards outside it are refused by the plan, in words
+    planned = {"migration_id": 5, "dashboard_ids": [1, 2], "source_env_id": "ss-dev", "target_env_id": "prod"}
+    assert args == planned
 
     preview = Result(name, args, {"summary": "2 dashboards would be overwritten"}, True)
     name, args = only_call(step(specs, knowledge, question, "migration/5@ss-dev", results=[preview]))
     assert name == "execute_migration"
-    assert args == {"dashboard_ids": [1, 2], "source_env_id": "ss-dev", "target_env_id": "prod"}
+    assert args == planned
 
 
 def test_count_on_a_dataset_page_reads_the_table_then_counts(specs, knowledge):
@@ -361,11 +363,12 @@ def test_tool_not_offered_is_explained_not_substituted(specs, knowledge):
 
 
 def test_move_a_named_dashboard_on_the_migration_page_is_a_migration(specs, knowledge):
-    """«перенеси … в prod» names a deploy, which the migration page does not offer: its migration stands in."""
+    """«перенеси … в prod» names a deploy, which the migration page does not offer: its migration stands in, the
+    page's saved plan."""
     question = "перенеси дашборд 1 из ss-dev в prod"
     name, args = only_call(step(specs, knowledge, question, "migration/5@ss-dev"))
     assert name == "preview_migration"
-    assert args == {"dashboard_ids": [1], "source_env_id": "ss-dev", "target_env_id": "prod"}
+    assert args == {"migration_id": 5, "dashboard_ids": [1], "source_env_id": "ss-dev", "target_env_id": "prod"}
 
 
 def test_a_bare_query_runs_on_a_dataset_page_and_is_explained_elsewhere(specs, knowledge):

@@ -21,7 +21,7 @@ from tests.support.wording import text
 specs = planner_tests.specs  # the planner tests' fixtures: the tool schemas and the real router
 knowledge = planner_tests.knowledge
 ENVS = [(env_id, row[1]) for env_id, row in ENVIRONMENTS.items()]
-ASKED_TARGET = "To which environment? Write, for example, “to prod” or “to staging”."
+ASKED_TARGET = "To which environment? Write, for example, “to prod”."
 
 
 # --- a year, a date or a count is not an id -------------------------------------------------------------------

@@ -61,3 +61,28 @@ async def test_planner_led_the_planner_s_refused_call_is_not_handed_to_the_model
     assert frames.of("confirm_required") == []
     assert server.requests == []  # the planner says why; the model is not asked to repair the planner's call
     assert f"#{energy_plan.pk}" in frames.of("message")[-1]["text"]
+
+
+async def test_offline_a_target_the_plan_does_not_have_is_said_not_replaced_by_the_plan_s(users, energy_plan):  # noqa: F811
+    """A fresh check: «запусти эту миграцию в ss-dev» on a plan to prod showed the red prod card, no word of ss-dev."""
+    frames = Frames()
+    await AgentTurn(user=users["admin"], emit=frames).run(
+        conversation_id=None, text="запусти эту миграцию в ss-dev", context=migration_page(energy_plan)
+    )
+
+    assert frames.of("confirm_required") == []
+    answer = frames.of("message")[-1]["text"]
+    assert "ss-dev → prod" in answer, answer
+    assert "в ss-dev" in answer, answer
+
+
+async def test_offline_dashboards_of_the_plan_named_on_its_page_run_the_plan(users, energy_plan):  # noqa: F811
+    """A fresh check: «запусти эту миграцию для дашборда 1» asked «В какое окружение? … «в staging»» though the
+    plan has its target (and staging is off)."""
+    frames = Frames()
+    question = f"запусти эту миграцию для дашборда {energy_plan.dashboard_ids[0]}"
+    await AgentTurn(user=users["admin"], emit=frames).run(
+        conversation_id=None, text=question, context=migration_page(energy_plan)
+    )
+
+    assert [f["tool"] for f in frames.of("confirm_required")] == ["execute_migration"]

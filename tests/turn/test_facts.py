@@ -202,3 +202,33 @@ def test_an_answer_that_asks_or_follows_a_result_is_kept():
         "The changes are not committed.", [*turn, ToolMessage(refused, tool_call_id="a", status="error")], "en"
     )
     assert stated.startswith("Which object do you mean?")
+    # a fresh check: «Готово.» after a call of a tool not offered and one with an invented id, nothing having run
+    not_offered = ToolMessage(json.dumps({"error": "not_offered", "message": "…"}), tool_call_id="b", status="error")
+    both = [*turn, not_offered, ToolMessage(asked, tool_call_id="a", status="error")]
+    assert unfounded_checked("Готово.", both) == "В какой базе данных?"
+    assert unfounded_checked("Готово.", [*turn, not_offered]) == "Готово."  # its own refusal says why
+
+
+@pytest.mark.parametrize(
+    ("answer", "committed", "kept"),
+    [
+        ("Да, изменения закоммичены.", [False], False),  # a fresh check: said over a status that differed
+        ("Да, изменения закоммичены.", [True], True),
+        ("Нет, изменения не закоммичены.", [False], True),
+        ("Нет, изменения не закоммичены.", [True], False),
+        ("Нет незакоммиченных изменений.", [True, False], False),
+        ("Yes, all changes are committed.", [False], False),
+        ("No, there are uncommitted changes.", [True, False], True),
+        ("Дашборд «Отчёт» описан.", [False], True),  # says neither
+        ("Изменения закоммичены.", [], True),  # no git result judges nothing
+    ],
+)
+def test_an_answer_contradicting_the_git_status_is_replaced_by_what_it_returned(answer, committed, kept):
+    from agentchat.turn.truth import committed_checked
+
+    results = [{"dashboards": [{"dashboard_id": n, "committed": flag} for n, flag in enumerate(committed)]}]
+    checked = committed_checked(answer, results, "Коммит: нет", "en")
+    assert (checked == answer) is kept, checked
+    if not kept:
+        assert checked.startswith("That answer did not match what the tools returned")
+        assert "Коммит: нет" in checked

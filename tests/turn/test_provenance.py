@@ -253,6 +253,32 @@ async def test_one_repair_round_and_an_error_frame_only_when_it_fails(
 
 
 @TURN
+async def test_when_the_repair_fails_the_error_frame_asks_the_person_in_words(
+    users,
+    openai_provider,  # noqa: F811
+):
+    """A fresh check: invented ids twice (123, then 124) ended in an error frame reading the model's detail
+    («Не отправлено в Superset: dashboard_id=124: … найдите объект (search_dashboards)…»)."""
+    calls = iter(
+        [
+            Reply(calls=[Call("get_git_status", {"env_id": "ss-dev", "dashboard_id": 123}, id="c1")]),
+            Reply(calls=[Call("get_git_status", {"env_id": "ss-dev", "dashboard_id": 124}, id="c2")]),
+            Reply(text="Готово."),
+        ]
+    )
+    openai_provider(default=lambda request: next(calls))
+    frames = Frames()
+
+    await AgentTurn(user=users["admin"], emit=frames).run(
+        conversation_id=None, text="закоммичены ли изменения?", context=ui_context(None, None, env_id="ss-dev")
+    )
+
+    (error,) = frames.of("error")
+    assert error["message"].startswith("Какой дашборд вы имеете в виду?"), error
+    assert "dashboard_id" not in error["message"]
+
+
+@TURN
 async def test_sql_the_user_did_not_give_is_not_formatted(
     users,
     openai_provider,  # noqa: F811

@@ -72,11 +72,10 @@ def _dashboard_ids(m: Mentions, page: Page) -> list[int] | None:
 
 
 def _migration_id(m: Mentions, page: Page) -> int | None:
-    """The migration the question names («запусти миграцию 1»), else a migration page's saved plan unless the
-    question names dashboards of its own to move."""
-    if (named := m.first_id("migration")) is not None:
-        return named
-    return _page_object(page, "migration") if not _dashboard_ids(m, page) else None
+    """The migration the question names («запусти миграцию 1»), else a migration page's saved plan: it wins over
+    dashboards the question names (``runtime.plans.plan_arguments``; ones outside it are refused in words)."""
+    named = m.first_id("migration")
+    return named if named is not None else _page_object(page, "migration")
 
 
 def _env(m: Mentions, page: Page) -> str | None:
@@ -91,7 +90,9 @@ def _source_env(m: Mentions, page: Page) -> str | None:
 
 def _target_env(m: Mentions, page: Page) -> str | None:
     source = _source_env(m, page)
-    if m.target_env and m.target_env != source:
+    if m.target_env and (m.target_env != source or page.object_type == "migration"):
+        # on a migration page the target said is kept even where it is the source: the saved plan refuses it in
+        # words («запусти эту миграцию в ss-dev» showed the plan's prod card, tools.plan_contradiction)
         return m.target_env
     others = [e for e in m.envs if e != source]
     return others[0] if others else None

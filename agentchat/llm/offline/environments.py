@@ -26,8 +26,8 @@ _ENV_NAME = re.compile(
     re.I,
 )
 _ENV_AFTER_PREPOSITION = re.compile(
-    r"(?<![\w-])(?:в|во|на|из|to|into|on|from)\s+(test|testing|qa|sandbox|тест(?:е|овом)?|песочниц\w*)"
-    r"(?=\s*(?:$|[.,!?;:)]|env|environment|окружени\w*|стенд\w*|please|pls|плиз|пожалуйста))",
+    r"(?<![\w-])(?:в|во|на|из|to|into|on|from)\s+(?:the\s+)?(test|testing|qa|sandbox|тест(?:е|ов\w*)?|песочниц\w*)"
+    r"(?=\s*(?:$|[.,!?;:)]|env|environment|окружени\w*|стенд\w*|сред\w*|please|pls|плиз|пожалуйста))",
     re.I,
 )
 _ONE_WORD = re.compile(r"(?:(?:из|from|в|во|на|to|into)\s+)?[\w-]+", re.I)  # “to prod”, «staging»

@@ -7,6 +7,9 @@ asked for again or replaced by the page's. Pure functions of the text and of the
 """
 
 import re
+from collections.abc import Sequence
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from agentchat.llm.offline.environments import (
     QUOTED,
@@ -88,3 +91,25 @@ def previous_answered(previous: str, answer: str, environments: list[tuple[str, 
         if tier not in active:
             previous = re.sub(rf"(?<![\w-])(?:{pattern})(?![\w-])", " ", previous, flags=re.I)
     return previous
+
+
+def asked_back(messages: Sequence[BaseMessage]) -> str:
+    """The user message before the last one when the assistant answered it with a question (a text with a "?":
+    the planner's own go on after it, «В какое окружение? Напишите, например, «в prod».»), else ''."""
+    humans = [n for n, m in enumerate(messages) if isinstance(m, HumanMessage)]
+    if len(humans) < 2:
+        return ""
+    before = messages[humans[-1] - 1]
+    if isinstance(before, AIMessage) and not before.tool_calls and "?" in str(before.content):
+        return str(messages[humans[-2]].content)
+    return ""
+
+
+def routing_question(question: str, messages: Sequence[BaseMessage], environments: list[tuple[str, str]]) -> str:
+    """What the tool router reads for ``question`` (DESIGN §12): a bare answer to the assistant's question
+    («prod», "in ss-dev") with the request it completes, so the tools of that request are offered (a fresh check:
+    «uat» after «Окружения «preprod» нет…» offered no backup tool and an engineer read a role refusal)."""
+    previous = asked_back(messages)
+    if not previous or not bare_answer(question, environments):
+        return question
+    return f"{previous_answered(previous, question, environments)} {question}"

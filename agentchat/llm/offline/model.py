@@ -32,6 +32,7 @@ from agentchat.context.uicontext import parse_prompt_block
 from agentchat.errors import IdentityMissing
 from agentchat.language import conversation_language
 from agentchat.llm.offline.arguments import Page
+from agentchat.llm.offline.followup import asked_back
 from agentchat.llm.offline.planner import plan_step
 from agentchat.llm.offline.state import Knowledge, Result, Turn
 from agentchat.runtime.registry import registry
@@ -92,12 +93,7 @@ def turn_read(messages: list[BaseMessage], tools: list[dict[str, Any]] | None) -
             call = calls.get(message.tool_call_id)
             name, args = (call["name"], call["args"]) if call else ("?", {})
             results.append(Result(name, dict(args or {}), _payload(message), message.status != "error"))
-    previous = ""
-    if len(humans) >= 2:
-        before = messages[last - 1]
-        # The planner's own questions go on after the "?" («В какое окружение? Напишите, например, «в prod».»).
-        if isinstance(before, AIMessage) and not before.tool_calls and "?" in str(before.content):
-            previous = str(messages[humans[-2]].content)
+    previous = asked_back(messages)
     # A one-word follow-up («prod») says nothing of the language: the conversation's is kept.
     language = conversation_language([str(messages[i].content) for i in humans])
     return Turn(question, language, context, _tools_by_name(tools), results, previous)
@@ -133,8 +129,9 @@ class PolicyFacts:
         """Why ``tool`` is not offered on ``page``, as a code, in this order: ``unbuilt`` (not registered, or no
         catalogue row), ``disabled``, ``role`` (the user's roles may not use it anywhere: said first, issue 29 item
         3 — no page or environment would help), ``environment`` (needs one, the page has none), ``page`` (not for
-        this page type), ``identity`` (the user has no Superset identity in the page's environment, DESIGN §15);
-        ``role`` also when nothing else is known."""
+        this page type), ``identity`` (the user has no Superset identity in the page's environment, DESIGN §15),
+        ``routed`` (allowed, but the router kept other tools for this question); ``role`` when nothing else is
+        known."""
         choice = self._choices.get(tool)
         if choice is None or not choice.registered or not choice.catalogued:
             return "unbuilt"
@@ -148,6 +145,8 @@ class PolicyFacts:
             return "page"
         if Refusal.NO_IDENTITY in choice.refusals and Refusal.ROLE not in choice.refusals:
             return "identity"
+        if choice.routed_out and not choice.refusals:
+            return "routed"  # allowed; only the router left it out (the question said too little)
         return "role"
 
     def why_not_offered(self, tool: str, page: Page, language: str) -> str:
@@ -174,6 +173,8 @@ class PolicyFacts:
                 }
             if reason == "identity":
                 return IdentityMissing(env=page.env_id).text(language)
+            if reason == "routed":
+                return _("I could not tell what to do (%(title)s?). Please ask in a whole sentence.") % {"title": title}
             choice = self._choices[tool]
             if reason == "page" and page.object_type:  # "page" is only given for a page with an object type
                 return self._page_text(choice, page.object_type, title)

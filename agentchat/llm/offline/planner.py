@@ -110,13 +110,13 @@ def tool_choose(*, question: str, page: Page, offered: Sequence[str], knowledge:
         substitute = next((s for s in SUBSTITUTES.get(best.name, ()) if s in offered), None)
         if substitute:
             return Choice("tool", substitute, rules=best.rules)
-        if best_offered is None or best.score - best_offered.score >= UNAVAILABLE_MARGIN:
+        routed = knowledge.not_offered_reason(best.name, page) == "routed"  # allowed: not refused, read on
+        if not routed and (best_offered is None or best.score - best_offered.score >= UNAVAILABLE_MARGIN):
             return Choice("unavailable", best.name, rules=best.rules)
     if best_offered is not None and changes_state(best_offered.name) and not action_requested(question):
-        # A question about state never gets a write card: answer it with the read tool that tells that state,
-        # else the best read tool, if any fits.
-        # The reading's own read tool first («проверь, что сломается при переносе» → preview_migration), then
-        # the write tool's read counterpart, then the best read tool.
+        # A question about state never gets a write card: answer it with the read tool that tells that state: the
+        # reading's own read tool first («проверь, что сломается при переносе» → preview_migration), then the
+        # write tool's read counterpart, then the best read tool, if any fits.
         # A read tool the page does not offer gives way to its substitute («он в гите актуальный?» on a dashboard
         # page: the health summary reports the git state).
         wanted = meant
