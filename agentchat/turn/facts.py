@@ -121,7 +121,8 @@ def model_inputs(
 ) -> tuple[list[BaseMessage], Sequence[Failure], Callable[[str], str] | None]:
     """What one model step is given and how its text answer is checked (issue 32 items 4, 5): an OpenAI-compatible
     model reads ``model_view``, its answer gets the turn's failures (``truth.turn_failures``), has claimed
-    problems checked against the results (``truth.problems_checked``) and, when every call was refused for its
+    problems (where nothing failed) and the git state checked against the results (``truth.problems_checked``,
+    ``truth.committed_checked``) and, when every call was refused for its
     arguments, asks instead of stating (``truth.unfounded_checked``); the ``truthful`` offline planner reads the
     stored messages and its answers need none of it.
 
@@ -131,11 +132,11 @@ def model_inputs(
     if truthful:
         return messages, (), None
     view = model_view(messages, language)
-    results = turn_results(messages)
-    return (
-        view,
-        turn_failures(messages),
-        lambda text: unfounded_checked(
-            committed_checked(problems_checked(text, results, last_facts(view)), results, last_facts(view)), messages
-        ),
-    )
+    results, failures, facts = turn_results(messages), turn_failures(messages), last_facts(view)
+
+    def checked(text: str) -> str:
+        if not failures:  # after a failure «1 ошибка» may be the failure's: its own line says what failed
+            text = problems_checked(text, results, facts)
+        return unfounded_checked(committed_checked(text, results, facts), messages)
+
+    return view, failures, checked

@@ -110,11 +110,17 @@ def failures_told(text: str, failures: Sequence[Failure], language: str | None =
 
 
 # An answer that says problems were found («Да, есть проблемы», "issues were found"), not one that says none were.
+_BAD_RU = r"(?:проблем|ошиб|уязвимост|сломан|неисправн)"
+_BAD_EN = r"(?:problems?|issues?|errors?|vulnerabilit\w*|risks?|broken)"
 PROBLEMS_CLAIMED = re.compile(
-    r"(?<!нет )(?<!не )\b(есть|обнаружен\w*|найден\w*|выявлен\w*|имеются|имеется)"
-    r"\s+((?!ни\w*\b|не\b)\w+\s+){0,3}проблем"  # «Обнаружено 5 критических проблем», not «никаких проблем»
-    r"|(?<!no )\b(problems|issues) (were |was )?(found|detected)|\bthere are (some )?(issues|problems)"
-    r"|(?<!no )\b(found|detected|identified)\s+((?!no\b|none\b|zero\b)\w+\s+){0,3}(problems|issues)\b",
+    # «Обнаружено 5 критических проблем», «Нашёл две серьёзные уязвимости», not «никаких проблем»
+    rf"(?<!нет )(?<!не )\b(есть|обнаружен\w*|найден\w*|выявлен\w*|имеются|имеется|наш[её]л\w*|нашли)"
+    rf"\s+((?!ни\w*\b|не\b)\w+\s+){{0,3}}{_BAD_RU}"
+    rf"|(?<!no )\b(problems|issues) (were |was )?(found|detected)"
+    rf"|\bthere (are|is)\s+((?!no\b|none\b|zero\b)\w+\s+){{0,2}}{_BAD_EN}"
+    rf"|(?<!no )\b(found|detected|identified)\s+((?!no\b|none\b|zero\b)\w+\s+){{0,3}}{_BAD_EN}\b"
+    # a count of them: «4 ошибки в графиках», "2 broken charts" (not «0 ошибок»)
+    rf"|(?<![\d.,])[1-9]\d*\s+(\w+\s+){{0,2}}(?:{_BAD_RU}|{_BAD_EN}\b)",
     re.I,
 )
 # Result keys that carry problems a tool found (a review's findings, a plan's problems, a check's issues).

@@ -113,13 +113,30 @@ def test_an_answer_that_says_none_were_found_is_kept():
     assert problems_checked("Проблем не найдено.", [{}], "x") == "Проблем не найдено."
     assert problems_checked("No problems were found.", [{}], "x") == "No problems were found."
     assert problems_checked("Found issues? There are problems.", [{"findings_total": 2}], "x").startswith("Found")
-    for none in ("Не обнаружено никаких проблем.", "I found no problems.", "We found zero issues."):
+    for none in (
+        "Не обнаружено никаких проблем.",
+        "I found no problems.",
+        "We found zero issues.",
+        "There are no problems.",
+        "Ошибок: 0.",
+        "Дашборд содержит 3 графика и 1 датасет.",
+        "Dashboard 12 has 3 charts.",
+    ):
         assert problems_checked(none, [{}], "x") == none
 
 
 @pytest.mark.parametrize(
     "claim",
-    ["Обнаружено 5 критических проблем с датасетом.", "Найдены серьёзные проблемы.", "I found 3 critical issues."],
+    [
+        "Обнаружено 5 критических проблем с датасетом.",
+        "Найдены серьёзные проблемы.",
+        "I found 3 critical issues.",
+        # a third fresh check: paraphrases that passed
+        "Нашёл две серьёзные уязвимости в правах доступа.",
+        "There are several security risks here: too many people can edit it.",
+        "У дашборда 4 ошибки в графиках и сломанный фильтр.",
+        "The dashboard has 2 broken charts.",
+    ],
 )
 def test_problems_claimed_with_words_between_are_replaced_when_no_result_names_one(claim):
     """A fresh check: a prompt-injected «Обнаружено 5 критических проблем…» passed, the pattern allowed one word
@@ -232,3 +249,21 @@ def test_an_answer_contradicting_the_git_status_is_replaced_by_what_it_returned(
     if not kept:
         assert checked.startswith("That answer did not match what the tools returned")
         assert "Коммит: нет" in checked
+
+
+def test_after_a_failure_a_count_of_errors_is_the_answer_s_own():
+    """«1 ошибка» after a failed call may be that failure: the problems check judges only turns where nothing
+    failed (the failure's own line says what failed)."""
+    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+    from agentchat.turn.facts import model_inputs
+
+    call = AIMessage("", tool_calls=[{"id": "a", "name": "get_health_summary", "args": {}}])
+    failed = ToolMessage(json.dumps({"error": "upstream_error", "message": "503"}), tool_call_id="a", status="error")
+    ok = ToolMessage(json.dumps({"dashboard": {"id": 1, "title": "A"}}), tool_call_id="a")
+    answer = "При запросе произошла 1 ошибка."
+    _view, failures, checked = model_inputs([HumanMessage("что с дашбордом?"), call, failed], "ru", truthful=False)
+    assert failures
+    assert checked(answer) == answer
+    _view, _failures, checked = model_inputs([HumanMessage("что с дашбордом?"), call, ok], "ru", truthful=False)
+    assert checked(answer) != answer
