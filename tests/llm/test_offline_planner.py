@@ -316,11 +316,9 @@ def test_several_search_hits_are_listed_and_the_user_is_asked(specs, knowledge):
 
 def test_migration_is_previewed_before_it_runs(specs, knowledge):
     question = "перенеси дашборды 1 и 2 на прод"
-    name, args = only_call(step(specs, knowledge, question, "migration/5@ss-dev"))
-    assert name == "preview_migration"
-    # the page's saved plan wins (issue 32 item 2): dashboards outside it are refused by the plan, in words
+    name, args = only_call(step(specs, knowledge, question, "migration/5@ss-dev"))  # the page's plan wins
     planned = {"migration_id": 5, "dashboard_ids": [1, 2], "source_env_id": "ss-dev", "target_env_id": "prod"}
-    assert args == planned
+    assert (name, args) == ("preview_migration", planned)
 
     preview = Result(name, args, {"summary": "2 dashboards would be overwritten"}, True)
     name, args = only_call(step(specs, knowledge, question, "migration/5@ss-dev", results=[preview]))
@@ -363,8 +361,7 @@ def test_tool_not_offered_is_explained_not_substituted(specs, knowledge):
 
 
 def test_move_a_named_dashboard_on_the_migration_page_is_a_migration(specs, knowledge):
-    """«перенеси … в prod» names a deploy, which the migration page does not offer: its migration stands in, the
-    page's saved plan."""
+    """«перенеси … в prod» names a deploy, which the migration page does not offer: its saved plan stands in."""
     question = "перенеси дашборд 1 из ss-dev в prod"
     name, args = only_call(step(specs, knowledge, question, "migration/5@ss-dev"))
     assert name == "preview_migration"
