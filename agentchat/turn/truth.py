@@ -197,15 +197,27 @@ def unfounded_checked(text: str, messages: Sequence[BaseMessage], language: str 
 # An answer saying the changes are committed («изменения закоммичены», "everything is committed", «нет
 # незакоммиченных изменений»), and one saying some are not («есть незакоммиченные изменения», "not committed").
 COMMITTED_CLAIMED = re.compile(
-    r"(?<!не )(?<!не все )(?<!\w)закоммичен\w*|\b(?:are|is|were|was|been)\s+(?:all\s+|already\s+)?committed"
-    r"|\bnothing to commit|\bno uncommitted|\bнет\s+(?:\w+\s+)?незакоммиченн",
+    r"(?<!\w)закоммичен\w*|(?<!\w)сохранен\w*\s+в\s+(?:ветк|git|гит|main|репозитор)"
+    r"|\b(?:are|is|were|was|been)\s+(?:all\s+|already\s+)?committed|\bnothing to commit|\bno uncommitted"
+    r"|\bнет\s+(?:\w+\s+)?(?:незакоммиченн|несохранённ|несохраненн)",
     re.I,
 )
 UNCOMMITTED_CLAIMED = re.compile(
-    r"(?<!нет )(?<!no )(?<!нет никаких )незакоммиченн\w*|(?<!no )\buncommitted\b|\bне\s+(?:все\s+)?закоммичен"
-    r"|\bnot\s+(?:yet\s+|all\s+)?committed",
+    r"(?<!нет )(?<!no )(?<!нет никаких )(?:незакоммиченн|несохранённ|несохраненн)\w*|(?<!no )\buncommitted\b"
+    r"|\bне\s+(?:все\s+)?(?:закоммичен|сохранял|сохранен)|\bnot\s+(?:yet\s+|all\s+)?committed"
+    r"|\bnever\s+been\s+committed",
     re.I,
 )
+# A negation in the few words before a «committed» claim turns it around («ещё не закоммичены», "has never been
+# committed", "not all are committed").
+_NEGATED = re.compile(r"(?:\b(?:never|not|no)\b|n't|(?<!\w)(?:не|ни|нет|никогда)(?!\w))[\w\s']{0,24}$", re.I)
+
+
+def _says(pattern: re.Pattern[str], text: str, *, unless_negated: bool) -> bool:
+    return any(
+        not (unless_negated and _NEGATED.search(text[max(0, m.start() - 40) : m.start()]))
+        for m in pattern.finditer(text)
+    )
 
 
 def _committed_flags(value: Any) -> list[bool]:
@@ -224,7 +236,8 @@ def committed_checked(text: str, results: Sequence[Any], facts: str, language: s
     under a sentence saying the answer did not match it, in ``language``. Only an answer that says one side and
     not the other is judged; results without a ``committed`` flag judge nothing."""
     flags = [flag for result in results for flag in _committed_flags(result)]
-    says_committed, says_uncommitted = bool(COMMITTED_CLAIMED.search(text)), bool(UNCOMMITTED_CLAIMED.search(text))
+    says_committed = _says(COMMITTED_CLAIMED, text, unless_negated=True)
+    says_uncommitted = _says(UNCOMMITTED_CLAIMED, text, unless_negated=False)
     if not flags or says_committed == says_uncommitted or says_committed == all(flags):
         return text
     with in_language(language):

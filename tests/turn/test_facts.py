@@ -238,6 +238,13 @@ def test_an_answer_that_asks_or_follows_a_result_is_kept():
         ("No, there are uncommitted changes.", [True, False], True),
         ("Дашборд «Отчёт» описан.", [False], True),  # says neither
         ("Изменения закоммичены.", [], True),  # no git result judges nothing
+        # the facts' own words (an e2e run: the facts repeated verbatim were read as a claim of a commit)
+        ("Git: the dashboard's export has never been committed on main.", [False], True),
+        ("Git: выгрузка дашборда ещё не сохранялась в ветке main.", [False], True),
+        ("Git: the current export is committed on main.", [True], True),
+        ("Git: текущая выгрузка сохранена в ветке main.", [True], True),
+        ("Git: текущая выгрузка сохранена в ветке main.", [False], False),
+        ("Изменения ещё не закоммичены.", [False], True),
     ],
 )
 def test_an_answer_contradicting_the_git_status_is_replaced_by_what_it_returned(answer, committed, kept):
