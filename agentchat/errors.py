@@ -97,6 +97,9 @@ class ApplicationError(Exception):
 
     code = "internal"
     message: str | Promise | None = None
+    # What the person reads when it differs from what the model reads (``text``): a refused call's question in
+    # words, with no argument names (``tools.plan_contradiction``); None: ``text`` is for both.
+    ask_user: str | None = None
 
     def __init__(self, detail: str = "", **params: Any):
         super().__init__(detail or self.code)

@@ -117,8 +117,8 @@ async def _impact(
         if exc.code in ("invalid_args", NOT_APPLICABLE):  # a branch name git refuses, nothing to roll back: no card
             impact["invalid"] = True
             impact["error_code"] = exc.code
-            if asked := getattr(exc, "ask_user", None):  # the person's words apart from the model's (PlanContradiction)
-                impact["ask_user"] = str(asked)
+            if exc.ask_user:  # the person's words apart from the model's (PlanContradiction)
+                impact["ask_user"] = exc.ask_user
             if exc.message is None and type(exc).text is ApplicationError.text and exc.detail:
                 # ERROR_TEXTS' «Неверные аргументы инструмента: …» is the caller's to add (``turn.calls``): once
                 impact["error"] = str(exc.detail)

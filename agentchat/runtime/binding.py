@@ -146,12 +146,12 @@ def _collect(value: Any, kind: str | None, env: str | None, found: dict[tuple[st
 
 
 def _add(found: dict[tuple[str, str | None], set[int]], where: tuple[str, str | None], value: Any) -> None:
-    number = _as_id(value)
+    number = as_id(value)
     if number is not None:
         found.setdefault(where, set()).add(number)
 
 
-def _as_id(value: Any) -> int | None:
+def as_id(value: Any) -> int | None:
     """``value`` as an object id (an int, or a string of ASCII digits), else None (a bool is no id)."""
     if isinstance(value, int) and not isinstance(value, bool):
         return value
@@ -164,7 +164,7 @@ def _learnt(name: str, given: Any, env: str | None, learnt: LearntIds) -> bool:
     """``given``, the model's value of the object argument ``name``, is an id of that type a tool result of this
     turn named in ``env``, the call's environment, or without saying where (``result_ids``)."""
     object_type = OBJECT_OF_ARG.get(name)
-    number = _as_id(given)
+    number = as_id(given)
     if object_type is None or number is None:
         return False
     return any(number in learnt.get((object_type, where), ()) for where in {env, None})

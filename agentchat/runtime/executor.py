@@ -233,7 +233,7 @@ async def tool_execute(
         outcome.error_code, outcome.error_message = error.code, error.text(language)
         outcome.upstream_status = error.params.get("status")
         outcome.error_detail = error.params.get("upstream") or None
-        outcome.ask_user = getattr(exc, "ask_user", None)  # the person's words apart (tools.plan_contradiction)
+        outcome.ask_user = error.ask_user  # the person's words apart (tools.plan_contradiction)
     finally:
         await ctx.aclose()
         outcome.duration_ms = int((time.monotonic() - started) * 1000)

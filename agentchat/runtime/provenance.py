@@ -22,7 +22,7 @@ from django.utils.translation import gettext, gettext_lazy, ngettext
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from agentchat.language import in_language
-from agentchat.runtime.binding import result_ids
+from agentchat.runtime.binding import as_id
 from agentchat.runtime.spec import ToolSpec
 from policies import services as policy
 
@@ -98,9 +98,7 @@ def known_from(messages: Sequence[BaseMessage], context: dict[str, Any] | None) 
             except ValueError:
                 continue
             texts.extend(sql_key(text) for text in _strings(value))
-            for ids in result_ids(value).values():
-                found.update(ids)
-            found.update(_keyed_ids(value))
+            found.update(_keyed_ids(value))  # every id ``binding.result_ids`` reads is under such a key
     return Known(ids=frozenset(found), texts=tuple(texts))
 
 
@@ -114,13 +112,9 @@ def _keyed_ids(value: Any) -> set[int]:
         for key, item in value.items():
             items = item if isinstance(item, list) else [item]
             if _ID_KEY.search(str(key)):
-                found.update(int(one) for one in items if _whole(one))
+                found.update(number for one in items if (number := as_id(one)) is not None)
             found |= _keyed_ids(item)
     return found
-
-
-def _whole(value: Any) -> bool:
-    return isinstance(value, int | str) and not isinstance(value, bool) and str(value).isdigit()
 
 
 def sql_key(text: str) -> str:
@@ -172,7 +166,7 @@ def invented_ids(spec: ToolSpec, args: dict[str, Any], known: Collection[int]) -
             values = value
         else:
             continue
-        out.extend((name, int(str(one))) for one in values if _whole(one) and int(str(one)) not in known)
+        out.extend((name, number) for one in values if (number := as_id(one)) is not None and number not in known)
     return out
 
 

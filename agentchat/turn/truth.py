@@ -161,8 +161,7 @@ def problems_checked(text: str, results: Sequence[Any], facts: str, language: st
     if not PROBLEMS_CLAIMED.search(text) or any(_names_problems(r) for r in results):
         return text
     with in_language(language):
-        head = gettext("The tools named no problem; this is what they returned:")
-    return f"{head}\n\n{facts}" if facts else head
+        return _instead(gettext("The tools named no problem; this is what they returned:"), facts)
 
 
 def unfounded_checked(text: str, messages: Sequence[BaseMessage], language: str | None = None) -> str:
@@ -241,5 +240,11 @@ def committed_checked(text: str, results: Sequence[Any], facts: str, language: s
     if not flags or says_committed == says_uncommitted or says_committed == all(flags):
         return text
     with in_language(language):
-        head = gettext("That answer did not match what the tools returned; this is what they returned:")
+        return _instead(
+            gettext("That answer did not match what the tools returned; this is what they returned:"), facts
+        )
+
+
+def _instead(head: str, facts: str) -> str:
+    """A replaced answer: ``head`` (why), then what the tools returned (``facts``) when there is any."""
     return f"{head}\n\n{facts}" if facts else head
