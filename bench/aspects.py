@@ -43,6 +43,7 @@ sys.path.insert(0, str(ROOT))
 from bench.chat_turns import bench_parser, bench_run  # noqa: E402
 from tests.support.aspects import (  # noqa: E402 - needs ROOT on sys.path
     CLASSES,
+    PATH,
     answer_classify,
     load_aspect_questions,
     patterns_load,
@@ -93,10 +94,11 @@ def _report(questions, outcomes, verdicts, show_held: bool, answers: bool) -> No
 
 def main() -> None:
     parser = bench_parser(__doc__.splitlines()[0])
-    parser.add_argument("--show-held", action="store_true", help="also show the held rows' classes and answers")
     args = parser.parse_args()
     patterns = patterns_load()
-    questions, outcomes = bench_run(load_aspect_questions(), args.ids, "_bench_aspects", args.turn_timeout)
+    questions, outcomes = bench_run(
+        load_aspect_questions(args.set or PATH), args.ids, "_bench_aspects", args.turn_timeout
+    )
     verdicts = [answer_classify(outcome, q.lang, patterns) for q, outcome in zip(questions, outcomes, strict=True)]
     _report(questions, outcomes, verdicts, args.show_held, args.answers)
     if args.json:

@@ -39,12 +39,15 @@ Row = TypeVar("Row", bound=PageRow)
 
 
 def bench_parser(description: str) -> argparse.ArgumentParser:
-    """The options both benches take: ``--ids``, ``--answers``, ``--json``, ``--turn-timeout``."""
+    """The options both benches take: ``--set``, ``--ids``, ``--answers``, ``--json``, ``--turn-timeout``,
+    ``--show-held``."""
     parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--set", type=Path, help="another frozen set of the same format (default: the bench's own)")
     parser.add_argument("--ids", help="comma-separated row ids (default: all)")
     parser.add_argument("--answers", action="store_true", help="print each shown answer")
     parser.add_argument("--json", type=Path, help="write every shown row's result to this file")
     parser.add_argument("--turn-timeout", type=float, default=120.0, help="seconds per turn")
+    parser.add_argument("--show-held", action="store_true", help="also show the held rows' lines and answers")
     return parser
 
 

@@ -16,7 +16,10 @@ language, per page kind and per Build item of issue 29. Run from the repository 
 ``<DATABASE_URL's name>_bench_turns`` is dropped and created — and the local pair, ``make superset``):
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/agentchat .venv/bin/python bench/turns.py \
-        [--ids t01,t02] [--answers] [--json FILE]
+        [--set FILE] [--ids t01,t02] [--answers] [--show-held] [--json FILE]
+
+``--set`` runs another frozen set of the same format (``tests/data/turns_day2.yaml``: written later, from the
+user's side; its ``held`` rows are counted, and shown only with ``--show-held``).
 
 Loopback only; bounded: one turn per question, each within ``--turn-timeout`` seconds.
 """
@@ -31,14 +34,14 @@ sys.path.insert(0, str(ROOT))
 
 from bench.chat_turns import bench_parser, bench_run  # noqa: E402
 from tests.support.aspects import Outcome  # noqa: E402 - needs ROOT on sys.path
-from tests.support.turns_day import NO_TOOL, DayQuestion, load_day_questions  # noqa: E402
+from tests.support.turns_day import NO_TOOL, PATH, DayQuestion, load_day_questions  # noqa: E402
 
 
 def judged(q: DayQuestion, outcome: Outcome) -> tuple[bool, bool]:
     """``(right first tool, expected tool reached)`` of one turn (see the module docstring)."""
     used = outcome.steps
     if not used:
-        return NO_TOOL in q.first, not q.reach
+        return NO_TOOL in q.first, not q.reach or NO_TOOL in q.reach
     return used[0] in q.first, bool(set(q.reach) & set(used)) or not q.reach
 
 
@@ -58,16 +61,23 @@ def _figures(title: str, rows: list[tuple[str, bool, bool]]) -> None:
 def main() -> None:
     parser = bench_parser(__doc__.splitlines()[0])
     args = parser.parse_args()
-    questions, outcomes = bench_run(load_day_questions(), args.ids, "_bench_turns", args.turn_timeout)
+    questions, outcomes = bench_run(load_day_questions(args.set or PATH), args.ids, "_bench_turns", args.turn_timeout)
     marks = [judged(q, o) for q, o in zip(questions, outcomes, strict=True)]
     print(f"{'id':<4} {'first':<5} {'reach':<5} {'page':<9} {'role':<8} used | question")
     for q, o, (right, reached) in zip(questions, outcomes, marks, strict=True):
+        if q.held and not args.show_held:
+            continue
         used = ",".join(o.steps) or NO_TOOL
         marks_text = f"{'ok' if right else 'MISS':<5} {'ok' if reached else 'MISS':<5}"
         print(f"{q.id:<4} {marks_text} {q.page_kind:<9} {q.role:<8} {used} | {q.q}")
         if args.answers:
             print("       " + o.answer.replace("\n", "\n       ")[:1500])
     _figures("all rows", [("all", r, h) for r, h in marks])
+    if any(q.held for q in questions):
+        _figures(
+            "shown and held rows",
+            [("held" if q.held else "shown", r, h) for q, (r, h) in zip(questions, marks, strict=True)],
+        )
     _figures("per language", [(q.lang, r, h) for q, (r, h) in zip(questions, marks, strict=True)])
     _figures("per page kind", [(q.page_kind, r, h) for q, (r, h) in zip(questions, marks, strict=True)])
     _figures("per Build item of issue 29", [(q.item, r, h) for q, (r, h) in zip(questions, marks, strict=True)])
@@ -75,6 +85,7 @@ def main() -> None:
         rows = [
             {"id": q.id, "right_first": r, "reached": h, **o.as_dict()}
             for q, o, (r, h) in zip(questions, outcomes, marks, strict=True)
+            if args.show_held or not q.held
         ]
         args.json.write_text(json.dumps(rows, ensure_ascii=False, indent=1), encoding="utf-8")
 

@@ -6,7 +6,9 @@ saying in one sentence that it cannot serve it and what it can do instead, and a
 
 ``unheard_focus`` catches what nobody wrote down: the word a question word asks about (``asked_words.yaml``) that no
 tool's texts and no labelled question of ``examples.yaml`` ever used — an aspect no tool is known to return; the
-planner then says so, hedged («если вы спрашиваете про …»), before the nearest answer.
+planner then says so, hedged («если вы спрашиваете про …»), before the nearest answer. ``unheard_action`` does the
+same for a request's leading verb («пометь датасет как сертифицированный», "upgrade ss-dev"): an operation no tool
+was ever asked to perform, never answered by a summary with no word that it was not done.
 """
 
 import functools
@@ -14,6 +16,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+import pymorphy3
 import yaml
 
 from agentchat.runtime.registry import registry
@@ -30,6 +33,8 @@ STEM_RU, STEM_EN = 5, 6
 # How many words after a question word are read for what is asked («какой у этого дашборда …»).
 FOCUS_WINDOW = 4
 _WORD = re.compile(r"[a-zа-я][a-zа-я0-9_-]+")
+# How many words from the start are read for a request's verb («ну плиз срочно пометь …»).
+VERB_WINDOW = 3
 
 
 @dataclass(frozen=True)
@@ -76,6 +81,7 @@ def aspects() -> tuple[Aspect, ...]:
 
 
 UNHEARD = "unheard"
+UNHEARD_ACTION = "unheard_action"
 
 
 def aspect_named(name: str) -> Aspect | None:
@@ -87,6 +93,12 @@ def unheard_aspect(word: str) -> Aspect:
     """A question about ``word`` (``unheard_focus``) as an aspect of its own: ``name`` ``unheard``, ``about`` the
     word."""
     return Aspect(UNHEARD, "question", word, (), ())
+
+
+def unheard_action_aspect(verb: str) -> Aspect:
+    """A request to ``verb`` (``unheard_action``) as an aspect of its own: ``name`` ``unheard_action``, kind
+    ``action``, ``about`` the verb as typed."""
+    return Aspect(UNHEARD_ACTION, "action", verb, (), ())
 
 
 def asked_aspect(question: str) -> Aspect | None:
@@ -141,3 +153,49 @@ def unheard_focus(question: str) -> str | None:
             return None
         return focus
     return None
+
+
+@functools.cache
+def _morphology() -> pymorphy3.MorphAnalyzer:
+    """Russian morphology (pymorphy3 with its OpenCorpora dictionary, loaded once: about 50 ms, 15 MB)."""
+    return pymorphy3.MorphAnalyzer()
+
+
+def _imperative_ru(word: str) -> bool:
+    """True when some reading of the Russian ``word`` is a verb in the imperative mood («пометь», «запланируй»)."""
+    return any(p.tag.POS == "VERB" and p.tag.mood == "impr" for p in _morphology().parse(word))
+
+
+# English words a request may start with before its verb, and the words after which a first word is not a verb
+# («revenue by region», "top 5 regions": a noun phrase, not a request).
+_EN_LEAD = frozenset({"please", "pls", "plz", "ok", "okay", "hey", "hi", "now", "so", "then", "just", "kindly", "and"})
+_EN_NOT_OBJECT = re.compile(r"^(by|of|per|for|in|on|at|to|from|with|vs|and|or|is|are|was|were|\d.*)$")
+
+
+def unheard_action(question: str) -> str | None:
+    """The verb a request starts with, when nobody ever asked a tool to do it (no tool's texts and no labelled
+    question of ``examples.yaml`` hold its stem), or None: a question, SQL in the text, a verb some tool is known
+    for («покажи», «задеплой», "deploy").
+
+    Russian: the first imperative among the first ``VERB_WINDOW`` words that are not fillers (pymorphy3). English:
+    the first word that is not a lead-in («please», "ok"), not a question word or filler, followed by an object
+    (not a preposition or a number), in a text that does not end with «?»."""
+    if SQL_IN_TEXT.search(question):
+        return None
+    asking, fillers = _asked_words()
+    words = _WORD.findall(fold(re.sub(r"\d+", " ", question)))
+    heard = heard_stems()
+    if words and re.match("[а-я]", words[0]):
+        for word in [w for w in words if w not in fillers][:VERB_WINDOW]:
+            if word in asking:
+                return None
+            if _imperative_ru(word):
+                return None if _stem(word) in heard else word
+        return None
+    tokens = [t for t in fold(question).split() if t not in _EN_LEAD]
+    if len(tokens) < 2 or question.rstrip().endswith("?") or not re.fullmatch("[a-z]+", tokens[0]):
+        return None
+    verb, following = tokens[0], tokens[1]
+    if verb in asking or verb in fillers or _EN_NOT_OBJECT.match(following) or _stem(verb) in heard:
+        return None
+    return verb

@@ -40,7 +40,7 @@ import itertools
 import re
 from dataclasses import dataclass, field
 
-from agentchat.toolset.aspects import asked_aspect, unheard_focus
+from agentchat.toolset.aspects import asked_aspect, unheard_action, unheard_focus
 from agentchat.toolset.tokens import corrected, object_of, tokens_of, unnegated, unprefixed
 from agentchat.toolset.verbs import verb_of
 from agentchat.toolset.words import (
@@ -129,6 +129,8 @@ class Reading:
             ``cache``, ``schedule``…; issue 29 item 1), '' for none.
         unheard: the word a question word asks about that no tool was ever asked about (``aspects.unheard_focus``),
             '' for none.
+        unheard_action: the verb a request starts with that no tool was ever asked to do
+            (``aspects.unheard_action``: «пометь», "upgrade"), '' for none.
     """
 
     verb: str
@@ -154,6 +156,7 @@ class Reading:
     own: bool = False
     aspect: str = ""
     unheard: str = ""
+    unheard_action: str = ""
 
 
 @functools.lru_cache(maxsize=512)
@@ -228,6 +231,7 @@ def read_question(question: str) -> Reading:
         own=bool(OWN_RUN.search(main)),
         aspect=getattr(asked_aspect(question), "name", ""),
         unheard=unheard_focus(question) or "",
+        unheard_action=unheard_action(question) or "",
         find=finding or (exists and not (has_id or this or "problems" in found)),
         check_clause=bool(CLAUSE_AFTER_CHECK.search(main)),
         verb=verb,

@@ -6,6 +6,8 @@ rules already place stays placed. ``first_step`` names the tool the planner call
 for a named object, a migration's preview), which the router keeps next to it.
 """
 
+import re
+
 from agentchat.toolset.reading import READING_WEIGHT, Reading, about_page_object, read_question, reading_tool
 from agentchat.toolset.words import (
     BY_ID,
@@ -68,12 +70,17 @@ def intent_scores(question: str, object_type: str | None) -> dict[str, float]:
     return scores
 
 
+# A table's identifier in a question (``energy_consumption``): a dataset's name, said without the noun.
+TABLE_NAME = re.compile(r"\b[a-z][a-z0-9]*_[a-z0-9_]+\b")
+
+
 def first_step(question: str, tool: str, object_type: str | None = None) -> str | None:
     """The tool the planner calls before ``tool`` for ``question`` on a page of ``object_type``, or None (issue 16:
     the router keeps it next to the tool it serves, so an LLM offered the top-K gets it too).
 
     A migration is previewed first (DESIGN §11); a dashboard or dataset named without an id is searched for
-    first (a name → search_dashboards); a count or the first rows of the page's dataset read its table first.
+    first (a name → search_dashboards; a table's identifier alone → search_datasets); a count or the first rows of
+    the page's dataset read its table first.
     """
     if tool in FIRST_STEP:
         return FIRST_STEP[tool]
@@ -88,6 +95,12 @@ def first_step(question: str, tool: str, object_type: str | None = None) -> str 
         for noun in ("dashboard", "dataset"):
             if noun in reading.objects and tool in BY_ID[noun]:
                 return SEARCH_OF[noun]
+        if (
+            tool in BY_ID["dataset"]
+            and not {"dashboard", "dataset"} & set(reading.objects)
+            and TABLE_NAME.search(question)
+        ):
+            return SEARCH_OF["dataset"]  # a table's identifier without a noun names a dataset ("access to orders_v2")
     return None
 
 

@@ -145,7 +145,12 @@ DEPLOY_HISTORY = re.compile(
     r"|мигрировал|запускал\w* миграц)|истори\w* (деплое|выкат|развёртыван|развертыван|миграци)"
     r"|\bdeploy(ment)? (history|log)\b|\b(when|who)\b.{0,50}\b(deployed|migrated|rolled out|shipped|ran the migration)"
     r"|\bwhen did the last (deploy|migration)"
-    r"|\b(какие|сколько)\s+(деплоев|деплои|миграци\w*|выкатк\w*)\b.{0,20}(запускал|делал|выполнял|проводил)\w*",
+    r"|\b(какие|сколько)\s+(деплоев|деплои|миграци\w*|выкатк\w*)\b.{0,20}(запускал|делал|выполнял|проводил)\w*"
+    # What reached an environment lately ("anything deployed to prod since yesterday?", «что выкатывали вчера»).
+    r"|\b(anything|something|what|which dashboards?)\b.{0,30}\b(deployed|migrated|shipped|rolled out)\b"
+    r"|\b(deploys?|deployments|migrations)\b.{0,30}\b(since|today|yesterday|this week|last week)\b"
+    r"|\b(что|что-нибудь|что-то|какие дашборды)\b.{0,30}\b(деплоили|задеплоили|выкатывали|выкатили|переносили"
+    r"|мигрировали)\b|\b(деплои|деплоев|выкатки|выкаток)\s+(за|с|со)\s+(сегодня|вчера|недел|последн|понедельн)",
     re.I,
 )
 
@@ -346,8 +351,9 @@ BY_ID = {
         "run_llm_documentation",
         "deploy_dashboard",
         "superset_audit_permissions",
+        "compare_versions",
     ),
-    "dataset": ("get_dataset_details", "superset_audit_permissions"),
+    "dataset": ("get_dataset_details", "superset_audit_permissions", "compare_versions"),
 }
 SEARCH_OF = {"dashboard": "search_dashboards", "dataset": "search_datasets"}
 # One object's read tool, by the object's noun and the page (a question about something else that names the

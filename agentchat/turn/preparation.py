@@ -24,7 +24,7 @@ from agentchat.conversations.selectors import (
 from agentchat.errors import error_text
 from agentchat.guard import confirmations as confirm
 from agentchat.language import conversation_language
-from agentchat.llm.offline.environments import environment_named
+from agentchat.llm.offline.environments import source_environment_named
 from agentchat.llm.offline.followup import routing_question
 from agentchat.models import Conversation, Message, PendingConfirmation
 from agentchat.toolset.selection import Offer, toolset_offer
@@ -181,12 +181,15 @@ def tools_context(
     context: dict[str, Any] | None, question: str | None, environments: list[tuple[str, str]]
 ) -> dict[str, Any] | None:
     """The context the tools of a step are judged in (DESIGN §5 step 3): the page's, with the environment the
-    question names (``llm.offline.environments.environment_named``) where the page picked none — «сделай бэкап ss-dev»
-    from the settings page offers the environment's tools there instead of asking to pick it (issue 29 item 3).
-    The page's own environment always wins; the prompt and the bound arguments keep the page's context as sent."""
+    question names (``llm.offline.environments.source_environment_named``) where the page picked none — «сделай
+    бэкап ss-dev» from the settings page offers the environment's tools there instead of asking to pick it (issue 29
+    item 3).
+    Where it names several, the one it starts from («чем отличается … в ss-dev и в prod»: ss-dev; the other is an
+    argument). The page's own environment always wins; the prompt and the bound arguments keep the page's context as
+    sent."""
     if (context or {}).get("envId") or not question:
         return context
-    named = environment_named(question, environments)
+    named = source_environment_named(question, environments)
     if named is None:
         return context
     base = context or {"contextVersion": 1, "objectType": None, "objectId": None, "objectName": None, "route": None}

@@ -11,6 +11,8 @@ PATH = Path(__file__).parents[1] / "data" / "aspects_unserved.yaml"
 # The answer classifier's patterns (not frozen: corrected when an answer is misread; see the file's header).
 PATTERNS_PATH = Path(__file__).parents[1] / "data" / "aspects_patterns.yaml"
 PAGE_KINDS = ("dashboard", "dataset", "migration", "none")
+#: ``offer`` of a row no tool comes near: ``nothing close``, written alone or as a one-item list.
+NOTHING_CLOSE = "nothing close"
 #: The saved migration plan the bench creates for the migration-page rows (``page.name`` of those rows).
 MIGRATION_PLAN = "energy report to prod"
 
@@ -75,7 +77,7 @@ def load_aspect_questions(path: Path = PATH) -> list[AspectQuestion]:
                 **row_fields(row),
                 kind=row["kind"],
                 aspect=row["aspect"],
-                offer=tuple(offer) if isinstance(offer, list) else (),
+                offer=tuple(o for o in offer if o != NOTHING_CLOSE) if isinstance(offer, list) else (),
                 held=bool(row.get("held")),
             )
         )

@@ -17,11 +17,13 @@ NO_TOOL = "none"
 class DayQuestion(ChatRow):
     """One row of ``tests/data/turns_day.yaml``; the file's header explains the fields. ``first`` the right first
     steps (``NO_TOOL`` among them: no call is right too), ``reach`` the tools of which one must be reached within
-    the turn (empty: none needed, the row's right answer calls no tool)."""
+    the turn (empty: none needed, the row's right answer calls no tool); ``held`` a row kept for the figure only
+    (its misses are not read while changing the planner)."""
 
     first: tuple[str, ...]
     reach: tuple[str, ...]
     item: str
+    held: bool = False
 
 
 def load_day_questions(path: Path = PATH) -> list[DayQuestion]:
@@ -36,6 +38,7 @@ def load_day_questions(path: Path = PATH) -> list[DayQuestion]:
                 first=first,
                 reach=reach,
                 item=str(row["item"]),
+                held=bool(row.get("held")),
             )
         )
     return out

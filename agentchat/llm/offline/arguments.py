@@ -175,7 +175,9 @@ def args_fill(
     if tool == "deploy_dashboard" and "dashboard_id" not in args and "dashboard" not in args:
         missing.append("dashboard_id")
     if tool == "compare_versions" and not {"dashboard_id", "dataset_id"} & set(args):
-        missing.append("compared_object")
+        # An object named by its name is looked up by its kind first («чем отличается Отчёт … в ss-dev и в prod»).
+        named = "dataset_id" if mentions.names_kind == "dataset" else "dashboard_id"
+        missing.append(named if mentions.search_text else "compared_object")
     if tool == "compare_versions" and not {"other_env_id", "backup_id"} & set(args):
         missing.append("other_env_id")
     if tool == "superset_create_dataset" and not {"database_id", "database_name", "dataset_id"} & set(args):

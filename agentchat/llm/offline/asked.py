@@ -12,8 +12,8 @@ from agentchat.llm.offline.mentions import Mentions
 from agentchat.llm.offline.naming import KIND_TOOLS, tool_kind
 from agentchat.llm.offline.state import Choice, Turn
 from agentchat.runtime.registry import tool_spec
-from agentchat.toolset.aspects import Aspect, aspect_named, unheard_aspect
-from agentchat.toolset.intents import STRONG
+from agentchat.toolset.aspects import Aspect, aspect_named, unheard_action_aspect, unheard_aspect
+from agentchat.toolset.intents import ACTION_REQUEST, ROLLBACK, STRONG, request_without_tool
 from agentchat.toolset.reading import read_question
 from agentchat.toolset.words import PAGE_READ
 
@@ -46,10 +46,21 @@ def asked_aspect_of(turn: Turn, choice: Choice) -> Aspect | None:
         return None
     reading = read_question(turn.question)
     named = aspect_named(reading.aspect)
+    reads = choice.kind == "unknown" or choice.kind == "tool" and not changes_state(choice.tool)
+    if named is None and reads and _unknown_verb(reading.unheard_action):
+        return unheard_action_aspect(reading.unheard_action)  # «пометь датасет как …»: no summary in its place
     specific = choice.kind == "tool" and choice.tool not in GENERAL_READS
     if named is not None or not reading.unheard or specific or reading.quantity or reading.rows:
         return named  # a quantity or rows asked for are numbers from the data, whatever the word
     return unheard_aspect(reading.unheard)
+
+
+def _unknown_verb(verb: str) -> bool:
+    """True when ``verb`` (a request's leading verb no tool's texts hold) names no operation the rules know either
+    («скопируй» is a deploy, "rollback" a rollback, «переименуй» one no tool performs: said by its own text)."""
+    if not verb:
+        return False
+    return not (ACTION_REQUEST.search(verb) or ROLLBACK.search(verb) or request_without_tool(verb))
 
 
 def instead_tool(turn: Turn, choice: Choice, mentions: Mentions) -> str | None:

@@ -9,7 +9,7 @@ from django.utils.translation import gettext_lazy
 
 from agentchat.language import in_language
 from agentchat.runtime.titles import tool_title
-from agentchat.toolset.aspects import UNHEARD, Aspect
+from agentchat.toolset.aspects import UNHEARD, UNHEARD_ACTION, Aspect
 
 # What a question asks about (after «none of my tools returns …»), or an action (after «I cannot …»).
 ASPECT_TITLES: dict[str, Promise] = {
@@ -70,6 +70,10 @@ def cannot_text(aspect: Aspect, language: str) -> str:
     with in_language(language):
         if aspect.name == UNHEARD:  # a word nobody asked a tool about: hedged, it may be a word for a served thing
             return _("If you are asking about “%(word)s”: none of my tools returns that.") % {"word": aspect.about}
+        if aspect.name == UNHEARD_ACTION:  # a request's verb no tool was ever asked to do
+            return _("I cannot do “%(verb)s”: none of my tools does that, and I changed nothing.") % {
+                "verb": aspect.about
+            }
         title = str(ASPECT_TITLES.get(aspect.name, aspect.about))
         if aspect.kind == "action":
             return _("I cannot %(aspect)s: I have no tool for it, and I changed nothing.") % {"aspect": title}

@@ -91,6 +91,13 @@ def environment_named(text: str, environments: list[tuple[str, str]]) -> str | N
     return found[0] if len(found) == 1 else None
 
 
+def source_environment_named(text: str, environments: list[tuple[str, str]]) -> str | None:
+    """The environment ``text`` starts from when it names several («чем отличается … в ss-dev и в prod», «из ss-dev
+    в prod»): the source it names, else the first named; the one named when it names one; None for none."""
+    found, source, _target = envs_named(titles_blanked(text, environments), environments)
+    return source or (found[0] if found else None)
+
+
 def unknown_environments_named(text: str, environments: list[tuple[str, str]]) -> list[str]:
     """Hyphenated words of ``text`` that look like an environment's name (a tier in one of their parts: «ss-prod»,
     «прод-2»), or environment names without a tier word («preprod», "prod2", "uat", "on test"), that are no active

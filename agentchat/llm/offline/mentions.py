@@ -148,6 +148,7 @@ NAME_ENDS = re.compile(
     r"|on|in|at|to|into|from|for|of|and|or|but|is|are|was|were|be|exist\w*|there|now|please|right|yet|has|have"
     r"|does|do|did|look|looks|show|find|list|deploy|check|summari[sz]e|describe|tell|when|where|how|which|what"
     r"|you|i|we|before|after|since|against|than|by|per|not|already|here|over|pls|plz|ok|okay|fine"
+    r"|between|across|vs|versus|with|within|между|против"
     r"|таблиц\w*|table|баз\w*|database|db|схем\w*|schema|владе\w*|принадлеж\w*|сделал\w*|owned|owns?|created"
     r"|опубликован\w*|неопубликован\w*|черновик\w*|published|unpublished|drafts?|сертифиц\w*|несертифиц\w*"
     r"|certified|uncertified|git|гит\w*|статус\w*|status)$",
@@ -347,6 +348,13 @@ def mentions_read(text: str, environments: list[tuple[str, str]]) -> Mentions:
         if before_noun and before_noun.group(1).lower() not in POINTERS | NAME_FILLERS | STOP_WORDS:
             mentions.names_kind = before_noun.group(2).lower()
             mentions.search_text = mentions.search_text or before_noun.group(1)
+    other_noun = re.search(rf"\b({OBJECT_WORDS['dashboard']}|{OBJECT_WORDS['chart']})", plain, re.I)
+    if (
+        mentions.names_kind is None
+        and not other_noun
+        and re.fullmatch(r"[a-z][a-z0-9]*_\w+", mentions.search_text or "")
+    ):
+        mentions.names_kind = "dataset"  # a table's identifier, no noun: "who has access to energy_consumption?"
     references_read(plain, mentions)
     mentions.refers_to_page = bool(
         re.search(r"\b(эт(от|ом|ого|у|и|их|а|ой|им)|его|него|нём|this|it|these|here|здесь|тут)\b", plain, re.I)

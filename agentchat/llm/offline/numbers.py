@@ -43,6 +43,7 @@ DATE_AFTER = re.compile(rf"^\s*(?:год(?:а|у|ом|е|ы|ов|ах|ам)?\b|�
 UNIT_AFTER = re.compile(
     r"^\s*(?:%|процент\w*|percent\b|лет\b|yrs?\b|квартал\w*|quarters?\b|месяц\w*|months?\b"
     r"|недел\w*|weeks?\b|дн\w*|день\b|days?\b|час\w*|hours?\b|минут\w*|minutes?\b|секунд\w*|seconds?\b"
+    r"|ноч[иь]\b|утра\b|вечера\b|дня\b|[ap]\.?m\.?(?!\w)|o'clock\b"
     r"|строк\w*|rows?\b|запис\w*|records?\b|раз\b|раза\b|times\b|штук\w*|items?\b|человек\b|users?\b"
     r"|пользователей\b|графиков\b|charts\b|дашбордов\b|dashboards\b)",
     re.I,
@@ -72,8 +73,8 @@ def _not_an_id(text: str, start: int, end: int, number: int, *, after_noun: bool
     """The number at ``text[start:end]`` is a year, a date or a count by the words around it (``after_noun``: it
     comes right after an object's noun, where only a year's or a date's word makes it no id)."""
     before, after = _words_before(text, start), text[end:]
-    if DATE_AFTER.match(after) or re.match(r"^[./-]\d", after) or re.search(r"\d[./-]$", before):
-        return True  # «2024 года», "May 5", a date: 2024-01-31, 31.01.2024
+    if DATE_AFTER.match(after) or re.match(r"^[:./-]\d", after) or re.search(r"\d[:./-]$", before):
+        return True  # «2024 года», "May 5", a date: 2024-01-31, 31.01.2024, a time of day: 23:00
     if after_noun:
         return False
     if UNIT_AFTER.match(after) or COUNT_BEFORE.search(before):

@@ -283,15 +283,12 @@ def _first_call(turn: Turn, tool: str, mentions: Mentions) -> AIMessage:
         step = _sql_from_dataset(turn, mentions, args)
         if step is not None:
             return step
-    if (
-        tool == "superset_audit_permissions"
-        and missing
-        and mentions.database
-        and "superset_explore_database" in turn.tools
-    ):
+    audit = tool == "superset_audit_permissions" and bool(missing)
+    if audit and mentions.database and "superset_explore_database" in turn.tools:
         return _call("superset_explore_database", {"env_id": args.get("env_id") or turn.page.env_id})
-    named = AUDITED_SEARCH.get(next((o for o in read_question(turn.question).objects if o in AUDITED_SEARCH), ""))
-    if tool == "superset_audit_permissions" and missing and named in turn.tools and mentions.search_text:
+    noun = next((o for o in read_question(turn.question).objects if o in AUDITED_SEARCH), mentions.names_kind)
+    named = AUDITED_SEARCH.get(noun or "")
+    if audit and named in turn.tools and mentions.search_text:
         return _call(named, _search_args(turn, named, mentions))  # «у кого доступ к датасету orders_clean»
     if missing:
         if tool == "superset_create_dataset" and missing[0] == "table_name" and mentions.sql:
