@@ -136,6 +136,13 @@ RULES: list[Rule] = [
     _r("superset_execute_sql", r"^\s*(выполни|run|execute|query)\b", MEDIUM),
     _r("superset_execute_sql", r"^\s*(select|with)\b", MEDIUM),  # a bare query pasted into the chat
     _r("superset_execute_sql", SQL_TEXT, WEAK),
+    # The values a column holds: a DISTINCT the planner writes from the dataset's columns (``sql_steps``).
+    _r(
+        "superset_execute_sql",
+        r"(какие|все|уникальн\w*|различн\w*)\s+(\w+\s+)?значени\w*|\b(distinct|unique)\s+values\b",
+        STRONG,
+        "dataset",
+    ),
     _r(
         "superset_execute_sql",
         r"(посчитай|сколько (записей|строк)|больше всего|меньше всего|максимальн|минимальн|средн|суммарн|"

@@ -13,6 +13,7 @@ from agentchat.toolset.words import (
     BY_ID,
     CHECK,
     COUNT,
+    COUNT_CONDITION,
     FIRST_ROWS,
     FIRST_STEP,
     GENERIC,
@@ -22,7 +23,9 @@ from agentchat.toolset.words import (
     READINGS,
     SEARCH_OF,
     SHOW,
+    SQL_IN_TEXT,
     TARGETING,
+    VALUES,
 )
 
 
@@ -74,22 +77,28 @@ def intent_scores(question: str, object_type: str | None) -> dict[str, float]:
 TABLE_NAME = re.compile(r"\b[a-z][a-z0-9]*_[a-z0-9_]+\b")
 
 
+def writes_sql(question: str) -> bool:
+    """True when the planner writes the SQL for ``question`` itself from the dataset's source
+    (``llm.offline.sql_steps.sql_for``): a plain count, the first rows, a column's values."""
+    plain_count = COUNT.search(question) and not COUNT_CONDITION.search(question)
+    return bool(plain_count or FIRST_ROWS.search(question) or VALUES.search(question))
+
+
 def first_step(question: str, tool: str, object_type: str | None = None) -> str | None:
     """The tool the planner calls before ``tool`` for ``question`` on a page of ``object_type``, or None (issue 16:
     the router keeps it next to the tool it serves, so an LLM offered the top-K gets it too).
 
-    A migration is previewed first (DESIGN §11); a dashboard or dataset named without an id is searched for
+    A migration is previewed first (DESIGN §11); SQL with no dataset page lists the databases first (the only one
+    runs it); a dashboard or dataset named without an id is searched for
     first (a name → search_dashboards; a table's identifier alone → search_datasets); a count or the first rows of
     the page's dataset read its table first.
     """
     if tool in FIRST_STEP:
         return FIRST_STEP[tool]
-    if (
-        tool == "superset_execute_sql"
-        and object_type == "dataset"
-        and (COUNT.search(question) or FIRST_ROWS.search(question))
-    ):
+    if tool == "superset_execute_sql" and object_type == "dataset" and writes_sql(question):
         return "superset_explore_database"
+    if tool == "superset_execute_sql" and object_type != "dataset" and SQL_IN_TEXT.search(question):
+        return "superset_explore_database"  # no database named: the environment's only one runs it
     reading = read_question(question)
     if reading.named and not reading.has_id:
         for noun in ("dashboard", "dataset"):

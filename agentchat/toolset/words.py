@@ -380,3 +380,6 @@ FIRST_ROWS = re.compile(
     r"|sample of (the )?data|(the )?first (few )?(rows|records)|первые (строки|записи)",
     re.I,
 )
+# The values a column holds («какие значения есть в колонке source», "distinct values of region"): the column is the
+# one of the dataset's columns the question names (``llm.offline.sql_steps.sql_for``).
+VALUES = re.compile(r"\b(значени\w*|уникальн\w*|различн\w*|distinct|unique|values?)\b", re.I)

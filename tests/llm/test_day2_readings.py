@@ -16,6 +16,7 @@ import pytest
 
 from agentchat.llm.offline.asked import GENERAL_READS
 from agentchat.llm.offline.numbers import ids_read
+from agentchat.llm.offline.sql_steps import only_database, sql_for
 from agentchat.llm.offline.state import Result
 from agentchat.toolset.aspects import UNHEARD_ACTION, unheard_action, unheard_action_aspect
 from agentchat.toolset.weights import first_step
@@ -123,3 +124,57 @@ def test_a_table_s_identifier_alone_names_a_dataset(specs, knowledge):  # noqa: 
 def test_what_git_has_not_got_is_the_git_status(specs, knowledge):  # noqa: F811
     name, _args = only_call(step(specs, knowledge, "что в гите не закоммичено?", "@ss-dev"))
     assert name == "get_git_status"
+
+
+SOURCE = {"kind": "physical", "schema": "main", "table": "energy_consumption", "sql": None}
+COLUMNS = [{"name": "region", "type": "TEXT"}, {"name": "source", "type": "TEXT"}]
+
+
+@pytest.mark.parametrize(
+    ("question", "sql"),
+    [
+        (
+            "какие значения есть в колонке source",
+            'SELECT DISTINCT "source" FROM "main"."energy_consumption" ORDER BY 1 LIMIT 50',
+        ),
+        (
+            "distinct values of region please",
+            'SELECT DISTINCT "region" FROM "main"."energy_consumption" ORDER BY 1 LIMIT 50',
+        ),
+    ],
+)
+def test_a_column_s_values_are_read_from_the_page_s_table(specs, knowledge, question, sql):  # noqa: F811
+    name, args = only_call(step(specs, knowledge, question, "dataset/1@ss-dev"))
+    assert (name, args) == ("superset_explore_database", {"env_id": "ss-dev", "dataset_id": 1})
+
+    explored = Result(name, args, {"mode": "dataset", "source": SOURCE, "columns": COLUMNS}, True)
+    name, args = only_call(step(specs, knowledge, question, "dataset/1@ss-dev", results=[explored]))
+    assert (name, args["sql"], args["dataset_id"]) == ("superset_execute_sql", sql, 1)
+
+
+def test_values_of_a_column_the_dataset_lacks_are_not_made_up():
+    payload = {"mode": "dataset", "source": SOURCE, "columns": COLUMNS}
+    assert sql_for("какие значения в колонке colour", payload, None) is None
+    assert sql_for("сколько строк", payload, None) == 'SELECT COUNT(*) AS row_count FROM "main"."energy_consumption"'
+
+
+def test_sql_with_no_database_named_runs_on_the_environment_s_only_one(specs, knowledge):  # noqa: F811
+    question = "выполни: select count(*) from energy_consumption where region = 'Москва'"
+    name, args = only_call(step(specs, knowledge, question, "@ss-dev"))
+    assert (name, args) == ("superset_explore_database", {"env_id": "ss-dev"})
+    assert first_step(question, "superset_execute_sql") == "superset_explore_database"
+
+    one = Result(name, args, {"mode": "databases", "count": 1, "databases": [{"id": 7, "name": "Energy"}]}, True)
+    name, args = only_call(step(specs, knowledge, question, "@ss-dev", results=[one]))
+    assert (name, args["database_id"], args["sql"]) == ("superset_execute_sql", 7, question.split(": ", 1)[1])
+
+    two = {"mode": "databases", "count": 2, "databases": [{"id": 7, "name": "Energy"}, {"id": 8, "name": "Sales"}]}
+    answer = step(
+        specs,
+        knowledge,
+        question,
+        "@ss-dev",
+        results=[Result("superset_explore_database", {"env_id": "ss-dev"}, two, True)],
+    )
+    assert only_database(two) is None
+    assert answer.tool_calls == []  # several: the person picks one from the list

@@ -46,6 +46,7 @@ from agentchat.llm.offline.replies import (
     not_understood_text,
     unsupported_text,
 )
+from agentchat.llm.offline.sql_steps import only_database, sql_for
 from agentchat.llm.offline.state import ASK_WITHOUT_PAGE, HAND_OVER, Choice, Knowledge, Result, Turn
 from agentchat.runtime.registry import tool_spec
 from agentchat.runtime.titles import TOOL_TITLES
@@ -59,7 +60,8 @@ from agentchat.toolset.intents import (
 )
 from agentchat.toolset.reading import MAKE, Reading, about_page_object, asks_for_review, read_question, reading_tool
 from agentchat.toolset.router import Ranked
-from agentchat.toolset.words import COUNT, COUNT_CONDITION, FIRST_ROWS, PAGE_PARTS
+from agentchat.toolset.weights import writes_sql
+from agentchat.toolset.words import PAGE_PARTS
 
 # A tool wanted but not offered whose need an offered tool covers (DESIGN §8: the dashboard page has no
 # get_git_status, but the health summary reports the git state; the dataset page has no get_dataset_details,
@@ -279,7 +281,7 @@ def _first_call(turn: Turn, tool: str, mentions: Mentions) -> AIMessage:
                 # The object moved (deploy, migration) lives in the source: "deploy X to prod" looks X up there.
                 found["env_id"] = args["source_env_id"]
             return _call(search, found)
-    if tool == "superset_execute_sql" and "sql" in missing:
+    if tool == "superset_execute_sql" and ("sql" in missing or mentions.sql):
         step = _sql_from_dataset(turn, mentions, args)
         if step is not None:
             return step
@@ -318,35 +320,16 @@ def _search_args(turn: Turn, tool: str, mentions: Mentions) -> dict[str, Any]:
 
 
 def _sql_from_dataset(turn: Turn, mentions: Mentions, args: dict[str, Any]) -> AIMessage | None:
-    """A count or the first rows of the page's dataset: read its table first (then ``_sql_for``). A count with a
-    condition («сколько строк за 2023 год») is not one ``_sql_for`` can write: the SQL is asked for instead."""
-    plain_count = COUNT.search(turn.question) and not COUNT_CONDITION.search(turn.question)
-    wants = plain_count or FIRST_ROWS.search(turn.question)
-    dataset_id = args.get("dataset_id")
-    if wants and dataset_id and "superset_explore_database" in turn.tools:
-        return _call("superset_explore_database", {"env_id": args.get("env_id"), "dataset_id": dataset_id})
-    return None
-
-
-def _sql_for(question: str, source: dict[str, Any], row_limit: int | None) -> str | None:
-    """A count or the first rows of a dataset's source. Names are quoted as SQL identifiers, and the statement is
-    proven read-only (``superset.sql_safety``) before it runs, like any SQL the LLM writes."""
-    table = source.get("table")
-    if table:
-        schema = source.get("schema")
-        relation = f"{_identifier(schema)}.{_identifier(table)}" if schema else _identifier(table)
-    elif source.get("sql"):
-        relation = f"({str(source['sql']).rstrip(' ;')}) AS dataset"
-    else:
+    """SQL the planner writes itself (``sql_steps``) reads the dataset's table first; SQL given with no database
+    named lists the databases first (the environment's only one runs it). A count with a condition («сколько
+    строк за 2023 год») is not one it writes: the SQL is asked for instead."""
+    if "superset_explore_database" not in turn.tools or not args.get("env_id"):
         return None
-    if COUNT.search(question):
-        return f"SELECT COUNT(*) AS row_count FROM {relation}"  # noqa: S608 - see the docstring
-    return f"SELECT * FROM {relation} LIMIT {row_limit or 10}"  # noqa: S608 - see the docstring
-
-
-def _identifier(name: Any) -> str:
-    """``name`` as a double-quoted SQL identifier (an inner ``"`` doubled, so a name cannot end the quoting)."""
-    return '"' + str(name).replace('"', '""') + '"'
+    if mentions.sql and not {"database_id", "database_name", "dataset_id"} & set(args):
+        return _call("superset_explore_database", {"env_id": args["env_id"]})
+    if writes_sql(turn.question) and args.get("dataset_id") and not mentions.sql:
+        return _call("superset_explore_database", {"env_id": args["env_id"], "dataset_id": args["dataset_id"]})
+    return None
 
 
 # --- after results ------------------------------------------------------------------------------------------
@@ -384,9 +367,10 @@ def _continue_chain(turn: Turn, intended: str, last: Result, mentions: Mentions)
         args = {k: v for k, v in last.args.items() if k in properties(turn, intended)}
         return _call(intended, args)
     if last.tool == "superset_explore_database" and intended == "superset_execute_sql":
-        sql = _sql_for(turn.question, (last.payload or {}).get("source") or {}, mentions.row_limit)
+        database_id = only_database(last.payload or {}) if mentions.sql else None
+        sql = mentions.sql if database_id else sql_for(turn.question, last.payload or {}, mentions.row_limit)
         if sql:
-            return _call(intended, {**last.args, "sql": sql})
+            return _call(intended, {**last.args, **({"database_id": database_id} if database_id else {}), "sql": sql})
     if last.tool == "superset_explore_database" and intended == "superset_audit_permissions":
         rows, _ = items((last.payload or {}).get("databases"))
         wanted = (mentions.database or "").casefold()

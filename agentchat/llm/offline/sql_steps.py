@@ -1,0 +1,59 @@
+"""The SQL the offline planner writes itself (DESIGN §11: offline, it writes no query it was not asked for): a plain
+count, the first rows, or the distinct values of a named column of a dataset's source, read from
+``superset_explore_database``'s result; and the database SQL named no database runs on (the environment's only one).
+
+Names are quoted as SQL identifiers, and every statement is proven read-only (``superset.sql_safety``) before it runs,
+like any SQL a model writes.
+"""
+
+import re
+from typing import Any
+
+from agentchat.llm.offline.answers.base import items
+from agentchat.toolset.words import COUNT, FIRST_ROWS, VALUES
+
+#: Rows of distinct values listed (the SQL's LIMIT); the tool's own row cap applies too.
+VALUES_LIMIT = 50
+
+
+def sql_for(question: str, payload: dict[str, Any], row_limit: int | None) -> str | None:
+    """The SQL ``question`` asks of a dataset, from ``payload`` (``superset_explore_database`` in dataset mode:
+    ``source`` ``{"table", "schema", "sql"}`` and ``columns`` ``[{"name"}]``), or None (no source, or distinct values
+    of a column the dataset does not have).
+
+    Returns:
+        ``SELECT COUNT(*) AS row_count FROM …``, ``SELECT DISTINCT "col" FROM … ORDER BY 1 LIMIT 50`` or
+        ``SELECT * FROM … LIMIT n`` (``row_limit``, default 10).
+    """
+    source = payload.get("source") or {}
+    table = source.get("table")
+    if table:
+        schema = source.get("schema")
+        relation = f"{_identifier(schema)}.{_identifier(table)}" if schema else _identifier(table)
+    elif source.get("sql"):
+        relation = f"({str(source['sql']).rstrip(' ;')}) AS dataset"
+    else:
+        return None
+    if COUNT.search(question):
+        return f"SELECT COUNT(*) AS row_count FROM {relation}"  # noqa: S608 - see the module docstring
+    if VALUES.search(question) and not FIRST_ROWS.search(question):
+        names = [str(c.get("name")) for c in payload.get("columns") or [] if c.get("name")]
+        words = set(re.findall(r"[\w]+", question.casefold()))
+        column = next((n for n in names if n.casefold() in words), None)
+        if column is None:
+            return None
+        quoted = _identifier(column)
+        return f"SELECT DISTINCT {quoted} FROM {relation} ORDER BY 1 LIMIT {VALUES_LIMIT}"  # noqa: S608
+    return f"SELECT * FROM {relation} LIMIT {row_limit or 10}"  # noqa: S608 - see the module docstring
+
+
+def only_database(payload: dict[str, Any]) -> int | None:
+    """The id of the environment's only database in ``superset_explore_database``'s list (``databases``), or None
+    (none or several: the person picks one from the answer)."""
+    rows, _total = items(payload.get("databases"))
+    return rows[0].get("id") if len(rows) == 1 else None
+
+
+def _identifier(name: Any) -> str:
+    """``name`` as a double-quoted SQL identifier (an inner ``"`` doubled, so a name cannot end the quoting)."""
+    return '"' + str(name).replace('"', '""') + '"'
