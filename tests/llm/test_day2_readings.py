@@ -178,3 +178,14 @@ def test_sql_with_no_database_named_runs_on_the_environment_s_only_one(specs, kn
     )
     assert only_database(two) is None
     assert answer.tool_calls == []  # several: the person picks one from the list
+
+
+def test_a_failed_nearest_read_does_not_stand_in_for_the_aspect_asked(specs, knowledge):  # noqa: F811
+    question = "сколько по времени займёт эта миграция и будет ли прод недоступен пока она идёт?"
+    name, args = only_call(step(specs, knowledge, question, "migration/5@ss-dev"))
+    failed = Result(name, args, {"error": "upstream", "message": "Superset answered 500"}, False)
+
+    answer = step(specs, knowledge, question, "migration/5@ss-dev", results=[failed])
+
+    assert answer.content.startswith("На это я ответить не могу"), answer.content
+    assert "500" in answer.content  # the failure is still said, after the sentence

@@ -33,6 +33,7 @@ ASPECT_TITLES: dict[str, Promise] = {
     "commit_log": gettext_lazy("the commit history"),
     "row_security": gettext_lazy("row-level security rules"),
     "query_usage": gettext_lazy("the query history and who runs the queries"),
+    "saved_queries": gettext_lazy("queries saved in SQL Lab"),
     "lineage": gettext_lazy("where the data comes from outside Superset (ETL, source systems)"),
     "storage": gettext_lazy("storage sizes"),
     "connection": gettext_lazy("connection strings and credentials"),

@@ -60,7 +60,13 @@ DECLINED = {"denied", "expired", "cancelled"}
 
 def failure_text(turn: Turn, result: Result) -> str:
     """What to say after a failed call: declined, refused, a question for a missing argument, not found (404) or the
-    tool's own error."""
+    tool's own error; after the sentence that the asked aspect cannot be served when the failed call was the nearest
+    read shown in its place (``turn.aspect``: the failure must not stand in for the answer to what was asked)."""
+    text = _failure_text(turn, result)
+    return text if turn.aspect is None else f"{cannot_text(turn.aspect, turn.language)}\n\n{text}"
+
+
+def _failure_text(turn: Turn, result: Result) -> str:
     payload = result.payload if isinstance(result.payload, dict) else {"message": str(result.payload)}
     declined = _declined_text(payload.get("error"), tool_title(result.tool, turn.language), turn.language)
     if declined:
