@@ -382,4 +382,8 @@ FIRST_ROWS = re.compile(
 )
 # The values a column holds («какие значения есть в колонке source», "distinct values of region"): the column is the
 # one of the dataset's columns the question names (``llm.offline.sql_steps.sql_for``).
-VALUES = re.compile(r"\b(значени\w*|уникальн\w*|различн\w*|distinct|unique|values?)\b", re.I)
+VALUES = re.compile(
+    r"\b(значени\w*|values?)\b.{0,20}\b(колонк\w*|столбц\w*|пол[еяю]\w*|columns?|fields?)\b"
+    r"|\b(distinct|unique)\s+values\b|\b(уникальн|различн)\w*\s+значени\w*|\bvalues of\b",
+    re.I,
+)
