@@ -90,6 +90,12 @@ def page_of(question: DayQuestion, migration_id: int) -> tuple[dict[str, Any], d
     (dataset,) = superset_api.datasets_named(env, key)
     detail = superset_api.api(env, "GET", f"/api/v1/dataset/{dataset['id']}")["result"]
     facts = {"dataset_name": key, **{f"column:{c['column_name']}": c["column_name"] for c in detail["columns"]}}
+    # The dashboard a dataset page's question names is one built on the dataset (Superset's related objects): the
+    # seeded report when it is one of them. Before, the placeholder stayed unresolved and could never be named.
+    related = superset_api.api(env, "GET", f"/api/v1/dataset/{dataset['id']}/related_objects")["dashboards"]["result"]
+    titles = [d.get("title") or d.get("dashboard_title") for d in related]
+    report = superset_api.dashboard_by_slug(env, "energy-report")["dashboard_title"]
+    facts["dashboard_title"] = report if report in titles else (titles[0] if titles else "")
     return ui_context("dataset", dataset["id"], env_id=env), facts, {dataset["id"]}
 
 

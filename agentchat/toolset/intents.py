@@ -14,7 +14,15 @@ from dataclasses import dataclass
 
 from agentchat.toolset.reading import CHECK, MAKE, asks_for_review, asks_to_see, read_question, unnegated
 from agentchat.toolset.weights import intent_scores
-from agentchat.toolset.words import BEFORE_CLAUSE, DEPLOY_HISTORY, IF_CLAUSE, ROLLBACK, VERSION_GIT, VERSIONS_COMPARED
+from agentchat.toolset.words import (
+    BEFORE_CLAUSE,
+    DEPLOY_HISTORY,
+    IF_CLAUSE,
+    ROLLBACK,
+    THEN_CLAUSE,
+    VERSION_GIT,
+    VERSIONS_COMPARED,
+)
 
 STRONG, MEDIUM, WEAK = 0.16, 0.09, 0.045
 
@@ -364,10 +372,11 @@ def rule_scores(question: str, object_type: str | None) -> dict[str, float]:
         ``{tool name: summed weight}`` for the tools with a matching rule (penalties are negative).
     """
     page = object_type or "none"
-    scores: dict[str, float] = dict(intent_scores(question, object_type))
+    # A next step on a condition («… и если всё ок, то закоммить») waits: the reading weighs the first action.
+    scores: dict[str, float] = dict(intent_scores(THEN_CLAUSE.sub("", question) or question, object_type))
     # A precondition clause («… перед миграцией», "… before I deploy") says when, not what: the rules that name
     # a tool read the question without it (the penalties read it all).
-    main = unnegated(BEFORE_CLAUSE.sub("", question) or question)
+    main = unnegated(THEN_CLAUSE.sub("", BEFORE_CLAUSE.sub("", question)) or question)
     for rule in (*RULES, *PENALTIES):
         if rule.pages is not None and page not in rule.pages:
             continue

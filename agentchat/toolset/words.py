@@ -28,7 +28,8 @@ IMPERATIVE_RU = re.compile(
 # Particles that may open a clause before its verb («ок, применяй», «ну давай», «погнали, запускай»).
 LEAD_RU = re.compile(
     r"^(ок|окей|ok|ну|так|теперь|тогда|ладно|хорошо|а|и|пожалуйста|плиз|пжлст|погнали|все|отлично|супер|да|ага"
-    r"|слушай|давай|давайте|сейчас|сразу|сначала|еще|уже|подтверждаю|апрув|аппрув|согласен|одобряю|принято)$"
+    r"|слушай|давай|давайте|сейчас|сразу|сначала|еще|уже|подтверждаю|апрув|аппрув|согласен|одобряю|принято"
+    r"|привет|здравствуй|здравствуйте|коллеги|добрый|доброе|день|утро|вечер)$"
 )
 MAKE_EN = re.compile(
     r"^(make|create|run|start|do|take|save|commit|push|generate|write|fill|document|validate|deploy|ship|promote"
@@ -49,7 +50,7 @@ WISH_HAVE_EN = re.compile(
 # English verbs lead the sentence (after a politeness), else they are nouns ("the backup", "a new branch").
 EN_LEAD = re.compile(
     r"^(please|pls|plz|can|could|would|you|u|let's|lets|i|i'd|id|we|we'd|want|like|to|need|now|ok|okay|so|go|ahead"
-    r"|and|then|just|fine|alright|yes|yep|sure|approve|approved|confirm|confirmed|lgtm)$"
+    r"|and|then|just|fine|alright|yes|yep|sure|approve|approved|confirm|confirmed|lgtm|hi|hello|hey|morning|team)$"
 )
 NEW_RU = re.compile(r"^нов(ый|ую|ая|ое)$")  # «новый датасет: …» at the head of a request
 SHOW_WORDS = re.compile(
@@ -85,6 +86,8 @@ PHRASES: dict[str, re.Pattern] = {
         # A past run asked about: its last run, its step, who started it («кто запускал», "who kicked it off").
         r"|\blast (run|attempt)\b|последн\w* (запуск|прогон)|\bна каком (шаге|этапе)\b|\bat what (step|stage)\b"
         r"|\bwho (ran|started|launched|triggered|kicked)\b|\bкто (запускал|запустил|стартовал)"
+        # Whether one's run got through, in colloquial words («бэкап … доехал?», «миграция прошла?»).
+        r"|\b(доехал|доехала|дошл[аои]|дош[её]л|прош[её]л|прошла|завершил\w*|закончил\w*|отработал\w*)\b"
         r"|\bуже (перенес|переех|смигрир|мигрир|скопир)\w*|\balready (moved|migrated|copied|transferred)\b",
         re.I,
     ),
@@ -113,7 +116,8 @@ PHRASES: dict[str, re.Pattern] = {
 # Two versions of one object compared (issue 28 item 1): a word of comparison with the other side named (an
 # environment, a version, a saved copy), in either order. Against git it is the git status (``VERSION_GIT``).
 COMPARE_WORDS = (
-    r"(отлича\w*|разниц\w*|различ\w*|расхожд\w*|сравни\w*|\bdiff\w*|differ\w*|compar\w*|совпада\w*|the same as)"
+    r"(отлича\w*|разниц\w*|различ\w*|расхожд\w*|сравни\w*|\bdiff\w*|differ\w*|compar\w*|совпада\w*|the same as"
+    r"|\bтак(ой|ая|ое|ие) же\b)"
 )
 OTHER_VERSION = (
     r"(\bprod\w*|\bпрод(?!аж)\w*|staging|стейдж\w*|\bdev\b|\bдев(?!ят)\w*|окружени\w*|environments?|верси\w*"
@@ -136,21 +140,26 @@ USES = re.compile(
 
 # The person's own run («мой бэкап», "did my backup finish?"): its background task is asked about (issue 29 item 4),
 # not the list of what runs made ("did the nightly backup of prod succeed?" reads the backups).
-OWN_RUN = re.compile(r"(?<!\w)(мо[йяеи]|моего|моей|моих|моим|my|mine|i (ran|started|launched|kicked))(?!\w)", re.I)
+OWN_RUN = re.compile(
+    r"(?<!\w)(мо[йяеи]|моего|моей|моих|моим|my|mine|i (ran|started|launched|kicked)"
+    r"|я (запускал|запустил|стартовал|делал|сделал)\w*)(?!\w)",
+    re.I,
+)
 
 
 # Who deployed what and when (issue 28 item 5): a question about past deploys, not a request for one.
 DEPLOY_HISTORY = re.compile(
     r"\b(когда|кто|кем)\b.{0,50}(деплоил|задеплоил|выкатывал|выкатил|разв[её]ртывал|развернул|переносил|перен[её]с"
     r"|мигрировал|запускал\w* миграц)|истори\w* (деплое|выкат|развёртыван|развертыван|миграци)"
-    r"|\bdeploy(ment)? (history|log)\b|\b(when|who)\b.{0,50}\b(deployed|migrated|rolled out|shipped|ran the migration)"
+    r"|\bdeploy(ment)? (history|log)\b|\b(when|who)\b.{0,50}\b(deployed|migrated|rolled out|shipped|pushed|promoted"
+    r"|released|ran the migration)"
     r"|\bwhen did the last (deploy|migration)"
     r"|\b(какие|сколько)\s+(деплоев|деплои|миграци\w*|выкатк\w*)\b.{0,20}(запускал|делал|выполнял|проводил)\w*"
     # What reached an environment lately ("anything deployed to prod since yesterday?", «что выкатывали вчера»).
     r"|\b(anything|something|what|which dashboards?)\b.{0,30}\b(deployed|migrated|shipped|rolled out)\b"
     r"|\b(deploys?|deployments|migrations)\b.{0,30}\b(since|today|yesterday|this week|last week)\b"
-    r"|\b(что|что-нибудь|что-то|какие дашборды)\b.{0,30}\b(деплоили|задеплоили|выкатывали|выкатили|переносили"
-    r"|мигрировали)\b|\b(деплои|деплоев|выкатки|выкаток)\s+(за|с|со)\s+(сегодня|вчера|недел|последн|понедельн)",
+    r"|\b(что|чо|чё|че|шо|что-нибудь|что-то|какие дашборды)\b.{0,30}\b(деплоили|задеплоили|выкатывали|выкатили"
+    r"|переносили|мигрировали)\b|\b(деплои|деплоев|выкатки|выкаток)\s+(за|с|со)\s+(сегодня|вчера|недел|последн|понедельн)",
     re.I,
 )
 
@@ -275,6 +284,9 @@ ACTION_OBJECTS = ("deploy", "migration", "git", "backup", "branch", "validation"
 # Precondition and purpose clauses: what is to happen later («перед миграцией», "before I deploy", «…, чтобы
 # добавить их в миграцию», "so that I can…") is not what is asked now.
 BEFORE_CLAUSE = re.compile(r"\s*[,(]?\s*\b(before|перед|прежде чем|чтобы|so that|in order to)\b.*$", re.I | re.S)
+# A next step on a condition («прогони валидацию и если всё ок то закоммить», "validate it and if it passes, commit"):
+# the first action is asked first; the conditional one waits for its result.
+THEN_CLAUSE = re.compile(r"\s*,?\s*\b(и|а|and)\s+(если|когда|как только|if|when|once|as soon as)\b.*$", re.I | re.S)
 # A condition clause is hypothetical: "which charts would break if I dropped it?", «что сломается, если удалить
 # датасет?» ask what would happen, not for the deletion (up to the clause's end: «если можно, удали …» still asks).
 IF_CLAUSE = re.compile(r"\b(if|если|в случае)\b[^,.;?!]*", re.I)
@@ -380,8 +392,7 @@ FIRST_ROWS = re.compile(
     r"|sample of (the )?data|(the )?first (few )?(rows|records)|первые (строки|записи)",
     re.I,
 )
-# The values a column holds («какие значения есть в колонке source», "distinct values of region"): the column is the
-# one of the dataset's columns the question names (``llm.offline.sql_steps.sql_for``).
+# A column's values («какие значения есть в колонке source», "distinct values of region"): ``sql_steps.sql_for``.
 VALUES = re.compile(
     r"\b(значени\w*|values?)\b.{0,20}\b(колонк\w*|столбц\w*|пол[еяю]\w*|columns?|fields?)\b"
     r"|\b(distinct|unique)\s+values\b|\b(уникальн|различн)\w*\s+значени\w*|\bvalues of\b",

@@ -13,16 +13,21 @@ read). Each row here fails before the change it pins.
 """
 
 import pytest
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
 from agentchat.llm.offline.asked import GENERAL_READS
+from agentchat.llm.offline.model import turn_read
 from agentchat.llm.offline.numbers import ids_read
+from agentchat.llm.offline.planner import plan_step
 from agentchat.llm.offline.sql_steps import only_database, sql_for
-from agentchat.llm.offline.state import Result
+from agentchat.llm.offline.state import HAND_OVER, Result
 from agentchat.toolset.aspects import UNHEARD_ACTION, unheard_action, unheard_action_aspect
 from agentchat.toolset.weights import first_step
 from agentchat.toolset.words import DEPLOY_HISTORY
 from agentchat.turn.preparation import tools_context
-from tests.llm.test_offline_planner import knowledge, only_call, specs, step  # noqa: F401 - fixtures
+from agentchat.turn.prompt import system_prompt
+from tests.llm.test_offline_planner import knowledge, offered, only_call, page, specs, step  # noqa: F401 - fixtures
+from tests.support.contexts import ui_context
 
 ENVIRONMENTS = [("ss-dev", "dev"), ("prod", "prod")]
 
@@ -189,3 +194,27 @@ def test_a_failed_nearest_read_does_not_stand_in_for_the_aspect_asked(specs, kno
 
     assert answer.content.startswith("На это я ответить не могу"), answer.content
     assert "500" in answer.content  # the failure is still said, after the sentence
+
+
+@pytest.mark.parametrize("earlier", [None, "выполни select count(*) from regions"])
+def test_a_query_from_above_is_asked_for_when_the_conversation_has_none(specs, knowledge, earlier):  # noqa: F811
+    """Day set d23: "run the query from above against prod" with no query before was handed to the model, which
+    ran ``SELECT * FROM your_table``. With SQL earlier in the conversation the model is still handed the turn."""
+    system = SystemMessage(
+        content=system_prompt(ui_context(None, None, env_id="prod"), unavailable=False, language="en")
+    )
+    history = [HumanMessage(content=earlier), AIMessage(content="6 rows.")] if earlier else []
+    turn = turn_read([system, *history, HumanMessage(content="run the query from above against prod")], tools=None)
+    turn.tools = offered(specs, page("@prod"), "analyst")
+
+    message = plan_step(turn, knowledge)
+
+    assert message.tool_calls == []
+    if earlier:
+        assert message.response_metadata.get(HAND_OVER)
+    else:
+        assert (
+            message.content
+            == "I see no query earlier in this conversation: send the SQL (SELECT …), in backticks if you like."
+        )
+        assert not message.response_metadata.get(HAND_OVER)

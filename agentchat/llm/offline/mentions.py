@@ -7,6 +7,8 @@ Pure functions of the text (and of the list of environments); no database, no ne
 import re
 from dataclasses import dataclass, field
 
+import sqlglot
+
 from agentchat.llm.offline.environments import QUOTED, env_for, envs_named, titles_blanked
 from agentchat.llm.offline.naming import kind_words_corrected, named_kind
 from agentchat.llm.offline.numbers import OBJECT_WORDS, ids_read
@@ -90,8 +92,31 @@ def _sql(text: str) -> str | None:
     if start and re.search(r"\bfrom\b|\bselect\s+(\d|\*|count\()", start.group(0), re.I):
         sql = start.group(0).strip()
         sql = re.sub(r"\s+(в|на|in|on)\s+(базе|database)\s+\S+\s*$", "", sql, flags=re.I)  # «… в базе Energy»
-        return sql.rstrip(" ?")
+        return _without_prose(sql.rstrip(" ?"))
     return None
+
+
+# Words before "database" that name none («the same database as this one», "which database").
+NOT_A_NAME = r"(?:same|this|that|other|its|my|our|your|a|an|new|which|what|any|each|every)"
+# How many trailing clauses are cut off at most while looking for the SQL's end (``_without_prose``).
+PROSE_CUTS = 8
+
+
+def _without_prose(sql: str) -> str:
+    """``sql`` without the words after it that are no SQL ("select a, b from t group by a, in the same database as
+    this one? Much appreciated."): cut at the last comma or sentence end until sqlglot parses it (at most
+    ``PROSE_CUTS`` cuts); ``sql`` as given when it parses or no cut does."""
+    candidate = sql
+    for _ in range(PROSE_CUTS):
+        try:
+            sqlglot.parse_one(candidate)
+            return candidate
+        except sqlglot.errors.SqlglotError:
+            cut = max(candidate.rfind(mark) for mark in ",?.;!")
+            if cut <= 0:
+                break
+            candidate = candidate[:cut].rstrip()
+    return sql
 
 
 def _after(text: str, pattern: str) -> str | None:
@@ -309,9 +334,10 @@ def mentions_read(text: str, environments: list[tuple[str, str]]) -> Mentions:
     mentions.table = _after(plain, r"(?:таблиц\w*|\btable)\s+([A-Za-z_][\w.]*)") or _after(
         plain, r"\bthe\s+([A-Za-z_]\w*)\s+table\b"
     )
-    mentions.database = _after(plain, r"(?:\bбаз[аеуы]|\bdatabase)\s+(?!данных)([A-Za-z_][\w.-]*)") or _after(
-        plain, r"\b(?:the\s+)?([A-Z][\w-]*)\s+(?:database|db)\b"
-    )
+    mentions.database = _after(
+        plain,
+        r"(?:\bбаз[аеуы]|\bdatabase)\s+(?!данных|(?:as|of|the|this|that|is|in|on|for|from|with)\b)([A-Za-z_][\w.-]*)",
+    ) or _after(plain, rf"\b(?:the\s+)?(?!{NOT_A_NAME}\b)([A-Z][\w-]*)\s+(?:database|db)\b")
     mentions.schema = _after(plain, r"(?:схем[аеуы]|\bschema)\s+([A-Za-z_][\w]*)") or _after(
         plain, r"\b([A-Za-z_]\w*)\s+schema\b"
     )
@@ -341,7 +367,11 @@ def mentions_read(text: str, environments: list[tuple[str, str]]) -> Mentions:
         str(v).lower() for v in (mentions.database, mentions.schema, mentions.owner, mentions.table, branch) if v
     }
     mentions.search_text = _search_text(plain, quoted, claimed, environments)
-    mentions.dataset_name = _after(plain, r"(?:датасет\w*|dataset)\s+(?!для\b|for\b|from\b|из\b)([A-Za-z_]\w*)")
+    mentions.dataset_name = _after(
+        plain,
+        r"(?:датасет\w*|dataset)\s+(?:(?:called|named|под названием|с именем)\s+)?"
+        r"(?!для\b|for\b|from\b|из\b)([A-Za-z_]\w*)",
+    )
     mentions.names_kind = named_kind(plain, mentions.search_text)
     if mentions.names_kind is None:  # "the regions dataset": a one-word name before the kind's noun
         before_noun = re.search(r"\bthe\s+([A-Za-z][\w-]+)\s+(dataset|dashboard)\b", plain, re.I)

@@ -39,6 +39,7 @@ from agentchat.runtime.registry import registry
 from agentchat.runtime.titles import tool_title
 from agentchat.toolset.router import Ranked, rank_with_rules, tool_router
 from agentchat.toolset.selection import ToolChoice
+from agentchat.toolset.words import SQL_IN_TEXT
 from policies.services import Refusal
 
 log = logging.getLogger(__name__)
@@ -96,7 +97,13 @@ def turn_read(messages: list[BaseMessage], tools: list[dict[str, Any]] | None) -
     previous = asked_back(messages)
     # A one-word follow-up («prod») says nothing of the language: the conversation's is kept.
     language = conversation_language([str(messages[i].content) for i in humans])
-    return Turn(question, language, context, _tools_by_name(tools), results, previous)
+    earlier = [m for m in messages[: max(last, 0)] if not isinstance(m, SystemMessage)]
+    earlier_sql = any(SQL_IN_TEXT.search(str(m.content)) for m in earlier) or any(
+        "sql" in (c.get("args") or {}) for m in earlier if isinstance(m, AIMessage) for c in m.tool_calls
+    )
+    turn = Turn(question, language, context, _tools_by_name(tools), results, previous)
+    turn.earlier_sql = earlier_sql
+    return turn
 
 
 # --- what the planner knows beyond the prompt: the router, and the turn's policy facts --------------------------

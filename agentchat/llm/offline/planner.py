@@ -43,10 +43,11 @@ from agentchat.llm.offline.replies import (
     clarify_text,
     failure_text,
     inactive_env_text,
+    no_earlier_query_text,
     not_understood_text,
     unsupported_text,
 )
-from agentchat.llm.offline.sql_steps import only_database, sql_for
+from agentchat.llm.offline.sql_steps import only_database, refers_to_missing_query, sql_for
 from agentchat.llm.offline.state import ASK_WITHOUT_PAGE, HAND_OVER, Choice, Knowledge, Result, Turn
 from agentchat.runtime.registry import tool_spec
 from agentchat.runtime.titles import TOOL_TITLES
@@ -304,6 +305,10 @@ def _first_call(turn: Turn, tool: str, mentions: Mentions) -> AIMessage:
 
 def _ask(turn: Turn, tool: str, parameter: str) -> AIMessage:
     """Ask for ``parameter``; for SQL to run the planner writes none, a model may (``HAND_OVER``)."""
+    if (tool, parameter) == ("superset_execute_sql", "sql") and refers_to_missing_query(
+        turn.question, turn.earlier_sql
+    ):
+        return _text(no_earlier_query_text(turn.language))  # «тот запрос» with none before: asked, not written
     meta = {HAND_OVER: True} if (tool, parameter) == ("superset_execute_sql", "sql") else {}
     return AIMessage(content=clarify_text(turn, tool, parameter), response_metadata=meta)
 

@@ -24,6 +24,10 @@ TASK_REFERENCE = re.compile(
     r"|\b(?-i:([A-Z][A-Z0-9]+-\d+))\b",  # a tracker's key in capitals alone: BI-77
     re.I,
 )
+# A release or a hotfix a branch is for («ветку под релиз 2.4», "a branch for hotfix 1.2.1"): release/2.4.
+RELEASE_REFERENCE = re.compile(
+    r"(?:(релиз\w*|release)|(хотфикс\w*|hotfix))\s*(?:#|№|v)?\s*(\d+(?:\.\d+)+|\d+)(?![\w.])", re.I
+)
 DATASET_WORD = re.compile(r"датасет|\bdataset", re.I)
 # An identifier before the noun: "the energy_consumption dataset".
 NAME_BEFORE_DATASET = re.compile(r"\b([A-Za-z]\w*_\w+)\s+(?:dataset|датасет)", re.I)
@@ -31,10 +35,14 @@ NAME_BEFORE_DATASET = re.compile(r"\b([A-Za-z]\w*_\w+)\s+(?:dataset|датасе
 
 def references_read(plain: str, mentions: "Mentions") -> None:
     """Fill ``mentions.task_kind``, ``task_reference`` and ``used_dataset`` from ``plain`` (the question with
-    its kind nouns' typos corrected; ``dataset_name`` and ids already read)."""
+    its kind nouns' typos corrected; ``dataset_name`` and ids already read), and the branch a release or a hotfix
+    names when a branch is asked for and none is named («ветку под релиз 2.4» → ``release/2.4``)."""
     mentions.task_kind = next((kind for kind, p in TASK_KINDS.items() if re.search(p, plain, re.I)), None)
     reference = TASK_REFERENCE.search(plain)
     mentions.task_reference = next((g for g in reference.groups() if g), None) if reference else None
+    release = RELEASE_REFERENCE.search(plain)
+    if release and mentions.branch is None and re.search(r"ветк|branch", plain, re.I):
+        mentions.branch = f"{'release' if release.group(1) else 'hotfix'}/{release.group(3)}"
     if USES.search(plain) and DATASET_WORD.search(plain):
         by_id = mentions.first_id("dataset")
         before = NAME_BEFORE_DATASET.search(plain)

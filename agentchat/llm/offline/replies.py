@@ -150,6 +150,12 @@ def not_understood_text(turn: Turn) -> str:
     return head + "\n" + _offered_list(turn)
 
 
+def no_earlier_query_text(language: str) -> str:
+    """The question back when a query «above» is to be run and the conversation holds none (day set d23)."""
+    with translation.override(language):
+        return _("I see no query earlier in this conversation: send the SQL (SELECT …), in backticks if you like.")
+
+
 def clarify_text(turn: Turn, tool: str, parameter: str) -> str:
     """Ask for the missing required ``parameter`` of ``tool`` (``runtime.questions``: the same question an
     OpenAI-compatible model is given to ask); when the question asks about an aspect no tool returns

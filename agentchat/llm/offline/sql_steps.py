@@ -12,6 +12,13 @@ from typing import Any
 from agentchat.llm.offline.answers.base import items
 from agentchat.toolset.words import COUNT, FIRST_ROWS, VALUES
 
+# A query of the conversation referred to («запрос выше», "the query from above", "run that query again").
+EARLIER_QUERY = re.compile(
+    r"\b(query|sql|select)\b.{0,20}\b(above|earlier|before|previous|again)\b|\b(that|the same|the last|the previous)"
+    r"\s+(query|sql)\b|запрос\w*\s+(выше|сверху|ранее|из начала)|(тот|этот|предыдущ\w*|прошл\w*|вышеуказанн\w*|тот же)"
+    r"\s+(sql-?)?запрос\w*",
+    re.I,
+)
 #: Rows of distinct values listed (the SQL's LIMIT); the tool's own row cap applies too.
 VALUES_LIMIT = 50
 
@@ -45,6 +52,13 @@ def sql_for(question: str, payload: dict[str, Any], row_limit: int | None) -> st
         quoted = _identifier(column)
         return f"SELECT DISTINCT {quoted} FROM {relation} ORDER BY 1 LIMIT {VALUES_LIMIT}"  # noqa: S608
     return f"SELECT * FROM {relation} LIMIT {row_limit or 10}"  # noqa: S608 - see the module docstring
+
+
+def refers_to_missing_query(question: str, earlier_sql: bool) -> bool:
+    """True when ``question`` runs a query said to be earlier in the conversation («тот запрос», "the query from
+    above") and none is there (``earlier_sql`` False): the person is asked for it, no model writes one in its place
+    (day set d23: a model handed the turn ran ``SELECT * FROM your_table``)."""
+    return not earlier_sql and bool(EARLIER_QUERY.search(question))
 
 
 def only_database(payload: dict[str, Any]) -> int | None:

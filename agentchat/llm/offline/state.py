@@ -44,6 +44,7 @@ class Turn:
         intended: the tool the question asks for (set by ``plan_step``).
         aspect: what the question asks about that no tool returns (``toolset.aspects``; set by ``plan_step``):
             the answer says so first (issue 29 item 1).
+        earlier_sql: the conversation before the question holds SQL (a message's text or a call's ``sql``).
     """
 
     question: str
@@ -54,6 +55,7 @@ class Turn:
     previous_question: str = ""
     intended: str = ""
     aspect: Aspect | None = None
+    earlier_sql: bool = False
 
     @property
     def page(self) -> Page:
