@@ -286,7 +286,7 @@ ACTION_OBJECTS = ("deploy", "migration", "git", "backup", "branch", "validation"
 BEFORE_CLAUSE = re.compile(r"\s*[,(]?\s*\b(before|перед|прежде чем|чтобы|so that|in order to)\b.*$", re.I | re.S)
 # A next step on a condition («прогони валидацию и если всё ок то закоммить», "validate it and if it passes, commit"):
 # the first action is asked first; the conditional one waits for its result.
-THEN_CLAUSE = re.compile(r"\s*,?\s*\b(и|а|and)\s+(если|когда|как только|if|when|once|as soon as)\b.*$", re.I | re.S)
+THEN_CLAUSE = re.compile(r"\s*,?\s*\b(и|а|and)\s+(если|как только|if|once|as soon as)\b.*$", re.I | re.S)
 # A condition clause is hypothetical: "which charts would break if I dropped it?", «что сломается, если удалить
 # датасет?» ask what would happen, not for the deletion (up to the clause's end: «если можно, удали …» still asks).
 IF_CLAUSE = re.compile(r"\b(if|если|в случае)\b[^,.;?!]*", re.I)

@@ -40,6 +40,7 @@ def test_a_release_names_its_branch(specs, knowledge, question, branch):  # noqa
     [
         ("who pushed Обзор регионов to prod last, and did it go through?", "dashboard/2@prod"),
         ("чо последнее деплоили в прод и хто", "@prod"),
+        ("что и когда выкатывали в прод за последнее время? нужна история", ""),  # «и когда» is no condition
     ],
 )
 def test_who_deployed_lately_is_the_deploy_history(specs, knowledge, question, where):  # noqa: F811
