@@ -12,17 +12,10 @@ explains them honestly instead of calling the nearest read tool.
 import re
 from dataclasses import dataclass
 
+from agentchat.toolset.clauses import BEFORE_CLAUSE, IF_CLAUSE, THEN_CLAUSE
 from agentchat.toolset.reading import CHECK, MAKE, asks_for_review, asks_to_see, read_question, unnegated
 from agentchat.toolset.weights import intent_scores
-from agentchat.toolset.words import (
-    BEFORE_CLAUSE,
-    DEPLOY_HISTORY,
-    IF_CLAUSE,
-    ROLLBACK,
-    THEN_CLAUSE,
-    VERSION_GIT,
-    VERSIONS_COMPARED,
-)
+from agentchat.toolset.words import DEPLOY_HISTORY, ROLLBACK, VERSION_GIT, VERSIONS_COMPARED
 
 STRONG, MEDIUM, WEAK = 0.16, 0.09, 0.045
 
@@ -153,7 +146,7 @@ RULES: list[Rule] = [
     ),
     _r(
         "superset_execute_sql",
-        r"(посчитай|сколько (записей|строк)|больше всего|меньше всего|максимальн|минимальн|средн|суммарн|"
+        r"(посчитай|(сколько|скока|скоко) (записей|строк)|больше всего|меньше всего|максимальн|минимальн|средн|суммарн|"
         r"первые \d+|\brows\b|\bmax\b|\bmin\b|\bavg\b|\baverage\b|\btotal\b|\bsum\b|\bhow many\b|\bmost\b)",
         MEDIUM,
         "dataset",

@@ -41,12 +41,12 @@ import re
 from dataclasses import dataclass, field
 
 from agentchat.toolset.aspects import asked_aspect, unheard_action, unheard_focus
+from agentchat.toolset.clauses import BEFORE_CLAUSE
 from agentchat.toolset.tokens import corrected, object_of, tokens_of, unnegated, unprefixed
 from agentchat.toolset.verbs import verb_of
 from agentchat.toolset.words import (
     ADD_WORDS,
     ASKED_DETERMINER,
-    BEFORE_CLAUSE,
     CHECK,
     CLAUSE_AFTER_CHECK,
     DESCRIBE,

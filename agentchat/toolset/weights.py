@@ -73,8 +73,9 @@ def intent_scores(question: str, object_type: str | None) -> dict[str, float]:
     return scores
 
 
-# A table's identifier in a question (``energy_consumption``): a dataset's name, said without the noun.
-TABLE_NAME = re.compile(r"\b[a-z][a-z0-9]*_[a-z0-9_]+\b")
+# A table's identifier in a question (``energy_consumption``), or a table said to be one ("the regions table"):
+# a dataset named without the noun.
+TABLE_NAME = re.compile(r"\b[a-z][a-z0-9]*_[a-z0-9_]+\b|\btables?\b|\bтаблиц\w*")
 
 
 def writes_sql(question: str) -> bool:
@@ -104,12 +105,11 @@ def first_step(question: str, tool: str, object_type: str | None = None) -> str 
         for noun in ("dashboard", "dataset"):
             if noun in reading.objects and tool in BY_ID[noun]:
                 return SEARCH_OF[noun]
-        if (
-            tool in BY_ID["dataset"]
-            and not {"dashboard", "dataset"} & set(reading.objects)
-            and TABLE_NAME.search(question)
-        ):
-            return SEARCH_OF["dataset"]  # a table's identifier without a noun names a dataset ("access to orders_v2")
+        nouns = {"dashboard", "dataset"} & set(reading.objects)
+        if tool in BY_ID["dataset"] and not nouns and TABLE_NAME.search(question):
+            return SEARCH_OF["dataset"]  # a table's name without the noun names a dataset ("access to orders_v2")
+        if tool == "compare_versions" and not nouns:
+            return SEARCH_OF["dashboard"]  # a title compared («чем отличается Обзор регионов в ss-dev и в prod»)
     return None
 
 

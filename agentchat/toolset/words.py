@@ -87,7 +87,7 @@ PHRASES: dict[str, re.Pattern] = {
         r"|\blast (run|attempt)\b|последн\w* (запуск|прогон)|\bна каком (шаге|этапе)\b|\bat what (step|stage)\b"
         r"|\bwho (ran|started|launched|triggered|kicked)\b|\bкто (запускал|запустил|стартовал)"
         # Whether one's run got through, in colloquial words («бэкап … доехал?», «миграция прошла?»).
-        r"|\b(доехал|доехала|дошл[аои]|дош[её]л|прош[её]л|прошла|завершил\w*|закончил\w*|отработал\w*)\b"
+        r"|\b(доехал|доехала|дошл[аои]|дош[её]л|прош[её]л|прошла|завершил\w*|закончил\w*|отработал\w*)\b|\bготов[аоы]?\s*\?"
         r"|\bуже (перенес|переех|смигрир|мигрир|скопир)\w*|\balready (moved|migrated|copied|transferred)\b",
         re.I,
     ),
@@ -281,15 +281,6 @@ NEGATED = re.compile(
 )
 # The objects whose word, negated, names an action left out («без коммита», "without a deploy").
 ACTION_OBJECTS = ("deploy", "migration", "git", "backup", "branch", "validation", "docs")
-# Precondition and purpose clauses: what is to happen later («перед миграцией», "before I deploy", «…, чтобы
-# добавить их в миграцию», "so that I can…") is not what is asked now.
-BEFORE_CLAUSE = re.compile(r"\s*[,(]?\s*\b(before|перед|прежде чем|чтобы|so that|in order to)\b.*$", re.I | re.S)
-# A next step on a condition («прогони валидацию и если всё ок то закоммить», "validate it and if it passes, commit"):
-# the first action is asked first; the conditional one waits for its result.
-THEN_CLAUSE = re.compile(r"\s*,?\s*\b(и|а|and)\s+(если|как только|if|once|as soon as)\b.*$", re.I | re.S)
-# A condition clause is hypothetical: "which charts would break if I dropped it?", «что сломается, если удалить
-# датасет?» ask what would happen, not for the deletion (up to the clause's end: «если можно, удали …» still asks).
-IF_CLAUSE = re.compile(r"\b(if|если|в случае)\b[^,.;?!]*", re.I)
 # On a dataset page, a quantity or a superlative asks for numbers from the data (superset_execute_sql).
 QUANTITY_WORDS = re.compile(
     r"^(сколько|наибольш\w*|наименьш\w*|больше|меньше|чаще|реже|lowest|highest|least|most|biggest|smallest"
@@ -376,7 +367,9 @@ TARGETING = ("permission", "deploy", "migration", "task", "backup")
 # noun forms of these words never end so.
 OBJECT_IMPERATIVE_RU = re.compile(r"^[а-я]{2,}(ни|нь)$")  # not -шь: «умеешь», «можешь» are questions
 # A count or the first rows of a dataset: on its page the planner reads its table first, then writes the SQL.
-COUNT = re.compile(r"сколько (всего )?(записей|строк)|how many (rows|records)|count (the )?rows|number of rows", re.I)
+COUNT = re.compile(
+    r"(сколько|скока|скоко) (всего )?(записей|строк)|how many (rows|records)|count (the )?rows|number of rows", re.I
+)
 # A count restricted by a condition (a year, a comparison, a filter, a grouping) is not the plain count the
 # planner writes itself: the SQL is asked for («сколько строк за 2023 год», "how many rows have a negative value").
 COUNT_CONDITION = re.compile(

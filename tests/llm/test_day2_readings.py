@@ -54,15 +54,15 @@ def test_a_request_s_verb_no_tool_was_asked_to_do_is_read(question, verb):
 
 
 def test_an_operation_no_tool_performs_is_said_before_the_nearest_answer(specs, knowledge):  # noqa: F811
-    question = "upgrade ss-dev to superset 6.2 pls"
+    question = "please whitelist ss-dev for the new team"
     name, args = only_call(step(specs, knowledge, question, "@ss-dev"))
     assert name in GENERAL_READS  # the nearest read only: no operation's card in place of the one asked for
 
     answer = step(specs, knowledge, question, "@ss-dev", results=[Result(name, args, {"total": 0}, True)])
 
     assert answer.tool_calls == []
-    assert answer.content.startswith("I cannot do “upgrade”: none of my tools does that, and I changed nothing.")
-    assert unheard_action_aspect("upgrade").name == UNHEARD_ACTION
+    assert answer.content.startswith("I cannot do “whitelist”: none of my tools does that, and I changed nothing.")
+    assert unheard_action_aspect("whitelist").name == UNHEARD_ACTION
 
 
 def test_a_known_operation_with_an_unheard_verb_is_still_that_operation(specs, knowledge):  # noqa: F811

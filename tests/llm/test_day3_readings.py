@@ -15,6 +15,7 @@ had not read the planner; a development set, all rows read). Each row fails befo
 
 import pytest
 
+from agentchat.llm.offline.answers.git import git_line
 from agentchat.toolset.aspects import asked_aspect
 from tests.llm.test_offline_planner import knowledge, only_call, specs, step  # noqa: F401 - fixtures
 
@@ -82,3 +83,48 @@ def test_a_polite_request_for_a_virtual_dataset_creates_it_from_the_sql_alone(sp
 def test_who_can_query_is_a_permission_not_the_query_history():
     assert asked_aspect("audit access on prod: who can query energy_consumption?") is None
     assert asked_aspect("who queries this dataset the most?").name == "query_usage"
+
+
+# --- a fresh user's check of this session's changes (helper qa7, 59 questions of its own) ----------------------
+
+
+def test_upgrading_superset_is_said_not_done_with_no_card(specs, knowledge):  # noqa: F811
+    message = step(specs, knowledge, "обнови ss-dev до последней версии суперсета", "")
+    assert message.tool_calls == []  # before: a backup card nobody asked for
+    assert asked_aspect("обнови ss-dev до последней версии суперсета").name == "upgrade"
+    assert asked_aspect("please add this dashboard to my favourites").name == "favourite_action"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "validate this dashboard and then deploy it to prod if it passes",  # before: the prod deploy card
+        "сначала прогони валидацию, потом закоммить если без ошибок",  # before: the commit card
+    ],
+)
+def test_a_next_step_waits_for_the_first(specs, knowledge, question):  # noqa: F811
+    name, _args = only_call(step(specs, knowledge, question, DASHBOARD, role="engineer"))
+    assert name == "run_llm_validation"
+
+
+@pytest.mark.parametrize(
+    ("question", "where", "search", "query"),
+    [
+        ("чем отличается Обзор регионов в ss-dev и в prod?", "@ss-dev", "search_dashboards", "Обзор регионов"),
+        ("who can see the regions table?", "@prod", "search_datasets", "regions"),
+    ],
+)
+def test_an_object_named_without_its_noun_is_looked_up(specs, knowledge, question, where, search, query):  # noqa: F811
+    name, args = only_call(step(specs, knowledge, question, where))
+    assert (name, args.get("query")) == (search, query)
+
+
+def test_a_run_one_made_is_asked_about_by_its_task(specs, knowledge):  # noqa: F811
+    name, args = only_call(step(specs, knowledge, "бэкап, который я делал утром, готов?", "@ss-dev", role="engineer"))
+    assert (name, args.get("kind")) == ("get_task_status", "backup")
+
+
+def test_a_git_error_ends_the_line_once():
+    assert git_line({"error": "Superset is unavailable (prod: HTTP 500), try again later."}, "en") == (
+        "could not check: Superset is unavailable (prod: HTTP 500), try again later"
+    )

@@ -34,6 +34,8 @@ ASPECT_TITLES: dict[str, Promise] = {
     "row_security": gettext_lazy("row-level security rules"),
     "query_usage": gettext_lazy("the query history and who runs the queries"),
     "saved_queries": gettext_lazy("queries saved in SQL Lab"),
+    "upgrade": gettext_lazy("upgrade or reconfigure Superset itself"),
+    "favourite_action": gettext_lazy("add it to your favourites"),
     "lineage": gettext_lazy("where the data comes from outside Superset (ETL, source systems)"),
     "storage": gettext_lazy("storage sizes"),
     "connection": gettext_lazy("connection strings and credentials"),

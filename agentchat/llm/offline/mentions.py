@@ -96,6 +96,8 @@ def _sql(text: str) -> str | None:
     return None
 
 
+# How far into a request a title in capitals may start («чем отличается Обзор регионов …»: the third word).
+TITLE_START = 3
 # Words before "database" that name none («the same database as this one», "which database").
 NOT_A_NAME = r"(?:same|this|that|other|its|my|our|your|a|an|new|which|what|any|each|every)"
 # How many trailing clauses are cut off at most while looking for the SQL's end (``_without_prose``).
@@ -233,16 +235,21 @@ def _name_after_marker(words: list[str], claimed: set[str], environments: list[t
 
 def _capitalised_title(words: list[str], claimed: set[str], environments: list[tuple[str, str]]) -> str | None:
     """A title in capitals right after the sentence's verb ("deploy Обзор регионов to prod", «задеплой Обзор
-    регионов»): that word and the lower-case words after it up to what ends a name. Not a word the question
-    names as something else (a database, a schema, an owner, an environment), nor a product name."""
-    if len(words) < 2 or not re.fullmatch(r"[A-ZА-ЯЁ][a-zа-яё][\w-]+", words[1]):
+    регионов», «чем отличается Обзор регионов в ss-dev и в prod»: within its first ``TITLE_START`` words, after
+    lower-case words only): that word and the lower-case words after it up to what ends a name. Not a word the
+    question names as something else (a database, a schema, an owner, an environment), nor a product name."""
+    if len(words) < 2 or words[0].lower() in QUESTION_HEADS:  # "can Gamma users see it?": a question
         return None
-    if words[0].lower() in QUESTION_HEADS:  # "can Gamma users see it?": a question, not a verb and its object
+    start = next(
+        (i for i in range(1, min(TITLE_START, len(words))) if re.fullmatch(r"[A-ZА-ЯЁ][a-zа-яё][\w-]+", words[i])),
+        None,
+    )
+    if start is None or any(not w.islower() for w in words[1:start]):
         return None
-    if _name_ends(words[1], claimed, environments) or words[1].lower() in {"git", "github", "gitlab"}:
+    if _name_ends(words[start], claimed, environments) or words[start].lower() in {"git", "github", "gitlab"}:
         return None
-    name = [words[1]]
-    for following in words[2 : 1 + NAME_WORDS]:
+    name = [words[start]]
+    for following in words[start + 1 : start + NAME_WORDS]:
         if _name_ends(following, claimed, environments):
             break
         name.append(following)
@@ -379,12 +386,10 @@ def mentions_read(text: str, environments: list[tuple[str, str]]) -> Mentions:
             mentions.names_kind = before_noun.group(2).lower()
             mentions.search_text = mentions.search_text or before_noun.group(1)
     other_noun = re.search(rf"\b({OBJECT_WORDS['dashboard']}|{OBJECT_WORDS['chart']})", plain, re.I)
-    if (
-        mentions.names_kind is None
-        and not other_noun
-        and re.fullmatch(r"[a-z][a-z0-9]*_\w+", mentions.search_text or "")
-    ):
-        mentions.names_kind = "dataset"  # a table's identifier, no noun: "who has access to energy_consumption?"
+    identifier = re.fullmatch(r"[a-z][a-z0-9]*_\w+", mentions.search_text or "")
+    if mentions.names_kind is None and not other_noun and (identifier or mentions.table):
+        mentions.names_kind = "dataset"  # a table named, no noun: "who has access to energy_consumption?"
+        mentions.search_text = mentions.search_text or mentions.table
     references_read(plain, mentions)
     mentions.refers_to_page = bool(
         re.search(r"\b(эт(от|ом|ого|у|и|их|а|ой|им)|его|него|нём|this|it|these|here|здесь|тут)\b", plain, re.I)

@@ -25,7 +25,7 @@ def git_line(git: dict[str, Any], language: str) -> str:
 
 def _git_line(git: dict[str, Any]) -> str:
     if git.get("error"):
-        return _("could not check: %(error)s") % {"error": git["error"]}
+        return _("could not check: %(error)s") % {"error": str(git["error"]).rstrip(". ")}  # the line ends in "."
     branch = git.get("branch") or "main"
     last = git.get("last_commit") or {}
     if git.get("committed"):

@@ -1,0 +1,20 @@
+"""Clauses of a question that say when or on what condition, not what is asked now (the reading's rules read the
+question without them): a precondition or purpose («перед миграцией», "so that I can…"), a next step on a condition
+(«… и если всё ок, то закоммить», "… and then deploy it"), a hypothetical condition ("if I dropped it").
+"""
+
+import re
+
+# Precondition and purpose clauses: what is to happen later («перед миграцией», "before I deploy", «…, чтобы
+# добавить их в миграцию», "so that I can…") is not what is asked now.
+BEFORE_CLAUSE = re.compile(r"\s*[,(]?\s*\b(before|перед|прежде чем|чтобы|so that|in order to)\b.*$", re.I | re.S)
+# A next step on a condition («прогони валидацию и если всё ок то закоммить», "validate it and if it passes, commit"):
+# the first action is asked first; the conditional one waits for its result.
+THEN_CLAUSE = re.compile(
+    r"\s*,?\s*\b((и|а|and)\s+(если|как только|if|once|as soon as)|(and\s+)?then"
+    r"|(а\s+|и\s+)?(потом|затем|после этого))\b.*$",
+    re.I | re.S,
+)
+# A condition clause is hypothetical: "which charts would break if I dropped it?", «что сломается, если удалить
+# датасет?» ask what would happen, not for the deletion (up to the clause's end: «если можно, удали …» still asks).
+IF_CLAUSE = re.compile(r"\b(if|если|в случае)\b[^,.;?!]*", re.I)
