@@ -16,6 +16,7 @@ had not read the planner; a development set, all rows read). Each row fails befo
 import pytest
 
 from agentchat.llm.offline.answers.git import git_line
+from agentchat.llm.offline.mentions import mentions_read
 from agentchat.toolset.aspects import asked_aspect
 from tests.llm.test_offline_planner import knowledge, only_call, specs, step  # noqa: F401 - fixtures
 
@@ -128,3 +129,17 @@ def test_a_git_error_ends_the_line_once():
     assert git_line({"error": "Superset is unavailable (prod: HTTP 500), try again later."}, "en") == (
         "could not check: Superset is unavailable (prod: HTTP 500), try again later"
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "sql"),
+    [
+        ("select count(*) from regions — скока на проде?", "select count(*) from regions"),  # day set d24
+        (
+            "run SELECT region FROM energy_consumption WHERE source = 'a — b'",
+            "SELECT region FROM energy_consumption WHERE source = 'a — b'",
+        ),
+    ],
+)
+def test_words_after_the_sql_are_not_sent_as_sql(text, sql):
+    assert mentions_read(text, [("ss-dev", "dev"), ("prod", "prod")]).sql == sql

@@ -106,9 +106,10 @@ PROSE_CUTS = 8
 
 def _without_prose(sql: str) -> str:
     """``sql`` without the words after it that are no SQL ("select a, b from t group by a, in the same database as
-    this one? Much appreciated."): cut at the last comma or sentence end until sqlglot parses it (at most
-    ``PROSE_CUTS`` cuts); ``sql`` as given when it parses or no cut does."""
-    candidate = sql
+    this one? Much appreciated.", «select count(*) from regions — скока на проде?»): cut at a spaced dash, then at the
+    last comma or sentence end until sqlglot parses it (at most ``PROSE_CUTS`` cuts); ``sql`` as given when no cut
+    parses."""
+    candidate = re.split(r"\s[—–]\s", sql)[0].rstrip(" ?")  # «select … — скока на проде?»: a dash starts words
     for _ in range(PROSE_CUTS):
         try:
             sqlglot.parse_one(candidate)
