@@ -17,6 +17,7 @@ from agentchat.toolset.words import (
     FIRST_ROWS,
     FIRST_STEP,
     GENERIC,
+    IDENTIFIER,
     MAKE,
     ONE_OBJECT,
     PAGE_STAND_INS,
@@ -75,7 +76,7 @@ def intent_scores(question: str, object_type: str | None) -> dict[str, float]:
 
 # A table's identifier in a question (``energy_consumption``), or a table said to be one ("the regions table"):
 # a dataset named without the noun.
-TABLE_NAME = re.compile(r"\b[a-z][a-z0-9]*_[a-z0-9_]+\b|\btables?\b|\bтаблиц\w*")
+TABLE_NAME = re.compile(rf"\b{IDENTIFIER}\b|\btables?\b|\bтаблиц\w*")
 
 
 def writes_sql(question: str) -> bool:
@@ -90,9 +91,9 @@ def first_step(question: str, tool: str, object_type: str | None = None) -> str 
     the router keeps it next to the tool it serves, so an LLM offered the top-K gets it too).
 
     A migration is previewed first (DESIGN §11); SQL with no dataset page lists the databases first (the only one
-    runs it); a dashboard or dataset named without an id is searched for
-    first (a name → search_dashboards; a table's identifier alone → search_datasets); a count or the first rows of
-    the page's dataset read its table first.
+    runs it); a dashboard or dataset named without an id is searched for first (a name → search_dashboards; a
+    table's name alone → search_datasets; a title compared → search_dashboards); a count, the first rows or a
+    column's values of the page's dataset read its table first.
     """
     if tool in FIRST_STEP:
         return FIRST_STEP[tool]

@@ -385,6 +385,8 @@ FIRST_ROWS = re.compile(
     r"|sample of (the )?data|(the )?first (few )?(rows|records)|первые (строки|записи)",
     re.I,
 )
+# A name as written in Superset, a table's above all (``energy_consumption``, ``orders_v2``).
+IDENTIFIER = r"[a-z][a-z0-9]*_\w+"
 # A column's values («какие значения есть в колонке source», "distinct values of region"): ``sql_steps.sql_for``.
 VALUES = re.compile(
     r"\b(значени\w*|values?)\b.{0,20}\b(колонк\w*|столбц\w*|пол[еяю]\w*|columns?|fields?)\b"

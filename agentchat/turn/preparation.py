@@ -183,10 +183,9 @@ def tools_context(
     """The context the tools of a step are judged in (DESIGN §5 step 3): the page's, with the environment the
     question names (``llm.offline.environments.source_environment_named``) where the page picked none — «сделай
     бэкап ss-dev» from the settings page offers the environment's tools there instead of asking to pick it (issue 29
-    item 3).
-    Where it names several, the one it starts from («чем отличается … в ss-dev и в prod»: ss-dev; the other is an
-    argument). The page's own environment always wins; the prompt and the bound arguments keep the page's context as
-    sent."""
+    item 3); where it names several, the one it starts from («чем отличается … в ss-dev и в prod»: ss-dev; the other
+    is an argument). The page's own environment always wins; the prompt and the bound arguments keep the page's
+    context as sent."""
     if (context or {}).get("envId") or not question:
         return context
     named = source_environment_named(question, environments)

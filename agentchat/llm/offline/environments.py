@@ -83,17 +83,10 @@ def envs_named(text: str, environments: list[tuple[str, str]]) -> tuple[list[str
     return found, source, target
 
 
-def environment_named(text: str, environments: list[tuple[str, str]]) -> str | None:
-    """The one active environment ``text`` names by its id or tier («сделай бэкап ss-dev», "back up prod"), not in
-    a quoted title; None when it names none or several (issue 29 item 3: an environment named in the question is
-    taken where the page has none)."""
-    found, _source, _target = envs_named(titles_blanked(text, environments), environments)
-    return found[0] if len(found) == 1 else None
-
-
 def source_environment_named(text: str, environments: list[tuple[str, str]]) -> str | None:
-    """The environment ``text`` starts from when it names several («чем отличается … в ss-dev и в prod», «из ss-dev
-    в prod»): the source it names, else the first named; the one named when it names one; None for none."""
+    """The environment ``text`` names, not in a quoted title (issue 29 item 3: taken where the page has none): the one
+    it names («сделай бэкап ss-dev», "back up prod"); where it names several, the one it starts from («чем
+    отличается … в ss-dev и в prod», «из ss-dev в prod»: the source it names, else the first); None for none."""
     found, source, _target = envs_named(titles_blanked(text, environments), environments)
     return source or (found[0] if found else None)
 

@@ -13,6 +13,7 @@ from agentchat.llm.offline.environments import QUOTED, env_for, envs_named, titl
 from agentchat.llm.offline.naming import kind_words_corrected, named_kind
 from agentchat.llm.offline.numbers import OBJECT_WORDS, ids_read
 from agentchat.llm.offline.references import references_read
+from agentchat.toolset.words import IDENTIFIER
 
 BACKTICKS = re.compile(r"`{1,3}(?:sql\n)?([^`]+)`{1,3}", re.I)
 SQL_START = re.compile(r"\b(select|with)\b\s+[\s\S]+", re.I)
@@ -282,7 +283,7 @@ def _search_text(
     claimed = claimed or set()
     environments = environments or []
     # An identifier is a name as it is written in Superset («колонки датасета energy_usage»).
-    identifier = re.search(r"\b[a-z][a-z0-9]*_\w+\b", text)
+    identifier = re.search(rf"\b{IDENTIFIER}\b", text)
     if identifier:
         return identifier.group(0)
     words = re.findall(r"[\w-]+|[^\w\s]", text)
@@ -387,7 +388,7 @@ def mentions_read(text: str, environments: list[tuple[str, str]]) -> Mentions:
             mentions.names_kind = before_noun.group(2).lower()
             mentions.search_text = mentions.search_text or before_noun.group(1)
     other_noun = re.search(rf"\b({OBJECT_WORDS['dashboard']}|{OBJECT_WORDS['chart']})", plain, re.I)
-    identifier = re.fullmatch(r"[a-z][a-z0-9]*_\w+", mentions.search_text or "")
+    identifier = re.fullmatch(IDENTIFIER, mentions.search_text or "")
     if mentions.names_kind is None and not other_noun and (identifier or mentions.table):
         mentions.names_kind = "dataset"  # a table named, no noun: "who has access to energy_consumption?"
         mentions.search_text = mentions.search_text or mentions.table

@@ -101,9 +101,7 @@ def turn_read(messages: list[BaseMessage], tools: list[dict[str, Any]] | None) -
     earlier_sql = any(SQL_IN_TEXT.search(str(m.content)) for m in earlier) or any(
         "sql" in (c.get("args") or {}) for m in earlier if isinstance(m, AIMessage) for c in m.tool_calls
     )
-    turn = Turn(question, language, context, _tools_by_name(tools), results, previous)
-    turn.earlier_sql = earlier_sql
-    return turn
+    return Turn(question, language, context, _tools_by_name(tools), results, previous, earlier_sql=earlier_sql)
 
 
 # --- what the planner knows beyond the prompt: the router, and the turn's policy facts --------------------------

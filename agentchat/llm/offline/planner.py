@@ -305,11 +305,10 @@ def _first_call(turn: Turn, tool: str, mentions: Mentions) -> AIMessage:
 
 def _ask(turn: Turn, tool: str, parameter: str) -> AIMessage:
     """Ask for ``parameter``; for SQL to run the planner writes none, a model may (``HAND_OVER``)."""
-    if (tool, parameter) == ("superset_execute_sql", "sql") and refers_to_missing_query(
-        turn.question, turn.earlier_sql
-    ):
+    sql_asked = (tool, parameter) == ("superset_execute_sql", "sql")
+    if sql_asked and refers_to_missing_query(turn.question, turn.earlier_sql):
         return _text(no_earlier_query_text(turn.language))  # «тот запрос» with none before: asked, not written
-    meta = {HAND_OVER: True} if (tool, parameter) == ("superset_execute_sql", "sql") else {}
+    meta = {HAND_OVER: True} if sql_asked else {}
     return AIMessage(content=clarify_text(turn, tool, parameter), response_metadata=meta)
 
 
@@ -373,9 +372,11 @@ def _continue_chain(turn: Turn, intended: str, last: Result, mentions: Mentions)
         return _call(intended, args)
     if last.tool == "superset_explore_database" and intended == "superset_execute_sql":
         database_id = only_database(last.payload or {}) if mentions.sql else None
-        sql = mentions.sql if database_id else sql_for(turn.question, last.payload or {}, mentions.row_limit)
+        if database_id:  # the person's SQL, on the environment's only database
+            return _call(intended, {**last.args, "database_id": database_id, "sql": mentions.sql})
+        sql = sql_for(turn.question, last.payload or {}, mentions.row_limit)
         if sql:
-            return _call(intended, {**last.args, **({"database_id": database_id} if database_id else {}), "sql": sql})
+            return _call(intended, {**last.args, "sql": sql})
     if last.tool == "superset_explore_database" and intended == "superset_audit_permissions":
         rows, _ = items((last.payload or {}).get("databases"))
         wanted = (mentions.database or "").casefold()

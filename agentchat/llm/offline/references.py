@@ -6,7 +6,7 @@ about. Pure functions of the text.
 import re
 from typing import TYPE_CHECKING
 
-from agentchat.toolset.words import USES
+from agentchat.toolset.words import IDENTIFIER, USES
 
 if TYPE_CHECKING:  # the type only: mentions imports this module to fill its fields
     from agentchat.llm.offline.mentions import Mentions
@@ -30,7 +30,7 @@ RELEASE_REFERENCE = re.compile(
 )
 DATASET_WORD = re.compile(r"датасет|\bdataset", re.I)
 # An identifier before the noun: "the energy_consumption dataset".
-NAME_BEFORE_DATASET = re.compile(r"\b([A-Za-z]\w*_\w+)\s+(?:dataset|датасет)", re.I)
+NAME_BEFORE_DATASET = re.compile(rf"\b({IDENTIFIER})\s+(?:dataset|датасет)", re.I)
 
 
 def references_read(plain: str, mentions: "Mentions") -> None:
