@@ -35,12 +35,13 @@ ERROR_TEXTS: dict[str, Promise] = {
 }
 
 
-# object type: the message when Superset answered 404 for that object.
+# object type: the message when Superset answered 404 for that object. Superset answers 404 as well for an object its
+# permissions hide from the person (acting as them, DESIGN §15), so the text says so: who may be refusing.
 NOT_FOUND_TEXTS: dict[str, Promise] = {
-    "dashboard": _("Dashboard #%(id)s was not found in %(env)s."),
-    "dataset": _("Dataset #%(id)s was not found in %(env)s."),
-    "database": _("Database #%(id)s was not found in %(env)s."),
-    "chart": _("Chart #%(id)s was not found in %(env)s."),
+    "dashboard": _("Dashboard #%(id)s was not found in %(env)s, or Superset does not show it to your account."),
+    "dataset": _("Dataset #%(id)s was not found in %(env)s, or Superset does not show it to your account."),
+    "database": _("Database #%(id)s was not found in %(env)s, or Superset does not show it to your account."),
+    "chart": _("Chart #%(id)s was not found in %(env)s, or Superset does not show it to your account."),
 }
 NOT_FOUND_OTHER = _("Not found in %(env)s: %(object_type)s #%(id)s.")
 #: The tool argument that names each object type's id.

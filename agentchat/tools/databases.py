@@ -4,10 +4,11 @@ dependencies (Superset REST API /api/v1/database/…). Also the database look-up
 
 from typing import Any
 
+from django.utils.translation import gettext_lazy
 from pydantic import ConfigDict, Field
 
 from agentchat.context.ids import ObjectId
-from agentchat.errors import InvalidArguments
+from agentchat.errors import InvalidArguments, NotApplicable
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
 from agentchat.runtime.spec import ToolArgs
@@ -30,13 +31,23 @@ class ExploreDatabaseArgs(ToolArgs):
     model_config = ConfigDict(populate_by_name=True)
 
 
+class DatabaseNotFound(NotApplicable):
+    """No database the person can see has the name asked for (Superset lists only those its permissions show)."""
+
+    message = gettext_lazy(
+        "There is no database “%(name)s” in %(env)s, or Superset does not show it to your account. Databases you "
+        "can use there: %(names)s."
+    )
+
+
 async def database_resolve(
     client: SupersetClient, *, database_id: int | None, database_name: str | None
 ) -> dict[str, Any]:
     """Return ``{"id", "name", "backend", "expose_in_sqllab", "allow_dml"}`` of a database by id or exact name.
 
     Raises:
-        InvalidArguments: neither given, or no database has that name.
+        InvalidArguments: neither given. DatabaseNotFound: no database the person sees has that name (the
+            message names those they see).
         UpstreamError: Superset has no database with that id (404).
     """
     if database_id is not None:
@@ -46,7 +57,9 @@ async def database_resolve(
         q = {"filters": [{"col": "database_name", "opr": "eq", "value": database_name}], "page_size": 2}
         rows = (await client.get_json("/api/v1/database/", q=q)).get("result") or []
         if not rows:
-            raise InvalidArguments(f"no database named {database_name!r} in {client.env_id}")
+            listed = (await client.get_json("/api/v1/database/", q={"page_size": 100})).get("result") or []
+            names = ", ".join(sorted(str(r.get("database_name")) for r in listed)) or "—"
+            raise DatabaseNotFound(name=database_name, env=client.env_id, names=names)
         row = rows[0]
     else:
         raise InvalidArguments("database_id or database_name is required")

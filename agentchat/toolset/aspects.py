@@ -8,7 +8,9 @@ saying in one sentence that it cannot serve it and what it can do instead, and a
 tool's texts and no labelled question of ``examples.yaml`` ever used — an aspect no tool is known to return; the
 planner then says so, hedged («если вы спрашиваете про …»), before the nearest answer. ``unheard_action`` does the
 same for a request's leading verb («пометь датасет как сертифицированный», "upgrade ss-dev"): an operation no tool
-was ever asked to perform, never answered by a summary with no word that it was not done.
+was ever asked to perform, never answered by a summary with no word that it was not done. ``foreign_verb`` catches a
+verb some tool is asked with, but never the tool chosen («сертифицируй дашборд» read as a review run, "add a chart"
+read as the dashboard's summary): that tool's card or answer is not what was asked.
 """
 
 import functools
@@ -124,15 +126,39 @@ def _asked_words() -> tuple[frozenset[str], frozenset[str]]:
 
 
 @functools.cache
+def _any_tool_verbs() -> frozenset[str]:
+    """``any_tool_verbs`` of ``asked_words.yaml``."""
+    data = yaml.safe_load(ASKED_WORDS_PATH.read_text(encoding="utf-8"))
+    return frozenset(map(fold, data["any_tool_verbs"]))
+
+
+@functools.cache
+def _asked_texts() -> dict[str, tuple[str, ...]]:
+    """``{tool: texts it is asked with}``: each registered tool's descriptions and example questions, and the
+    labelled questions of ``examples.yaml`` whose right first tools include it."""
+    texts = {
+        name: [spec.description_ru, spec.description_en, *spec.examples_ru, *spec.examples_en]
+        for name, spec in registry().items()
+    }
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml, as toolset.examples reads the same file
+    rows = yaml.load(EXAMPLES_PATH.read_text(encoding="utf-8"), Loader=loader) or []  # noqa: S506 - a safe loader
+    for row in rows:
+        for name in row.get("first") or ():
+            texts.setdefault(name, []).append(str(row["q"]))
+    return {name: tuple(t) for name, t in texts.items()}
+
+
+@functools.cache
+def tool_heard_stems(tool: str) -> frozenset[str]:
+    """The stems of the words ``tool`` is asked with (``_asked_texts``; an unknown tool: none)."""
+    return frozenset(_stem(w) for text in _asked_texts().get(tool, ()) for w in _words(text))
+
+
+@functools.cache
 def heard_stems() -> frozenset[str]:
     """The stems of every word the product has heard asked of its tools: the tools' descriptions and example
     questions (the registry's) and the labelled questions of ``examples.yaml`` that a tool answers."""
-    texts = [t for spec in registry().values() for t in (spec.description_ru, spec.description_en)]
-    texts += [t for spec in registry().values() for t in (*spec.examples_ru, *spec.examples_en)]
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml, as toolset.examples reads the same file
-    rows = yaml.load(EXAMPLES_PATH.read_text(encoding="utf-8"), Loader=loader) or []  # noqa: S506 - a safe loader
-    texts += [str(row["q"]) for row in rows if row.get("first")]
-    return frozenset(_stem(w) for text in texts for w in _words(text))
+    return frozenset().union(*(tool_heard_stems(name) for name in _asked_texts()))
 
 
 def unheard_focus(question: str) -> str | None:
@@ -172,10 +198,8 @@ _EN_LEAD = frozenset({"please", "pls", "plz", "ok", "okay", "hey", "hi", "now", 
 _EN_NOT_OBJECT = re.compile(r"^(by|of|per|for|in|on|at|to|from|with|vs|and|or|is|are|was|were|\d.*)$")
 
 
-def unheard_action(question: str) -> str | None:
-    """The verb a request starts with, when nobody ever asked a tool to do it (no tool's texts and no labelled
-    question of ``examples.yaml`` hold its stem), or None: a question, SQL in the text, a verb some tool is known
-    for («покажи», «задеплой», "deploy").
+def leading_verb(question: str) -> str | None:
+    """The verb a request starts with, or None: a question, SQL in the text, no verb found.
 
     Russian: the first imperative among the first ``VERB_WINDOW`` words that are not fillers (pymorphy3). English:
     the first word that is not a lead-in («please», "ok"), not a question word or filler, followed by an object
@@ -184,18 +208,48 @@ def unheard_action(question: str) -> str | None:
         return None
     asking, fillers = _asked_words()
     words = _WORD.findall(fold(re.sub(r"\d+", " ", question)))
-    heard = heard_stems()
     if words and re.match("[а-я]", words[0]):
         for word in [w for w in words if w not in fillers][:VERB_WINDOW]:
             if word in asking:
                 return None
             if _imperative_ru(word):
-                return None if _stem(word) in heard else word
+                return word
         return None
     tokens = [t for t in fold(question).split() if t not in _EN_LEAD]
     if len(tokens) < 2 or question.rstrip().endswith("?") or not re.fullmatch("[a-z]+", tokens[0]):
         return None
     verb, following = tokens[0], tokens[1]
-    if verb in asking or verb in fillers or _EN_NOT_OBJECT.match(following) or _stem(verb) in heard:
+    if verb in asking or verb in fillers or _EN_NOT_OBJECT.match(following):
         return None
     return verb
+
+
+def unheard_action(question: str) -> str | None:
+    """The verb a request starts with (``leading_verb``), when nobody ever asked a tool to do it (no tool's texts
+    and no labelled question of ``examples.yaml`` hold its stem), or None (a verb some tool is known for:
+    «покажи», «задеплой», "deploy")."""
+    verb = leading_verb(question)
+    return verb if verb and _stem(verb) not in heard_stems() else None
+
+
+# How many first letters of a verb another word of a tool's texts may share to count as the same verb
+# ("diff" / "differ", «скопируй» / «скопировать»).
+VERB_PREFIX = 4
+
+
+def foreign_verb(question: str, tool: str) -> str | None:
+    """The verb a request starts with (``leading_verb``) when other tools are asked with it but ``tool`` never is
+    (``tool_heard_stems``): «сертифицируй дашборд» is no review run, "add a chart" no dashboard summary. None: no
+    verb, a verb any tool may be asked with (``any_tool_verbs``), or one ``tool`` is asked with."""
+    verb = leading_verb(question)
+    if not verb or verb in _any_tool_verbs():
+        return None
+    stems = {_stem(verb), _stem(corrected(verb))}
+
+    def asked_with(name: str) -> bool:
+        heard = tool_heard_stems(name)
+        return bool(stems & heard) or any(s.startswith(verb[:VERB_PREFIX]) for s in heard)
+
+    if asked_with(tool):
+        return None
+    return verb if any(asked_with(name) for name in _asked_texts() if name != tool) else None

@@ -5,14 +5,14 @@ imperative vs the question ("закоммить" vs "сохранён ли в gi
 on ("this dataset" on a dataset page). Each rule adds its weight to one tool's score; weights are in the units of
 cosine similarity (e5 similarities of related texts differ by a few hundredths, so 0.1 is a strong hint).
 
-``REQUESTS_WITHOUT_TOOL`` recognises requests no tool can do (delete, rename, grant rights…): the offline planner
-explains them honestly instead of calling the nearest read tool.
+``request_without_tool`` (``toolset.unsupported``) recognises requests no tool can do (delete, rename, grant
+rights…): the offline planner explains them honestly instead of calling the nearest read tool.
 """
 
 import re
 from dataclasses import dataclass
 
-from agentchat.toolset.clauses import BEFORE_CLAUSE, IF_CLAUSE, THEN_CLAUSE
+from agentchat.toolset.clauses import BEFORE_CLAUSE, THEN_CLAUSE
 from agentchat.toolset.reading import CHECK, MAKE, asks_for_review, asks_to_see, read_question, unnegated
 from agentchat.toolset.weights import intent_scores
 from agentchat.toolset.words import DEPLOY_HISTORY, ROLLBACK, VERSION_GIT, VERSIONS_COMPARED
@@ -339,20 +339,6 @@ ROUTER_EXAMPLES: dict[str, tuple[str, ...]] = {
     "execute_migration": ("Запусти миграцию дашбордов", "Run the dashboard migration"),
 }
 
-REQUESTS_WITHOUT_TOOL = re.compile(
-    r"\b(удали\w*|удалить|снеси|delete|remove|drop|переименуй\w*|rename|откат\w*|rollback|roll back|revert|"
-    r"восстанови\w*|restore|"
-    # «дай права» grants; «дай список ролей» asks to see (a list, an overview follows the verb).
-    r"(дай|выдай|назначь|отбери|забери)\w* (?!(мне |нам )?(список|перечень|обзор|сводк|отч[её]т|инф))\S.*"
-    r"(прав|рол|доступ)"
-    r"|grant|revoke|"
-    # "give petrov the engineer role", "make her an admin" (day set d44 read a permissions audit instead)
-    r"\b(give|assign)\s+\w+\s+(the\s+|an?\s+)?(\w+\s+)?(role|rights|access)\b|\bmake\s+\w+\s+an?\s+(admin|engineer|analyst)\b|"
-    r"(создай|сделай|нарисуй|добавь) (нов\w+ )?(график|чарт)|create (a )?(new )?chart|"
-    r"(измени|поменяй) (цвет|график|фильтр|sql датасета)|change the (colou?r|chart|filter))",
-    re.I,
-)
-
 
 def rule_scores(question: str, object_type: str | None) -> dict[str, float]:
     """Sum the weights of the rules that match ``question`` asked on a page of ``object_type``.
@@ -376,14 +362,3 @@ def rule_scores(question: str, object_type: str | None) -> dict[str, float]:
         if rule.pattern.search(main if rule.weight > 0 else question):
             scores[rule.tool] = scores.get(rule.tool, 0.0) + rule.weight
     return scores
-
-
-def request_without_tool(question: str) -> str | None:
-    """Return the phrase of a request no tool can do (delete, rename, grant rights, draw a chart), or None.
-
-    What a condition clause supposes ("if I dropped it", «если удалить») is not asked for (``IF_CLAUSE``); undoing
-    a deploy or migration has a tool (``ROLLBACK``: rollback_deploy), undoing anything else has none."""
-    if ROLLBACK.search(question):
-        return None
-    match = REQUESTS_WITHOUT_TOOL.search(IF_CLAUSE.sub(" ", question))
-    return match.group(0) if match else None

@@ -5,7 +5,9 @@
 - a Russian word whose start is one edit away from a stem of 6+ letters is rewritten with the stem («дошборд»,
   «датасэты»), keeping the stem's first and last letters so an inflection is never taken for a typo; a kind
   noun's last consonant may be written as its voiced or voiceless pair, as it sounds («дашборт», «датасед»);
-- a Russian word that is still unknown is read again without its perfective prefix («смигрируй» → «мигрируй»).
+- a Russian word that is still unknown is read again without its perfective prefix («смигрируй» → «мигрируй»);
+- a Russian word typed with a Latin letter that looks the same («датасетe», a Latin "e") is read in Cyrillic
+  (``scripts_unmixed``, applied to the whole question before it is read).
 """
 
 import difflib
@@ -80,6 +82,22 @@ def unprefixed(token: str) -> str:
         ):
             return rest
     return token
+
+
+# Latin letters drawn like Cyrillic ones, as a keyboard left on the wrong layout types them inside a Russian word.
+_HOMOGLYPHS = str.maketrans("aceopxyKMHTBACEOPX", "асеорхуКМНТВАСЕОРХ")
+_MIXED_WORD = re.compile(r"\b(?=\w*[а-яё])(?=\w*[a-z])\w+\b", re.IGNORECASE)
+
+
+def scripts_unmixed(text: str) -> str:
+    """``text`` with each word that mixes Cyrillic and Latin letters written in Cyrillic where a Latin letter has a
+    Cyrillic twin («датасетe» → «датасете»); a word with a Latin letter that has none («sqlзапрос») is kept."""
+
+    def unmixed(match: re.Match[str]) -> str:
+        word = match.group(0).translate(_HOMOGLYPHS)
+        return match.group(0) if re.search("[a-z]", word, re.IGNORECASE) else word
+
+    return _MIXED_WORD.sub(unmixed, text)
 
 
 @functools.lru_cache(maxsize=4096)

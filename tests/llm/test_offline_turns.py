@@ -216,8 +216,14 @@ async def test_capabilities_list_tools_by_title_and_say_the_planner_is_offline(u
 @pytest.mark.parametrize(
     ("question", "expected"),
     [
-        ("расскажи про этот дашборд", "Дашборд #99999 не найден в ss-dev."),
-        ("tell me about this dashboard", "Dashboard #99999 was not found in ss-dev."),
+        (
+            "расскажи про этот дашборд",
+            "Дашборд #99999 не найден в ss-dev или Superset не показывает его вашей учётной записи.",
+        ),
+        (
+            "tell me about this dashboard",
+            "Dashboard #99999 was not found in ss-dev, or Superset does not show it to your account.",
+        ),
     ],
 )
 async def test_a_dashboard_missing_in_superset_is_named_not_found(users, superset_stack, question, expected):
@@ -230,11 +236,23 @@ async def test_a_dashboard_missing_in_superset_is_named_not_found(users, superse
     ("question", "expected"),
     [
         # 20 digits: beyond the database's 64-bit keys; the page's dashboard must not be summarised instead
-        ("покажи дашборд 99999999999999999999", "Дашборд #99999999999999999999 не найден в ss-dev."),
-        ("show dashboard 9223372036854775808", "Dashboard #9223372036854775808 was not found in ss-dev."),
-        ("покажи дашборд 0", "Дашборд #0 не найден в ss-dev."),  # no key is 0 either (was a validator's text)
+        (
+            "покажи дашборд 99999999999999999999",
+            "Дашборд #99999999999999999999 не найден в ss-dev или Superset не показывает его вашей учётной записи.",
+        ),
+        (
+            "show dashboard 9223372036854775808",
+            "Dashboard #9223372036854775808 was not found in ss-dev, or Superset does not show it to your account.",
+        ),
+        (
+            "покажи дашборд 0",
+            "Дашборд #0 не найден в ss-dev или Superset не показывает его вашей учётной записи.",
+        ),  # no key is 0 either (was a validator's text)
         # a deploy names no env_id: its source environment is the one said (was «… не найден в ?.»)
-        ("задеплой дашборд 99999999999999999999 в prod", "Дашборд #99999999999999999999 не найден в ss-dev."),
+        (
+            "задеплой дашборд 99999999999999999999 в prod",
+            "Дашборд #99999999999999999999 не найден в ss-dev или Superset не показывает его вашей учётной записи.",
+        ),
     ],
 )
 async def test_an_id_beyond_the_id_range_is_not_found_not_the_page_s_object(users, superset_stack, question, expected):
@@ -298,8 +316,14 @@ async def test_the_git_state_asked_on_a_dashboard_page_comes_first(users, supers
 @pytest.mark.parametrize(
     ("question", "expected"),
     [
-        ("покажи датасет 987654", "Датасет #987654 не найден в ss-dev."),
-        ("покажи датасет 99999999999999999999", "Датасет #99999999999999999999 не найден в ss-dev."),
+        (
+            "покажи датасет 987654",
+            "Датасет #987654 не найден в ss-dev или Superset не показывает его вашей учётной записи.",
+        ),
+        (
+            "покажи датасет 99999999999999999999",
+            "Датасет #99999999999999999999 не найден в ss-dev или Superset не показывает его вашей учётной записи.",
+        ),
     ],
 )
 async def test_a_dataset_named_by_id_on_another_dataset_s_page_is_that_one(users, superset_stack, question, expected):

@@ -20,11 +20,17 @@ from tests.toolset.test_turns_day_set import DEMO_PAGES
 
 TURNS_DAY2 = ASPECTS_PATH.with_name("turns_day2.yaml")
 TURNS_DAY3 = ASPECTS_PATH.with_name("turns_day3.yaml")
+# Written by a helper of the next session (who read what the others read), wholly held: only ever scored.
+TURNS_DAY4 = ASPECTS_PATH.with_name("turns_day4.yaml")
+# Its twin for unserved aspects, a development set (every row read while fixing).
+ASPECTS3 = ASPECTS_PATH.with_name("aspects_unserved3.yaml")
 ASPECTS2 = ASPECTS_PATH.with_name("aspects_unserved2.yaml")
 FROZEN = {
     TURNS_DAY2: "feea61ad6f5507f73658687b126b846831ee1b389274d49138aba0fcc88835c5",
     ASPECTS2: "4a02b50eba5c7364b2e0b8df4390aad99dac2948408c4e93a7006abdfadaece3",
     TURNS_DAY3: "6c11845c0a2f2d3bec05b2a9c44d8db752e7f87d40b7b34798a847b15e808b4d",
+    TURNS_DAY4: "6324facbe6141a353176a84471dddbe28b7fd48814f14749408d5748c88cde4c",
+    ASPECTS3: "a12a1af2358efba46de50869b773036564c560df54b703e48b964846c25dd945",
 }
 
 
@@ -44,6 +50,17 @@ def test_second_day_set_names_real_pages_roles_and_tools_and_holds_half():
     assert {q.role for q in questions} <= set(ROLES)
     assert {t for q in questions for t in (*q.first, *q.reach)} <= {*TOOLS, NO_TOOL}
     assert sum(q.held for q in questions) == len(questions) // 2
+
+
+def test_the_fourth_day_set_names_real_pages_roles_and_tools_and_is_wholly_held():
+    questions = load_day_questions(TURNS_DAY4)
+
+    assert len(questions) >= 60
+    assert len({q.id for q in questions}) == len(questions)
+    assert [q.id for q in questions if q.object_name not in DEMO_PAGES[q.page_kind]] == []
+    assert {q.role for q in questions} <= set(ROLES)
+    assert {t for q in questions for t in (*q.first, *q.reach)} <= {*TOOLS, NO_TOOL}
+    assert all(q.held for q in questions)
 
 
 def test_second_aspects_set_names_real_pages_and_tools_and_holds_half():
@@ -66,3 +83,13 @@ def test_third_day_set_names_real_pages_roles_and_tools():
     assert [q.id for q in questions if q.object_name not in DEMO_PAGES[q.page_kind]] == []
     assert {q.role for q in questions} <= set(ROLES)
     assert {t for q in questions for t in (*q.first, *q.reach)} <= {*TOOLS, NO_TOOL}
+
+
+def test_the_third_aspects_set_names_real_pages_and_tools():
+    questions = load_aspect_questions(ASPECTS3)
+
+    assert len(questions) >= 60
+    assert min(Counter(q.page_kind for q in questions).values()) >= 10
+    assert len({q.id for q in questions}) == len(questions)
+    assert [q.id for q in questions if q.object_name not in DEMO_PAGES[q.page_kind]] == []
+    assert {t for q in questions for t in q.offer} <= set(TOOLS)

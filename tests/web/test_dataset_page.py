@@ -86,7 +86,13 @@ def test_unknown_dataset_page_says_why(page):
 
     assert response.status_code == 404  # the dataset does not exist there: not an outage
     assert (
-        text("ru", "Dataset #%(id)s was not found in %(env)s.", id=999_999, env="ss-dev") in response.content.decode()
+        text(
+            "ru",
+            "Dataset #%(id)s was not found in %(env)s, or Superset does not show it to your account.",
+            id=999_999,
+            env="ss-dev",
+        )
+        in response.content.decode()
     )
 
 

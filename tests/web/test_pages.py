@@ -22,8 +22,14 @@ def engineer_client(users):
 @pytest.mark.parametrize(
     ("url", "expected"),
     [
-        ("/dashboards/999999/?env_id=ss-dev", "Дашборд #999999 не найден в ss-dev."),
-        ("/datasets/999999/?env_id=prod", "Датасет #999999 не найден в prod."),
+        (
+            "/dashboards/999999/?env_id=ss-dev",
+            "Дашборд #999999 не найден в ss-dev или Superset не показывает его вашей учётной записи.",
+        ),
+        (
+            "/datasets/999999/?env_id=prod",
+            "Датасет #999999 не найден в prod или Superset не показывает его вашей учётной записи.",
+        ),
     ],
 )
 def test_missing_object_is_a_404_page_that_says_so(engineer_client, superset_stack, url, expected):

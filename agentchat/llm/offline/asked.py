@@ -12,9 +12,10 @@ from agentchat.llm.offline.mentions import Mentions
 from agentchat.llm.offline.naming import KIND_TOOLS, tool_kind
 from agentchat.llm.offline.state import Choice, Turn
 from agentchat.runtime.registry import tool_spec
-from agentchat.toolset.aspects import Aspect, aspect_named, unheard_action_aspect, unheard_aspect
-from agentchat.toolset.intents import ACTION_REQUEST, ROLLBACK, STRONG, request_without_tool
+from agentchat.toolset.aspects import Aspect, aspect_named, foreign_verb, unheard_action_aspect, unheard_aspect
+from agentchat.toolset.intents import ACTION_REQUEST, ROLLBACK, STRONG
 from agentchat.toolset.reading import read_question
+from agentchat.toolset.unsupported import request_without_tool
 from agentchat.toolset.words import PAGE_READ
 
 # Read tools that answer with a summary or a listing of their object: what stands in place of a specific question
@@ -30,6 +31,10 @@ GENERAL_READS = frozenset(
         "show_capabilities",
     }
 )
+
+
+# The searches: a step towards the tool a request names («выкати Обзор регионов» finds the dashboard first).
+SEARCHES = frozenset({"search_dashboards", "search_datasets"})
 
 
 def changes_state(name: str) -> bool:
@@ -49,6 +54,12 @@ def asked_aspect_of(turn: Turn, choice: Choice) -> Aspect | None:
     reads = choice.kind == "unknown" or choice.kind == "tool" and not changes_state(choice.tool)
     if named is None and reads and _unknown_verb(reading.unheard_action):
         return unheard_action_aspect(reading.unheard_action)  # «пометь датасет как …»: no summary in its place
+    if named is None and choice.kind == "tool" and choice.tool not in SEARCHES:
+        # Another tool's verb («сертифицируй дашборд» chose the review run): neither its card nor its answer
+        # stands in for the asked (a search is a step on the way to the tool the verb names).
+        foreign = foreign_verb(turn.question, choice.tool)
+        if foreign and _unknown_verb(foreign):
+            return unheard_action_aspect(foreign)
     specific = choice.kind == "tool" and choice.tool not in GENERAL_READS
     if named is not None or not reading.unheard or specific or reading.quantity or reading.rows:
         return named  # a quantity or rows asked for are numbers from the data, whatever the word

@@ -51,16 +51,10 @@ from agentchat.llm.offline.sql_steps import only_database, refers_to_missing_que
 from agentchat.llm.offline.state import ASK_WITHOUT_PAGE, HAND_OVER, Choice, Knowledge, Result, Turn
 from agentchat.runtime.registry import tool_spec
 from agentchat.runtime.titles import TOOL_TITLES
-from agentchat.toolset.intents import (
-    MEDIUM,
-    READ_COUNTERPART,
-    STRONG,
-    action_requested,
-    request_without_tool,
-    rule_scores,
-)
+from agentchat.toolset.intents import MEDIUM, READ_COUNTERPART, STRONG, action_requested, rule_scores
 from agentchat.toolset.reading import MAKE, Reading, about_page_object, asks_for_review, read_question, reading_tool
 from agentchat.toolset.router import Ranked
+from agentchat.toolset.unsupported import request_without_tool
 from agentchat.toolset.weights import writes_sql
 from agentchat.toolset.words import PAGE_PARTS
 

@@ -41,6 +41,14 @@ def compare_versions(result: dict[str, Any], language: str) -> str:
         )
     counts = result.get("counts") or {}
     differing = sum(int(counts.get(status) or 0) for status in ("changed", "added", "removed"))
+    if not differing and kind == "dataset":  # what superset.diff compares of a dataset
+        return capfirst(
+            _(
+                "%(object_type)s “%(name)s”: no differences between %(env)s and %(other)s in the SQL, columns "
+                "and metrics (ids and dates are not compared)."
+            )
+            % values
+        )
     if not differing:
         return capfirst(
             _(

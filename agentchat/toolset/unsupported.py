@@ -1,0 +1,46 @@
+"""Requests no tool can do (seed AGTL-FR-006; issue 29 item 1): delete, rename, grant rights, draw a chart, make a
+dashboard or a user, stop running work, merge branches. The offline planner says so in one sentence, with what can
+be done in Superset itself, instead of calling the nearest read tool.
+"""
+
+import re
+
+from agentchat.toolset.clauses import IF_CLAUSE
+from agentchat.toolset.words import ROLLBACK
+
+REQUESTS_WITHOUT_TOOL = re.compile(
+    r"\b(удали\w*|удалить|снеси|delete|remove|drop|переименуй\w*|rename|откат\w*|rollback|roll back|revert|"
+    r"восстанови\w*|restore|"
+    # «дай права» grants; «дай список ролей» asks to see (a list, an overview follows the verb).
+    r"(дай|выдай|назначь|отбери|забери)\w* (?!(мне |нам )?(список|перечень|обзор|сводк|отч[её]т|инф))\S.*"
+    r"(прав|рол|доступ)"
+    r"|grant|revoke|"
+    # "give petrov the engineer role", "make her an admin" (day set d44 read a permissions audit instead)
+    r"\b(give|assign)\s+\w+\s+(the\s+|an?\s+)?(\w+\s+)?(role|rights|access)\b|\bmake\s+\w+\s+an?\s+(admin|engineer|analyst)\b|"
+    r"(создай|сделай|нарисуй|добавь) (нов\w+ )?(график|чарт)|create (a )?(new )?chart|"
+    # Objects no tool makes or edits: dashboards, users, a dataset's metrics and columns, a saved plan's contents
+    # (a fresh aspects set: «создай новый дашборд …», «заведи … пользователя», «добавь в датасет метрику …»,
+    # «добавь в план ещё …», "add a chart …" were asked back for a dataset's table or shown a summary).
+    r"(созда[йт]|сделай|заведи|добавь)\w* ((?!описани|список|перечень|документ)\S+ ){0,4}(нов\w+ )?(дашборд|дашборды"
+    r"|дашик|пользовател[яей]\w*|юзер[ао]?|метрик[уи]|колонк[уи])\b|добавь\w* (\S+ )?в (план|датасет|дашборд)\w*|"
+    r"\b(create|add|make)\s+(a |an |the )?(new )?(dashboard|chart|user|metric|column)s?\b|"
+    r"(обнови|синхронизируй|пересинхронизируй)\w* (\S+ )?колонк\w*|\bsync\w*\s+(the\s+)?columns|"
+    # Running work stopped, a repository's branches merged: nothing does it (a backup's «отмени» is no rollback).
+    r"(отмени|останови|прерви)\w* (\S+ )?(бэкап|бекап|задач)\w*|"
+    r"\b(cancel|stop|abort|kill)\b.{0,20}\b(backup|task|job)s?\b|"
+    r"\b(с?мерджи|смёрджи|замерджи|merge)\b|"
+    r"(почисти|очисти)\w* .{0,20}(бэкап|бекап|копи)\w*|\b(clean ?up|purge|prune)\b.{0,20}\bbackups?\b|"
+    r"(измени|поменяй) (цвет|график|фильтр|sql датасета)|change the (colou?r|chart|filter))",
+    re.I,
+)
+
+
+def request_without_tool(question: str) -> str | None:
+    """Return the phrase of a request no tool can do (delete, rename, grant rights, draw a chart), or None.
+
+    What a condition clause supposes ("if I dropped it", «если удалить») is not asked for (``IF_CLAUSE``); undoing
+    a deploy or migration has a tool (``ROLLBACK``: rollback_deploy), undoing anything else has none."""
+    if ROLLBACK.search(question):
+        return None
+    match = REQUESTS_WITHOUT_TOOL.search(IF_CLAUSE.sub(" ", question))
+    return match.group(0) if match else None

@@ -1,0 +1,129 @@
+"""Readings fixed in the session that wrote ``tests/data/turns_day4.yaml`` (issue 29), each failing before its change.
+
+- «скока строк в датасетe», typed with a Latin "e", was not read as a dataset: the noun did not match.
+- «откати этот дашборд в prod к версии, которая была до последнего деплоя» showed the dashboard's summary: «откати»
+  was no verb the reading knew, so «была» made it a question about state (first aspects set, d19).
+- «в проде этот датсет такой же как в деве?» answered that the dataset's filters and charts were the same: the
+  dashboard's list of compared fields (turns_day3 v36).
+- «готова ли последняя миграция?» asked which dashboards to migrate: «готова» counted only right before the "?"
+  (turns_day t05).
+- A fresh aspects set (``tests/data/aspects_unserved3.yaml``, a development set): requests no tool performs were
+  asked back for a dataset's table («заведи … пользователя», «добавь в датасет метрику»), answered with another
+  operation's card («смерджи ветку» a new branch, «отмени бэкап» a backup, «сертифицируй дашборд» a review run) or
+  with the page's summary ("add a chart").
+"""
+
+import pytest
+from django.utils import translation
+from langchain_core.messages import HumanMessage, SystemMessage
+
+from agentchat.llm.offline.answers.versions import compare_versions
+from agentchat.llm.offline.model import turn_read
+from agentchat.toolset.aspects import foreign_verb
+from agentchat.toolset.reading import read_question
+from agentchat.toolset.tokens import scripts_unmixed
+from agentchat.turn.prompt import system_prompt
+from tests.llm.test_offline_planner import knowledge, only_call, specs, step  # noqa: F401 - fixtures
+from tests.support.contexts import DASHBOARD_1
+
+
+@pytest.mark.parametrize(
+    ("typed", "read"),
+    [
+        ("скока строк в датасетe", "скока строк в датасете"),  # a Latin "e"
+        ("Отчёт пo энергопотреблению", "Отчёт по энергопотреблению"),  # a Latin "o"
+        ("energy_consumption в sqlзапросе", "energy_consumption в sqlзапросе"),  # "l", "q" have no Cyrillic twin
+    ],
+)
+def test_a_russian_word_typed_with_latin_twins_is_read_in_cyrillic(typed, read):
+    assert scripts_unmixed(typed) == read
+
+
+def test_the_turn_reads_the_question_in_one_script():
+    system = SystemMessage(content=system_prompt(DASHBOARD_1, unavailable=False, language="ru"))
+    turn = turn_read([system, HumanMessage(content="скока строк в датасетe")], tools=None)
+
+    assert turn.question == "скока строк в датасете"
+    assert "dataset" in read_question(turn.question).objects
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "откати этот дашборд в prod к версии, которая была до последнего деплоя",  # «была» read as a question
+        "откати этот дашборд в prod к прошлой версии",
+    ],
+)
+def test_a_rollback_to_the_version_before_the_deploy_is_asked_for(specs, knowledge, question):  # noqa: F811
+    name, args = only_call(step(specs, knowledge, question, "dashboard/1@ss-dev", role="engineer"))
+    assert (name, args.get("env_id")) == ("rollback_deploy", "prod")
+
+
+@pytest.mark.parametrize(
+    ("kind", "said", "not_said"),
+    [("dataset", "SQL, columns and metrics", "filters"), ("dashboard", "filters, charts", "SQL")],
+)
+def test_no_differences_names_what_was_compared_for_the_object_s_kind(kind, said, not_said):
+    result = {
+        "object": {"type": kind, "name": "energy_consumption"},
+        "found": True,
+        "counts": {"changed": 0},
+        "env_id": "prod",
+        "other": {"env_id": "ss-dev"},
+    }
+    with translation.override("en"):
+        answer = compare_versions(result, "en")
+
+    assert said in answer
+    assert not_said not in answer
+
+
+def test_whether_the_last_migration_is_ready_is_its_task(specs, knowledge):  # noqa: F811
+    name, args = only_call(step(specs, knowledge, "готова ли последняя миграция?", "@ss-dev"))
+    assert (name, args.get("kind")) == ("get_task_status", "migration")
+
+
+@pytest.mark.parametrize(
+    ("question", "where", "phrase"),
+    [
+        ("создай новый дашборд «Цены по регионам» с графиком средней цены по месяцам", "@ss-dev", "дашборд"),
+        ("заведи в суперсете на проде пользователя petrov.i с ролью Gamma", "@ss-dev", "пользователя"),
+        ("добавь в датасет метрику avg = SUM(cost_rub), пжлст", "dataset/1@ss-dev", "метрику"),
+        ("обнови колонки датасета из источника (sync columns)", "dataset/1@ss-dev", "колонки"),
+        ("добавь в план ещё «Обзор регионов», пусть едет вместе с отчётом", "migration/1@ss-dev", "план"),
+        ("смерджи ветку feature/energy-q4 в main", "@ss-dev", "смерджи"),
+        ("отмени бэкап, который я запустил минут 5 назад", "@ss-dev", "бэкап"),
+        ("почисти бэкапы старше 30 дней", "@ss-dev", "бэкапы"),
+        ("pls add a chart with population by federal district", "dashboard/2@ss-dev", "add a chart"),
+    ],
+)
+def test_a_request_no_tool_performs_is_said_not_asked_back_or_carded(specs, knowledge, question, where, phrase):  # noqa: F811
+    message = step(specs, knowledge, question, where, role="engineer")
+
+    assert message.tool_calls == []
+    assert phrase in message.content
+
+
+@pytest.mark.parametrize(
+    ("question", "where", "tool"),
+    [
+        ("сделай мне список дашбордов", "@ss-dev", "search_dashboards"),
+        ("добавь описание к дашборду 1", "@ss-dev", "run_llm_documentation"),
+        ("создай датасет из таблицы regions в базе Energy", "@ss-dev", "superset_create_dataset"),
+        ("kick off an LLM review of the metadata here", "dashboard/1@ss-dev", "run_llm_validation"),
+        ("diff this dashboard between dev and prod", "dashboard/1@ss-dev", "compare_versions"),
+    ],
+)
+def test_a_request_a_tool_performs_still_reaches_it(specs, knowledge, question, where, tool):  # noqa: F811
+    name, _args = only_call(step(specs, knowledge, question, where, role="engineer"))
+    assert name == tool
+
+
+def test_another_tool_s_verb_gets_no_card_of_the_chosen_one(specs, knowledge):  # noqa: F811
+    question = "ревью прошли, сертифицируй дашборд пожалуйста — certified by BI team"
+    turn_tool, _args = only_call(step(specs, knowledge, question, "dashboard/1@ss-dev", role="engineer"))
+
+    assert foreign_verb(question, "run_llm_validation") == "сертифицируй"
+    assert turn_tool == "get_health_summary"  # shown after the sentence that it cannot certify
+    assert foreign_verb("сделай бэкап", "run_backup") is None
+    assert foreign_verb("закоммить дашборд", "commit_changes") is None
