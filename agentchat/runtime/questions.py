@@ -14,6 +14,8 @@ ARGUMENT_QUESTIONS: dict[str, Promise] = {
     "env_id": gettext_lazy("This needs an environment: pick one in the environment selector at the top of the page."),
     "source_env_id": gettext_lazy("From which environment? Pick it at the top of the page or write “from ss-dev”."),
     "target_env_id": gettext_lazy("To which environment? Write, for example, “to prod”."),
+    # rollback_deploy asked from a migration's page, which is the plan's source environment (llm.offline.arguments)
+    "undo_env_id": gettext_lazy("In which environment should it be undone? Write, for example, “in prod”."),
     "dashboard_id": gettext_lazy(
         "Which dashboard do you mean? Give its id or its name in quotes — or open the agent from the dashboard's page."
     ),

@@ -1,6 +1,7 @@
 """Requests no tool can do (seed AGTL-FR-006; issue 29 item 1): delete, rename, grant rights, draw a chart, make a
-dashboard or a user, stop running work, merge branches. The offline planner says so in one sentence, with what can
-be done in Superset itself, instead of calling the nearest read tool.
+dashboard or a user, stop running work, merge or push branches, connect a database, switch an environment on. The
+offline planner says so in one sentence, with what can be done in Superset itself, instead of calling the nearest
+read tool.
 """
 
 import re
@@ -29,6 +30,12 @@ REQUESTS_WITHOUT_TOOL = re.compile(
     r"(отмени|останови|прерви)\w* (\S+ )?(бэкап|бекап|задач)\w*|"
     r"\b(cancel|stop|abort|kill)\b.{0,20}\b(backup|task|job)s?\b|"
     r"\b(с?мерджи|смёрджи|замерджи|merge)\b|"
+    # The repositories are local to agentchat (no remote), databases are connected and environments switched on in
+    # Superset or the admin site.
+    r"\bpush\w*\b.{0,40}\b(remote|gitlab|github|origin)\b|запушь\w*.{0,40}(gitlab|github|гитлаб|remote|origin)|"
+    r"(подключи|добавь|заведи)\w* (\S+ ){0,2}(нов\w+ )?баз[уы]\b|\b(connect|add)\s+(a |the )?(new )?database\b|"
+    r"(включи|активируй|выключи|отключи)\w* (\S+ )?(staging|стейдж\w*|окружени\w*)|"
+    r"\b(enable|disable|turn on|turn off)\s+(the\s+)?(staging|environment)\b|"
     r"(почисти|очисти)\w* .{0,20}(бэкап|бекап|копи)\w*|\b(clean ?up|purge|prune)\b.{0,20}\bbackups?\b|"
     r"(измени|поменяй) (цвет|график|фильтр|sql датасета)|change the (colou?r|chart|filter))",
     re.I,

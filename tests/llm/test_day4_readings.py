@@ -10,7 +10,9 @@
 - A fresh aspects set (``tests/data/aspects_unserved3.yaml``, a development set): requests no tool performs were
   asked back for a dataset's table («заведи … пользователя», «добавь в датасет метрику»), answered with another
   operation's card («смерджи ветку» a new branch, «отмени бэкап» a backup, «сертифицируй дашборд» a review run) or
-  with the page's summary ("add a chart").
+  with the page's summary ("add a chart"); questions about views, default filter values, SQL Lab use, ETL loads,
+  encryption, who is editing now, sign-ins were answered with a summary and no word that they were not.
+- «откати эту миграцию» on a migration page rolled back in the plan's source environment (ss-dev): it is asked where.
 """
 
 import pytest
@@ -19,12 +21,13 @@ from langchain_core.messages import HumanMessage, SystemMessage
 
 from agentchat.llm.offline.answers.versions import compare_versions
 from agentchat.llm.offline.model import turn_read
-from agentchat.toolset.aspects import foreign_verb
+from agentchat.toolset.aspects import asked_aspect, foreign_verb
 from agentchat.toolset.reading import read_question
 from agentchat.toolset.tokens import scripts_unmixed
 from agentchat.turn.prompt import system_prompt
 from tests.llm.test_offline_planner import knowledge, only_call, specs, step  # noqa: F401 - fixtures
 from tests.support.contexts import DASHBOARD_1
+from tests.support.wording import text
 
 
 @pytest.mark.parametrize(
@@ -95,6 +98,9 @@ def test_whether_the_last_migration_is_ready_is_its_task(specs, knowledge):  # n
         ("отмени бэкап, который я запустил минут 5 назад", "@ss-dev", "бэкап"),
         ("почисти бэкапы старше 30 дней", "@ss-dev", "бэкапы"),
         ("pls add a chart with population by federal district", "dashboard/2@ss-dev", "add a chart"),
+        ("включи staging, надо там прогнать миграцию перед продом", "@ss-dev", "staging"),
+        ("подключи новую базу postgres (наш dwh) к ss-dev", "@ss-dev", "базу"),
+        ("push the dashboards git repo to our GitLab remote so the team can review", "@ss-dev", "GitLab"),
     ],
 )
 def test_a_request_no_tool_performs_is_said_not_asked_back_or_carded(specs, knowledge, question, where, phrase):  # noqa: F811
@@ -127,3 +133,41 @@ def test_another_tool_s_verb_gets_no_card_of_the_chosen_one(specs, knowledge):  
     assert turn_tool == "get_health_summary"  # shown after the sentence that it cannot certify
     assert foreign_verb("сделай бэкап", "run_backup") is None
     assert foreign_verb("закоммить дашборд", "commit_changes") is None
+
+
+@pytest.mark.parametrize(
+    ("question", "aspect"),
+    [
+        ("привет) а можно как-то узнать, сколько человек реально смотрит этот дашик в проде?", "views"),
+        ("интересно, какое значение стоит по дефолту в фильтре по региону?", "native_filters"),
+        ("кто-нибудь выгружал с этого дашборда данные в CSV за последний месяц?", "views"),
+        ("датасетик energy_consumption кто вообще юзает в SQL Lab?", "query_usage"),
+        ("как миграция закончится — напиши в телегу в канал бизнеса", "notify"),
+        ("вопрос от ИБ: база Energy шифруется на диске (at rest)?", "infrastructure"),
+        ("before I run this: is anybody editing prod right now?", "sessions"),
+        ("покажи все входы в прод-суперсет за последний месяц", "users_list"),
+        ("когда последний раз отработала загрузка в energy_consumption? етл ночью падал", "data_freshness"),
+        ("Was there a backfill or a retro correction of the 2024 data lately?", "data_freshness"),
+        ("when was the federal_district column added to regions, and by whom?", "object_history"),
+    ],
+)
+def test_what_a_fresh_set_asked_that_no_tool_returns_is_named(question, aspect):
+    found = asked_aspect(question)
+    assert found is not None
+    assert found.name == aspect
+
+
+@pytest.mark.parametrize("question", ["какие колонки в датасете", "кто владелец", "сколько строк в таблице"])
+def test_what_a_tool_returns_names_no_aspect(question):
+    assert asked_aspect(question) is None
+
+
+def test_an_undo_asked_on_a_migration_page_asks_where_then_rolls_back_there(specs, knowledge):  # noqa: F811
+    asked = step(specs, knowledge, "откати эту миграцию", "migration/1@ss-dev", role="engineer")
+    name, args = only_call(
+        step(specs, knowledge, "в prod", "migration/1@ss-dev", previous="откати эту миграцию", role="engineer")
+    )
+
+    assert asked.tool_calls == []
+    assert asked.content == text("ru", "In which environment should it be undone? Write, for example, “in prod”.")
+    assert (name, args) == ("rollback_deploy", {"env_id": "prod"})
