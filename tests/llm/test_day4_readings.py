@@ -12,6 +12,8 @@
   operation's card («смерджи ветку» a new branch, «отмени бэкап» a backup, «сертифицируй дашборд» a review run) or
   with the page's summary ("add a chart"); questions about views, default filter values, SQL Lab use, ETL loads,
   encryption, who is editing now, sign-ins were answered with a summary and no word that they were not.
+- "what does cost_rub mean…" asked for SQL; "how many rows are in regions on prod?" for SQL too (turns_day3 v40,
+  v79).
 - «откати эту миграцию» on a migration page rolled back in the plan's source environment (ss-dev): it is asked where.
 """
 
@@ -20,6 +22,7 @@ from django.utils import translation
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from agentchat.llm.offline.answers.versions import compare_versions
+from agentchat.llm.offline.mentions import mentions_read
 from agentchat.llm.offline.model import turn_read
 from agentchat.toolset.aspects import asked_aspect, foreign_verb
 from agentchat.toolset.reading import read_question
@@ -149,6 +152,8 @@ def test_another_tool_s_verb_gets_no_card_of_the_chosen_one(specs, knowledge):  
         ("когда последний раз отработала загрузка в energy_consumption? етл ночью падал", "data_freshness"),
         ("Was there a backfill or a retro correction of the 2024 data lately?", "data_freshness"),
         ("when was the federal_district column added to regions, and by whom?", "object_history"),
+        ("what does cost_rub mean, is it per decade or per month?", "column_meaning"),
+        ("cost_rub это с НДС или без? в описании колонки не сказано", "column_meaning"),
     ],
 )
 def test_what_a_fresh_set_asked_that_no_tool_returns_is_named(question, aspect):
@@ -171,3 +176,17 @@ def test_an_undo_asked_on_a_migration_page_asks_where_then_rolls_back_there(spec
     assert asked.tool_calls == []
     assert asked.content == text("ru", "In which environment should it be undone? Write, for example, “in prod”.")
     assert (name, args) == ("rollback_deploy", {"env_id": "prod"})
+
+
+def test_a_column_s_meaning_shows_the_dataset_not_a_request_for_sql(specs, knowledge):  # noqa: F811
+    question = "what does cost_rub mean, is it per decade or per month?"
+    name, args = only_call(step(specs, knowledge, question, "dataset/1@ss-dev", role="analyst"))
+    assert (name, args.get("dataset_id")) == ("superset_explore_database", 1)
+
+
+@pytest.mark.parametrize(
+    ("question", "table"),
+    [("how many rows are in regions on prod?", "regions"), ("how many rows in ss-dev?", None)],
+)
+def test_rows_in_a_plain_name_name_a_table(question, table):
+    assert mentions_read(question, [("ss-dev", "dev"), ("prod", "prod")]).table == table

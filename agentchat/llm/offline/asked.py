@@ -76,19 +76,22 @@ def _unknown_verb(verb: str) -> bool:
 
 def instead_tool(turn: Turn, choice: Choice, mentions: Mentions) -> str | None:
     """The read tool whose answer is shown in place of an aspect no tool returns: the read tool chosen (asked as
-    usual: the question may be read wrongly, and that tool serve it after all), else the page's own read tool
-    (DESIGN §8) when it has every argument it needs; else None (nothing close: the answer lists what is possible
-    here)."""
-    if choice.kind == "tool" and not changes_state(choice.tool):
-        return choice.tool
+    usual: the question may be read wrongly, and that tool serve it after all) when it has every argument it needs,
+    else the page's own read tool (DESIGN §8) when it has them, else the read tool chosen; else None (nothing close:
+    the answer lists what is possible here)."""
+    chosen = choice.tool if choice.kind == "tool" and not changes_state(choice.tool) else None
+    if chosen is not None and not _missing(turn, chosen, mentions):
+        return chosen
     page_read = PAGE_READ.get(turn.page.object_type or "")
-    if page_read in turn.tools:
-        _args, missing = args_fill(
-            tool=page_read, parameters=turn.tools[page_read].get("parameters") or {}, mentions=mentions, page=turn.page
-        )
-        if not missing:
-            return page_read
-    return None
+    if page_read in turn.tools and not _missing(turn, page_read, mentions):
+        return page_read
+    return chosen  # asked for what it misses («what does cost_rub mean» chose SQL: the page's dataset is shown)
+
+
+def _missing(turn: Turn, tool: str, mentions: Mentions) -> list[str]:
+    """The arguments of the offered ``tool`` that neither the question nor the page gives."""
+    parameters = turn.tools[tool].get("parameters") or {}
+    return args_fill(tool=tool, parameters=parameters, mentions=mentions, page=turn.page)[1]
 
 
 def dataset_users(turn: Turn, mentions: Mentions) -> Choice | None:

@@ -65,6 +65,7 @@ ASPECT_TITLES: dict[str, Promise] = {
     "time_range": gettext_lazy("default time ranges"),
     "templating": gettext_lazy("Jinja templates"),
     "backup_schedule": gettext_lazy("backup schedules"),
+    "column_meaning": gettext_lazy("what a column means beyond its name, type and description (units, taxes, period)"),
 }
 
 

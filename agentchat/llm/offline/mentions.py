@@ -12,7 +12,7 @@ import sqlglot
 from agentchat.llm.offline.environments import QUOTED, env_for, envs_named, titles_blanked
 from agentchat.llm.offline.naming import kind_words_corrected, named_kind
 from agentchat.llm.offline.numbers import OBJECT_WORDS, ids_read
-from agentchat.llm.offline.references import references_read
+from agentchat.llm.offline.references import ROWS_IN, references_read
 from agentchat.toolset.words import IDENTIFIER
 
 BACKTICKS = re.compile(r"`{1,3}(?:sql\n)?([^`]+)`{1,3}", re.I)
@@ -340,9 +340,8 @@ def mentions_read(text: str, environments: list[tuple[str, str]]) -> Mentions:
     mentions.base_branch = _after(plain, r"(?:\bот|\bfrom|\boff)\s+(?:ветки\s+|branch\s+)?([A-Za-z][\w./-]*)")
     if mentions.base_branch and mentions.base_branch.lower() in {e.lower() for e in envs}:
         mentions.base_branch = None
-    mentions.table = _after(plain, r"(?:таблиц\w*|\btable)\s+([A-Za-z_][\w.]*)") or _after(
-        plain, r"\bthe\s+([A-Za-z_]\w*)\s+table\b"
-    )
+    table_words = (r"(?:таблиц\w*|\btable)\s+([A-Za-z_][\w.]*)", r"\bthe\s+([A-Za-z_]\w*)\s+table\b", ROWS_IN)
+    mentions.table = next((table for p in table_words if (table := _after(plain, p))), None)
     mentions.database = _after(
         plain,
         r"(?:\bбаз[аеуы]|\bdatabase)\s+(?!данных|(?:as|of|the|this|that|is|in|on|for|from|with)\b)([A-Za-z_][\w.-]*)",
