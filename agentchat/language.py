@@ -61,15 +61,32 @@ def conversation_language(messages: Sequence[str], default: str | None = None) -
     return default or detect_language(messages[-1] if messages else "")
 
 
+# English prose may carry a Russian name typed without quotes ("… with the Москва filter applied?", "who pushed
+# Обзор регионов to prod?"): it stays English when it has at least this many English words, and this many times
+# as many as Russian ones («задеплой dashboard в prod» is Russian).
+ENGLISH_WORDS_MIN, ENGLISH_WORDS_RATIO = 5, 3
+
+
+def _english_around_names(prose: str, russian_words: int) -> bool:
+    """True when ``prose`` (with ``russian_words`` Russian words) is English holding a few Russian names: it starts
+    with an English word («покажи last deploys …» starts in Russian) and has enough of them."""
+    first = re.search(r"[A-Za-z\u0400-\u04ff]+", prose)
+    if first is None or _CYRILLIC.match(first.group(0)):
+        return False
+    english = len(re.findall(r"\b[A-Za-z]{2,}\b", prose))
+    return english >= ENGLISH_WORDS_MIN and english >= ENGLISH_WORDS_RATIO * russian_words
+
+
 def detect_language(text: str) -> str:
     """Return ``"en"`` when ``text`` has more Latin than Cyrillic letters in its prose, else ``"ru"`` (the
     default). Code, SQL (from its first keyword on) and identifiers (``feature/x``, ``energy_consumption``,
     ``ss-dev``) are not counted; a text that is nothing but those is Russian; prose with a Russian word is
     Russian (a word of three letters or more, or a short one standing alone: «в prod», the answer to «В какое
-    окружение?»). Quoted names («…», "…", “…”, „…“) are not counted either, unless the text has no letters outside
+    окружение?») unless it is English prose around a few Russian names (``_english_around_names``). Quoted names («…», "…", “…”, „…“) are not counted either, unless the text has no letters outside
     them (a whole message in quotes)."""
     prose = _prose(text)
-    if _RUSSIAN_WORD.search(prose):
+    russian = _RUSSIAN_WORD.findall(prose)
+    if russian and not _english_around_names(prose, len(russian)):
         return "ru"
     if not _LATIN.search(prose) and not _CYRILLIC.search(prose):
         return "ru"  # nothing but code or SQL says nothing of the writer: the UI's first language

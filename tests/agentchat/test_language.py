@@ -38,6 +38,14 @@ from agentchat.language import detect_language
         ("feature/energy-report", "ru"),
         ("please check " + "a-" * 3990, "en"),
         ("проверь " + "x_" * 3990, "ru"),
+        # English prose around a Russian name typed without quotes (aspects_unserved2 d19, n13 were answered in
+        # Russian); a Russian request with English words stays Russian.
+        ("can u give me a permalink to this dashboard with the Москва filter already applied?", "en"),
+        ("create an alert: ping me when monthly consumption in Москва goes over 500k MWh", "en"),
+        ("who pushed Обзор регионов to prod last, and did it go through?", "en"),
+        ("задеплой dashboard energy report в prod", "ru"),
+        ("покажи last deploy history for prod please", "ru"),
+        ("сделай backup of ss-dev and prod today", "ru"),
     ],
 )
 def test_language_of_a_message(text, expected):
