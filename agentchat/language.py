@@ -82,8 +82,9 @@ def detect_language(text: str) -> str:
     default). Code, SQL (from its first keyword on) and identifiers (``feature/x``, ``energy_consumption``,
     ``ss-dev``) are not counted; a text that is nothing but those is Russian; prose with a Russian word is
     Russian (a word of three letters or more, or a short one standing alone: «в prod», the answer to «В какое
-    окружение?») unless it is English prose around a few Russian names (``_english_around_names``). Quoted names («…», "…", “…”, „…“) are not counted either, unless the text has no letters outside
-    them (a whole message in quotes)."""
+    окружение?») unless it is English prose around a few Russian names (``_english_around_names``). Quoted names
+    («…», "…", “…”, „…“) are not counted either, unless the text has no letters outside them (a whole message in
+    quotes)."""
     prose = _prose(text)
     russian = _RUSSIAN_WORD.findall(prose)
     if russian and not _english_around_names(prose, len(russian)):
