@@ -109,7 +109,8 @@ def page_key(row: PageRow) -> tuple:
 
 
 def bench_pages(rows: list[PageRow], admin: Any) -> dict[tuple, dict | None]:
-    """The UIContext of every page the rows name (``page_key``), ids found in Superset by title / table name."""
+    """The UIContext of every page the rows name (``page_key``), ids found in Superset by title / table name (in
+    ss-dev when the page has no environment picked: the context then carries none)."""
     from agentchat.runtime import plans
     from tests.support.contexts import ui_context
     from tests.support.superset_api import dashboards_all, datasets_named
@@ -122,10 +123,10 @@ def bench_pages(rows: list[PageRow], admin: Any) -> dict[tuple, dict | None]:
         if key in contexts:
             continue
         if row.object_type == "dashboard":
-            found = dashboards[row.env_id][row.object_name]
+            found = dashboards[row.env_id or "ss-dev"][row.object_name]
             object_id, name, route = found["id"], found["dashboard_title"], f"/dashboards/{found['id']}/"
         elif row.object_type == "dataset":
-            found = datasets_named(row.env_id, row.object_name)[0]
+            found = datasets_named(row.env_id or "ss-dev", row.object_name)[0]
             object_id, name, route = found["id"], found["table_name"], f"/datasets/{found['id']}/"
         elif row.object_type == "migration":
             if plan is None:

@@ -18,3 +18,12 @@ THEN_CLAUSE = re.compile(
 # A condition clause is hypothetical: "which charts would break if I dropped it?", «что сломается, если удалить
 # датасет?» ask what would happen, not for the deletion (up to the clause's end: «если можно, удали …» still asks).
 IF_CLAUSE = re.compile(r"\b(if|если|в случае)\b[^,.;?!]*", re.I)
+# The person says they have seen a migration's preview («превью смотрел, всё ок. запускай», "I've checked the
+# preview"): no preview is shown again before the card (turns_day5 x35, x60).
+PREVIEW_SEEN = re.compile(
+    r"((превью|предпросмотр|preview)\w*\s+(уже\s+)?(смотрел|видел|глянул|посмотрел|проверил)\w*"
+    r"|(смотрел|видел|глянул|посмотрел|проверил)\w*\s+(уже\s+)?(превью|предпросмотр)"
+    r"|\b(checked|seen|saw|reviewed|looked at|went through)\s+(the\s+)?preview"
+    r")(,?\s*(и\s+)?(всё|все)\s+(ок|окей|хорошо|норм\w*|в порядке)\b)?",
+    re.I,
+)

@@ -12,7 +12,7 @@ rights…): the offline planner explains them honestly instead of calling the ne
 import re
 from dataclasses import dataclass
 
-from agentchat.toolset.clauses import BEFORE_CLAUSE, THEN_CLAUSE
+from agentchat.toolset.clauses import BEFORE_CLAUSE, PREVIEW_SEEN, THEN_CLAUSE
 from agentchat.toolset.reading import CHECK, MAKE, asks_for_review, asks_to_see, read_question, unnegated
 from agentchat.toolset.weights import intent_scores
 from agentchat.toolset.words import DEPLOY_HISTORY, ROLLBACK, VERSION_GIT, VERSIONS_COMPARED
@@ -289,6 +289,7 @@ PENALTIES: list[Rule] = [
         -STRONG,
     ),
     _r("execute_migration", r"задач\w* \d+|\btask \d+|\bjob \d+", -STRONG),
+    Rule("preview_migration", PREVIEW_SEEN, -2 * STRONG),  # «превью смотрел, запускай»: the run is asked
     _r("get_git_status", r"закоммить|зафиксируй|\bcommit (this|the|it)", -STRONG),
     Rule("compare_versions", VERSION_GIT, -3 * STRONG),  # the export against git is the git status
     # An undo names the deploy or migration it undoes: no request for a new one, nor a backup.
@@ -355,7 +356,7 @@ def rule_scores(question: str, object_type: str | None) -> dict[str, float]:
     scores: dict[str, float] = dict(intent_scores(THEN_CLAUSE.sub("", question) or question, object_type))
     # A precondition clause («… перед миграцией», "… before I deploy") says when, not what: the rules that name
     # a tool read the question without it (the penalties read it all).
-    main = unnegated(THEN_CLAUSE.sub("", BEFORE_CLAUSE.sub("", question)) or question)
+    main = unnegated(THEN_CLAUSE.sub("", BEFORE_CLAUSE.sub("", PREVIEW_SEEN.sub("", question))) or question)
     for rule in (*RULES, *PENALTIES):
         if rule.pages is not None and page not in rule.pages:
             continue

@@ -41,7 +41,7 @@ import re
 from dataclasses import dataclass, field
 
 from agentchat.toolset.aspects import asked_aspect, unheard_action, unheard_focus
-from agentchat.toolset.clauses import BEFORE_CLAUSE
+from agentchat.toolset.clauses import BEFORE_CLAUSE, PREVIEW_SEEN
 from agentchat.toolset.tokens import corrected, object_of, tokens_of, unnegated, unprefixed
 from agentchat.toolset.verbs import verb_of
 from agentchat.toolset.words import (
@@ -171,7 +171,7 @@ def read_question(question: str) -> Reading:
     Returns:
         A ``Reading``; ``verb`` is '' when neither an imperative, a question word nor a "?" is found.
     """
-    main = unnegated(BEFORE_CLAUSE.sub("", question) or question)
+    main = unnegated(PREVIEW_SEEN.sub("", BEFORE_CLAUSE.sub("", question)) or question)
     tokens = [unprefixed(corrected(t)) for t in tokens_of(main)]
     # The sentence of each token: a qualifier qualifies an object of its own sentence only.
     sentences = [n for n, part in enumerate(re.split(r"[.?!;]+", main)) for _ in tokens_of(part)]
@@ -306,9 +306,9 @@ def reading_tool(reading: Reading, object_type: str | None) -> str | None:
     if object_type == "migration" and verb == SHOW and (targeted or (about and reading.membership)):
         return "preview_migration"  # «куда она идёт?»: the page's migration's own target is in its plan
     run = "task" in objects or "migration" in (object_type, *objects) or ("backup" in objects and reading.own)
-    if verb != MAKE and "progress" in objects and run:
+    if verb != MAKE and ("progress" in objects and run or "task" in objects and reading.own):
         # «статус этой миграции», «миграция упала? таск 38», "did my backup finish?" (a run of a background task,
-        # issue 29 item 4); "retry the failed …" runs
+        # issue 29 item 4), «что там с моей последней задачей?»; "retry the failed …" runs
         return "get_task_status"
     for obj in objects:
         moved = {"migration", "deploy"} & {*objects}  # "which charts would break if I dropped this dataset?"
@@ -334,8 +334,10 @@ def reading_tool(reading: Reading, object_type: str | None) -> str | None:
             return PAGE_READ[object_type]
         if object_type == "migration" and not set(objects) - {"progress"} and verb != SHOW:
             return "execute_migration" if verb == MAKE else "preview_migration"
-    if verb == SHOW and not objects and reading.env_named:
-        return "list_environments"  # "where is staging hosted?": the environment itself is asked about
+    if verb == SHOW and not objects and reading.env_named and not reading.rows:
+        # "where is staging hosted?": the environment itself is asked about (not "first 5 rows of energy_consumption
+        # on dev": a table's rows there)
+        return "list_environments"
     return None
 
 

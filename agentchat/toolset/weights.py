@@ -8,6 +8,7 @@ for a named object, a migration's preview), which the router keeps next to it.
 
 import re
 
+from agentchat.toolset.clauses import PREVIEW_SEEN
 from agentchat.toolset.reading import READING_WEIGHT, Reading, about_page_object, read_question, reading_tool
 from agentchat.toolset.words import (
     BY_ID,
@@ -95,8 +96,8 @@ def first_step(question: str, tool: str, object_type: str | None = None) -> str 
     table's name alone → search_datasets; a title compared → search_dashboards); a count, the first rows or a
     column's values of the page's dataset read its table first.
     """
-    if tool in FIRST_STEP:
-        return FIRST_STEP[tool]
+    if tool in FIRST_STEP and not PREVIEW_SEEN.search(question):
+        return FIRST_STEP[tool]  # unless the person says they saw the preview: the card shows the impact again
     if tool == "superset_execute_sql" and object_type == "dataset" and writes_sql(question):
         return "superset_explore_database"
     if tool == "superset_execute_sql" and object_type != "dataset" and SQL_IN_TEXT.search(question):

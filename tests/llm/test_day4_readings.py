@@ -14,6 +14,11 @@
   encryption, who is editing now, sign-ins were answered with a summary and no word that they were not.
 - "what does cost_rub mean…" asked for SQL; "how many rows are in regions on prod?" for SQL too (turns_day3 v40,
   v79).
+- A fresh day set (``tests/data/turns_day5.yaml``, a development set): «что там с моей последней задачей? бэкап
+  запускал минут 20 назад» was said unavailable on a dataset page (then read as task 20); «выкатывай на прод …» was
+  not understood; «превью смотрел, всё ок. запускай» showed the preview again; "first 5 rows of energy_consumption
+  on dev" listed the environments; the deploy history of a dashboard found by its title was refused with a
+  validator's text (env_id).
 - «откати эту миграцию» on a migration page rolled back in the plan's source environment (ss-dev): it is asked where.
 """
 
@@ -24,6 +29,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from agentchat.llm.offline.answers.versions import compare_versions
 from agentchat.llm.offline.mentions import mentions_read
 from agentchat.llm.offline.model import turn_read
+from agentchat.llm.offline.state import Result
 from agentchat.toolset.aspects import asked_aspect, foreign_verb
 from agentchat.toolset.reading import read_question
 from agentchat.toolset.tokens import scripts_unmixed
@@ -190,3 +196,47 @@ def test_a_column_s_meaning_shows_the_dataset_not_a_request_for_sql(specs, knowl
 )
 def test_rows_in_a_plain_name_name_a_table(question, table):
     assert mentions_read(question, [("ss-dev", "dev"), ("prod", "prod")]).table == table
+
+
+def test_the_deploy_history_of_a_dashboard_found_by_its_title_takes_where_it_was_found(specs, knowledge):  # noqa: F811
+    question = "кто и когда последний раз деплоил Отчёт по энергопотреблению на прод?"
+    search, search_args = only_call(step(specs, knowledge, question, "@prod", role="analyst"))
+    found = {"count": 1, "dashboards": [{"id": 1, "title": "Отчёт по энергопотреблению"}]}
+    results = [Result(search, search_args, found, True)]
+    name, args = only_call(step(specs, knowledge, question, "@prod", results=results, role="analyst"))
+
+    assert search == "search_dashboards"
+    assert name == "deploy_history"
+    assert "env_id" not in args  # deploy_history takes none: it was refused with a validator's text
+    assert (args["dashboard_id"], args["source_env_id"]) == (1, search_args["env_id"])
+
+
+def test_a_table_s_rows_on_an_environment_are_not_the_environment_list(specs, knowledge):  # noqa: F811
+    name, args = only_call(step(specs, knowledge, "first 5 rows of energy_consumption on dev please", "@ss-dev"))
+    assert (name, args.get("query")) == ("search_datasets", "energy_consumption")
+
+
+def test_one_s_last_task_minutes_ago_is_its_status_not_task_20(specs, knowledge):  # noqa: F811
+    question = "не подскажешь, что там с моей последней задачей? бэкап запускал минут 20 назад"
+    name, args = only_call(step(specs, knowledge, question, "dataset/1@ss-dev", role="engineer"))
+    assert (name, args) == ("get_task_status", {"kind": "backup"})
+
+
+def test_an_imperfective_imperative_asks_for_the_deploy(specs, knowledge):  # noqa: F811
+    question = "выкатывай на прод, только сначала покажи что именно там поменяется"
+    name, args = only_call(step(specs, knowledge, question, "dashboard/1@ss-dev"))
+    assert (name, args["target_env_id"]) == ("deploy_dashboard", "prod")  # its card shows what changes
+
+
+@pytest.mark.parametrize(
+    ("question", "tool"),
+    [
+        ("превью смотрел, всё ок. запускай", "execute_migration"),
+        ("run this migration now pls, I've checked the preview", "execute_migration"),
+        ("запускай", "preview_migration"),  # DESIGN §11: previewed first
+        ("покажи превью", "preview_migration"),
+    ],
+)
+def test_a_preview_the_person_has_seen_is_not_shown_again(specs, knowledge, question, tool):  # noqa: F811
+    name, _args = only_call(step(specs, knowledge, question, "migration/1@ss-dev"))
+    assert name == tool

@@ -57,6 +57,9 @@ COUNT_BEFORE = re.compile(
     rf"(?:\b(?:first|top|last|latest|первые|первых|последние|последних|топ|top-)|\b(?:{MONTHS}))\s*-?\s*$", re.I
 )
 YEARS = range(1900, 2101)
+# How long ago, the unit before the number («запускал минут 20 назад») or "ago" after it.
+AGO_AFTER = re.compile(r"^\s*(?:назад|тому назад|ago)\b", re.I)
+UNIT_BEFORE = re.compile(r"\b(?:минут\w*|мин|час\w*|дн(?:я|ей)|недел\w*|секунд\w*)\s*$", re.I)
 # How far before a number its words are read: the longest phrase above and its spaces fit in it.
 BEFORE_CHARS = 40
 
@@ -75,6 +78,8 @@ def _not_an_id(text: str, start: int, end: int, number: int, *, after_noun: bool
     before, after = _words_before(text, start), text[end:]
     if DATE_AFTER.match(after) or re.match(r"^[:./-]\d", after) or re.search(r"\d[:./-]$", before):
         return True  # «2024 года», "May 5", a date: 2024-01-31, 31.01.2024, a time of day: 23:00
+    if AGO_AFTER.match(after) or UNIT_BEFORE.search(before):
+        return True  # «минут 20 назад», "20 minutes ago": how long ago, said either way round
     if after_noun:
         return False
     if UNIT_AFTER.match(after) or COUNT_BEFORE.search(before):

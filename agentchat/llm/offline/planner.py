@@ -55,7 +55,7 @@ from agentchat.toolset.intents import MEDIUM, READ_COUNTERPART, STRONG, action_r
 from agentchat.toolset.reading import MAKE, Reading, about_page_object, asks_for_review, read_question, reading_tool
 from agentchat.toolset.router import Ranked
 from agentchat.toolset.unsupported import request_without_tool
-from agentchat.toolset.weights import writes_sql
+from agentchat.toolset.weights import first_step, writes_sql
 from agentchat.toolset.words import PAGE_PARTS
 
 # A tool wanted but not offered whose need an offered tool covers (DESIGN §8: the dashboard page has no
@@ -291,7 +291,7 @@ def _first_call(turn: Turn, tool: str, mentions: Mentions) -> AIMessage:
         if tool == "superset_create_dataset" and missing[0] == "table_name" and mentions.sql:
             return _text(clarify_text(turn, tool, "virtual_name"))
         return _ask(turn, tool, missing[0])
-    if tool == "execute_migration" and "preview_migration" in turn.tools:
+    if first_step(turn.question, tool) == "preview_migration" and "preview_migration" in turn.tools:
         preview = {k: v for k, v in args.items() if k in properties(turn, "preview_migration")}
         return _call("preview_migration", preview)
     return _call(tool, args)
@@ -358,7 +358,11 @@ def _continue_chain(turn: Turn, intended: str, last: Result, mentions: Mentions)
         args, missing = args_fill(
             tool=intended, parameters=turn.tools[intended].get("parameters") or {}, mentions=mentions, page=turn.page
         )
-        args = {**args, key: rows[0]["id"], **({"env_id": last.args["env_id"]} if "env_id" in last.args else {})}
+        # The environment the object was found in: the tool's env_id, or the source of deploy_history's dashboard_id
+        # (which takes no env_id: adding one was a validator's text to the person).
+        env_key: str | None = next((k for k in ("env_id", "source_env_id") if k in properties(turn, intended)), None)
+        found_in: dict[str, Any] = {env_key: last.args["env_id"]} if env_key and "env_id" in last.args else {}
+        args = {**args, key: rows[0]["id"], **found_in}
         missing = [m for m in missing if m not in args]
         return _ask(turn, intended, missing[0]) if missing else _call(intended, args)
     if last.tool == "preview_migration" and intended == "execute_migration":
