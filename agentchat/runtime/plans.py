@@ -14,7 +14,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy
 
-from agentchat.errors import ToolError
+from agentchat.errors import NotApplicable, ToolError
 from agentchat.models import Migration, TaskRecord
 
 Status = Migration.Status
@@ -52,6 +52,28 @@ def migration_get(*, migration_id: int) -> Migration:
     if found is None:
         raise MigrationNotFound(id=migration_id)
     return found
+
+
+class MigrationNameNotFound(NotApplicable):
+    """No saved migration has the name asked for (``migration_named``)."""
+
+    message = gettext_lazy("There is no saved migration “%(name)s”. Saved migrations: %(names)s.")
+
+
+def migration_named(*, name: str) -> Migration:
+    """Return the saved migration called ``name``: the one whose name is ``name`` (case-insensitive), else the only
+    one whose name holds it («energy report» finds «energy report to prod»).
+
+    Raises:
+        MigrationNameNotFound: none, or several, hold it (the message lists the saved ones, newest first).
+    """
+    name = name.strip()
+    exact = list(Migration.objects.filter(name__iexact=name)[:2])
+    found = exact if exact else list(Migration.objects.filter(name__icontains=name)[:2])
+    if len(found) == 1:
+        return found[0]
+    names = ", ".join(f"“{m.name}”" for m in Migration.objects.order_by("-created_at")[:10]) or "—"
+    raise MigrationNameNotFound(name=name, names=names)
 
 
 def migrations_list(*, env_id: str | None = None, status: str | None = None) -> list[Migration]:

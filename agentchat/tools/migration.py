@@ -112,8 +112,11 @@ class ExecuteMigrationArgs(MigrationArgs):
 async def execution_impact(ctx: ToolContext, args: ExecuteMigrationArgs) -> dict[str, Any]:
     """Impact look-up of execute_migration's card: a saved plan that is running is refused before any card
     (``MigrationAlreadyRunning``, told where the running one is); else ``migration_impact``."""
-    if args.migration_id is not None:
-        await sync_to_async(plans.migration_check_free)(migration_id=args.migration_id)
+    migration_id = args.migration_id
+    if migration_id is None and args.migration_name:
+        migration_id = (await sync_to_async(plans.migration_named)(name=args.migration_name)).pk
+    if migration_id is not None:
+        await sync_to_async(plans.migration_check_free)(migration_id=migration_id)
     return await owners_checked(ctx, await migration_impact(ctx, args))
 
 

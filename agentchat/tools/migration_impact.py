@@ -244,12 +244,15 @@ class MigrationArgs(ToolArgs):
         max_length=50,
         description="Dashboard ids in the source environment.",
     )
+    migration_name: str | None = Field(
+        None, max_length=200, description="Saved migration by its name, when its id is not known (instead of it)."
+    )
     source_env_id: str | None = Field(None, description=SOURCE_ENV_FIELD.description)
     target_env_id: str | None = Field(None, description=TARGET_ENV_FIELD.description)
 
     @model_validator(mode="after")
     def _plan_or_dashboards(self) -> "MigrationArgs":
-        if self.migration_id is None:
+        if self.migration_id is None and not self.migration_name:
             if not self.dashboard_ids:
                 raise ValueError("dashboard_ids is required (or migration_id of a saved migration)")
             if not self.source_env_id or not self.target_env_id:
@@ -278,14 +281,17 @@ async def migration_target(args: MigrationArgs) -> MigrationTarget:
     model can call again without them and no card offers objects outside the plan.
 
     Raises:
-        MigrationNotFound: no saved migration with that id.
+        MigrationNotFound: no saved migration with that id. MigrationNameNotFound: none (or several) by that name.
         InvalidArguments: an argument contradicts the saved plan; the plan moves an environment onto itself (or has
             no dashboards).
     """
-    if args.migration_id is None:
+    if args.migration_id is None and args.migration_name:  # «запусти миграцию energy report to prod»
+        migration = await sync_to_async(plans.migration_named)(name=args.migration_name)
+    elif args.migration_id is None:
         # The validator requires all three without a plan.
         return MigrationTarget(str(args.source_env_id), str(args.target_env_id), list(args.dashboard_ids or []), {})
-    migration = await sync_to_async(plans.migration_get)(migration_id=args.migration_id)
+    else:
+        migration = await sync_to_async(plans.migration_get)(migration_id=args.migration_id)
     saved = {
         "dashboard_ids": sorted(migration.dashboard_ids),
         "source_env_id": migration.source_env_id,
@@ -366,6 +372,6 @@ async def preview_migration(ctx: ToolContext, args: MigrationArgs) -> dict[str, 
         TransferError: a dashboard id does not exist in the source.
     """
     impact = await migration_impact(ctx, args)
-    if args.migration_id is not None:
-        await sync_to_async(plans.migration_previewed)(migration_id=args.migration_id, impact=impact)
+    if impact.get("migration"):  # a saved plan, by id or by name
+        await sync_to_async(plans.migration_previewed)(migration_id=impact["migration"]["id"], impact=impact)
     return impact

@@ -240,3 +240,18 @@ def test_an_imperfective_imperative_asks_for_the_deploy(specs, knowledge):  # no
 def test_a_preview_the_person_has_seen_is_not_shown_again(specs, knowledge, question, tool):  # noqa: F811
     name, _args = only_call(step(specs, knowledge, question, "migration/1@ss-dev"))
     assert name == tool
+
+
+@pytest.mark.parametrize(
+    ("question", "name"),
+    [
+        ("запусти миграцию energy report to prod", "energy report to prod"),
+        ("запусти миграцию «Энергетика в прод»", "Энергетика в прод"),
+        ("preview the migration 'energy report to prod'", "energy report to prod"),
+        ("run the migration of dashboards 1 and 2 to prod", None),
+        ("запусти миграцию дашбордов 1 и 2 в prod", None),
+        ("статус миграции 3", None),
+    ],
+)
+def test_a_saved_migration_is_named_by_its_name(question, name):
+    assert mentions_read(question, [("ss-dev", "dev"), ("prod", "prod")]).migration_name == name

@@ -123,6 +123,7 @@ FILLERS: dict[str, Callable[[Mentions, Page], Any]] = {
     "database_id": lambda m, page: m.first_id("database"),
     "dashboard_ids": _dashboard_ids,
     "migration_id": _migration_id,
+    "migration_name": lambda m, page: None if _migration_id(m, page) is not None else m.migration_name,
     "task_id": _task_id,
     "backup_id": lambda m, page: m.first_id("backup"),
     "sql": lambda m, page: m.sql,
@@ -187,7 +188,12 @@ def args_fill(
         missing.append("other_env_id")
     if tool == "superset_create_dataset" and not {"database_id", "database_name", "dataset_id"} & set(args):
         missing.append("database_name")  # no database named and no page's dataset to take it from (issue 29)
-    if {"migration_id", "dashboard_ids"} <= set(properties) and "migration_id" not in args:  # no plan: its parts
+    plan = {"migration_id", "migration_name"} & set(args)
+    if "migration_name" in args:  # a plan named has its own environments: the page's is not put beside them
+        for name, said in (("source_env_id", mentions.source_env), ("target_env_id", mentions.target_env)):
+            if not said:
+                args.pop(name, None)
+    if {"migration_id", "dashboard_ids"} <= set(properties) and not plan:  # no plan: its parts
         missing += [name for name in ("dashboard_ids", "target_env_id") if name not in args]
     return args, missing
 

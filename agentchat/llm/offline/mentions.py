@@ -50,7 +50,7 @@ class Mentions:
         quoted: texts in «», “”, "" or '' quotes, in order.
         envs: environment ids named, in order (resolved from ids and tier words).
         source_env / target_env: from "из X в Y" / "from X to Y" / "в Y" / "to Y".
-        task_kind / task_reference / used_dataset: what it refers to beyond ids and names
+        task_kind / task_reference / used_dataset / migration_name: what it refers to beyond ids and names
             (``references.references_read``; issue 29 items 2 and 4).
     """
 
@@ -79,6 +79,7 @@ class Mentions:
     task_kind: str | None = None
     task_reference: str | None = None
     used_dataset: str | None = None
+    migration_name: str | None = None
 
     def first_id(self, kind: str) -> int | None:
         values = self.ids.get(kind) or []

@@ -38,11 +38,24 @@ ROWS_IN = (
 NAME_BEFORE_DATASET = re.compile(rf"\b({IDENTIFIER})\s+(?:dataset|датасет)", re.I)
 
 
+# A saved migration named by its name after the noun («запусти миграцию energy report to prod», "preview the
+# migration 'energy report to prod'"): Latin words up to the end of the clause, not a preposition's phrase.
+MIGRATION_NAMED = re.compile(
+    r"(?:миграци\w*|\bmigration|\bплан\w*|\bplan)\s+(?:«([^»]+)»|“([^”]+)”|\"([^\"]+)\"|'([^']+)'"
+    r"|(?!(?:of|for|to|from|now|please|pls|this|that|it|again|status|run|plan|with|in|on)\b)"
+    r"([A-Za-z][\w-]*(?:\s+[A-Za-z0-9][\w-]*)*))",
+    re.I,
+)
+
+
 def references_read(plain: str, mentions: "Mentions") -> None:
-    """Fill ``mentions.task_kind``, ``task_reference`` and ``used_dataset`` from ``plain`` (the question with
-    its kind nouns' typos corrected; ``dataset_name`` and ids already read), and the branch a release or a hotfix
-    names when a branch is asked for and none is named («ветку под релиз 2.4» → ``release/2.4``)."""
+    """Fill ``mentions.task_kind``, ``task_reference``, ``used_dataset`` and ``migration_name`` from ``plain`` (the
+    question with its kind nouns' typos corrected; ``dataset_name`` and ids already read), and the branch a release
+    or a hotfix names when a branch is asked for and none is named («ветку под релиз 2.4» → ``release/2.4``)."""
     mentions.task_kind = next((kind for kind, p in TASK_KINDS.items() if re.search(p, plain, re.I)), None)
+    plan = MIGRATION_NAMED.search(plain)
+    plan_name = next((g for g in plan.groups() if g), None) if plan else None
+    mentions.migration_name = plan_name if mentions.first_id("migration") is None else None
     reference = TASK_REFERENCE.search(plain)
     mentions.task_reference = next((g for g in reference.groups() if g), None) if reference else None
     release = RELEASE_REFERENCE.search(plain)
