@@ -78,6 +78,11 @@ def intent_scores(question: str, object_type: str | None) -> dict[str, float]:
 # A table's identifier in a question (``energy_consumption``), or a table said to be one ("the regions table"):
 # a dataset named without the noun.
 TABLE_NAME = re.compile(rf"\b{IDENTIFIER}\b|\btables?\b|\bтаблиц\w*")
+# A table whose rows are counted by a plain name ("how many rows are in regions on prod?"), not an environment's.
+ROWS_IN = (
+    r"\b(?:rows|records|строк\w*|записей)\s+(?:are\s+|is\s+|there\s+)?(?:in|в)\s+(?:the\s+)?"
+    r"(?!(?:prod|production|staging|stage|dev|this|that|it)\b)([A-Za-z_]\w*)(?![\w-])"
+)
 
 
 def writes_sql(question: str) -> bool:
@@ -102,6 +107,9 @@ def first_step(question: str, tool: str, object_type: str | None = None) -> str 
         return "superset_explore_database"
     if tool == "superset_execute_sql" and object_type != "dataset" and SQL_IN_TEXT.search(question):
         return "superset_explore_database"  # no database named: the environment's only one runs it
+    if tool == "superset_execute_sql" and object_type != "dataset" and writes_sql(question):
+        if TABLE_NAME.search(question) or re.search(ROWS_IN, question, re.I):
+            return SEARCH_OF["dataset"]  # "first 5 rows of energy_consumption", "how many rows are in regions?"
     reading = read_question(question)
     if reading.named and not reading.has_id:
         for noun in ("dashboard", "dataset"):

@@ -12,7 +12,8 @@ import sqlglot
 from agentchat.llm.offline.environments import QUOTED, env_for, envs_named, titles_blanked
 from agentchat.llm.offline.naming import kind_words_corrected, named_kind
 from agentchat.llm.offline.numbers import OBJECT_WORDS, ids_read
-from agentchat.llm.offline.references import ROWS_IN, references_read
+from agentchat.llm.offline.references import references_read
+from agentchat.toolset.weights import ROWS_IN
 from agentchat.toolset.words import IDENTIFIER
 
 BACKTICKS = re.compile(r"`{1,3}(?:sql\n)?([^`]+)`{1,3}", re.I)

@@ -338,6 +338,9 @@ def _after_results(turn: Turn, choice: Choice, mentions: Mentions) -> AIMessage:
     if not last.ok:
         return _text(failure_text(turn, last))
     intended = choice.tool if choice.kind == "tool" else ""
+    reads_dataset = intended in ("get_dataset_details", "search_datasets")
+    if reads_dataset and writes_sql(turn.question) and "superset_execute_sql" in turn.tools:
+        intended = "superset_execute_sql"  # "first 5 rows of energy_consumption": its rows, not its description
     done = {r.tool for r in turn.results if r.ok}
     if intended and intended not in done and intended in turn.tools:
         step = _continue_chain(turn, intended, last, mentions)
@@ -352,6 +355,17 @@ def _continue_chain(turn: Turn, intended: str, last: Result, mentions: Mentions)
         if len(rows) != 1:
             return None  # none or several: the search answer lists them and the user picks
         key = "dashboard_id" if last.tool == "search_dashboards" else "dataset_id"
+        if key == "dataset_id" and intended == "superset_execute_sql" and not mentions.sql:
+            # A count or the first rows of a dataset found by its name: a physical one's table is in the search's
+            # row; a virtual one's SQL is read first (when the router offered the explorer; sql_steps).
+            env = {"env_id": last.args["env_id"]} if "env_id" in last.args else {}
+            row = rows[0]
+            source = {"table": row.get("name"), "schema": row.get("schema")} if row.get("kind") == "physical" else {}
+            sql = sql_for(turn.question, {"source": source}, mentions.row_limit) if source else None
+            if sql:
+                return _call(intended, {**env, "dataset_id": row["id"], "sql": sql})
+            if "superset_explore_database" in turn.tools:
+                return _call("superset_explore_database", {**env, "dataset_id": row["id"]})
         if intended == "superset_audit_permissions":  # the object found is the one audited
             env = {"env_id": last.args["env_id"]} if "env_id" in last.args else {}
             return _call(intended, {**env, "object_type": key.removesuffix("_id"), "object_id": rows[0]["id"]})

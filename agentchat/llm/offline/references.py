@@ -29,11 +29,6 @@ RELEASE_REFERENCE = re.compile(
     r"(?:(релиз\w*|release)|(хотфикс\w*|hotfix))\s*(?:#|№|v)?\s*(\d+(?:\.\d+)+|\d+)(?![\w.])", re.I
 )
 DATASET_WORD = re.compile(r"датасет|\bdataset", re.I)
-# A table whose rows are counted by a plain name ("how many rows are in regions on prod?"), not an environment's.
-ROWS_IN = (
-    r"\b(?:rows|records|строк\w*|записей)\s+(?:are\s+|is\s+|there\s+)?(?:in|в)\s+(?:the\s+)?"
-    r"(?!(?:prod|production|staging|stage|dev|this|that|it)\b)([A-Za-z_]\w*)(?![\w-])"
-)
 # An identifier before the noun: "the energy_consumption dataset".
 NAME_BEFORE_DATASET = re.compile(rf"\b({IDENTIFIER})\s+(?:dataset|датасет)", re.I)
 
