@@ -85,11 +85,15 @@ ROWS_IN = (
 )
 
 
+# A column's largest or smallest value written as SQL («max(date) in prod», "min(cost_rub)?").
+EXTREME = re.compile(r"\b(max|min)\s*\(\s*([A-Za-z_]\w*)\s*\)", re.I)
+
+
 def writes_sql(question: str) -> bool:
     """True when the planner writes the SQL for ``question`` itself from the dataset's source
-    (``llm.offline.sql_steps.sql_for``): a plain count, the first rows, a column's values."""
+    (``llm.offline.sql_steps.sql_for``): a plain count, the first rows, a column's values, its max or min."""
     plain_count = COUNT.search(question) and not COUNT_CONDITION.search(question)
-    return bool(plain_count or FIRST_ROWS.search(question) or VALUES.search(question))
+    return bool(plain_count or FIRST_ROWS.search(question) or VALUES.search(question) or EXTREME.search(question))
 
 
 def first_step(question: str, tool: str, object_type: str | None = None) -> str | None:

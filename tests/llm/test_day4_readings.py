@@ -29,6 +29,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from agentchat.llm.offline.answers.versions import compare_versions
 from agentchat.llm.offline.mentions import mentions_read
 from agentchat.llm.offline.model import turn_read
+from agentchat.llm.offline.sql_steps import sql_for
 from agentchat.llm.offline.state import Result
 from agentchat.toolset.aspects import asked_aspect, foreign_verb
 from agentchat.toolset.reading import read_question
@@ -255,3 +256,21 @@ def test_a_preview_the_person_has_seen_is_not_shown_again(specs, knowledge, ques
 )
 def test_a_saved_migration_is_named_by_its_name(question, name):
     assert mentions_read(question, [("ss-dev", "dev"), ("prod", "prod")]).migration_name == name
+
+
+def test_a_column_s_max_written_as_sql_is_queried_after_the_dataset_is_read(specs, knowledge):  # noqa: F811
+    question = "quick sanity check: max(date) in prod, did last night's load land?"
+    name, args = only_call(step(specs, knowledge, question, "dataset/1@prod", role="engineer"))
+    read = {
+        "mode": "dataset",
+        "source": {"table": "energy_consumption", "schema": "main"},
+        "columns": [{"name": "date"}],
+    }
+    then, sql_args = only_call(
+        step(specs, knowledge, question, "dataset/1@prod", results=[Result(name, args, read, True)], role="engineer")
+    )
+
+    assert (name, args) == ("superset_explore_database", {"env_id": "prod", "dataset_id": 1})
+    assert then == "superset_execute_sql"
+    assert sql_args["sql"] == 'SELECT MAX("date") AS "max_date" FROM "main"."energy_consumption"'
+    assert sql_for("min(nope) please", read, None) is None  # a column the dataset does not have

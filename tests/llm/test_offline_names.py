@@ -81,7 +81,11 @@ def test_a_search_answer_for_a_query_claims_only_its_matches(language):
     head = plural(language, singular, plural_, 1, env="ss-dev", query="churn")
     assert answer_from_result("search_dashboards", found, language).splitlines()[0] == head
     assert answer_from_result("search_dashboards", none, language) == text(
-        language, "No dashboard title in %(env)s contains “%(query)s”.", env="ss-dev", query="churn"
+        language,
+        "No dashboard you can see in %(env)s has “%(query)s” in its title (Superset lists only those your account "
+        "may open).",
+        env="ss-dev",
+        query="churn",
     )
     listed = plural(
         language, "Found %(count)d dashboard in %(env)s.", "Found %(count)d dashboards in %(env)s.", 2, env="ss-dev"

@@ -16,6 +16,7 @@ from agentchat.toolset.aspects import Aspect, aspect_named, foreign_verb, unhear
 from agentchat.toolset.intents import ACTION_REQUEST, ROLLBACK, STRONG
 from agentchat.toolset.reading import read_question
 from agentchat.toolset.unsupported import request_without_tool
+from agentchat.toolset.weights import writes_sql
 from agentchat.toolset.words import PAGE_READ
 
 # Read tools that answer with a summary or a listing of their object: what stands in place of a specific question
@@ -80,7 +81,8 @@ def instead_tool(turn: Turn, choice: Choice, mentions: Mentions) -> str | None:
     else the page's own read tool (DESIGN §8) when it has them, else the read tool chosen; else None (nothing close:
     the answer lists what is possible here)."""
     chosen = choice.tool if choice.kind == "tool" and not changes_state(choice.tool) else None
-    if chosen is not None and not _missing(turn, chosen, mentions):
+    writes = chosen == "superset_execute_sql" and writes_sql(turn.question)  # its SQL written after a read
+    if chosen is not None and (writes or not _missing(turn, chosen, mentions)):
         return chosen
     page_read = PAGE_READ.get(turn.page.object_type or "")
     if page_read in turn.tools and not _missing(turn, page_read, mentions):

@@ -1,6 +1,7 @@
 """The SQL the offline planner writes itself (DESIGN §11: offline, it writes no query it was not asked for): a plain
-count, the first rows, or the distinct values of a named column of a dataset's source, read from
-``superset_explore_database``'s result; and the database SQL named no database runs on (the environment's only one).
+count, the first rows, the distinct values of a named column, or a column's ``max(…)``/``min(…)`` written as SQL,
+of a dataset's source, read from ``superset_explore_database``'s result; and the database SQL named no database runs
+on (the environment's only one).
 
 Names are quoted as SQL identifiers, and every statement is proven read-only (``superset.sql_safety``) before it runs,
 like any SQL a model writes.
@@ -10,6 +11,7 @@ import re
 from typing import Any
 
 from agentchat.llm.offline.answers.base import items
+from agentchat.toolset.weights import EXTREME
 from agentchat.toolset.words import COUNT, FIRST_ROWS, VALUES
 
 # A query of the conversation referred to («запрос выше», "the query from above", "run that query again").
@@ -43,6 +45,15 @@ def sql_for(question: str, payload: dict[str, Any], row_limit: int | None) -> st
         return None
     if COUNT.search(question):
         return f"SELECT COUNT(*) AS row_count FROM {relation}"  # noqa: S608 - see the module docstring
+    extreme = EXTREME.search(question)
+    if extreme:  # «max(date) in prod»: a column of the dataset only
+        columns = {str(c.get("name")).casefold(): str(c.get("name")) for c in payload.get("columns") or []}
+        column = columns.get(extreme.group(2).casefold())
+        if column is None:
+            return None
+        function = extreme.group(1).upper()
+        alias = _identifier(f"{function.lower()}_{column}")
+        return f"SELECT {function}({_identifier(column)}) AS {alias} FROM {relation}"  # noqa: S608
     if VALUES.search(question) and not FIRST_ROWS.search(question):
         names = [str(c.get("name")) for c in payload.get("columns") or [] if c.get("name")]
         words = set(re.findall(r"[\w]+", question.casefold()))

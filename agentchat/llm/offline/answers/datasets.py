@@ -40,7 +40,10 @@ def _unresolved(unresolved: dict[str, list[str]]) -> str:
 
 DATASET_SEARCH = SearchWords(
     none=gettext_lazy("No matching datasets in %(env)s."),
-    none_for_query=gettext_lazy("No dataset name in %(env)s contains “%(query)s”."),
+    none_for_query=gettext_lazy(
+        "No dataset you can see in %(env)s has “%(query)s” in its name (Superset lists only those your account "
+        "may open)."
+    ),
     found=ngettext_lazy("Found %(count)d dataset in %(env)s.", "Found %(count)d datasets in %(env)s.", "count"),
     found_for_query=ngettext_lazy(
         "Found %(count)d dataset in %(env)s whose name contains “%(query)s”.",

@@ -53,7 +53,10 @@ def health_summary(result: dict[str, Any], language: str) -> str:
 
 DASHBOARD_SEARCH = SearchWords(
     none=gettext_lazy("No matching dashboards found in %(env)s."),
-    none_for_query=gettext_lazy("No dashboard title in %(env)s contains “%(query)s”."),
+    none_for_query=gettext_lazy(
+        "No dashboard you can see in %(env)s has “%(query)s” in its title (Superset lists only those your account "
+        "may open)."
+    ),
     found=ngettext_lazy("Found %(count)d dashboard in %(env)s.", "Found %(count)d dashboards in %(env)s.", "count"),
     found_for_query=ngettext_lazy(
         "Found %(count)d dashboard in %(env)s whose title contains “%(query)s”.",
