@@ -19,6 +19,18 @@ REQUESTS_WITHOUT_TOOL = re.compile(
     # "give petrov the engineer role", "make her an admin" (day set d44 read a permissions audit instead)
     r"\b(give|assign)\s+\w+\s+(the\s+|an?\s+)?(\w+\s+)?(role|rights|access)\b|\bmake\s+\w+\s+an?\s+(admin|engineer|analyst)\b|"
     r"(создай|сделай|нарисуй|добавь) (нов\w+ )?(график|чарт)|create (a )?(new )?chart|"
+    # Branches merged or pushed to a remote: the repositories are agentchat's own, with no remote (DESIGN §8 git).
+    r"\b(с?мерджи|смёрджи|замерджи|merge)\b|"
+    r"\bpush\w*\b.{0,40}\b(remote|gitlab|github|origin)\b|запушь\w*.{0,40}(gitlab|github|гитлаб|remote|origin)|"
+    r"(измени|поменяй) (цвет|график|фильтр|sql датасета)|change the (colou?r|chart|filter))",
+    re.I,
+)
+
+
+# Requests for what no tool makes or does, read only when the request names no description or review (which
+# run_llm_documentation and run_llm_validation make: «добавь описание в дашборд», «обнови описания колонок»).
+NOT_MADE = re.compile(
+    r"("
     # Objects no tool makes or edits: dashboards, users, a dataset's metrics and columns, a saved plan's contents
     # (a fresh aspects set: «создай новый дашборд …», «заведи … пользователя», «добавь в датасет метрику …»,
     # «добавь в план ещё …», "add a chart …" were asked back for a dataset's table or shown a summary).
@@ -29,17 +41,17 @@ REQUESTS_WITHOUT_TOOL = re.compile(
     # Running work stopped, a repository's branches merged: nothing does it (a backup's «отмени» is no rollback).
     r"(отмени|останови|прерви)\w* (\S+ )?(бэкап|бекап|задач)\w*|"
     r"\b(cancel|stop|abort|kill)\b.{0,20}\b(backup|task|job)s?\b|"
-    r"\b(с?мерджи|смёрджи|замерджи|merge)\b|"
     # The repositories are local to agentchat (no remote), databases are connected and environments switched on in
     # Superset or the admin site.
-    r"\bpush\w*\b.{0,40}\b(remote|gitlab|github|origin)\b|запушь\w*.{0,40}(gitlab|github|гитлаб|remote|origin)|"
-    r"(подключи|добавь|заведи)\w* (\S+ ){0,2}(нов\w+ )?баз[уы]\b|\b(connect|add)\s+(a |the )?(new )?database\b|"
+    r"подключи\w* (\S+ ){0,2}баз[уы]\b|(добавь|заведи)\w* нов\w+ баз[уы]\b"
+    r"|\b(connect|add)\s+(a |the )?(new )?database\b|"
     r"(включи|активируй|выключи|отключи)\w* (\S+ )?(staging|стейдж\w*|окружени\w*)|"
     r"\b(enable|disable|turn on|turn off)\s+(the\s+)?(staging|environment)\b|"
-    r"(почисти|очисти)\w* .{0,20}(бэкап|бекап|копи)\w*|\b(clean ?up|purge|prune)\b.{0,20}\bbackups?\b|"
-    r"(измени|поменяй) (цвет|график|фильтр|sql датасета)|change the (colou?r|chart|filter))",
+    r"(почисти|очисти)\w* .{0,20}(бэкап|бекап|копи)\w*|\b(clean ?up|purge|prune)\b.{0,20}\bbackups?\b"
+    r")",
     re.I,
 )
+DOCUMENTED = re.compile(r"описани|документ|коммент|ревью|валидац|description|document|\bdocs\b|review", re.I)
 
 
 def request_without_tool(question: str) -> str | None:
@@ -49,5 +61,6 @@ def request_without_tool(question: str) -> str | None:
     a deploy or migration has a tool (``ROLLBACK``: rollback_deploy), undoing anything else has none."""
     if ROLLBACK.search(question):
         return None
-    match = REQUESTS_WITHOUT_TOOL.search(IF_CLAUSE.sub(" ", question))
+    asked = IF_CLAUSE.sub(" ", question)
+    match = REQUESTS_WITHOUT_TOOL.search(asked) or (None if DOCUMENTED.search(asked) else NOT_MADE.search(asked))
     return match.group(0) if match else None

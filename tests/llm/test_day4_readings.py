@@ -128,6 +128,8 @@ def test_a_request_no_tool_performs_is_said_not_asked_back_or_carded(specs, know
         ("создай датасет из таблицы regions в базе Energy", "@ss-dev", "superset_create_dataset"),
         ("kick off an LLM review of the metadata here", "dashboard/1@ss-dev", "run_llm_validation"),
         ("diff this dashboard between dev and prod", "dashboard/1@ss-dev", "compare_versions"),
+        ("добавь описание в дашборд 1", "@ss-dev", "run_llm_documentation"),  # a description is made
+        ("добавь датасет из базы Energy по таблице regions", "@ss-dev", "superset_create_dataset"),
     ],
 )
 def test_a_request_a_tool_performs_still_reaches_it(specs, knowledge, question, where, tool):  # noqa: F811
@@ -169,7 +171,10 @@ def test_what_a_fresh_set_asked_that_no_tool_returns_is_named(question, aspect):
     assert found.name == aspect
 
 
-@pytest.mark.parametrize("question", ["какие колонки в датасете", "кто владелец", "сколько строк в таблице"])
+@pytest.mark.parametrize(
+    "question",
+    ["какие колонки в датасете", "кто владелец", "сколько строк в таблице", "что значит статус previewed у миграции?"],
+)
 def test_what_a_tool_returns_names_no_aspect(question):
     assert asked_aspect(question) is None
 

@@ -34,6 +34,8 @@ GENERAL_READS = frozenset(
 )
 
 
+# Aspects no query of the data answers: the page's read is shown in their place, not a request for SQL.
+NO_QUERY_ANSWERS = frozenset({"column_meaning"})
 # The searches: a step towards the tool a request names («выкати Обзор регионов» finds the dashboard first).
 SEARCHES = frozenset({"search_dashboards", "search_datasets"})
 
@@ -82,7 +84,9 @@ def instead_tool(turn: Turn, choice: Choice, mentions: Mentions) -> str | None:
     the answer lists what is possible here)."""
     chosen = choice.tool if choice.kind == "tool" and not changes_state(choice.tool) else None
     writes = chosen == "superset_execute_sql" and writes_sql(turn.question)  # its SQL written after a read
-    if chosen is not None and (writes or not _missing(turn, chosen, mentions)):
+    # What no query answers (a column's meaning) shows the page's object rather than asking the person for SQL.
+    no_query = turn.aspect is not None and turn.aspect.name in NO_QUERY_ANSWERS
+    if chosen is not None and (writes or not no_query or not _missing(turn, chosen, mentions)):
         return chosen
     page_read = PAGE_READ.get(turn.page.object_type or "")
     if page_read in turn.tools and not _missing(turn, page_read, mentions):
