@@ -6,33 +6,15 @@ import pytest
 from channels.db import database_sync_to_async
 
 from agentchat.models import Migration, PendingConfirmation
-from agentchat.runtime import plans
 from tests.llm.test_offline_turns import ask, page
 from tests.support.wording import text
+from tests.tools.test_migration_plans import _offline, energy_plan  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-ENERGY = "Отчёт по энергопотреблению"
-
-
-@pytest.fixture(autouse=True)
-def _offline(settings):
-    settings.LLM_PROVIDER = "offline"
-
-
-@pytest.fixture
-def energy_plan(users, energy_dashboard) -> Migration:
-    return plans.migration_create(
-        user=users["admin"],
-        name="Энергетика в прод",
-        source_env_id="ss-dev",
-        target_env_id="prod",
-        dashboards=[{"id": energy_dashboard["id"], "uuid": "?", "title": ENERGY}],
-    )
-
 
 @pytest.mark.parametrize("env_id", ["ss-dev", "prod"])  # the page's environment is not put beside the plan's
-async def test_a_plan_named_from_no_page_is_previewed_then_carded(users, energy_plan, env_id):
+async def test_a_plan_named_from_no_page_is_previewed_then_carded(users, energy_plan, env_id):  # noqa: F811
     frames = await ask(users["admin"], "запусти миграцию «Энергетика в прод»", page(None, None, env_id=env_id))
 
     assert frames.tools == ["preview_migration"]
@@ -45,7 +27,7 @@ async def test_a_plan_named_from_no_page_is_previewed_then_carded(users, energy_
     assert saved.status == "previewed"
 
 
-async def test_a_name_no_plan_has_is_said_with_the_saved_names(users, energy_plan):
+async def test_a_name_no_plan_has_is_said_with_the_saved_names(users, energy_plan):  # noqa: F811
     frames = await ask(users["admin"], "запусти миграцию «Продажи в прод»", page(None, None))
 
     assert frames.of("confirm_required") == []
