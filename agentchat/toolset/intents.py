@@ -39,7 +39,7 @@ def _r(tool: str, pattern: str, weight: float, pages: str | None = None) -> Rule
 
 
 # Reusable fragments (Russian stems; English words).
-THIS = r"(эт(от|ом|ого|у|и|их|а|ой)|его|него|\bthis\b|\bit\b|\bthis one\b)"
+THIS = r"\b(эт(от|ом|ого|у|и|их|а|ой)|его|него|this|it|this one)\b"  # «всего» holds no «его»
 DASH = r"(дашборд|отч[её]т|панел|dashboard|report)"
 DATASET = r"(датасет|набор\w* данн|dataset)"
 SQL_TEXT = r"(\bselect\b.+\bfrom\b|\bselect\s+(\d|\*|count\()|`[^`]*\bselect\b[^`]*`|\bwith\b\s+\w+\s+as\s*\()"

@@ -18,7 +18,8 @@
   запускал минут 20 назад» was said unavailable on a dataset page (then read as task 20); «выкатывай на прод …» was
   not understood; «превью смотрел, всё ок. запускай» showed the preview again; "first 5 rows of energy_consumption
   on dev" listed the environments; the deploy history of a dashboard found by its title was refused with a
-  validator's text (env_id).
+  validator's text (env_id); «сколько всего дашбордов на деве?» on a dashboard page read «всего» as «его» (this
+  dashboard); "create a superset account …" showed the environment list after saying it cannot.
 - «откати эту миграцию» on a migration page rolled back in the plan's source environment (ss-dev): it is asked where.
 """
 
@@ -279,3 +280,22 @@ def test_a_column_s_max_written_as_sql_is_queried_after_the_dataset_is_read(spec
     assert then == "superset_execute_sql"
     assert sql_args["sql"] == 'SELECT MAX("date") AS "max_date" FROM "main"."energy_consumption"'
     assert sql_for("min(nope) please", read, None) is None  # a column the dataset does not have
+
+
+def test_how_many_dashboards_on_a_dashboard_page_is_the_dashboard_list(specs, knowledge):  # noqa: F811
+    name, _args = only_call(step(specs, knowledge, "сколько всего дашбордов на деве?", "dashboard/1@ss-dev"))
+    assert name == "search_dashboards"  # «всего» was read as «его» (this dashboard): its summary
+
+
+def test_an_action_no_tool_performs_lists_what_can_be_done_not_the_environments(specs, knowledge):  # noqa: F811
+    question = "create a superset account for maria.k on dev with Gamma + sql lab, she starts monday"
+    message = step(specs, knowledge, question, "@ss-dev")
+
+    assert message.tool_calls == []
+    assert message.content.startswith(
+        text(
+            "en",
+            "I cannot %(aspect)s: I have no tool for it, and I changed nothing.",
+            aspect="manage Superset users and passwords",
+        )
+    )

@@ -36,6 +36,8 @@ GENERAL_READS = frozenset(
 
 # Aspects no query of the data answers: the page's read is shown in their place, not a request for SQL.
 NO_QUERY_ANSWERS = frozenset({"column_meaning"})
+# Reads of the whole product that answer no request: an action no tool performs lists what can be done instead.
+OVERVIEWS = frozenset({"list_environments", "show_capabilities"})
 # The searches: a step towards the tool a request names («выкати Обзор регионов» finds the dashboard first).
 SEARCHES = frozenset({"search_dashboards", "search_datasets"})
 
@@ -83,6 +85,8 @@ def instead_tool(turn: Turn, choice: Choice, mentions: Mentions) -> str | None:
     else the page's own read tool (DESIGN §8) when it has them, else the read tool chosen; else None (nothing close:
     the answer lists what is possible here)."""
     chosen = choice.tool if choice.kind == "tool" and not changes_state(choice.tool) else None
+    if turn.aspect is not None and turn.aspect.kind == "action" and chosen in OVERVIEWS:
+        chosen = None  # "create a superset account …": what can be done here, not the environment list
     writes = chosen == "superset_execute_sql" and writes_sql(turn.question)  # its SQL written after a read
     # What no query answers (a column's meaning) shows the page's object rather than asking the person for SQL.
     no_query = turn.aspect is not None and turn.aspect.name in NO_QUERY_ANSWERS
