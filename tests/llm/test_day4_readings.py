@@ -19,7 +19,9 @@
   not understood; «превью смотрел, всё ок. запускай» showed the preview again; "first 5 rows of energy_consumption
   on dev" listed the environments; the deploy history of a dashboard found by its title was refused with a
   validator's text (env_id); «сколько всего дашбордов на деве?» on a dashboard page read «всего» as «его» (this
-  dashboard); "create a superset account …" showed the environment list after saying it cannot.
+  dashboard); "create a superset account …" showed the environment list after saying it cannot; «Добрый день!
+  Расскажите …» was «Не могу выполнить «день»», then a comparison of the dataset with itself was refused with a
+  validator's text (turns_day3 v68).
 - «откати эту миграцию» on a migration page rolled back in the plan's source environment (ss-dev): it is asked where.
 """
 
@@ -32,7 +34,7 @@ from agentchat.llm.offline.mentions import mentions_read
 from agentchat.llm.offline.model import turn_read
 from agentchat.llm.offline.sql_steps import sql_for
 from agentchat.llm.offline.state import Result
-from agentchat.toolset.aspects import asked_aspect, foreign_verb
+from agentchat.toolset.aspects import asked_aspect, foreign_verb, unheard_action
 from agentchat.toolset.reading import read_question
 from agentchat.toolset.tokens import scripts_unmixed
 from agentchat.turn.prompt import system_prompt
@@ -298,4 +300,31 @@ def test_an_action_no_tool_performs_lists_what_can_be_done_not_the_environments(
             "I cannot %(aspect)s: I have no tool for it, and I changed nothing.",
             aspect="manage Superset users and passwords",
         )
+    )
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Добрый день! Расскажите, пожалуйста, подробно про датасет energy_consumption",
+        "Здравствуйте! Подскажите, что с дашбордом",
+    ],
+)
+def test_a_greeting_is_no_request_no_tool_performs(question):
+    assert unheard_action(question) is None  # «день», «здравствуйте» read as imperatives: «Не могу выполнить «день»»
+
+
+def test_a_comparison_with_the_environment_the_object_was_found_in_asks_with_what(specs, knowledge):  # noqa: F811
+    question = "есть ли такой же датасет energy_consumption в проде?"
+    search = Result(
+        "search_datasets",
+        {"env_id": "prod", "query": "energy_consumption"},
+        {"count": 1, "datasets": [{"id": 1}]},
+        True,
+    )
+    message = step(specs, knowledge, question, "@prod", results=[search], role="engineer")
+
+    assert message.tool_calls == []  # compared with itself it was refused with a validator's text
+    assert message.content == text(
+        "ru", "Compared with what? Name the other environment (“with prod”) or a saved copy (“with copy 12”)."
     )

@@ -10,7 +10,7 @@ from typing import Any
 from agentchat.llm.offline.arguments import args_fill
 from agentchat.llm.offline.mentions import Mentions
 from agentchat.llm.offline.naming import KIND_TOOLS, tool_kind
-from agentchat.llm.offline.state import Choice, Turn
+from agentchat.llm.offline.state import Choice, Result, Turn
 from agentchat.runtime.registry import tool_spec
 from agentchat.toolset.aspects import Aspect, aspect_named, foreign_verb, unheard_action_aspect, unheard_aspect
 from agentchat.toolset.intents import ACTION_REQUEST, ROLLBACK, STRONG
@@ -150,3 +150,19 @@ def named_unfilled(turn: Turn, tool: str, args: dict[str, Any], mentions: Mentio
 def properties(turn: Turn, tool: str) -> dict[str, Any]:
     """The JSON-schema properties of the offered ``tool`` (``{}`` when it has none)."""
     return (turn.tools[tool].get("parameters") or {}).get("properties") or {}
+
+
+def found_args(
+    turn: Turn, tool: str, search: Result, args: dict[str, Any], missing: list[str]
+) -> tuple[dict[str, Any], list[str]]:
+    """The arguments of ``tool`` called on the object a ``search`` found (``args`` hold its id), and what is still
+    missing: the environment it was found in is the tool's ``env_id``, or ``source_env_id`` of deploy_history's
+    dashboard (which takes no env_id: one added was refused with a validator's text); an ``other_env_id`` that
+    became that same environment is asked for (compared with itself, the call was refused the same way)."""
+    key = next((k for k in ("env_id", "source_env_id") if k in properties(turn, tool)), None)
+    if key and "env_id" in search.args:
+        args = {**args, key: search.args["env_id"]}
+    if args.get("other_env_id") is not None and args.get("other_env_id") == args.get("env_id"):
+        args = {k: v for k, v in args.items() if k != "other_env_id"}
+        missing = [*missing, "other_env_id"]
+    return args, [m for m in missing if m not in args]

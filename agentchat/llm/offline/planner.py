@@ -28,6 +28,7 @@ from agentchat.llm.offline.asked import (
     asked_aspect_of,
     changes_state,
     dataset_users,
+    found_args,
     instead_tool,
     kind_named,
     named_unfilled,
@@ -372,12 +373,7 @@ def _continue_chain(turn: Turn, intended: str, last: Result, mentions: Mentions)
         args, missing = args_fill(
             tool=intended, parameters=turn.tools[intended].get("parameters") or {}, mentions=mentions, page=turn.page
         )
-        # The environment the object was found in: the tool's env_id, or the source of deploy_history's dashboard_id
-        # (which takes no env_id: adding one was a validator's text to the person).
-        env_key: str | None = next((k for k in ("env_id", "source_env_id") if k in properties(turn, intended)), None)
-        found_in: dict[str, Any] = {env_key: last.args["env_id"]} if env_key and "env_id" in last.args else {}
-        args = {**args, key: rows[0]["id"], **found_in}
-        missing = [m for m in missing if m not in args]
+        args, missing = found_args(turn, intended, last, {**args, key: rows[0]["id"]}, missing)
         return _ask(turn, intended, missing[0]) if missing else _call(intended, args)
     if last.tool == "preview_migration" and intended == "execute_migration":
         args = {k: v for k, v in last.args.items() if k in properties(turn, intended)}
