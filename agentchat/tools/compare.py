@@ -64,11 +64,13 @@ def _own(bundle: Bundle, kind: str) -> dict[str, Any]:
     return found[0]
 
 
-async def _match(other: SupersetClient, kind: str, config: dict[str, Any]) -> int | None:
-    """The id of the same object in ``other``: same uuid, else the same slug (dashboard) or schema + table
-    (dataset), as Superset's import matches (DESIGN §8)."""
+async def _match(other: SupersetClient, kind: str, config: dict[str, Any]) -> tuple[int | None, str]:
+    """The id of the same object in ``other`` and how it was found (``uuid``, ``slug`` or ``table``): same uuid,
+    else the same slug (dashboard) or schema + table (dataset), as Superset's import matches (DESIGN §8)."""
     rows = await objects_where(other, kind, "uuid", [str(config.get("uuid"))])
-    if not rows and kind == "dashboard" and config.get("slug"):
+    if rows:
+        return rows[0]["id"], "uuid"
+    if kind == "dashboard" and config.get("slug"):
         rows = await objects_where(other, kind, "slug", [config["slug"]])
     if not rows and kind == "dataset" and config.get("table_name"):
         rows = [
@@ -76,7 +78,7 @@ async def _match(other: SupersetClient, kind: str, config: dict[str, Any]) -> in
             for r in await objects_where(other, kind, "table_name", [config["table_name"]])
             if (r.get("schema") or "") == (config.get("schema") or "")
         ]
-    return rows[0]["id"] if rows else None
+    return (rows[0]["id"], "slug" if kind == "dashboard" else "table") if rows else (None, "")
 
 
 async def _with_owners(client: SupersetClient, kind: str, object_id: int, bundle: Bundle) -> None:
@@ -135,10 +137,12 @@ async def compare_versions(ctx: ToolContext, args: CompareArgs) -> dict[str, Any
     """Compare one object with its other version (see the module docstring); the other version is the old side.
 
     Returns:
-        ``{"env_id", "object": {"type", "id", "name"}, "other": {"env_id", "id"} | {"backup_id", "env_id",
-        "created_at"}, "found": bool, "counts": {"changed", "added", "removed", "same"}, "differences":
-        [superset.diff.diff_summary line]}`` — ``found`` False (no counts, no differences) when the other side has
-        no such object; at most ``LINES_PER_OBJECT`` lines per object.
+        ``{"env_id", "object": {"type", "id", "name"}, "other": {"env_id", "id", "matched_by": "uuid" | "slug" |
+        "table"} | {"backup_id", "env_id", "created_at"}, "found": bool, "charts_anew": int, "counts": {"changed",
+        "added", "removed", "same"}, "differences": [superset.diff.diff_summary line]}``; ``charts_anew`` counts
+        the charts whose uuids the other side does not hold (a deploy creates them anew there); ``found`` False (no
+        counts, no differences) when the other side has no such object; at most ``LINES_PER_OBJECT`` lines per
+        object.
 
     Raises:
         InvalidArguments: no saved copy ``backup_id``. CopyUnreadable: its file is gone or not an export.
@@ -157,8 +161,8 @@ async def compare_versions(ctx: ToolContext, args: CompareArgs) -> dict[str, Any
         before = _scoped(copy, kind, config)
     else:
         other = await ctx.superset(str(args.other_env_id))
-        other_id = await _match(other, kind, config)
-        out["other"] = {"env_id": other.env_id, "id": other_id}
+        other_id, matched_by = await _match(other, kind, config)
+        out["other"] = {"env_id": other.env_id, "id": other_id, "matched_by": matched_by}
         before = await _exported(other, kind, other_id) if other_id is not None else Bundle()
         if other_id is not None:
             await _with_owners(client, kind, object_id, current)
@@ -167,6 +171,8 @@ async def compare_versions(ctx: ToolContext, args: CompareArgs) -> dict[str, Any
     if not out["found"]:
         return out
     diff = bundles_diff(before, current)
+    # Charts the other side holds under other uuids: a deploy (an import by uuid) makes them anew there.
+    out["charts_anew"] = len(set(current.by_uuid("charts")) - set(before.by_uuid("charts")))
     out["counts"] = diff["counts"]
     out["differences"] = diff_summary(diff, limit=LINES_PER_OBJECT)
     return out

@@ -13,6 +13,7 @@ verb some tool is asked with, but never the tool chosen («сертифицир�
 read as the dashboard's summary): that tool's card or answer is not what was asked.
 """
 
+import difflib
 import functools
 import re
 from dataclasses import dataclass
@@ -226,10 +227,23 @@ def leading_verb(question: str) -> str | None:
 
 def unheard_action(question: str) -> str | None:
     """The verb a request starts with (``leading_verb``), when nobody ever asked a tool to do it (no tool's texts
-    and no labelled question of ``examples.yaml`` hold its stem), or None (a verb some tool is known for:
-    «покажи», «задеплой», "deploy")."""
+    and no labelled question of ``examples.yaml`` hold its stem, nor a word it is a typo of), or None (a verb some
+    tool is known for: «покажи», «задеплой», "deploy"; «пакажи», "shwo" typed for one)."""
     verb = leading_verb(question)
-    return verb if verb and _stem(verb) not in heard_stems() else None
+    if not verb or _stem(verb) in heard_stems():
+        return None
+    return None if difflib.get_close_matches(verb, _heard_words(), n=1, cutoff=TYPO_RATIO) else verb
+
+
+# How close (difflib ratio) a verb must be to a word the tools are asked with to be taken for its typo
+# («пакажи» / «покажи» 0.83, "shwo" / "show" 0.75; «пометь» / «поменяй» 0.62 is another verb).
+TYPO_RATIO = 0.75
+
+
+@functools.cache
+def _heard_words() -> tuple[str, ...]:
+    """Every word of 4+ letters the tools are asked with (``_asked_texts``), for ``difflib``."""
+    return tuple(sorted({w for texts in _asked_texts().values() for t in texts for w in _words(t) if len(w) >= 4}))
 
 
 # How many first letters of a verb another word of a tool's texts may share to count as the same verb

@@ -15,6 +15,8 @@ from tests.support.chat_server import Call, Recorded, Reply
 from tests.support.contexts import ui_context
 from tests.support.frames import Frames, stored_answer
 from tests.support.superset_scratch import owner_ids, superset
+from tests.support.tool_runs import answer
+from tests.support.wording import plural, text
 from tests.tools.test_deploy import _run
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.superset]
@@ -155,3 +157,37 @@ async def test_the_openai_path_gets_the_differences_in_the_tool_result(users, sc
     assert "compare_versions" in server.requests[0].tools
     answer = await database_sync_to_async(stored_answer)(conversation_id)
     assert f"В prod заголовок «{old}», в ss-dev «{new}»." in answer
+
+
+async def test_another_dashboard_found_by_its_slug_is_said_with_the_charts_a_deploy_makes_anew(users, scratch):
+    """A fresh check compared «Отчёт по энергопотреблению» with prod and read that only the owners differed, while
+    prod's dashboard was another one with the same slug and a deploy would create its charts anew (the preview said
+    so). Superset's import matches by uuid: the comparison now says what it matched by and what a deploy makes."""
+    dev = scratch.dashboard("ss-dev", "Тот же slug", slug="same-slug")
+    scratch.chart("ss-dev", "График под другим uuid", [dev["id"]])
+    prod = scratch.dashboard("prod", "Тот же slug", slug="same-slug")
+    assert prod["slug"] == dev["slug"]  # one slug, two objects
+
+    args = {"env_id": "ss-dev", "dashboard_id": dev["id"], "other_env_id": "prod"}
+    outcome = await _run("compare_versions", args, users["engineer"])
+
+    assert outcome.ok, outcome.error_message
+    assert (outcome.result["other"]["matched_by"], outcome.result["charts_anew"]) == ("slug", 1)
+    said = answer("compare_versions", outcome, "ru")
+    assert (
+        text("ru", "In %(other)s this is another dashboard with the same slug (its uuid differs).", other="prod")
+        in said
+    )
+    one = "A deploy to %(other)s would create %(count)d chart anew: %(other)s has it under another uuid."
+    many = "A deploy to %(other)s would create %(count)d charts anew: %(other)s has them under other uuids."
+    assert plural("ru", one, many, 1, other="prod", count=1) in said
+
+
+async def test_the_same_dashboard_in_prod_is_matched_by_uuid_with_nothing_made_anew(users, scratch):
+    dev, _chart, _old, _new = await _deployed_then_changed(users, scratch)
+    args = {"env_id": "ss-dev", "dashboard_id": dev["id"], "other_env_id": "prod"}
+
+    outcome = await _run("compare_versions", args, users["engineer"])
+
+    assert (outcome.result["other"]["matched_by"], outcome.result["charts_anew"]) == ("uuid", 0)
+    assert "uuid" not in answer("compare_versions", outcome, "en")

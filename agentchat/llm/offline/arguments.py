@@ -189,7 +189,7 @@ def args_fill(
     if tool == "superset_create_dataset" and not {"database_id", "database_name", "dataset_id"} & set(args):
         missing.append("database_name")  # no database named and no page's dataset to take it from (issue 29)
     plan = {"migration_id", "migration_name"} & set(args)
-    if "migration_name" in args:  # a plan named has its own environments: the page's is not put beside them
+    if plan:  # a saved plan has its own environments: the page's is not put beside them («из prod» was invented)
         for name, said in (("source_env_id", mentions.source_env), ("target_env_id", mentions.target_env)):
             if not said:
                 args.pop(name, None)

@@ -41,6 +41,34 @@ def compare_versions(result: dict[str, Any], language: str) -> str:
         )
     counts = result.get("counts") or {}
     differing = sum(int(counts.get(status) or 0) for status in ("changed", "added", "removed"))
+    return "\n".join(filter(None, [_compared(result, values, differing), _other_object(result, values)]))
+
+
+def _other_object(result: dict[str, Any], values: dict[str, Any]) -> str:
+    """A line when the other side is another object found by its slug or table (its uuid differs: Superset's import
+    matches by uuid), or holds the charts under other uuids: what a deploy would then replace or make anew."""
+    matched_by = (result.get("other") or {}).get("matched_by")
+    anew = int(result.get("charts_anew") or 0)
+    lines = []
+    if matched_by == "slug":
+        lines.append(_("In %(other)s this is another dashboard with the same slug (its uuid differs).") % values)
+    elif matched_by == "table":
+        lines.append(_("In %(other)s this is another dataset on the same table (its uuid differs).") % values)
+    if anew and matched_by:
+        lines.append(
+            ngettext(
+                "A deploy to %(other)s would create %(count)d chart anew: %(other)s has it under another uuid.",
+                "A deploy to %(other)s would create %(count)d charts anew: %(other)s has them under other uuids.",
+                anew,
+            )
+            % {**values, "count": anew}
+        )
+    return " ".join(lines)
+
+
+def _compared(result: dict[str, Any], values: dict[str, Any], differing: int) -> str:
+    """The comparison's own lines: no differences (what was compared), or the differing objects."""
+    kind = str((result.get("object") or {}).get("type"))
     if not differing and kind == "dataset":  # what superset.diff compares of a dataset
         return capfirst(
             _(
