@@ -22,6 +22,8 @@
   dashboard); "create a superset account …" showed the environment list after saying it cannot; «Добрый день!
   Расскажите …» was «Не могу выполнить «день»», then a comparison of the dataset with itself was refused with a
   validator's text (turns_day3 v68).
+- A fresh check on a clean clone: «пакажи …», "shwo …" and «слушай, …» began with «Не могу выполнить …»; «запускай
+  миграцию» on the plan's page with prod picked was refused as asked «из prod».
 - «откати эту миграцию» on a migration page rolled back in the plan's source environment (ss-dev): it is asked where.
 """
 
@@ -328,3 +330,20 @@ def test_a_comparison_with_the_environment_the_object_was_found_in_asks_with_wha
     assert message.content == text(
         "ru", "Compared with what? Name the other environment (“with prod”) or a saved copy (“with copy 12”)."
     )
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "пакажи какие калонки в этом датасете",  # a typo of «покажи»
+        "shwo me teh colums of this datset pls",
+        "слушай, когда последний раз меняли этот дашборд и кто?",  # an opener
+    ],
+)
+def test_a_typo_or_an_opener_is_no_request_no_tool_performs(question):
+    assert unheard_action(question) is None  # «Не могу выполнить «пакажи»» before the answer
+
+
+def test_a_saved_plan_s_environments_are_not_taken_from_the_page(specs, knowledge):  # noqa: F811
+    name, args = only_call(step(specs, knowledge, "запускай миграцию", "migration/1@prod"))
+    assert (name, args) == ("preview_migration", {"migration_id": 1})  # «из prod» contradicted the plan
