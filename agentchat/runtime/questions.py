@@ -16,6 +16,11 @@ ARGUMENT_QUESTIONS: dict[str, Promise] = {
     "target_env_id": gettext_lazy("To which environment? Write, for example, “to prod”."),
     # rollback_deploy asked from a migration's page, which is the plan's source environment (llm.offline.arguments)
     "undo_env_id": gettext_lazy("In which environment should it be undone? Write, for example, “in prod”."),
+    # deploy_dashboard to the environment the page's dashboard is in (llm.offline.arguments)
+    "same_environment": gettext_lazy(
+        "The dashboard on this page is already there. From which environment should it come? Write, for example, "
+        "“from ss-dev to prod”, or open it on the source environment's page."
+    ),
     "dashboard_id": gettext_lazy(
         "Which dashboard do you mean? Give its id or its name in quotes — or open the agent from the dashboard's page."
     ),

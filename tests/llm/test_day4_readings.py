@@ -22,8 +22,9 @@
   dashboard); "create a superset account …" showed the environment list after saying it cannot; «Добрый день!
   Расскажите …» was «Не могу выполнить «день»», then a comparison of the dataset with itself was refused with a
   validator's text (turns_day3 v68).
-- A fresh check on a clean clone: «пакажи …», "shwo …" and «слушай, …» began with «Не могу выполнить …»; «запускай
-  миграцию» on the plan's page with prod picked was refused as asked «из prod».
+- A fresh check on a clean clone: «пакажи …», "shwo …" and «слушай, …» began with «Не могу выполнить …»; «в
+  окружение uat-7» and "to qa-env" were asked «В какое окружение?»; «задеплой этот дашборд в prod» on prod's page
+  was told to write «в prod».
 - «откати эту миграцию» on a migration page rolled back in the plan's source environment (ss-dev): it is asked where.
 """
 
@@ -344,6 +345,20 @@ def test_a_typo_or_an_opener_is_no_request_no_tool_performs(question):
     assert unheard_action(question) is None  # «Не могу выполнить «пакажи»» before the answer
 
 
-def test_a_saved_plan_s_environments_are_not_taken_from_the_page(specs, knowledge):  # noqa: F811
-    name, args = only_call(step(specs, knowledge, "запускай миграцию", "migration/1@prod"))
-    assert (name, args) == ("preview_migration", {"migration_id": 1})  # «из prod» contradicted the plan
+@pytest.mark.parametrize(
+    ("question", "env"),
+    [("задеплой этот дашборд в окружение uat-7", "uat-7"), ("deploy this dashboard to qa-env", "qa-env")],
+)
+def test_an_environment_that_does_not_exist_is_said_not_asked_for(specs, knowledge, question, env):  # noqa: F811
+    message = step(specs, knowledge, question, "dashboard/1@ss-dev", role="engineer")
+    assert message.tool_calls == []
+    assert f"«{env}»" in message.content or f"“{env}”" in message.content  # was «В какое окружение?»
+
+
+def test_a_deploy_to_the_page_s_own_environment_asks_where_from(specs, knowledge):  # noqa: F811
+    message = step(specs, knowledge, "задеплой этот дашборд в prod", "dashboard/1@prod", role="engineer")
+    assert message.content == text(
+        "ru",
+        "The dashboard on this page is already there. From which environment should it come? Write, for example, "
+        "“from ss-dev to prod”, or open it on the source environment's page.",
+    )  # it was told «В какое окружение? Напишите, например, «в prod»» — what it had written

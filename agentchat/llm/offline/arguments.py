@@ -180,6 +180,8 @@ def args_fill(
         missing = ["undo_env_id" if name == "env_id" else name for name in missing]
     if tool == "deploy_dashboard" and "dashboard_id" not in args and "dashboard" not in args:
         missing.append("dashboard_id")
+    if tool == "deploy_dashboard" and mentions.target_env and mentions.target_env == args.get("source_env_id"):
+        missing = ["same_environment" if m == "target_env_id" else m for m in missing]  # «в prod» on prod's page
     if tool == "compare_versions" and not {"dashboard_id", "dataset_id"} & set(args):
         # An object named by its name is looked up by its kind first («чем отличается Отчёт … в ss-dev и в prod»).
         named = "dataset_id" if mentions.names_kind == "dataset" else "dashboard_id"
@@ -189,7 +191,7 @@ def args_fill(
     if tool == "superset_create_dataset" and not {"database_id", "database_name", "dataset_id"} & set(args):
         missing.append("database_name")  # no database named and no page's dataset to take it from (issue 29)
     plan = {"migration_id", "migration_name"} & set(args)
-    if plan:  # a saved plan has its own environments: the page's is not put beside them («из prod» was invented)
+    if "migration_name" in args:  # a plan named has its own environments: the page's is not put beside them
         for name, said in (("source_env_id", mentions.source_env), ("target_env_id", mentions.target_env)):
             if not said:
                 args.pop(name, None)
