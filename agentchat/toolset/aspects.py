@@ -232,12 +232,20 @@ def unheard_action(question: str) -> str | None:
     verb = leading_verb(question)
     if not verb or _stem(verb) in heard_stems():
         return None
-    return None if difflib.get_close_matches(verb, _heard_words(), n=1, cutoff=TYPO_RATIO) else verb
+    return None if _typo_of_heard(verb) else verb
 
 
-# How close (difflib ratio) a verb must be to a word the tools are asked with to be taken for its typo
-# («пакажи» / «покажи» 0.83, "shwo" / "show" 0.75; «пометь» / «поменяй» 0.62 is another verb).
-TYPO_RATIO = 0.75
+# A verb of this many letters or more is taken for the typo of a word the tools are asked with when its difflib
+# ratio to it is at least ``TYPO_RATIO`` («пакажи» / «покажи» 0.83); a shorter one only when it has that word's
+# letters in another order ("shwo" / "show"): "mark" / "make" (0.75) and "set" are verbs of their own.
+TYPO_LETTERS, TYPO_RATIO = 6, 0.8
+
+
+def _typo_of_heard(verb: str) -> bool:
+    """True when ``verb`` is a typo of a word the tools are asked with (see ``TYPO_LETTERS``)."""
+    if len(verb) >= TYPO_LETTERS and difflib.get_close_matches(verb, _heard_words(), n=1, cutoff=TYPO_RATIO):
+        return True
+    return len(verb) >= 4 and sorted(verb) in (sorted(w) for w in _heard_words() if len(w) == len(verb))
 
 
 @functools.cache

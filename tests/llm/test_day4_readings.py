@@ -362,3 +362,11 @@ def test_a_deploy_to_the_page_s_own_environment_asks_where_from(specs, knowledge
         "The dashboard on this page is already there. From which environment should it come? Write, for example, "
         "“from ss-dev to prod”, or open it on the source environment's page.",
     )  # it was told «В какое окружение? Напишите, например, «в prod»» — what it had written
+
+
+@pytest.mark.parametrize(
+    ("question", "verb"),
+    [("Please mark this dataset as certified — golden source", "mark"), ("set up a check that pings me", "set")],
+)
+def test_a_short_verb_of_its_own_is_no_typo(question, verb):
+    assert unheard_action(question) == verb  # "mark" is not "make", "set" not "sets"
