@@ -13,7 +13,6 @@ verb some tool is asked with, but never the tool chosen («сертифицир�
 read as the dashboard's summary): that tool's card or answer is not what was asked.
 """
 
-import difflib
 import functools
 import re
 from dataclasses import dataclass
@@ -235,17 +234,22 @@ def unheard_action(question: str) -> str | None:
     return None if _typo_of_heard(verb) else verb
 
 
-# A verb of this many letters or more is taken for the typo of a word the tools are asked with when its difflib
-# ratio to it is at least ``TYPO_RATIO`` («пакажи» / «покажи» 0.83); a shorter one only when it has that word's
-# letters in another order ("shwo" / "show"): "mark" / "make" (0.75) and "set" are verbs of their own.
-TYPO_LETTERS, TYPO_RATIO = 6, 0.8
+# Letters written for one another in Russian as they sound («пакажи» for «покажи», «сделаи» for «сделай»).
+_SOUNDS_ALIKE = ({"а", "о"}, {"е", "и"}, {"е", "я"}, {"и", "ы"}, {"и", "й"})
 
 
 def _typo_of_heard(verb: str) -> bool:
-    """True when ``verb`` is a typo of a word the tools are asked with (see ``TYPO_LETTERS``)."""
-    if len(verb) >= TYPO_LETTERS and difflib.get_close_matches(verb, _heard_words(), n=1, cutoff=TYPO_RATIO):
+    """True when ``verb`` is a typo of a word the tools are asked with: its letters in another order ("shwo" for
+    "show", 4+ letters), or one Russian letter written as it sounds («пакажи»). Any other near word is a verb of its
+    own ("mark" is not "make"; a held row of aspects_unserved2 lost its cannot sentence to a looser rule)."""
+    same_length = [w for w in _heard_words() if len(w) == len(verb)]
+    if len(verb) >= 4 and sorted(verb) in (sorted(w) for w in same_length):
         return True
-    return len(verb) >= 4 and sorted(verb) in (sorted(w) for w in _heard_words() if len(w) == len(verb))
+    for word in same_length:
+        differ = [(a, b) for a, b in zip(verb, word, strict=True) if a != b]
+        if len(differ) == 1 and set(differ[0]) in _SOUNDS_ALIKE:
+            return True
+    return False
 
 
 @functools.cache
