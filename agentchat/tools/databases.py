@@ -186,7 +186,8 @@ async def superset_explore_database(ctx: ToolContext, args: ExploreDatabaseArgs)
       ``environments``, ``review``, ``checked``, ``problems``, ``notes``);
     - database + ``schema``: ``{"mode": "tables", "database", "schema", "count", "tables": [{"name", "type",
       "dataset_id"}]}`` (GET /api/v1/database/<id>/tables/; ``dataset_id`` of a physical dataset or None);
-    - database only: ``{"mode": "schemas", "database", "schemas"}`` (GET /api/v1/database/<id>/schemas/);
+    - database only: ``{"mode": "schemas", "database", "schemas"}`` (GET /api/v1/database/<id>/schemas/), or
+      the tables of its only schema as above;
     - nothing: ``{"mode": "databases", "count", "databases": [{"id", "name", "backend", "expose_in_sqllab",
       "allow_dml", "schemas"}]}``.
 
@@ -204,12 +205,11 @@ async def superset_explore_database(ctx: ToolContext, args: ExploreDatabaseArgs)
         result = await _overview(client)
     else:
         database = await database_resolve(client, database_id=args.database_id, database_name=args.database_name)
-        if args.schema_name:
-            result = await _tables(client, database, args.schema_name, args.limit)
+        schemas = [args.schema_name] if args.schema_name else await database_schemas(client, database["id"])
+        if len(schemas) == 1:
+            # One schema (or the one asked for): its tables, which «какие таблицы есть в базе Energy?» asked for
+            # (a fresh check was shown «Схемы базы Energy: main» and no table).
+            result = await _tables(client, database, str(schemas[0]), args.limit)
         else:
-            result = {
-                "mode": "schemas",
-                "database": database,
-                "schemas": await database_schemas(client, database["id"]),
-            }
+            result = {"mode": "schemas", "database": database, "schemas": schemas}
     return {"env_id": args.env_id, **result}

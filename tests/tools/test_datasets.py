@@ -123,8 +123,9 @@ async def test_explore_lists_databases_schemas_and_tables_with_their_datasets(
     listed = {d["name"]: d for d in overview.result["databases"]}
     assert listed["Energy"]["schemas"] == api("ss-dev", "GET", "/api/v1/database/1/schemas/")["result"]
     assert scratch_database["name"] in listed
-    assert schemas.result["mode"] == "schemas"
-    assert schemas.result["schemas"] == ["main"]
+    # one schema ("main"): its tables are listed at once («какие таблицы есть в базе …?» was shown the schema only)
+    assert api("ss-dev", "GET", f"/api/v1/database/{schemas.result['database']['id']}/schemas/")["result"] == ["main"]
+    assert (schemas.result["mode"], schemas.result["schema"]) == ("tables", "main")
     truth = api("ss-dev", "GET", "/api/v1/database/1/tables/", params={"q": "(schema_name:main)"})["result"]
     assert {t["name"] for t in tables.result["tables"]} == {t["value"] for t in truth}
     by_name = {t["name"]: t["dataset_id"] for t in tables.result["tables"]}
