@@ -24,7 +24,7 @@
   validator's text (turns_day3 v68).
 - A fresh check on a clean clone: «пакажи …», "shwo …" and «слушай, …» began with «Не могу выполнить …»; «в
   окружение uat-7» and "to qa-env" were asked «В какое окружение?»; «задеплой этот дашборд в prod» on prod's page
-  was told to write «в prod».
+  was told to write «в prod»; «найди все дашборды где в названии есть регион» listed every dashboard as a match.
 - «откати эту миграцию» on a migration page rolled back in the plan's source environment (ss-dev): it is asked where.
 """
 
@@ -370,3 +370,9 @@ def test_a_deploy_to_the_page_s_own_environment_asks_where_from(specs, knowledge
 )
 def test_a_short_verb_of_its_own_is_no_typo(question, verb):
     assert unheard_action(question) == verb  # "mark" is not "make", "set" not "sets"
+
+
+def test_a_word_the_title_holds_is_searched_for(specs, knowledge):  # noqa: F811
+    question = "найди все дашборды где в названии есть регион"
+    name, args = only_call(step(specs, knowledge, question, "dashboard/1@ss-dev", role="analyst"))
+    assert (name, args.get("query")) == ("search_dashboards", "регион")  # the whole list had been shown as matches

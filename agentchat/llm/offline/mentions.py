@@ -224,7 +224,7 @@ def _name_after_marker(words: list[str], claimed: set[str], environments: list[t
                 # or a title word, a topic after a topic word («дашборд с показателями потребления»).
                 titled = bool(SINGULAR_NOUN.match(following) or TITLE_WORDS.match(following))
                 continue
-            if not name and following.lower() in {"the", "a", "an"}:
+            if not name and following.lower() in {"the", "a", "an", "есть"}:  # «в названии есть регион»
                 continue
             if name and object_noun:
                 titled = True  # "about the regions overview dashboard": the words before the noun name it
