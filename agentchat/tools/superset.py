@@ -7,8 +7,7 @@ from django.utils.translation import gettext_lazy
 from pydantic import Field
 
 from agentchat.context.ids import ObjectId
-from agentchat.errors import ToolError, UpstreamUnavailable
-from agentchat.language import in_language
+from agentchat.errors import ToolError, UpstreamUnavailable, message_format
 from agentchat.review.runs import review_latest
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
@@ -232,8 +231,7 @@ async def _git_part(ctx: ToolContext, client: SupersetClient, args: DashboardArg
     except UpstreamUnavailable as exc:
         # The summary's own reads were answered, so Superset is up: its export fails with a 5xx for an account that
         # may not read one of the dashboard's datasets (the demo analyst on «Обзор регионов»), not «try later».
-        with in_language(ctx.language):
-            return {"error": str(EXPORT_REFUSED) % {"detail": exc.params.get("detail") or "HTTP 5xx"}}
+        return {"error": message_format(EXPORT_REFUSED, exc.params, ctx.language)}
     except ToolError as exc:
         return {"error": exc.text(ctx.language)}
     except OSError as exc:

@@ -119,17 +119,21 @@ def _words(text: str) -> list[str]:
 
 
 @functools.cache
+def _word_lists() -> dict[str, frozenset[str]]:
+    """The lists of ``asked_words.yaml`` (``question_words``, ``fillers``, ``any_tool_verbs``), folded, read once."""
+    data = yaml.safe_load(ASKED_WORDS_PATH.read_text(encoding="utf-8"))
+    return {key: frozenset(map(fold, words)) for key, words in data.items()}
+
+
 def _asked_words() -> tuple[frozenset[str], frozenset[str]]:
     """``(question words, fillers)`` of ``asked_words.yaml``."""
-    data = yaml.safe_load(ASKED_WORDS_PATH.read_text(encoding="utf-8"))
-    return frozenset(map(fold, data["question_words"])), frozenset(map(fold, data["fillers"]))
+    lists = _word_lists()
+    return lists["question_words"], lists["fillers"]
 
 
-@functools.cache
 def _any_tool_verbs() -> frozenset[str]:
     """``any_tool_verbs`` of ``asked_words.yaml``."""
-    data = yaml.safe_load(ASKED_WORDS_PATH.read_text(encoding="utf-8"))
-    return frozenset(map(fold, data["any_tool_verbs"]))
+    return _word_lists()["any_tool_verbs"]
 
 
 @functools.cache
@@ -242,8 +246,8 @@ def _typo_of_heard(verb: str) -> bool:
     """True when ``verb`` is a typo of a word the tools are asked with: its letters in another order ("shwo" for
     "show", 4+ letters), or one Russian letter written as it sounds («пакажи»). Any other near word is a verb of its
     own ("mark" is not "make"; a held row of aspects_unserved2 lost its cannot sentence to a looser rule)."""
-    same_length = [w for w in _heard_words() if len(w) == len(verb)]
-    if len(verb) >= 4 and sorted(verb) in (sorted(w) for w in same_length):
+    same_length = _heard_words().get(len(verb), ())
+    if len(verb) >= 4 and "".join(sorted(verb)) in {"".join(sorted(w)) for w in same_length}:
         return True
     for word in same_length:
         differ = [(a, b) for a, b in zip(verb, word, strict=True) if a != b]
@@ -253,9 +257,13 @@ def _typo_of_heard(verb: str) -> bool:
 
 
 @functools.cache
-def _heard_words() -> tuple[str, ...]:
-    """Every word of 4+ letters the tools are asked with (``_asked_texts``), for ``difflib``."""
-    return tuple(sorted({w for texts in _asked_texts().values() for t in texts for w in _words(t) if len(w) >= 4}))
+def _heard_words() -> dict[int, tuple[str, ...]]:
+    """Every word of 4+ letters the tools are asked with (``_asked_texts``), by its length."""
+    words = {w for texts in _asked_texts().values() for t in texts for w in _words(t) if len(w) >= 4}
+    by_length: dict[int, list[str]] = {}
+    for word in sorted(words):
+        by_length.setdefault(len(word), []).append(word)
+    return {length: tuple(ws) for length, ws in by_length.items()}
 
 
 # How many first letters of a verb another word of a tool's texts may share to count as the same verb

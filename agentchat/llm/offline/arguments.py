@@ -172,12 +172,10 @@ def args_fill(
         required = [r for r in required if r != "dashboard"]
     if args.get("dataset") and str(args.get("query") or "").casefold() in str(args["dataset"]).casefold():
         del args["query"]  # the dataset's name (or its stem) is no dashboard title
-    undo_asked = tool == "rollback_deploy" and page.object_type == "migration" and not mentions.envs
-    if undo_asked:
-        args.pop("env_id", None)  # a plan's page is its source environment; an undo is where it went (asked)
     missing = [name for name in required if name not in args]
-    if undo_asked:
-        missing = ["undo_env_id" if name == "env_id" else name for name in missing]
+    if tool == "rollback_deploy" and page.object_type == "migration" and not mentions.envs:
+        args.pop("env_id", None)  # a plan's page is its source environment; an undo is where it went (asked)
+        missing = [*missing, "undo_env_id"]
     if tool == "deploy_dashboard" and "dashboard_id" not in args and "dashboard" not in args:
         missing.append("dashboard_id")
     if tool == "deploy_dashboard" and mentions.target_env and mentions.target_env == args.get("source_env_id"):

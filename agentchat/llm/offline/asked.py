@@ -17,7 +17,7 @@ from agentchat.toolset.intents import ACTION_REQUEST, ROLLBACK, STRONG
 from agentchat.toolset.reading import read_question
 from agentchat.toolset.unsupported import request_without_tool
 from agentchat.toolset.weights import writes_sql
-from agentchat.toolset.words import PAGE_READ
+from agentchat.toolset.words import PAGE_READ, SEARCH_OF
 
 # Read tools that answer with a summary or a listing of their object: what stands in place of a specific question
 # when nothing serves it (the issue's «generic answer»).
@@ -39,7 +39,7 @@ NO_QUERY_ANSWERS = frozenset({"column_meaning"})
 # Reads of the whole product that answer no request: an action no tool performs lists what can be done instead.
 OVERVIEWS = frozenset({"list_environments", "show_capabilities"})
 # The searches: a step towards the tool a request names («выкати Обзор регионов» finds the dashboard first).
-SEARCHES = frozenset({"search_dashboards", "search_datasets"})
+SEARCHES = frozenset(SEARCH_OF.values())
 
 
 def changes_state(name: str) -> bool:
@@ -87,10 +87,11 @@ def instead_tool(turn: Turn, choice: Choice, mentions: Mentions) -> str | None:
     chosen = choice.tool if choice.kind == "tool" and not changes_state(choice.tool) else None
     if turn.aspect is not None and turn.aspect.kind == "action" and chosen in OVERVIEWS:
         chosen = None  # "create a superset account …": what can be done here, not the environment list
-    writes = chosen == "superset_execute_sql" and writes_sql(turn.question)  # its SQL written after a read
-    # What no query answers (a column's meaning) shows the page's object rather than asking the person for SQL.
+    # What no query answers (a column's meaning) shows the page's object rather than asking the person for what the
+    # chosen read misses (SQL the planner does not write itself).
     no_query = turn.aspect is not None and turn.aspect.name in NO_QUERY_ANSWERS
-    if chosen is not None and (writes or not no_query or not _missing(turn, chosen, mentions)):
+    writes = chosen == "superset_execute_sql" and writes_sql(turn.question)
+    if chosen is not None and not (no_query and not writes and _missing(turn, chosen, mentions)):
         return chosen
     page_read = PAGE_READ.get(turn.page.object_type or "")
     if page_read in turn.tools and not _missing(turn, page_read, mentions):

@@ -356,10 +356,10 @@ def _continue_chain(turn: Turn, intended: str, last: Result, mentions: Mentions)
         if len(rows) != 1:
             return None  # none or several: the search answer lists them and the user picks
         key = "dashboard_id" if last.tool == "search_dashboards" else "dataset_id"
+        env = {"env_id": last.args["env_id"]} if "env_id" in last.args else {}  # where the object was found
         if key == "dataset_id" and intended == "superset_execute_sql" and not mentions.sql:
             # A count or the first rows of a dataset found by its name: a physical one's table is in the search's
             # row; a virtual one's SQL is read first (when the router offered the explorer; sql_steps).
-            env = {"env_id": last.args["env_id"]} if "env_id" in last.args else {}
             row = rows[0]
             source = {"table": row.get("name"), "schema": row.get("schema")} if row.get("kind") == "physical" else {}
             sql = sql_for(turn.question, {"source": source}, mentions.row_limit) if source else None
@@ -368,7 +368,6 @@ def _continue_chain(turn: Turn, intended: str, last: Result, mentions: Mentions)
             if "superset_explore_database" in turn.tools:
                 return _call("superset_explore_database", {**env, "dataset_id": row["id"]})
         if intended == "superset_audit_permissions":  # the object found is the one audited
-            env = {"env_id": last.args["env_id"]} if "env_id" in last.args else {}
             return _call(intended, {**env, "object_type": key.removesuffix("_id"), "object_id": rows[0]["id"]})
         args, missing = args_fill(
             tool=intended, parameters=turn.tools[intended].get("parameters") or {}, mentions=mentions, page=turn.page
