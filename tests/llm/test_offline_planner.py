@@ -317,7 +317,7 @@ def test_several_search_hits_are_listed_and_the_user_is_asked(specs, knowledge):
 def test_migration_is_previewed_before_it_runs(specs, knowledge):
     question = "перенеси дашборды 1 и 2 на прод"
     name, args = only_call(step(specs, knowledge, question, "migration/5@ss-dev"))  # the page's plan wins
-    planned = {"migration_id": 5, "dashboard_ids": [1, 2], "source_env_id": "ss-dev", "target_env_id": "prod"}
+    planned = {"migration_id": 5, "dashboard_ids": [1, 2], "target_env_id": "prod"}  # the source: the plan's
     assert (name, args) == ("preview_migration", planned)
 
     preview = Result(name, args, {"summary": "2 dashboards would be overwritten"}, True)

@@ -86,3 +86,23 @@ async def test_offline_dashboards_of_the_plan_named_on_its_page_run_the_plan(use
     )
 
     assert [f["tool"] for f in frames.of("confirm_required")] == ["execute_migration"]
+
+
+@pytest.mark.parametrize("picked", ["prod", "ss-dev"])
+async def test_offline_run_on_the_plan_s_page_goes_from_the_plan_s_source_whatever_environment_is_picked(
+    users,
+    energy_plan,  # noqa: F811
+    picked,
+):
+    """A fresh check: «запускай миграцию» on the page of a plan ss-dev → prod, with prod picked in the page's
+    environment menu, was refused as a migration «из prod» (the picked environment was put beside the plan)."""
+    frames = Frames()
+    context = {**migration_page(energy_plan), "envId": picked}
+    await AgentTurn(user=users["admin"], emit=frames).run(
+        conversation_id=None, text="запускай миграцию", context=context
+    )
+
+    (card,) = frames.of("confirm_required")
+    assert card["tool"] == "execute_migration"
+    assert card["decision"]["env_id"] == "prod", card["decision"]  # where it writes: the plan's target
+    assert "ss-dev → prod" in card["html"], card["html"]  # from the plan's source, not the picked environment

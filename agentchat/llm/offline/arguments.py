@@ -189,10 +189,10 @@ def args_fill(
     if tool == "superset_create_dataset" and not {"database_id", "database_name", "dataset_id"} & set(args):
         missing.append("database_name")  # no database named and no page's dataset to take it from (issue 29)
     plan = {"migration_id", "migration_name"} & set(args)
-    if "migration_name" in args:  # a plan named has its own environments: the page's is not put beside them
-        for name, said in (("source_env_id", mentions.source_env), ("target_env_id", mentions.target_env)):
-            if not said:
-                args.pop(name, None)
+    if plan and not mentions.source_env:
+        # a saved plan has its own source: the page's picked environment is not put beside it («запускай миграцию»
+        # on the plan's page with prod picked had been refused as a migration «из prod»)
+        args.pop("source_env_id", None)
     if {"migration_id", "dashboard_ids"} <= set(properties) and not plan:  # no plan: its parts
         missing += [name for name in ("dashboard_ids", "target_env_id") if name not in args]
     return args, missing
