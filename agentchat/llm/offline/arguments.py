@@ -170,7 +170,7 @@ def args_fill(
             args[name] = value
     if "dashboard" in properties and "dashboard_id" in args:
         required = [r for r in required if r != "dashboard"]
-    if args.get("dataset") and str(args.get("query") or "").casefold() in str(args["dataset"]).casefold():
+    if args.get("dataset") and args.get("query") and str(args["query"]).casefold() in str(args["dataset"]).casefold():
         del args["query"]  # the dataset's name (or its stem) is no dashboard title
     missing = [name for name in required if name not in args]
     if tool == "rollback_deploy" and page.object_type == "migration" and not mentions.envs:

@@ -7,31 +7,18 @@ Pure functions of the text (and of the list of environments); no database, no ne
 import re
 from dataclasses import dataclass, field
 
-import sqlglot
-
 from agentchat.llm.offline.environments import QUOTED, env_for, envs_named, titles_blanked
 from agentchat.llm.offline.naming import kind_words_corrected, named_kind
 from agentchat.llm.offline.numbers import OBJECT_WORDS, ids_read
 from agentchat.llm.offline.references import references_read
+from agentchat.llm.offline.sql_said import DIALECTS, sql_said
 from agentchat.toolset.weights import ROWS_IN
 from agentchat.toolset.words import IDENTIFIER
 
-BACKTICKS = re.compile(r"`{1,3}(?:sql\n)?([^`]+)`{1,3}", re.I)
-SQL_START = re.compile(r"\b(select|with)\b\s+[\s\S]+", re.I)
 UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I)
 BRANCH_TOKEN = re.compile(r"(?<![\w/])([A-Za-z][\w.-]*/[\w./-]*[\w])")
 NUMBER = re.compile(r"(?<![\w.-])(?:#|№\s?)?(\d{1,9})(?![\w.-])")
 
-DIALECTS = {
-    "postgres": r"postgres\w*|постгрес\w*|pg\b",
-    "mysql": r"mysql",
-    "sqlite": r"sqlite",
-    "tsql": r"t-?sql|ms ?sql|sql server",
-    "bigquery": r"bigquery",
-    "snowflake": r"snowflake",
-    "clickhouse": r"clickhouse",
-    "oracle": r"oracle",
-}
 STOP_WORDS = set(
     """найди найти поищи ищи поиск покажи список какие какой какая есть ли у нас по про с со о об в на все всех
     все мне дашборд дашборды дашборда дашбордов отчёт отчёты отчет отчеты отчёта отчета отчётов панель панели
@@ -87,42 +74,12 @@ class Mentions:
         return values[0] if values else None
 
 
-def _sql(text: str) -> str | None:
-    quoted = BACKTICKS.search(text)
-    if quoted and re.search(r"\b(select|with|insert|update|delete|create|drop|pragma)\b", quoted.group(1), re.I):
-        return quoted.group(1).strip()
-    start = SQL_START.search(text)
-    if start and re.search(r"\bfrom\b|\bselect\s+(\d|\*|count\()", start.group(0), re.I):
-        sql = start.group(0).strip()
-        sql = re.sub(r"\s+(в|на|in|on)\s+(базе|database)\s+\S+\s*$", "", sql, flags=re.I)  # «… в базе Energy»
-        return _without_prose(sql.rstrip(" ?"))
-    return None
-
-
 # How far into a request a title in capitals may start («чем отличается Обзор регионов …»: the third word).
 TITLE_START = 3
 # Words before "database" that name none («the same database as this one», "which database").
-NOT_A_NAME = r"(?:same|this|that|other|its|my|our|your|a|an|new|which|what|any|each|every)"
-# How many trailing clauses are cut off at most while looking for the SQL's end (``_without_prose``).
-PROSE_CUTS = 8
-
-
-def _without_prose(sql: str) -> str:
-    """``sql`` without the words after it that are no SQL ("select a, b from t group by a, in the same database as
-    this one? Much appreciated.", «select count(*) from regions — скока на проде?»): cut at a spaced dash, then at the
-    last comma or sentence end until sqlglot parses it (at most ``PROSE_CUTS`` cuts); ``sql`` as given when no cut
-    parses."""
-    candidate = re.split(r"\s[—–]\s", sql)[0].rstrip(" ?")  # «select … — скока на проде?»: a dash starts words
-    for _ in range(PROSE_CUTS):
-        try:
-            sqlglot.parse_one(candidate)
-            return candidate
-        except sqlglot.errors.SqlglotError:
-            cut = max(candidate.rfind(mark) for mark in ",?.;!")
-            if cut <= 0:
-                break
-            candidate = candidate[:cut].rstrip()
-    return sql
+NOT_A_NAME = r"(?:same|this|that|other|its|my|our|your|a|an|the|new|which|what|any|each|every|in|on|of|to|from|for)"
+# English words after "database" that name none ("the database behind this dataset", "database it uses").
+NOT_AFTER = r"as|of|the|this|that|is|in|on|for|from|with|behind|under|used|uses|it|where|which|and|or|to|at|by|has"
 
 
 def _after(text: str, pattern: str) -> str | None:
@@ -312,7 +269,7 @@ def mentions_read(text: str, environments: list[tuple[str, str]]) -> Mentions:
         A ``Mentions``.
     """
     quoted = [next(g for g in m.groups() if g) for m in QUOTED.finditer(text)]
-    sql = _sql(text)
+    sql = sql_said(text)
     plain = kind_words_corrected(text.replace(sql, " ") if sql else text)
     own = titles_blanked(plain, environments)  # the user's own words: a quoted title's are its name
     envs, source, target = envs_named(own, environments)
@@ -346,7 +303,7 @@ def mentions_read(text: str, environments: list[tuple[str, str]]) -> Mentions:
     mentions.table = next((table for p in table_words if (table := _after(plain, p))), None)
     mentions.database = _after(
         plain,
-        r"(?:\bбаз[аеуы]|\bdatabase)\s+(?!данных|(?:as|of|the|this|that|is|in|on|for|from|with)\b)([A-Za-z_][\w.-]*)",
+        rf"(?:\bбаз[аеуы]|\bdatabase)\s+(?!данных|(?:{NOT_AFTER})\b)([A-Za-z_][\w.-]*)",
     ) or _after(plain, rf"\b(?:the\s+)?(?!{NOT_A_NAME}\b)([A-Z][\w-]*)\s+(?:database|db)\b")
     mentions.schema = _after(plain, r"(?:схем[аеуы]|\bschema)\s+([A-Za-z_][\w]*)") or _after(
         plain, r"\b([A-Za-z_]\w*)\s+schema\b"

@@ -48,7 +48,7 @@ from agentchat.llm.offline.replies import (
     not_understood_text,
     unsupported_text,
 )
-from agentchat.llm.offline.sql_steps import only_database, refers_to_missing_query, sql_for
+from agentchat.llm.offline.sql_steps import database_tables_args, only_database, refers_to_missing_query, sql_for
 from agentchat.llm.offline.state import ASK_WITHOUT_PAGE, HAND_OVER, Choice, Knowledge, Result, Turn
 from agentchat.runtime.registry import tool_spec
 from agentchat.runtime.titles import TOOL_TITLES
@@ -339,6 +339,8 @@ def _after_results(turn: Turn, choice: Choice, mentions: Mentions) -> AIMessage:
     if not last.ok:
         return _text(failure_text(turn, last))
     intended = choice.tool if choice.kind == "tool" else ""
+    if last.tool == "superset_explore_database" and (tables := database_tables_args(turn.question, last.payload or {})):
+        return _call(last.tool, {"env_id": last.args.get("env_id"), **tables})  # the database behind the dataset
     reads_dataset = intended in ("get_dataset_details", "search_datasets")
     if reads_dataset and writes_sql(turn.question) and "superset_execute_sql" in turn.tools:
         intended = "superset_execute_sql"  # "first 5 rows of energy_consumption": its rows, not its description

@@ -1,7 +1,7 @@
 """The SQL the offline planner writes itself (DESIGN §11: offline, it writes no query it was not asked for): a plain
 count, the first rows, the distinct values of a named column, or a column's ``max(…)``/``min(…)`` written as SQL,
-of a dataset's source, read from ``superset_explore_database``'s result; and the database SQL named no database runs
-on (the environment's only one).
+of a dataset's source, read from ``superset_explore_database``'s result; the database SQL named no database runs
+on (the environment's only one); and the tables of a dataset's own database, read after the dataset.
 
 Names are quoted as SQL identifiers, and every statement is proven read-only (``superset.sql_safety``) before it runs,
 like any SQL a model writes.
@@ -21,6 +21,14 @@ EARLIER_QUERY = re.compile(
     r"\s+(sql-?)?запрос\w*",
     re.I,
 )
+# The other tables of a database asked for («какие ещё таблицы есть в базе этого датасета?», "which tables are in the
+# database behind this dataset?"); a single table («из какой таблицы») is the dataset's own source.
+TABLES_LISTED = re.compile(
+    r"\b(?:which|what|other|all|list(?: of)?|any)\s+(?:other\s+|more\s+)?tables\b|\btables\s+(?:are|is|does|do|else)\b"
+    r"|(?:какие|какая|другие|все|ещё|еще|остальные|список|прочие)\s+(?:ещё\s+|еще\s+|другие\s+|там\s+|есть\s+)?таблиц",
+    re.I,
+)
+DATABASE_WORD = re.compile(r"\b(?:database|db)\b|\bбаз[аеуыо]\w*", re.I)
 #: Rows of distinct values listed (the SQL's LIMIT); the tool's own row cap applies too.
 VALUES_LIMIT = 50
 
@@ -77,6 +85,18 @@ def only_database(payload: dict[str, Any]) -> int | None:
     (none or several: the person picks one from the answer)."""
     rows, _total = items(payload.get("databases"))
     return rows[0].get("id") if len(rows) == 1 else None
+
+
+def database_tables_args(question: str, payload: dict[str, Any]) -> dict[str, Any] | None:
+    """``{"database_id", "schema"}`` of a dataset's own database when ``question`` asks which tables that database
+    holds and ``payload`` is ``superset_explore_database``'s dataset answer (its ``source``); else None. A fresh
+    check: "which tables are in the database behind this dataset?" on a dataset page was shown the dataset only."""
+    source = payload.get("source") or {}
+    if payload.get("mode") != "dataset" or not source.get("database_id"):
+        return None
+    if not (TABLES_LISTED.search(question) and DATABASE_WORD.search(question)):
+        return None
+    return {"database_id": source["database_id"], **({"schema": source["schema"]} if source.get("schema") else {})}
 
 
 def _identifier(name: Any) -> str:
