@@ -157,6 +157,9 @@ async def bench_ask(user: Any, text: str, context: dict | None, timeout_s: float
             await AgentTurn(user=user, emit=frames).run(conversation_id=None, text=text, context=context)
     except TimeoutError:
         frames.append({"event": "error", "code": "bench_timeout", "message": f"no answer within {timeout_s} s"})
+    except Exception as exc:  # noqa: BLE001 - a turn that raises is a miss of its row, not the end of the run
+        # (the chat consumer answers it «internal»; a held set's run had stopped on one row)
+        frames.append({"event": "error", "code": "internal", "message": f"{type(exc).__name__}: {exc}"})
     seconds = time.perf_counter() - began
     for card in frames.of("confirm_required"):
         await AgentTurn(user=user, emit=Frames()).decide(confirmation_id=card["confirmation_id"], approve=False)
