@@ -23,7 +23,7 @@ import yaml
 
 from agentchat.runtime.registry import registry
 from agentchat.toolset.tokens import corrected, object_of
-from agentchat.toolset.words import SQL_IN_TEXT
+from agentchat.toolset.words import IDENTIFIER, SQL_IN_TEXT
 
 ASPECTS_PATH = Path(__file__).with_name("aspects.yaml")
 ASKED_WORDS_PATH = Path(__file__).with_name("asked_words.yaml")
@@ -176,8 +176,8 @@ def unheard_focus(question: str) -> str | None:
         if word not in asking:
             continue
         focus = next((w for w in words[i + 1 : i + 1 + FOCUS_WINDOW] if w not in fillers and w not in asking), None)
-        if focus is None or len(focus) < 3:
-            return None
+        if focus is None or len(focus) < 3 or re.fullmatch(IDENTIFIER, focus):
+            return None  # a name as written in Superset ("what does avg_price compute") is an object's part
         fixed = corrected(focus)
         if object_of(focus) or object_of(fixed) or {_stem(focus), _stem(fixed)} & heard_stems():
             return None
@@ -199,7 +199,10 @@ def _imperative_ru(word: str) -> bool:
 # English words a request may start with before its verb, and the words after which a first word is not a verb
 # («revenue by region», "top 5 regions": a noun phrase, not a request).
 _EN_LEAD = frozenset({"please", "pls", "plz", "ok", "okay", "hey", "hi", "now", "so", "then", "just", "kindly", "and"})
-_EN_NOT_OBJECT = re.compile(r"^(by|of|per|for|in|on|at|to|from|with|vs|and|or|is|are|was|were|\d.*)$")
+_EN_NOT_OBJECT = re.compile(
+    r"^(by|of|per|for|in|on|at|to|from|with|vs|and|or|is|are|was|were|should|must|will|would|can|could|might|may"
+    r"|has|have|had|does|did|\d.*)$"
+)
 
 
 def leading_verb(question: str) -> str | None:
@@ -228,14 +231,72 @@ def leading_verb(question: str) -> str | None:
     return verb
 
 
+# A message's sentences (a heading ended by a colon is one: "Change freeze check: is the prod copy …?").
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+|:\s+")
+# Most words of a heading before a colon ("Quick one:", «Вопрос по релизу:»).
+HEADING_WORDS = 3
+
+
+def sentences(question: str) -> list[str]:
+    """The sentences of ``question`` (split after «.», «!», «?», at line breaks and at a colon followed by a space),
+    without the empty ones; SQL in the text keeps it whole (its clauses are no sentences)."""
+    if SQL_IN_TEXT.search(question):
+        return [question]
+    return [part.strip() for part in _SENTENCE_END.split(question) if part.strip()]
+
+
+def _heard(verb: str) -> bool:
+    """True when ``verb`` is asked of some tool: a verb any tool is asked with (``any_tool_verbs``), one whose stem a
+    tool's texts hold, or a typo of one."""
+    return verb in _any_tool_verbs() or _stem(verb) in heard_stems() or _typo_of_heard(verb)
+
+
 def unheard_action(question: str) -> str | None:
     """The verb a request starts with (``leading_verb``), when nobody ever asked a tool to do it (no tool's texts
     and no labelled question of ``examples.yaml`` hold its stem, nor a word it is a typo of), or None (a verb some
-    tool is known for: «покажи», «задеплой», "deploy"; «пакажи», "shwo" typed for one)."""
-    verb = leading_verb(question)
-    if not verb or _stem(verb) in heard_stems():
+    tool is known for: «покажи», «задеплой», "deploy"; «пакажи», "shwo" typed for one).
+
+    A message of several sentences is read sentence by sentence: a short heading before a colon ("Quick one: …",
+    "Change freeze check: is …?") is no request, and a verb that starts a sentence of context («Freeze lifted at
+    10:00. Run it.») is none when another sentence asks a tool's verb or a question (turns_day6 y12, y24, y73)."""
+    said = said_sentences(question)
+    if len(said) == 1:
+        verb = leading_verb(said[0])
+        return verb if verb and not _heard(verb) else None
+    verbs = [leading_verb(p) for p in said]
+    if any(v and _heard(v) for v in verbs) or any(_asks(p) for p in said):
         return None
-    return None if _typo_of_heard(verb) else verb
+    return next((v for v in verbs if v), None)
+
+
+def said_sentences(question: str) -> list[str]:
+    """``sentences`` of ``question`` without a short heading before a colon (``_heading``); the whole question when
+    it is one sentence."""
+    parts = sentences(question)
+    if len(parts) == 1:
+        return [question]
+    return [p for i, p in enumerate(parts) if not (i < len(parts) - 1 and _heading(question, p))]
+
+
+def _heading(question: str, part: str) -> bool:
+    """True when ``part`` is a short heading of ``question``: at most ``HEADING_WORDS`` words, ended by a colon."""
+    return len(part.split()) <= HEADING_WORDS and bool(re.search(re.escape(part) + r"\s*:", question))
+
+
+def _asks(sentence: str) -> bool:
+    """True when ``sentence`` is a question: it ends with «?» or starts with a question word (``asked_words``)."""
+    asking, _fillers = _asked_words()
+    words = _WORD.findall(fold(sentence))
+    return sentence.rstrip().endswith("?") or bool(words and words[0] in asking)
+
+
+def asks_anything(question: str) -> bool:
+    """True when ``question`` asks something besides a request: a «?», a question word (``asked_words``) or «скажи»,
+    "tell" anywhere in it. «запусти миграцию, релиз согласован с CAB» asks nothing: «согласован» is context, not the
+    question who approved the plan (turns_day6 y59)."""
+    asking, _fillers = _asked_words()
+    words = set(_WORD.findall(fold(question)))
+    return "?" in question or bool(words & asking) or bool(re.search(r"\b(скаж|расскаж|подскаж|tell)", fold(question)))
 
 
 # Letters written for one another in Russian as they sound («пакажи» for «покажи», «сделаи» for «сделай»).
@@ -274,16 +335,20 @@ VERB_PREFIX = 4
 def foreign_verb(question: str, tool: str) -> str | None:
     """The verb a request starts with (``leading_verb``) when other tools are asked with it but ``tool`` never is
     (``tool_heard_stems``): «сертифицируй дашборд» is no review run, "add a chart" no dashboard summary. None: no
-    verb, a verb any tool may be asked with (``any_tool_verbs``), or one ``tool`` is asked with."""
-    verb = leading_verb(question)
-    if not verb or verb in _any_tool_verbs():
-        return None
+    verb, a verb any tool may be asked with (``any_tool_verbs``), or one ``tool`` is asked with — in any sentence of
+    the message (the others are context)."""
+    said = said_sentences(question)
+    if len(said) > 1 and any(_asks(p) for p in said):
+        return None  # a question is asked: the verb of another sentence is context
+    verbs = [v for v in map(leading_verb, said) if v]
+    if not verbs or any(v in _any_tool_verbs() or _asked_with(v, tool) for v in verbs):
+        return None  # a sentence of the message asks the tool chosen (the others are context)
+    verb = verbs[0]
+    return verb if any(_asked_with(verb, name) for name in _asked_texts() if name != tool) else None
+
+
+def _asked_with(verb: str, tool: str) -> bool:
+    """True when ``tool``'s texts hold ``verb``'s stem, its corrected stem, or a word of its first letters."""
     stems = {_stem(verb), _stem(corrected(verb))}
-
-    def asked_with(name: str) -> bool:
-        heard = tool_heard_stems(name)
-        return bool(stems & heard) or any(s.startswith(verb[:VERB_PREFIX]) for s in heard)
-
-    if asked_with(tool):
-        return None
-    return verb if any(asked_with(name) for name in _asked_texts() if name != tool) else None
+    heard = tool_heard_stems(tool)
+    return bool(stems & heard) or any(s.startswith(verb[:VERB_PREFIX]) for s in heard)

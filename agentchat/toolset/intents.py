@@ -147,7 +147,8 @@ RULES: list[Rule] = [
     _r(
         "superset_execute_sql",
         r"(посчитай|(сколько|скока|скоко) (записей|строк)|больше всего|меньше всего|максимальн|минимальн|средн|суммарн|"
-        r"первые \d+|\brows\b|\bmax\b|\bmin\b|\bavg\b|\baverage\b|\btotal\b|\bsum\b|\bhow many\b|\bmost\b)",
+        r"первые \d+|\brows\b|\bmax\b|\bmin\b|\bavg\b|\baverage\b|\btotal\b|\bsum\b|\bhow many\b|\bmost\b"
+        r"|\bмакс\b|\bмин\b|(последн|свеж|ранн)\w* дат|\b(latest|earliest) date|(все|всю) (строки|записи|таблицу))",
         MEDIUM,
         "dataset",
     ),
@@ -201,6 +202,8 @@ RULES: list[Rule] = [
     _r("list_backups", r"do we have (a|any) backup", STRONG),
     _r("run_backup", r"(сдела[йт]|созда[йт]|сним|запуст|забэкап)\w*.*(бэкап|бекап|резервн)|забэкап", STRONG),
     _r("run_backup", r"\bback (it )?up\b|\b(take|make|run|create) (a )?backup|\bexport (all|every)", STRONG),
+    # «бэкап дева!»: the noun and the environment alone are a terse request for one (turns_day6 y45)
+    _r("run_backup", r"^\s*(бэкап|бекап)\s+[\w-]+\s*!*\s*$", 2 * STRONG),
     # --- migrations
     _r(
         "preview_migration",
@@ -236,11 +239,11 @@ RULES: list[Rule] = [
 # is a card they might confirm by mistake).
 ACTION_REQUEST = re.compile(
     r"(задепло|депло[йи]|разверн|выкат|перенес|перенос|скопир|копируй|опубликуй|закомм|зафиксир|сохрани"
-    r"|созда[йт]|заведи|завест|сделай|сделать|запусти|запуст|выполни|примени|мигрир|сгенерир|напиши|опиши"
+    r"|созда[йт]|заведи|завест|сделай|сделать|запусти|запуст|выполни|примени|мигрир|сгенер|напиши|опиши"
     r"|задокумент|документир|обнови|добав|провер[ьи]|проверить|проверку|ревью|забэкап|сними|бэкап\w* сдела"
     r"|назови|заполни|выгрузи|экспортир|нуж(на|ен|но|ны) (нов|отдельн)"
     r"|в порядке|проблем"  # «всё ли в порядке?», «найди проблемы»: a request for a validation run
-    r"|открой|пожалуйста|нов\w* ветк"
+    r"|открой|пожалуйста|нов\w* ветк|^\s*(бэкап|бекап)\s+[\w-]+\s*!*\s*$"
     r"|\b(deploy|ship|promote|push|copy|publish|commit|save|create|make|add|run|execute|apply|migrate"
     r"|generate|write|describe|document|update|check|validate|review|back ?up|take|branch (off|from)"
     r"|put|fill|register|export|set up|lint|please|new branch|open)\b)",

@@ -61,6 +61,7 @@ def verb_of(
     for i, token in enumerate(tokens):
         after = tokens[i + 1] if i + 1 < len(tokens) else ""
         head_ru = head_ru or i in clauses  # «дашборд, обнови описания»: a clause starts after the comma
+        lead = lead or i in clauses  # "Freeze lifted at 10:00. Run it.": the request's sentence has its own head
         if PHRASES["agent"].search(question):
             return SHOW  # "can you do …?" asks what the agent can do
         if DESCRIBE.match(token):

@@ -85,15 +85,51 @@ ROWS_IN = (
 )
 
 
+# All the rows asked for («выведи из regions все строки», "show the whole table"): no LIMIT is written, the SQL tool's
+# row cap applies and its answer says when rows were left out (turns_day6 y52).
+ALL_ROWS = re.compile(
+    r"\b(все|всю)\s+(строки|записи|таблицу|данные)\b|\ball (the )?(rows|records|data)\b|\b(whole|entire|full) table\b"
+    r"|таблиц\w* целиком",
+    re.I,
+)
+# A column or metric of a table named after it («у каких колонок в regions нет описаний», "the avg_price metric in
+# energy_consumption"): the table is the dataset asked about, not the column (turns_day6 y06, y37).
+PART_OF_TABLE = (
+    r"(?:колон\w*|столбц\w*|метрик\w*|\bcolumns?|\bmetrics?|\bfields?)\b(?:\s+[A-Za-z_]\w*)?\s+(?:в|во|из|in|of|from)"
+    r"\s+(?:the\s+)?(?:датасет\w*\s+|таблиц\w*\s+|dataset\s+|table\s+)?(?!(?:prod|dev|staging|this|that|it)\b)"
+    r"([A-Za-z_]\w*)"
+)
 # A column's largest or smallest value written as SQL («max(date) in prod», "min(cost_rub)?").
 EXTREME = re.compile(r"\b(max|min)\s*\(\s*([A-Za-z_]\w*)\s*\)", re.I)
+# The latest or earliest date in words («макс дату глянь», "what's the latest date?"): the MAX or MIN of the dataset's
+# date column (turns_day6 y71). A column named after "max" in words is not read: its SQL is asked for, as before.
+LATEST_DATE = re.compile(
+    r"\b(max|макс\w*|latest|newest|last|последн\w*|свеж\w*)\s+(date|дат\w*)"
+    r"|\b(min|мин\w*|earliest|oldest|first|перв\w*|ранн\w*|стар\w*)\s+(date|дат\w*)",
+    re.I,
+)
+
+
+def extreme_asked(question: str) -> tuple[str, str | None] | None:
+    """``("MAX"|"MIN", column)`` a question asks of a dataset: ``max(col)`` (``column`` as typed), or the latest /
+    earliest date (``column`` None: the dataset's date column); None when it asks none."""
+    if match := EXTREME.search(question):
+        return match.group(1).upper(), match.group(2)
+    if match := LATEST_DATE.search(question):
+        return ("MAX" if match.group(1) else "MIN"), None
+    return None
 
 
 def writes_sql(question: str) -> bool:
     """True when the planner writes the SQL for ``question`` itself from the dataset's source
     (``llm.offline.sql_steps.sql_for``): a plain count, the first rows, a column's values, its max or min."""
-    plain_count = COUNT.search(question) and not COUNT_CONDITION.search(question)
-    return bool(plain_count or FIRST_ROWS.search(question) or VALUES.search(question) or EXTREME.search(question))
+    # The condition is looked for in the count's own sentence: «скока строк в датасете? хочу сверить с выгрузкой,
+    # у меня 2088» asks a plain count (2088 is the person's figure, not a year; turns_day6 y48).
+    plain_count = any(
+        COUNT.search(s) and not COUNT_CONDITION.search(s) for s in re.split(r"(?<=[.?!])\s+|\n", question)
+    )
+    rows = FIRST_ROWS.search(question) or ALL_ROWS.search(question)
+    return bool(plain_count or rows or VALUES.search(question) or extreme_asked(question))
 
 
 def first_step(question: str, tool: str, object_type: str | None = None) -> str | None:
@@ -122,6 +158,8 @@ def first_step(question: str, tool: str, object_type: str | None = None) -> str 
         nouns = {"dashboard", "dataset"} & set(reading.objects)
         if tool in BY_ID["dataset"] and not nouns and TABLE_NAME.search(question):
             return SEARCH_OF["dataset"]  # a table's name without the noun names a dataset ("access to orders_v2")
+    if tool in BY_ID["dataset"] and object_type != "dataset" and re.search(PART_OF_TABLE, question, re.I):
+        return SEARCH_OF["dataset"]  # «у каких колонок в regions нет описаний?»: regions is looked up first
         if tool == "compare_versions" and not nouns:
             return SEARCH_OF["dashboard"]  # a title compared («чем отличается Обзор регионов в ss-dev и в prod»)
     return None

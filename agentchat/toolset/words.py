@@ -117,7 +117,8 @@ PHRASES: dict[str, re.Pattern] = {
 # environment, a version, a saved copy), in either order. Against git it is the git status (``VERSION_GIT``).
 COMPARE_WORDS = (
     r"(отлича\w*|разниц\w*|различ\w*|расхожд\w*|сравни\w*|\bdiff\w*|differ\w*|compar\w*|совпада\w*|the same as"
-    r"|\bтак(ой|ая|ое|ие) же\b)"
+    r"|\bтак(ой|ая|ое|ие) же\b|identical|идентичн\w*|одинаков\w*|\bdrift\w*|разъехал\w*|(in|out of) sync"
+    r"|синхрон\w*)"
 )
 OTHER_VERSION = (
     r"(\bprod\w*|\bпрод(?!аж)\w*|staging|стейдж\w*|\bdev\b|\bдев(?!ят)\w*|окружени\w*|environments?|верси\w*"

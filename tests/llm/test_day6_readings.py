@@ -6,14 +6,26 @@ failing before its change.
 - "which tables are in the database behind this dataset?" on a dataset page named a database «behind» (then «the»)
   and showed the dataset only: the tables of the dataset's own database are read after it.
 - "run select 1 in the Energy db" sent «select 1 in the Energy db» as the SQL.
+- A fresh development day set (``turns_day6``): a sentence of context or a heading before the request was read as a
+  verb no tool performs («Freeze lifted at 10:00. Run it.», "Change freeze check: …", "Quick one: …"), «выведи» too;
+  «релиз согласован с CAB» said beside «запусти миграцию» was answered as a question of who approved the plan;
+  "identical to ss-dev" compared nothing; «у меня 2088» made 2088 an id and a year (the count asked SQL back); «макс
+  дату глянь» and «выведи … все строки» were not understood; «назови X» named no dataset; «в прод» on a dashboard
+  page and «бэкап дева» were not understood / listed the backups; "the avg_price metric in energy_consumption"
+  searched dashboards for avg_price; "which charts are on «…»?" ended with the search's row.
 """
 
 import pytest
 
 from agentchat.llm.offline.arguments import Page, args_fill
 from agentchat.llm.offline.mentions import Mentions, mentions_read
-from agentchat.llm.offline.sql_steps import database_tables_args
+from agentchat.llm.offline.numbers import ids_read
+from agentchat.llm.offline.sql_steps import database_tables_args, sql_for
 from agentchat.llm.offline.state import Result
+from agentchat.toolset.aspects import asks_anything, foreign_verb, unheard_action, unheard_focus
+from agentchat.toolset.reading import read_question
+from agentchat.toolset.weights import writes_sql
+from agentchat.toolset.words import MAKE, versions_compared
 from tests.llm.test_offline_planner import knowledge, only_call, specs, step  # noqa: F401 - fixtures
 
 ENVIRONMENTS = [("ss-dev", "dev"), ("prod", "prod")]
@@ -67,3 +79,153 @@ def test_the_dataset_s_own_table_is_no_list_of_the_database_s_tables(question):
 def test_a_database_named_after_the_sql_is_no_part_of_it(question, sql, database):
     mentions = mentions_read(question, ENVIRONMENTS)
     assert (mentions.sql, mentions.database) == (sql, database)
+
+
+# --- a fresh development day set (tests/data/turns_day6.yaml) -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "tool"),
+    [
+        ("Freeze lifted at 10:00. Run it.", "execute_migration"),  # y12: context, then the request
+        (
+            "Change freeze check: is the prod copy of this dataset identical to ss-dev? Nothing should have drifted.",
+            "compare_versions",
+        ),
+        ("Quick one: total cost_rub for Q3 vs Q4 2025 from energy_consumption.", "superset_execute_sql"),
+        ("нужно население по регионам. выведи из regions все строки", "superset_execute_sql"),  # «выведи»: to see
+    ],
+)
+def test_a_sentence_of_context_or_a_heading_is_no_request_no_tool_performs(question, tool):
+    assert unheard_action(question) is None
+    assert foreign_verb(question, tool) is None
+
+
+@pytest.mark.parametrize(("question", "verb"), [("Freeze the dashboard.", "freeze"), ("пометь датасет", "пометь")])
+def test_a_request_of_one_sentence_with_a_verb_no_tool_knows_is_still_said(question, verb):
+    assert unheard_action(question) == verb
+
+
+@pytest.mark.parametrize(
+    ("question", "asks"),
+    [
+        ("запусти миграцию, релиз согласован с CAB", False),
+        ("задеплой его и скажи, кто одобрил релиз", True),
+        ("run the migration, who approved it?", True),
+    ],
+)
+def test_a_request_that_states_its_context_asks_nothing_besides(question, asks):
+    assert asks_anything(question) is asks
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "is the prod copy of this dataset identical to ss-dev?",
+        "в проде и деве датасеты одинаковые?",
+        "has prod drifted?",
+    ],
+)
+def test_identical_and_drift_compare_two_versions(question):
+    assert versions_compared(question)
+
+
+def test_the_request_s_own_sentence_has_its_verb_at_its_head():
+    assert read_question("Freeze lifted at 10:00. Run it.").verb == MAKE
+
+
+@pytest.mark.parametrize(
+    "question", ["у меня 2088", "I got 2088 in the export", "там около 500", "примерно 1200 строк у меня"]
+)
+def test_the_person_s_own_figure_is_no_id(question):
+    assert ids_read(question) == {"any": []}
+
+
+def test_a_plain_count_beside_a_figure_of_the_person_s_is_written_as_a_count():
+    question = "скока строк в датасете? хочу сверить с выгрузкой в excel, у меня 2088"
+    assert writes_sql(question)
+    assert sql_for(question, DATASET, None) == 'SELECT COUNT(*) AS row_count FROM "main"."energy_consumption"'
+
+
+DATASET = {
+    "mode": "dataset",
+    "source": {"table": "energy_consumption", "schema": "main"},
+    "columns": [{"name": "date", "type": "DATE"}, {"name": "region", "type": "TEXT"}],
+}
+
+
+@pytest.mark.parametrize(
+    ("question", "sql"),
+    [
+        ("макс дату глянь", 'SELECT MAX("date") AS "max_date" FROM "main"."energy_consumption"'),
+        ("what's the earliest date in here?", 'SELECT MIN("date") AS "min_date" FROM "main"."energy_consumption"'),
+        ("выведи все строки", 'SELECT * FROM "main"."energy_consumption"'),  # the tool's row cap is said
+        ("покажи первые 5 строк", 'SELECT * FROM "main"."energy_consumption" LIMIT 5'),
+    ],
+)
+def test_the_latest_date_and_all_rows_are_written_from_the_dataset(question, sql):
+    assert sql_for(question, DATASET, mentions_read(question, ENVIRONMENTS).row_limit) == sql
+
+
+def test_a_max_of_a_column_named_in_words_is_still_asked_for_as_sql():
+    assert not writes_sql("what's the max consumption_mwh in this data?")  # the router sets' rows, unchanged
+
+
+@pytest.mark.parametrize(
+    ("question", "name"),
+    [
+        (
+            "сделай виртуальный датасет из этого запроса, назови consumption_by_district: SELECT 1",
+            "consumption_by_district",
+        ),
+        ("create a virtual dataset from this query and call it by_district: SELECT 1", "by_district"),
+    ],
+)
+def test_a_new_dataset_s_name_is_read_after_назови(question, name):
+    assert mentions_read(question, ENVIRONMENTS).dataset_name == name
+
+
+@pytest.mark.parametrize(
+    ("question", "where", "expected"),
+    [
+        ("в прод", "dashboard/1@ss-dev", ("deploy_dashboard", {"dashboard_id": 1, "source_env_id": "ss-dev"})),
+        ("to prod", "dashboard/1@ss-dev", ("deploy_dashboard", {"dashboard_id": 1, "source_env_id": "ss-dev"})),
+        ("бэкап дева", "@ss-dev", ("run_backup", {"env_id": "ss-dev"})),
+        ("бэкапы прода", "@ss-dev", ("list_backups", {"env_id": "prod"})),
+    ],
+)
+def test_terse_requests_reach_their_tool(specs, knowledge, question, where, expected):  # noqa: F811
+    name, args = only_call(step(specs, knowledge, question, where))
+    assert (name, {k: v for k, v in args.items() if k in expected[1]}) == expected
+
+
+def test_a_bare_environment_on_a_dataset_page_is_no_deploy(specs, knowledge):  # noqa: F811
+    message = step(specs, knowledge, "в прод", "dataset/1@ss-dev")
+    assert "deploy_dashboard" not in [c["name"] for c in message.tool_calls]
+
+
+@pytest.mark.parametrize(
+    ("question", "dataset"),
+    [
+        ("What does the avg_price metric in energy_consumption compute exactly?", "energy_consumption"),
+        ("проверяю документацию: у каких колонок в regions нет описаний?", "regions"),
+    ],
+)
+def test_a_column_or_metric_of_a_named_table_names_that_dataset(question, dataset):
+    mentions = mentions_read(question, ENVIRONMENTS)
+    assert (mentions.names_kind, mentions.search_text) == ("dataset", dataset)
+
+
+def test_a_name_as_written_in_superset_is_no_unheard_word():
+    assert unheard_focus("What does avg_price compute?") is None
+
+
+def test_the_one_dashboard_found_is_read_for_the_charts_asked(specs, knowledge):  # noqa: F811
+    question = "which charts are on «Отчёт по энергопотреблению»?"
+    name, args = only_call(step(specs, knowledge, question, "@prod"))
+    assert name == "search_dashboards"
+
+    found = Result(name, args, {"dashboards": [{"id": 1, "title": "Отчёт по энергопотреблению"}]}, True)
+    name, args = only_call(step(specs, knowledge, question, "@prod", results=[found]))
+
+    assert (name, args) == ("get_health_summary", {"env_id": "prod", "dashboard_id": 1})

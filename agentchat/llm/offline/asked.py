@@ -7,13 +7,22 @@ Shared by ``planner``; pure functions of the turn, its reading and its mentions.
 
 from typing import Any
 
+from agentchat.llm.offline.answers.base import items
 from agentchat.llm.offline.arguments import args_fill
 from agentchat.llm.offline.mentions import Mentions
 from agentchat.llm.offline.naming import KIND_TOOLS, tool_kind
+from agentchat.llm.offline.replies import ROWS_KEY
 from agentchat.llm.offline.state import Choice, Result, Turn
 from agentchat.runtime.registry import tool_spec
-from agentchat.toolset.aspects import Aspect, aspect_named, foreign_verb, unheard_action_aspect, unheard_aspect
-from agentchat.toolset.intents import ACTION_REQUEST, ROLLBACK, STRONG
+from agentchat.toolset.aspects import (
+    Aspect,
+    asks_anything,
+    aspect_named,
+    foreign_verb,
+    unheard_action_aspect,
+    unheard_aspect,
+)
+from agentchat.toolset.intents import ACTION_REQUEST, ROLLBACK, STRONG, action_requested
 from agentchat.toolset.reading import read_question
 from agentchat.toolset.unsupported import request_without_tool
 from agentchat.toolset.weights import writes_sql
@@ -56,6 +65,8 @@ def asked_aspect_of(turn: Turn, choice: Choice) -> Aspect | None:
         return None
     reading = read_question(turn.question)
     named = aspect_named(reading.aspect)
+    if named is not None and named.kind == "question" and _told_not_asked(turn.question, choice):
+        named = None  # «запусти миграцию, релиз согласован с CAB»: said as context, not asked
     reads = choice.kind == "unknown" or choice.kind == "tool" and not changes_state(choice.tool)
     if named is None and reads and _unknown_verb(reading.unheard_action):
         return unheard_action_aspect(reading.unheard_action)  # «пометь датасет как …»: no summary in its place
@@ -69,6 +80,12 @@ def asked_aspect_of(turn: Turn, choice: Choice) -> Aspect | None:
     if named is not None or not reading.unheard or specific or reading.quantity or reading.rows:
         return named  # a quantity or rows asked for are numbers from the data, whatever the word
     return unheard_aspect(reading.unheard)
+
+
+def _told_not_asked(question: str, choice: Choice) -> bool:
+    """True when ``question`` is a request for the operation chosen that asks nothing besides (``asks_anything``)."""
+    operation = choice.kind in ("tool", "unavailable") and changes_state(choice.tool)
+    return operation and action_requested(question) and not asks_anything(question)
 
 
 def _unknown_verb(verb: str) -> bool:
@@ -124,7 +141,8 @@ def kind_named(turn: Turn, choice: Choice, mentions: Mentions) -> Choice:
     titles, nor is the page's dashboard read for it; its read tool (which searches first), else its search, else
     why its search is not offered here."""
     named = mentions.names_kind
-    if choice.kind not in ("tool", "unknown") or not named or not mentions.search_text or mentions.refers_to_page:
+    refers = mentions.refers_to_page and turn.page.object_type is not None  # no page: "it" is what was named
+    if choice.kind not in ("tool", "unknown") or not named or not mentions.search_text or refers:
         return choice
     # Not understood, but another object named by its name on a page with no tool of its kind («покажи колонки
     # датасета regions» on a dashboard page): said to be unavailable here, with the one-click to ask without the
@@ -167,3 +185,23 @@ def found_args(
         args = {k: v for k, v in args.items() if k != "other_env_id"}
         missing = [*missing, "other_env_id"]
     return args, [m for m in missing if m not in args]
+
+
+# The parts of a dashboard or a dataset its read tool reports (``toolset.objects`` names).
+PARTS_READ = {
+    "search_dashboards": ({"chart", "datasets", "dataset", "attribute", "git"}, "get_health_summary"),
+    "search_datasets": ({"column", "attribute", "chart", "dashboards", "table"}, "get_dataset_details"),
+}
+
+
+def found_part_read(turn: Turn, last: Result) -> str | None:
+    """The read tool of the one object a search found, when the question asks about its parts («какие графики на
+    «Отчёт …»?», "which columns does regions have?") and the read is offered; else None (the search answers).
+    A fresh day set's "how do I see which charts are on «Отчёт по энергопотреблению»?" ended with the search's row
+    (turns_day6 y41)."""
+    parts, read = PARTS_READ.get(last.tool, (set(), ""))
+    payload = last.payload if isinstance(last.payload, dict) else {}
+    rows, _total = items(payload.get(ROWS_KEY.get(last.tool, "")))
+    if not read or read not in turn.tools or len(rows) != 1:
+        return None
+    return read if parts & set(read_question(turn.question).objects) else None

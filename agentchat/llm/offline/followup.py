@@ -18,6 +18,7 @@ from agentchat.llm.offline.environments import (
     titles_blanked,
     unknown_environments_named,
 )
+from agentchat.llm.offline.state import Turn
 from agentchat.runtime.provenance import provenance_question
 
 # Words around a value that add nothing to it («в prod», "to staging", «ну на прод», "prod please").
@@ -51,6 +52,17 @@ def bare_answer(text: str, environments: list[tuple[str, str]]) -> bool:
     if not values and not quoted:
         return False
     return all(w in values or _GLUE.match(w) for w in words)
+
+
+def bare_direction(turn: Turn, environments: list[tuple[str, str]]) -> bool:
+    """Whether the turn's question is only a direction to an environment («в прод», «на prod», "to staging": a bare
+    answer, ``bare_answer``, that starts with «в», «во», «на», "to", "into" or "onto") on a dashboard page that
+    offers the deploy, with nothing asked before: it asks to move the dashboard there (turns_day6 y65: «в прод» was
+    not understood)."""
+    if turn.previous_question or turn.page.object_type != "dashboard" or "deploy_dashboard" not in turn.tools:
+        return False
+    direction = re.match(r"\s*(в|во|на|to|into|onto)\b", turn.question, re.I)
+    return bool(direction) and bare_answer(turn.question, environments) and not QUOTED.search(turn.question)
 
 
 def inactive_tiers(text: str, environments: list[tuple[str, str]]) -> list[str]:

@@ -12,7 +12,7 @@ from agentchat.llm.offline.naming import kind_words_corrected, named_kind
 from agentchat.llm.offline.numbers import OBJECT_WORDS, ids_read
 from agentchat.llm.offline.references import references_read
 from agentchat.llm.offline.sql_said import DIALECTS, sql_said
-from agentchat.toolset.weights import ROWS_IN
+from agentchat.toolset.weights import PART_OF_TABLE, ROWS_IN
 from agentchat.toolset.words import IDENTIFIER
 
 UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I)
@@ -338,13 +338,15 @@ def mentions_read(text: str, environments: list[tuple[str, str]]) -> Mentions:
         plain,
         r"(?:датасет\w*|dataset)\s+(?:(?:called|named|под названием|с именем)\s+)?"
         r"(?!для\b|for\b|from\b|из\b)([A-Za-z_]\w*)",
-    )
+    ) or _after(plain, r"(?:назови\w*|назовём|назовем|(?:call|name) it)\s+(?:его\s+|её\s+|ее\s+)?([A-Za-z_]\w*)")
     mentions.names_kind = named_kind(plain, mentions.search_text)
     if mentions.names_kind is None:  # "the regions dataset": a one-word name before the kind's noun
         before_noun = re.search(r"\bthe\s+([A-Za-z][\w-]+)\s+(dataset|dashboard)\b", plain, re.I)
         if before_noun and before_noun.group(1).lower() not in POINTERS | NAME_FILLERS | STOP_WORDS:
             mentions.names_kind = before_noun.group(2).lower()
             mentions.search_text = mentions.search_text or before_noun.group(1)
+    if holder := _after(plain, PART_OF_TABLE):  # "the avg_price metric in energy_consumption": that dataset's
+        mentions.names_kind, mentions.search_text = "dataset", holder
     other_noun = re.search(rf"\b({OBJECT_WORDS['dashboard']}|{OBJECT_WORDS['chart']})", plain, re.I)
     identifier = re.fullmatch(IDENTIFIER, mentions.search_text or "")
     if mentions.names_kind is None and not other_noun and (identifier or mentions.table):

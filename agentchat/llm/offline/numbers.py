@@ -56,6 +56,13 @@ LIST_GAP = re.compile(r"^\s*(?:,|;|&|\+|и|или|а также|and|or)?\s*(?:#|
 COUNT_BEFORE = re.compile(
     rf"(?:\b(?:first|top|last|latest|первые|первых|последние|последних|топ|top-)|\b(?:{MONTHS}))\s*-?\s*$", re.I
 )
+# Before a number, the person's own figure or an estimate makes a quantity of it («у меня 2088», "I got 2088",
+# «около 500», "~500"; turns_day6 y48 read 2088 as an object's id).
+FIGURE_BEFORE = re.compile(
+    r"(?:\bу (?:меня|нас)|получил\w*|получается|вышло|выходит|насчитал\w*|\bI(?:'ve)? (?:have|got|get|see)"
+    r"|\bwe (?:have|got|get|see)|\bshows?|показывает|около|примерно|почти|about|around|roughly|~|≈)\s*$",
+    re.I,
+)
 YEARS = range(1900, 2101)
 # How long ago, the unit before the number («запускал минут 20 назад») or "ago" after it.
 AGO_AFTER = re.compile(r"^\s*(?:назад|тому назад|ago)\b", re.I)
@@ -82,7 +89,7 @@ def _not_an_id(text: str, start: int, end: int, number: int, *, after_noun: bool
         return True  # «минут 20 назад», "20 minutes ago": how long ago, said either way round
     if after_noun:
         return False
-    if UNIT_AFTER.match(after) or COUNT_BEFORE.search(before):
+    if UNIT_AFTER.match(after) or COUNT_BEFORE.search(before) or FIGURE_BEFORE.search(before):
         return True
     return number in YEARS and bool(TIME_BEFORE.search(before))
 

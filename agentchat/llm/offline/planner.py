@@ -29,12 +29,19 @@ from agentchat.llm.offline.asked import (
     changes_state,
     dataset_users,
     found_args,
+    found_part_read,
     instead_tool,
     kind_named,
     named_unfilled,
     properties,
 )
-from agentchat.llm.offline.followup import bare_answer, inactive_tiers, no_such_environment_text, previous_answered
+from agentchat.llm.offline.followup import (
+    bare_answer,
+    bare_direction,
+    inactive_tiers,
+    no_such_environment_text,
+    previous_answered,
+)
 from agentchat.llm.offline.mentions import Mentions, mentions_read
 from agentchat.llm.offline.naming import name_quoted
 from agentchat.llm.offline.replies import (
@@ -48,7 +55,13 @@ from agentchat.llm.offline.replies import (
     not_understood_text,
     unsupported_text,
 )
-from agentchat.llm.offline.sql_steps import database_tables_args, only_database, refers_to_missing_query, sql_for
+from agentchat.llm.offline.sql_steps import (
+    database_tables_args,
+    only_database,
+    refers_to_missing_query,
+    sql_first_step,
+    sql_for,
+)
 from agentchat.llm.offline.state import ASK_WITHOUT_PAGE, HAND_OVER, Choice, Knowledge, Result, Turn
 from agentchat.runtime.registry import tool_spec
 from agentchat.runtime.titles import TOOL_TITLES
@@ -206,6 +219,8 @@ def plan_step(turn: Turn, knowledge: Knowledge) -> AIMessage:
         if retry.kind in ("tool", "unavailable") and retry.rules > 0:
             turn.question, choice = joined, retry
             turn.language = conversation_language([turn.previous_question, turn.question])
+    if bare_direction(turn, knowledge.environments):
+        choice = Choice("tool", "deploy_dashboard", rules=STRONG)  # «в прод» on a dashboard page: move it there
     mentions = mentions_read(turn.question, knowledge.environments)
     choice = dataset_users(turn, mentions) or kind_named(turn, choice, mentions)
     aspect = asked_aspect_of(turn, choice)
@@ -278,9 +293,8 @@ def _first_call(turn: Turn, tool: str, mentions: Mentions) -> AIMessage:
                 found["env_id"] = args["source_env_id"]
             return _call(search, found)
     if tool == "superset_execute_sql" and ("sql" in missing or mentions.sql):
-        step = _sql_from_dataset(turn, mentions, args)
-        if step is not None:
-            return step
+        if step := sql_first_step(turn, mentions, args):
+            return _call(*step)
     audit = tool == "superset_audit_permissions" and bool(missing)
     if audit and mentions.database and "superset_explore_database" in turn.tools:
         return _call("superset_explore_database", {"env_id": args.get("env_id") or turn.page.env_id})
@@ -318,19 +332,6 @@ def _search_args(turn: Turn, tool: str, mentions: Mentions) -> dict[str, Any]:
     return {k: v for k, v in args.items() if k in ("env_id", "query")}
 
 
-def _sql_from_dataset(turn: Turn, mentions: Mentions, args: dict[str, Any]) -> AIMessage | None:
-    """SQL the planner writes itself (``sql_steps``) reads the dataset's table first; SQL given with no database
-    named lists the databases first (the environment's only one runs it). A count with a condition («сколько
-    строк за 2023 год») is not one it writes: the SQL is asked for instead."""
-    if "superset_explore_database" not in turn.tools or not args.get("env_id"):
-        return None
-    if mentions.sql and not {"database_id", "database_name", "dataset_id"} & set(args):
-        return _call("superset_explore_database", {"env_id": args["env_id"]})
-    if writes_sql(turn.question) and args.get("dataset_id") and not mentions.sql:
-        return _call("superset_explore_database", {"env_id": args["env_id"], "dataset_id": args["dataset_id"]})
-    return None
-
-
 # --- after results ------------------------------------------------------------------------------------------
 
 
@@ -344,6 +345,8 @@ def _after_results(turn: Turn, choice: Choice, mentions: Mentions) -> AIMessage:
     reads_dataset = intended in ("get_dataset_details", "search_datasets")
     if reads_dataset and writes_sql(turn.question) and "superset_execute_sql" in turn.tools:
         intended = "superset_execute_sql"  # "first 5 rows of energy_consumption": its rows, not its description
+    if intended == last.tool and (read := found_part_read(turn, last)):
+        intended = read  # "which charts are on «X»?": the one dashboard found is read for its parts
     done = {r.tool for r in turn.results if r.ok}
     if intended and intended not in done and intended in turn.tools:
         step = _continue_chain(turn, intended, last, mentions)

@@ -9,6 +9,7 @@ from django.utils.translation import gettext as _
 from agentchat.errors import ID_ARGUMENTS, not_found_text
 from agentchat.llm.offline import answers
 from agentchat.llm.offline.answers.base import items
+from agentchat.llm.offline.answers.datasets import dependents_lines
 from agentchat.llm.offline.answers.git import git_line
 from agentchat.llm.offline.aspect_texts import cannot_text, instead_text
 from agentchat.llm.offline.state import Result, Turn
@@ -17,6 +18,7 @@ from agentchat.runtime.questions import argument_question
 from agentchat.runtime.titles import tool_title
 from agentchat.toolset.aspects import Aspect
 from agentchat.toolset.reading import read_question, reading_tool
+from agentchat.toolset.words import USES
 
 ROWS_KEY = {"search_dashboards": "dashboards", "search_datasets": "datasets"}
 
@@ -37,6 +39,9 @@ def answer_text(turn: Turn) -> str:
         texts.insert(0, cannot_text(aspect, turn.language) + "\n" + instead_text(last.tool, turn.language))
     elif _git_asked_of_summary(turn, last):  # the asked part first, then the summary it came in (issue 29 item 1)
         texts.insert(0, f"Git: {git_line(last.payload.get('git') or {}, turn.language)}.")
+    elif _dependents_asked_of_dataset(turn, last):  # "which dashboards depend on it?" on its page: those first
+        with translation.override(turn.language):
+            texts.insert(0, "\n".join(dependents_lines(last.payload)))
     intended = tool_intended(turn)
     with translation.override(turn.language):
         if last.tool in ROWS_KEY and intended and intended != last.tool:
@@ -89,6 +94,15 @@ def _git_asked_of_summary(turn: Turn, last: Result) -> bool:
     if last.tool != "get_health_summary" or not isinstance(last.payload, dict) or "git" not in last.payload:
         return False
     return reading_tool(read_question(turn.question), turn.page.object_type) == "get_git_status"
+
+
+def _dependents_asked_of_dataset(turn: Turn, last: Result) -> bool:
+    """The question asks what uses a dataset («какие дашборды используют этот датасет?», "which dashboards depend on
+    it?") and the dataset's read answered it: its charts and dashboards come first (turns_day6 y20)."""
+    if last.tool not in ("superset_explore_database", "get_dataset_details") or not isinstance(last.payload, dict):
+        return False
+    asked = {"dashboards", "dashboard", "chart"} & set(read_question(turn.question).objects)
+    return "dependents" in last.payload and bool(asked) and bool(USES.search(turn.question))
 
 
 def _declined_text(error: object, title: str, language: str) -> str:

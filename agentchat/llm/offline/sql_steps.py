@@ -11,7 +11,9 @@ import re
 from typing import Any
 
 from agentchat.llm.offline.answers.base import items
-from agentchat.toolset.weights import EXTREME
+from agentchat.llm.offline.mentions import Mentions
+from agentchat.llm.offline.state import Turn
+from agentchat.toolset.weights import ALL_ROWS, extreme_asked, writes_sql
 from agentchat.toolset.words import COUNT, FIRST_ROWS, VALUES
 
 # A query of the conversation referred to («запрос выше», "the query from above", "run that query again").
@@ -53,13 +55,12 @@ def sql_for(question: str, payload: dict[str, Any], row_limit: int | None) -> st
         return None
     if COUNT.search(question):
         return f"SELECT COUNT(*) AS row_count FROM {relation}"  # noqa: S608 - see the module docstring
-    extreme = EXTREME.search(question)
-    if extreme:  # «max(date) in prod»: a column of the dataset only
-        columns = {str(c.get("name")).casefold(): str(c.get("name")) for c in payload.get("columns") or []}
-        column = columns.get(extreme.group(2).casefold())
+    extreme = extreme_asked(question)
+    if extreme:  # «max(date) in prod», «макс дату глянь»: a column of the dataset only
+        function, named = extreme
+        column = _date_column(payload) if named is None else _column(payload, named)
         if column is None:
             return None
-        function = extreme.group(1).upper()
         alias = _identifier(f"{function.lower()}_{column}")
         return f"SELECT {function}({_identifier(column)}) AS {alias} FROM {relation}"  # noqa: S608
     if VALUES.search(question) and not FIRST_ROWS.search(question):
@@ -70,6 +71,8 @@ def sql_for(question: str, payload: dict[str, Any], row_limit: int | None) -> st
             return None
         quoted = _identifier(column)
         return f"SELECT DISTINCT {quoted} FROM {relation} ORDER BY 1 LIMIT {VALUES_LIMIT}"  # noqa: S608
+    if ALL_ROWS.search(question) and not row_limit:
+        return f"SELECT * FROM {relation}"  # noqa: S608 - the SQL tool's row cap applies and is said
     return f"SELECT * FROM {relation} LIMIT {row_limit or 10}"  # noqa: S608 - see the module docstring
 
 
@@ -97,6 +100,33 @@ def database_tables_args(question: str, payload: dict[str, Any]) -> dict[str, An
     if not (TABLES_LISTED.search(question) and DATABASE_WORD.search(question)):
         return None
     return {"database_id": source["database_id"], **({"schema": source["schema"]} if source.get("schema") else {})}
+
+
+def sql_first_step(turn: Turn, mentions: Mentions, args: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """The read before superset_execute_sql, as ``(tool, args)``, or None: SQL the planner writes itself reads the
+    dataset's table first; SQL given with no database named lists the databases first (the environment's only one
+    runs it). A count with a condition («сколько строк за 2023 год») is not one it writes: the SQL is asked for
+    instead. ``args`` are the SQL call's arguments filled so far (``env_id``, ``dataset_id``…)."""
+    if "superset_explore_database" not in turn.tools or not args.get("env_id"):
+        return None
+    if mentions.sql and not {"database_id", "database_name", "dataset_id"} & set(args):
+        return "superset_explore_database", {"env_id": args["env_id"]}
+    if writes_sql(turn.question) and args.get("dataset_id") and not mentions.sql:
+        return "superset_explore_database", {"env_id": args["env_id"], "dataset_id": args["dataset_id"]}
+    return None
+
+
+def _column(payload: dict[str, Any], name: str) -> str | None:
+    """The dataset's column called ``name`` (any case), as Superset spells it, or None."""
+    columns = {str(c.get("name")).casefold(): str(c.get("name")) for c in payload.get("columns") or []}
+    return columns.get(name.casefold())
+
+
+def _date_column(payload: dict[str, Any]) -> str | None:
+    """The dataset's only date or time column (its type holds DATE or TIME), else its column called ``date``, or
+    None (none, or several and none of them ``date``)."""
+    dated = [str(c["name"]) for c in payload.get("columns") or [] if re.search(r"date|time", str(c.get("type")), re.I)]
+    return dated[0] if len(dated) == 1 else _column(payload, "date")
 
 
 def _identifier(name: Any) -> str:

@@ -146,8 +146,6 @@ def dataset_details(result: dict[str, Any], language: str) -> str:
     d, source = result.get("dataset") or {}, result.get("source") or {}
     where = ".".join(str(p) for p in (source.get("database"), source.get("schema"), source.get("table")) if p)
     origin = where if source.get("kind") == "physical" else f"{where} SQL: {source.get('sql')}"
-    dependents = result.get("dependents") or {}
-    n_charts, n_dashboards = items(dependents.get("charts"))[1], items(dependents.get("dashboards"))[1]
     ref = f"id {d.get('id')}, {result.get('env_id')}"
     name = object_link("dataset", d.get("id"), result.get("env_id"), d.get("name"))
     ref += ", " + superset_link(d.get("url")) if d.get("url") else ""
@@ -155,11 +153,21 @@ def dataset_details(result: dict[str, Any], language: str) -> str:
         _("Dataset %(name)s (%(ref)s), %(kind)s: %(origin)s.")
         % {"name": name, "ref": ref, "kind": _kind(source.get("kind")), "origin": md_text(origin)},
         *_structure(result),
+        *dependents_lines(result),
+    ]
+    return "\n".join(lines + _check_part(result))
+
+
+def dependents_lines(result: dict[str, Any]) -> list[str]:
+    """«Графики (N): …» and «Дашборды (N): …» of a dataset's read (``dependents`` of get_dataset_details or of
+    superset_explore_database's dataset mode), linked to Superset."""
+    dependents = result.get("dependents") or {}
+    n_charts, n_dashboards = items(dependents.get("charts"))[1], items(dependents.get("dashboards"))[1]
+    return [
         _("Charts (%(count)d): ") % {"count": n_charts} + _names(dependents.get("charts"), "name", links=True),
         _("Dashboards (%(count)d): ") % {"count": n_dashboards}
         + _names(dependents.get("dashboards"), "title", links=True),
     ]
-    return "\n".join(lines + _check_part(result))
 
 
 def _changed_part(dataset: dict[str, Any]) -> list[str]:
@@ -245,7 +253,6 @@ def explore_database(result: dict[str, Any], language: str) -> str:
     if mode == "tables":
         return _tables(result)
     d, source = result.get("dataset") or {}, result.get("source") or {}
-    dependents = result.get("dependents") or {}
     where = ".".join(str(p) for p in (source.get("database"), source.get("schema"), source.get("table")) if p)
     name = object_link("dataset", d.get("id"), result.get("env_id"), d.get("name"))
     lines = [
@@ -253,8 +260,7 @@ def explore_database(result: dict[str, Any], language: str) -> str:
         + (f" (SQL: {md_code(source.get('sql'))})" if source.get("sql") else "")
         + ".",
         *_structure(result),
-        _("Charts: ") + _names(dependents.get("charts"), "name", links=True),
-        _("Dashboards: ") + _names(dependents.get("dashboards"), "title", links=True),
+        *dependents_lines(result),
         *_changed_part(d),
         *_check_part(result),
     ]
