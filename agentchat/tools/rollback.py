@@ -100,8 +100,8 @@ def rollback_source(env_id: str, backup_id: int | None) -> Backup:
         if backup is None:
             raise RollbackRefused(
                 gettext_lazy(
-                    "There is nothing to roll back in %(env)s: no copy was saved before a deploy or migration there "
-                    "(copies are made outside dev only)."
+                    "There is nothing to roll back in %(env)s: the agent has made no deploy or migration there that "
+                    "saved a copy first (copies are made outside dev only)."
                 ),
                 env=env_id,
             )
