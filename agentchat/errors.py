@@ -180,6 +180,13 @@ class SupersetDenied(ToolError):
     code = "superset_denied"
     message = _("Superset refuses: %(reason)s")
 
+    def text(self, language: str = "") -> str:
+        """Return Superset's refusal in ``language`` and the way forward: access is given in that Superset, by its
+        administrator (the agent has no other account to try: DESIGN §15)."""
+        with in_language(language):
+            forward = str(_("Access is granted in Superset by its administrator: ask them for the role you need."))
+        return f"{super().text(language)} {forward}"
+
 
 class RateLimited(ToolError):
     """HTTP 429 from Superset; ``retry_after`` is the server's ``Retry-After`` in seconds (``?`` if absent)."""

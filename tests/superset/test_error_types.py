@@ -6,6 +6,7 @@ import httpx
 import pytest
 from django.utils import translation
 
+from agentchat.errors import SupersetDenied
 from agentchat.superset.error_types import superset_error
 from tests.support.wording import plural, text
 
@@ -116,3 +117,21 @@ def test_a_5xx_saying_the_user_lacks_the_permission_is_superset_s_refusal():
     assert denied
     assert said == text("ru", "Superset refuses: you do not have the permission for this in %(env)s.", env="ss-dev")
     assert upstream == body["message"]
+
+
+@pytest.mark.parametrize(
+    ("language", "forward"),
+    [
+        ("ru", "Доступ выдаёт администратор Superset: попросите у него нужную роль."),
+        ("en", "Access is granted in Superset by its administrator: ask them for the role you need."),
+    ],
+)
+def test_superset_s_refusal_names_the_way_forward(language, forward):
+    """A refusal says who refused (Superset) and why, then who can change it: the agent has no other account to try
+    (DESIGN §15); the fresh check's 403 of an audit named no way forward."""
+    refused = SupersetDenied("ss-dev: HTTP 403", env="ss-dev", reason="Forbidden")
+
+    said = refused.text(language)
+
+    assert said.endswith(" " + forward), said
+    assert said.startswith(text(language, "Superset refuses: %(reason)s", reason="Forbidden")), said
