@@ -47,7 +47,11 @@ NOT_MADE = re.compile(
     r"|\b(connect|add)\s+(a |the )?(new )?database\b|"
     r"(включи|активируй|выключи|отключи)\w* (\S+ )?(staging|стейдж\w*|окружени\w*)|"
     r"\b(enable|disable|turn on|turn off)\s+(the\s+)?(staging|environment)\b|"
-    r"(почисти|очисти)\w* .{0,20}(бэкап|бекап|копи)\w*|\b(clean ?up|purge|prune)\b.{0,20}\bbackups?\b"
+    r"(почисти|очисти)\w* .{0,20}(бэкап|бекап|копи)\w*|\b(clean ?up|purge|prune)\b.{0,20}\bbackups?\b|"
+    # A table's rows copied between databases: a deploy or migration moves Superset's objects, never the data
+    # («скопируй заодно и данные energy_consumption в базу на проде» showed the migration's card).
+    r"(скопируй|перенеси|перелей|залей|загрузи|выгрузи|синхронизируй)\w* (\S+ ){0,3}(данн\w+|строк\w*|записи)\b"
+    r"|\b(copy|move|migrate|load|sync)\s+(over\s+)?(the\s+)?(table\s+)?(data|rows|records)\b"
     r")",
     re.I,
 )
