@@ -7,7 +7,22 @@ import re
 
 # Precondition and purpose clauses: what is to happen later («перед миграцией», "before I deploy", «…, чтобы
 # добавить их в миграцию», "so that I can…") is not what is asked now.
-BEFORE_CLAUSE = re.compile(r"\s*[,(]?\s*\b(before|перед|прежде чем|чтобы|so that|in order to)\b.*$", re.I | re.S)
+BEFORE_CLAUSE = re.compile(r"(?<=.)\s*[,(]?\s*\b(before|перед|прежде чем|чтобы|so that|in order to)\b.*$", re.I | re.S)
+# The same said first: up to its comma («Перед тем как деплоить, проверь …»), else the word it governs («Перед
+# релизом прогони валидацию …», "Before release, …"): the request follows it (turns_day6 y51 read no request).
+LEADING_BEFORE = re.compile(
+    r"^\s*(?:(?:перед тем,? как|прежде чем|before (?:i|we|you|they|it|\w+ing)\b)[^,.?!]{0,60},"
+    r"|(?:перед|before)\s+\S+)\s*",
+    re.I,
+)
+
+
+def main_clause(question: str) -> str:
+    """``question`` without what it says is to happen later (``BEFORE_CLAUSE`` after the request, ``LEADING_BEFORE``
+    before it); the whole question when nothing else is left."""
+    return BEFORE_CLAUSE.sub("", LEADING_BEFORE.sub("", question)) or question
+
+
 # A next step on a condition («прогони валидацию и если всё ок то закоммить», "validate it and if it passes, commit"):
 # the first action is asked first; the conditional one waits for its result.
 THEN_CLAUSE = re.compile(

@@ -12,7 +12,7 @@ rights…): the offline planner explains them honestly instead of calling the ne
 import re
 from dataclasses import dataclass
 
-from agentchat.toolset.clauses import BEFORE_CLAUSE, PREVIEW_SEEN, THEN_CLAUSE
+from agentchat.toolset.clauses import PREVIEW_SEEN, THEN_CLAUSE, main_clause
 from agentchat.toolset.reading import CHECK, MAKE, asks_for_review, asks_to_see, read_question, unnegated
 from agentchat.toolset.weights import intent_scores
 from agentchat.toolset.words import DEPLOY_HISTORY, ROLLBACK, VERSION_GIT, VERSIONS_COMPARED
@@ -135,6 +135,8 @@ RULES: list[Rule] = [
     _r("superset_format_sql", r"\b(postgres\w*|mysql|sqlite|tsql|bigquery|snowflake|clickhouse)\b", WEAK),
     _r("superset_execute_sql", r"(выполни|запусти|run|execute|query)\b.*(" + SQL_TEXT + r"|запрос|sql|query)", STRONG),
     _r("superset_execute_sql", r"^\s*(выполни|run|execute|query)\b", MEDIUM),
+    # «проверь, что база живая: select count(*) …»: a check with the SQL given runs it (turns_day6 y63)
+    _r("superset_execute_sql", r"(провер|check|глян|посмотр|verify|test)\w*\b.*" + SQL_TEXT, STRONG),
     _r("superset_execute_sql", r"^\s*(select|with)\b", MEDIUM),  # a bare query pasted into the chat
     _r("superset_execute_sql", SQL_TEXT, WEAK),
     # The values a column holds: a DISTINCT the planner writes from the dataset's columns (``sql_steps``).
@@ -285,6 +287,7 @@ PENALTIES: list[Rule] = [
     ),
     _r("superset_execute_sql", r"(создай|сделай|заведи)\w* .*датасет|\b(create|make)\b.*dataset", -STRONG),
     _r("run_llm_validation", r"(итог|результат)\w* .*проверк", -STRONG),
+    _r("run_llm_validation", SQL_TEXT, -STRONG),  # SQL to check is run, not a dashboard's review
     _r("list_backups", r"(сдела[йт]|созда[йт]|сним|забэкап)|\b(take|make|run) (a )?backup|\bback up\b", -STRONG),
     _r(
         "execute_migration",
@@ -359,7 +362,7 @@ def rule_scores(question: str, object_type: str | None) -> dict[str, float]:
     scores: dict[str, float] = dict(intent_scores(THEN_CLAUSE.sub("", question) or question, object_type))
     # A precondition clause («… перед миграцией», "… before I deploy") says when, not what: the rules that name
     # a tool read the question without it (the penalties read it all).
-    main = unnegated(THEN_CLAUSE.sub("", BEFORE_CLAUSE.sub("", PREVIEW_SEEN.sub("", question))) or question)
+    main = unnegated(THEN_CLAUSE.sub("", main_clause(PREVIEW_SEEN.sub("", question))) or question)
     for rule in (*RULES, *PENALTIES):
         if rule.pages is not None and page not in rule.pages:
             continue

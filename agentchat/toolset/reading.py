@@ -41,7 +41,7 @@ import re
 from dataclasses import dataclass, field
 
 from agentchat.toolset.aspects import asked_aspect, unheard_action, unheard_focus
-from agentchat.toolset.clauses import BEFORE_CLAUSE, PREVIEW_SEEN
+from agentchat.toolset.clauses import PREVIEW_SEEN, main_clause
 from agentchat.toolset.tokens import corrected, object_of, tokens_of, unnegated, unprefixed
 from agentchat.toolset.verbs import verb_of
 from agentchat.toolset.words import (
@@ -171,7 +171,7 @@ def read_question(question: str) -> Reading:
     Returns:
         A ``Reading``; ``verb`` is '' when neither an imperative, a question word nor a "?" is found.
     """
-    main = unnegated(PREVIEW_SEEN.sub("", BEFORE_CLAUSE.sub("", question)) or question)
+    main = unnegated(PREVIEW_SEEN.sub("", main_clause(question)) or question)
     tokens = [unprefixed(corrected(t)) for t in tokens_of(main)]
     # The sentence of each token: a qualifier qualifies an object of its own sentence only.
     sentences = [n for n, part in enumerate(re.split(r"[.?!;]+", main)) for _ in tokens_of(part)]
@@ -205,6 +205,9 @@ def read_question(question: str) -> Reading:
         head = "dataset"  # "the schema of dataset 2": a given dataset's table is its attribute
     clauses = set(itertools.accumulate(len(tokens_of(part)) for part in re.split(r"[,;:.?!—]+", main)))
     verb = verb_of(tokens, main, found, clauses)
+    if verb != MAKE and (last := re.split(r"(?<=[.!?])\s+", main.strip())[-1]) != main.strip():
+        # a request said last, after a sentence of context («… висит как недокументированный. сгенерь документацию»)
+        verb = MAKE if verb_of([unprefixed(corrected(t)) for t in tokens_of(last)], last, found) == MAKE else verb
     if verb == MAKE and "chart" in found and any(DESCRIBE.match(t) for t in tokens):
         found.add("docs")
     specific = [name for name in OBJECTS if name in found and name not in GENERIC and name not in qualifiers]

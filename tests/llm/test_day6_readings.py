@@ -263,3 +263,45 @@ def test_work_no_tool_does_is_said_not_run(question):
 )
 def test_questions_and_the_tools_own_requests_are_no_such_work(question):
     assert request_without_tool(question) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "where", "tool"),
+    [
+        # a precondition said first: the request after it is read (y51 was answered with the summary)
+        (
+            "Перед релизом прогони валидацию этого дашборда и скажи, есть ли блокеры",
+            "dashboard/1@ss-dev",
+            "run_llm_validation",
+        ),
+        ("Перед тем как деплоить, проверь его на ошибки", "dashboard/1@ss-dev", "run_llm_validation"),
+        # the request said last, after a sentence of context with «как» in it (y23 searched «пустое описание»)
+        (
+            "у дашборда пустое описание, в каталоге висит как недокументированный. сгенерь документацию плз",
+            "dashboard/1@ss-dev",
+            "run_llm_documentation",
+        ),
+        # a check with the SQL given runs it (y63 read the dataset; «проверь: select …» was a review run)
+        (
+            "после ночного падения проверь что база Energy в проде живая: select count(*) from energy_consumption",
+            "dataset/1@prod",
+            "superset_execute_sql",
+        ),
+        ("проверь: select count(*) from energy_consumption", "dataset/1@prod", "superset_execute_sql"),
+    ],
+)
+def test_the_request_after_its_context_reaches_its_tool(specs, knowledge, question, where, tool):  # noqa: F811
+    name, _args = only_call(step(specs, knowledge, question, where))
+    assert name == tool
+
+
+@pytest.mark.parametrize(
+    ("question", "searched"),
+    [
+        ("у дашборда пустое описание", None),  # what its part is like, no title
+        ("расскажи про дашборд обзор регионов", "обзор регионов"),
+        ("покажи дашборд Обзор регионов", "Обзор регионов"),
+    ],
+)
+def test_a_lower_case_word_before_a_part_of_the_object_is_no_title(question, searched):
+    assert mentions_read(question, ENVIRONMENTS).search_text == searched

@@ -12,6 +12,7 @@ from agentchat.llm.offline.naming import kind_words_corrected, named_kind
 from agentchat.llm.offline.numbers import OBJECT_WORDS, ids_read
 from agentchat.llm.offline.references import references_read
 from agentchat.llm.offline.sql_said import DIALECTS, sql_said
+from agentchat.toolset.tokens import object_of
 from agentchat.toolset.weights import PART_OF_TABLE, ROWS_IN
 from agentchat.toolset.words import IDENTIFIER
 
@@ -151,6 +152,9 @@ QUESTION_HEADS = set(
     """can could would should will may might must shall is are was were do does did has have who what which where
     when how why может можно ли кто что какой какая какие где когда как почему""".split()
 )
+# The parts of an object named after a lower-case word («пустое описание», «старые графики»): that word says what the
+# part is like, it is no title (turns_day6 y23 searched dashboards for «пустое описание» on a dashboard page).
+PART_OBJECTS = {"docs", "problems", "attribute", "chart"}
 NAME_WORDS = 4  # a title said without quotes is a few words; more is a clause, not a name
 
 
@@ -185,6 +189,9 @@ def _name_after_marker(words: list[str], claimed: set[str], environments: list[t
                 continue
             if name and object_noun:
                 titled = True  # "about the regions overview dashboard": the words before the noun name it
+            if name and all(w.islower() for w in name) and object_of(following) in PART_OBJECTS:
+                name = []  # «у дашборда пустое описание»: what its part is like, not its title
+                break
             if _name_ends(following, claimed, environments) or len(name) == NAME_WORDS:
                 break
             titled = titled or bool(TITLE_WORDS.match(words[i]) or not name and following[:1].isupper())
