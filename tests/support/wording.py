@@ -43,6 +43,11 @@ TABLE_REFUSED = (
 )
 
 
+# What follows every refusal of Superset's: who can change it (``errors.SupersetDenied.text``).
+ACCESS_FORWARD = "Access is granted in Superset by its administrator: ask them for the role you need."
+
+
 def table_refused(language: str, names: str, env: str, count: int = 1) -> str:
-    """«Superset запрещает вам доступ к таблице main.regions в ss-dev: …» in ``language``."""
-    return plural(language, *TABLE_REFUSED, count, names=names, env=env)
+    """«Superset запрещает вам доступ к таблице main.regions в ss-dev: … Доступ выдаёт администратор Superset: …» in
+    ``language``."""
+    return f"{plural(language, *TABLE_REFUSED, count, names=names, env=env)} {text(language, ACCESS_FORWARD)}"
