@@ -22,7 +22,7 @@ from agentchat.llm.offline.mentions import Mentions, mentions_read
 from agentchat.llm.offline.numbers import ids_read
 from agentchat.llm.offline.sql_steps import database_tables_args, sql_for
 from agentchat.llm.offline.state import Result
-from agentchat.toolset.aspects import asks_anything, foreign_verb, unheard_action, unheard_focus
+from agentchat.toolset.aspects import asked_aspect, asks_anything, foreign_verb, unheard_action, unheard_focus
 from agentchat.toolset.reading import read_question
 from agentchat.toolset.unsupported import request_without_tool
 from agentchat.toolset.weights import writes_sql
@@ -237,17 +237,26 @@ def test_the_one_dashboard_found_is_read_for_the_charts_asked(specs, knowledge):
     [
         "скопируй заодно и данные energy_consumption в базу на проде, там таблица старая",  # aspects_unserved3 m07
         "copy the data of energy_consumption to prod too",
-        "запланируй эту миграцию на 3 ночи",
-        "schedule this migration for tonight at 2am",
-        "запускай её каждую ночь",
-        "run this every night",
         "поставь миграцию на паузу",
-        "отправь уведомление в слак после миграции",
-        "notify the team when it finishes",
     ],
 )
 def test_work_no_tool_does_is_said_not_run(question):
     assert request_without_tool(question)
+
+
+@pytest.mark.parametrize(
+    ("question", "aspect"),
+    [
+        ("запланируй эту миграцию на 3 ночи", "schedule"),
+        ("schedule this migration for tonight at 2am", "schedule"),
+        ("запускай её каждую ночь", "schedule"),
+        ("run this every night", "schedule"),
+        ("отправь уведомление в слак после миграции", "notify"),
+        ("notify the team when it finishes", "notify"),
+    ],
+)
+def test_a_run_scheduled_or_announced_is_an_aspect_no_tool_serves(question, aspect):
+    assert asked_aspect(question).name == aspect
 
 
 @pytest.mark.parametrize(
