@@ -18,7 +18,7 @@ REQUESTS_WITHOUT_TOOL = re.compile(
     r"|grant|revoke|"
     # "give petrov the engineer role", "make her an admin" (day set d44 read a permissions audit instead)
     r"\b(give|assign)\s+\w+\s+(the\s+|an?\s+)?(\w+\s+)?(role|rights|access)\b|\bmake\s+\w+\s+an?\s+(admin|engineer|analyst)\b|"
-    r"(создай|сделай|нарисуй|добавь) (нов\w+ )?(график|чарт)|create (a )?(new )?chart|"
+    r"(создай|сделай|нарисуй|добавь) ((мне|нам|ещё|еще|один|одну) )?(нов\w+ )?(график|чарт)|create (a )?(new )?chart|"
     # Branches merged or pushed to a remote: the repositories are agentchat's own, with no remote (DESIGN §8 git).
     r"\b(с?мерджи|смёрджи|замерджи|merge)\b|"
     r"\bpush\w*\b.{0,40}\b(remote|gitlab|github|origin)\b|запушь\w*.{0,40}(gitlab|github|гитлаб|remote|origin)|"

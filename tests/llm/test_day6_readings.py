@@ -28,6 +28,7 @@ from agentchat.toolset.unsupported import request_without_tool
 from agentchat.toolset.weights import writes_sql
 from agentchat.toolset.words import MAKE, versions_compared
 from tests.llm.test_offline_planner import knowledge, only_call, specs, step  # noqa: F401 - fixtures
+from tests.support.wording import text
 
 ENVIRONMENTS = [("ss-dev", "dev"), ("prod", "prod")]
 SEARCH_DASHBOARDS = {"properties": {"env_id": {}, "query": {}, "dataset": {}}, "required": ["env_id"]}
@@ -314,3 +315,67 @@ def test_the_request_after_its_context_reaches_its_tool(specs, knowledge, questi
 )
 def test_a_lower_case_word_before_a_part_of_the_object_is_no_title(question, searched):
     assert mentions_read(question, ENVIRONMENTS).search_text == searched
+
+
+# --- a fresh check on a clean clone (45 questions of a new user's own) -----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "sql"),
+    [
+        # the write said before a SELECT is part of the SQL: the read-only check refuses it in words (it was dropped)
+        (
+            "run this: UPDATE energy_consumption SET value = 0; SELECT 1",
+            "UPDATE energy_consumption SET value = 0; SELECT 1",
+        ),
+        ("select current_user, version()", "select current_user, version()"),  # a SELECT opening the message
+        ("create a dataset from select region from energy_consumption", "select region from energy_consumption"),
+        ("как выбрать select в sql?", None),
+    ],
+)
+def test_the_sql_said_starts_at_its_first_statement(question, sql):
+    assert mentions_read(question, ENVIRONMENTS).sql == sql
+
+
+PLAN_REFUSAL = (
+    "I cannot do that (“%(phrase)s”): I have no tool for it, and I changed nothing. A saved migration's dashboards "
+    "are chosen when it is made: create a new migration on the Migrations page."
+)
+FILE_REFUSAL = (
+    "I cannot write a file myself (“%(phrase)s”), and I changed nothing. The result of a SQL query has a “Download "
+    "CSV” link: send the SELECT and I will run it (offline I do not write queries myself)."
+)
+SUPERSET_REFUSAL = (
+    "I cannot do that (“%(phrase)s”): I have no tool for it, and I changed nothing. Deleting or renaming objects, "
+    "editing charts and granting rights are done in Superset itself."
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "where", "msgid"),
+    [
+        ("добавь в эту миграцию дашборд Обзор регионов", "migration/1@ss-dev", PLAN_REFUSAL),
+        ("выгрузи мне все данные по энергопотреблению за 2025 в csv", "dataset/1@ss-dev", FILE_REFUSAL),
+        (
+            "сделай мне новый график потребления по месяцам в виде pie на этом дашборде",
+            "dashboard/1@ss-dev",
+            SUPERSET_REFUSAL,
+        ),
+    ],
+)
+def test_a_refusal_says_where_it_is_done(specs, knowledge, question, where, msgid):  # noqa: F811
+    message = step(specs, knowledge, question, where)
+
+    assert message.tool_calls == []
+    where_said = text("ru", msgid, phrase="PHRASE").split("PHRASE")[1]
+    assert where_said in message.content, message.content
+
+
+def test_the_page_s_own_dataset_named_by_its_name_is_the_page_s():
+    mentions = mentions_read("plz сравни energy_consumption в dev и prod, есть расхождения?", ENVIRONMENTS)
+    page = Page(object_type="dataset", object_id=1, env_id="ss-dev", object_name="energy_consumption")
+    parameters = {"properties": {"env_id": {}, "dataset_id": {}, "dashboard_id": {}, "other_env_id": {}}}
+
+    args, missing = args_fill(tool="compare_versions", parameters=parameters, mentions=mentions, page=page)
+
+    assert (args.get("dataset_id"), missing) == (1, [])

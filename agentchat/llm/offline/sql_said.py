@@ -9,6 +9,15 @@ import sqlglot
 
 BACKTICKS = re.compile(r"`{1,3}(?:sql\n)?([^`]+)`{1,3}", re.I)
 SQL_START = re.compile(r"\b(select|with)\b\s+[\s\S]+", re.I)
+# A statement that writes, said before a SELECT («UPDATE t SET …; SELECT 1»): the SQL starts there, so the SQL tool's
+# read-only check refuses it in words, rather than the write being dropped unsaid (a fresh check, q10).
+WRITE_START = re.compile(
+    r"\b(update\s+[\w.\"]+\s+set|insert\s+into|delete\s+from|drop\s+(table|view|schema|database|index)|alter\s+table"
+    r"|truncate\s+(table\s+)?[\w.\"]+|create\s+(or\s+replace\s+)?(table|view|index)|merge\s+into|grant\s+\w+\s+on)\b[\s\S]+",
+    re.I,
+)
+# A SELECT that opens the message or a line («select current_user, version()»): SQL even with no FROM.
+SQL_LEADS = re.compile(r"(?:^|[:\n])\s*(select|with)\b", re.I)
 
 DIALECTS = {
     "postgres": r"postgres\w*|постгрес\w*|pg\b",
@@ -50,7 +59,10 @@ def sql_said(text: str) -> str | None:
     if quoted and re.search(r"\b(select|with|insert|update|delete|create|drop|pragma)\b", quoted.group(1), re.I):
         return quoted.group(1).strip()
     start = SQL_START.search(text)
-    if start and re.search(r"\bfrom\b|\bselect\s+(\d|\*|count\()", start.group(0), re.I):
+    write = WRITE_START.search(text)
+    if write and (not start or write.start() < start.start()):
+        return _without_prose(write.group(0).strip().rstrip(" ?"))
+    if start and (re.search(r"\bfrom\b|\bselect\s+(\d|\*|count\()", start.group(0), re.I) or SQL_LEADS.search(text)):
         sql = start.group(0).strip()
         # «… в базе Energy», "… in the Energy db"
         sql = re.sub(r"\s+(в|на|in|on)\s+(the\s+)?((базе|database)\s+\S+|\S+\s+(database|db))\s*$", "", sql, flags=re.I)
