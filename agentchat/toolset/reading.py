@@ -205,8 +205,10 @@ def read_question(question: str) -> Reading:
         head = "dataset"  # "the schema of dataset 2": a given dataset's table is its attribute
     clauses = set(itertools.accumulate(len(tokens_of(part)) for part in re.split(r"[,;:.?!—]+", main)))
     verb = verb_of(tokens, main, found, clauses)
-    if verb != MAKE and (last := re.split(r"(?<=[.!?])\s+", main.strip())[-1]) != main.strip():
-        # a request said last, after a sentence of context («… висит как недокументированный. сгенерь документацию»)
+    last = re.split(r"(?<=[.!?])\s+", main.strip())[-1]
+    if verb != MAKE and last != main.strip() and "?" not in main.strip()[: -len(last)]:
+        # a request said last, after a sentence of context («… висит как недокументированный. сгенерь документацию»);
+        # after a question the last sentence is its context («у кого доступ к датасету? нужно для аудита»)
         verb = MAKE if verb_of([unprefixed(corrected(t)) for t in tokens_of(last)], last, found) == MAKE else verb
     if verb == MAKE and "chart" in found and any(DESCRIBE.match(t) for t in tokens):
         found.add("docs")

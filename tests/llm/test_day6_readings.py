@@ -379,3 +379,16 @@ def test_the_page_s_own_dataset_named_by_its_name_is_the_page_s():
     args, missing = args_fill(tool="compare_versions", parameters=parameters, mentions=mentions, page=page)
 
     assert (args.get("dataset_id"), missing) == (1, [])
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "у кого есть доступ к этому датасету? нужно для квартального аудита",  # turns_day3 v30
+        "кто имеет доступ к этому датасету на проде? онбордю новенькую аналитичку, хочу понять какую роль ей дать",
+    ],
+)
+def test_after_a_question_the_last_sentence_is_its_context_not_a_request(specs, knowledge, question):  # noqa: F811
+    """The request said last is read only where no question comes before it: «нужно», «хочу» after «?» say why."""
+    name, _args = only_call(step(specs, knowledge, question, "dataset/1@prod"))
+    assert name == "superset_audit_permissions"
