@@ -164,6 +164,8 @@ async def test_a_virtual_dataset_named_after_назови_gets_that_name_on_its_
         "запланируй эту миграцию на 3 ночи",
         "скопируй заодно и данные energy_consumption в базу на проде, там таблица старая",
         "notify the team in slack when it finishes",
+        "запусти миграцию только для графиков",  # a run another way than the tool runs it: not the whole run's card
+        "migrate it with the permissions too",
     ],
 )
 async def test_work_no_tool_does_on_a_plan_s_page_gets_no_card(users, settings, energy_plan, text):  # noqa: F811

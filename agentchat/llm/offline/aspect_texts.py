@@ -15,6 +15,10 @@ from agentchat.toolset.aspects import UNHEARD, UNHEARD_ACTION, Aspect
 ASPECT_TITLES: dict[str, Promise] = {
     "schedule": gettext_lazy("schedule work for later or to repeat"),
     "notify": gettext_lazy("send notifications"),
+    "run_variant": gettext_lazy(
+        "run a deploy or migration only in part, without overwriting, with owners or rights, locked or in parallel "
+        "(it moves whole dashboards with their charts and datasets and overwrites them)"
+    ),
     "export_file": gettext_lazy("export to PDF, images or CSV"),
     "users_admin": gettext_lazy("manage Superset users and passwords"),
     "cache_action": gettext_lazy("clear or warm up caches"),
