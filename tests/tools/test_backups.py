@@ -108,7 +108,10 @@ async def test_backup_impact_counts_the_environments_dashboards(users, superset_
     after = {r["dashboard_title"] for r in dashboards_all("prod")}
 
     n = impact["counts"]["dashboard"]["backup"]
-    assert len(before & after) <= n <= len(before | after)
+    # The demo's dashboards are counted; one another test makes and removes meanwhile (tests/prodlocal's interrupted
+    # migration, as the admin) may or may not be, depending on when the engineer's own listing ran.
+    demo = {"Обзор регионов", "Отчёт по энергопотреблению"}
+    assert len(demo & before & after) <= n <= len(before | after)
     assert impact["summary"] == plural(
         "ru",
         "The backup of %(env)s covers %(count)d dashboard. Superset is not changed.",
