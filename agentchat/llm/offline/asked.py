@@ -187,10 +187,10 @@ def found_args(
     return args, [m for m in missing if m not in args]
 
 
-# The parts of a dashboard or a dataset its read tool reports (``toolset.objects`` names).
-PARTS_READ = {
-    "search_dashboards": ({"chart", "datasets", "dataset", "attribute", "git"}, "get_health_summary"),
-    "search_datasets": ({"column", "attribute", "chart", "dashboards", "table"}, "get_dataset_details"),
+# The parts of a dashboard or a dataset its read tool (``naming.KIND_TOOLS``) reports (``toolset.objects`` names).
+PARTS = {
+    "dashboard": {"chart", "datasets", "dataset", "attribute", "git"},
+    "dataset": {"column", "attribute", "chart", "dashboards", "table"},
 }
 
 
@@ -199,9 +199,9 @@ def found_part_read(turn: Turn, last: Result) -> str | None:
     «Отчёт …»?», "which columns does regions have?") and the read is offered; else None (the search answers).
     A fresh day set's "how do I see which charts are on «Отчёт по энергопотреблению»?" ended with the search's row
     (turns_day6 y41)."""
-    parts, read = PARTS_READ.get(last.tool, (set(), ""))
+    kind, read = next(((kind, read) for kind, (search, read) in KIND_TOOLS.items() if search == last.tool), ("", ""))
     payload = last.payload if isinstance(last.payload, dict) else {}
     rows, _total = items(payload.get(ROWS_KEY.get(last.tool, "")))
     if not read or read not in turn.tools or len(rows) != 1:
         return None
-    return read if parts & set(read_question(turn.question).objects) else None
+    return read if PARTS[kind] & set(read_question(turn.question).objects) else None

@@ -38,8 +38,6 @@ from agentchat.llm.offline.asked import (
 from agentchat.llm.offline.followup import (
     bare_answer,
     bare_direction,
-    inactive_tiers,
-    no_such_environment_text,
     previous_answered,
 )
 from agentchat.llm.offline.mentions import Mentions, mentions_read
@@ -51,7 +49,6 @@ from agentchat.llm.offline.replies import (
     clarify_text,
     environment_said_text,
     failure_text,
-    inactive_env_text,
     no_earlier_query_text,
     not_understood_text,
     unsupported_text,
@@ -257,9 +254,8 @@ def plan_step(turn: Turn, knowledge: Knowledge) -> AIMessage:
             return _call(choice.tool, args)
         reason = knowledge.not_offered_reason(choice.tool, page)
         # an environment named that does not exist, or is off («… на staging» with none picked; a fresh check, q24)
-        text = (reason == "environment" and environment_said_text(turn, knowledge.environments)) or knowledge.why_not(
-            choice.tool, page, turn.language
-        )
+        said = reason == "environment" and environment_said_text(turn, knowledge.environments, turn.question)
+        text = said or knowledge.why_not(choice.tool, page, turn.language)
         if reason == "page":
             # Another page's tool: the answer offers to ask the same question without this page (issue 29 item 2).
             return AIMessage(content=text, response_metadata={ASK_WITHOUT_PAGE: True})
@@ -269,12 +265,10 @@ def plan_step(turn: Turn, knowledge: Knowledge) -> AIMessage:
     # The name searched for is no environment ("the dashboard Stage results"): its words are not read as one.
     own = turn.question.replace(mentions.search_text, " ") if mentions.search_text else turn.question
     takes_env = bool(set(properties(turn, choice.tool)) & {"env_id", "source_env_id", "target_env_id"})
-    if takes_env and (no_such := no_such_environment_text(own, knowledge.environments, turn.language)):
-        return _text(no_such)
-    inactive = inactive_tiers(own, knowledge.environments)
-    if inactive and takes_env:
-        # «в staging» where staging is not active: said so, not asked for again nor replaced by the page's.
-        return _text(inactive_env_text(turn, inactive[0], [env_id for env_id, _ in knowledge.environments]))
+    # «в staging» where staging is not active, «в uat-7» that does not exist: said so, not asked for again nor
+    # replaced by the page's.
+    if takes_env and (said := environment_said_text(turn, knowledge.environments, own)):
+        return _text(said)
     return _first_call(turn, choice.tool, mentions)
 
 

@@ -7,6 +7,7 @@ import re
 
 from django.utils import translation
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from agentchat.errors import ID_ARGUMENTS, not_found_text
 from agentchat.llm.offline import answers
@@ -131,28 +132,14 @@ def _offered_list(turn: Turn) -> str:
 
 
 def unsupported_text(turn: Turn, phrase: str) -> str:
-    """Say plainly that no tool does ``phrase`` (delete, rename, grant…) and list what is possible here."""
+    """Say plainly that no tool does ``phrase`` (delete, rename, grant…), where it is done (``REFUSALS``), and list
+    what is possible here."""
+    refusal = next(
+        (text for pattern, of_question, text in REFUSALS if pattern.search(turn.question if of_question else phrase)),
+        SUPERSET_REFUSAL,
+    )
     with translation.override(turn.language):
-        if FILE_ASKED.search(turn.question):
-            head = _(
-                "I cannot write a file myself (“%(phrase)s”), and I changed nothing. The result of a SQL query has a "
-                "“Download CSV” link: send the SELECT and I will run it (offline I do not write queries myself)."
-            ) % {"phrase": phrase}
-        elif PLAN_EDITS.search(phrase):
-            head = _(
-                "I cannot do that (“%(phrase)s”): I have no tool for it, and I changed nothing. A saved migration's "
-                "dashboards are chosen when it is made: create a new migration on the Migrations page."
-            ) % {"phrase": phrase}
-        elif NOWHERE_ELSE.search(phrase):  # a run paused or stopped, a table's rows copied: done nowhere here
-            head = _("I cannot do that (“%(phrase)s”): I have no tool for it, and I changed nothing.") % {
-                "phrase": phrase
-            }
-        else:
-            head = _(
-                "I cannot do that (“%(phrase)s”): I have no tool for it, and I changed nothing. Deleting or renaming "
-                "objects, editing charts and granting rights are done in Superset itself."
-            ) % {"phrase": phrase}
-        return head + "\n\n" + _("Here I can do:") + "\n" + _offered_list(turn)
+        return str(refusal) % {"phrase": phrase} + "\n\n" + _("Here I can do:") + "\n" + _offered_list(turn)
 
 
 # What is done on the Migrations page (a saved plan's dashboards), and what nowhere here (a run paused, stopped or
@@ -166,6 +153,35 @@ NOWHERE_ELSE = re.compile(
 PLAN_EDITS = re.compile(r"\b(план|миграци)\w*|\b(plan|migration)\b", re.I)
 # Data asked for as a file («выгрузи … в csv», "export it to excel"): the SQL result's own «Скачать CSV» serves it.
 FILE_ASKED = re.compile(r"\bcsv\b|\bexcel\b|\bxlsx?\b|в файл\w*|to a file|as a file", re.I)
+SUPERSET_REFUSAL = gettext_lazy(
+    "I cannot do that (“%(phrase)s”): I have no tool for it, and I changed nothing. Deleting or renaming objects, "
+    "editing charts and granting rights are done in Superset itself."
+)
+# ``(pattern, read in the whole question (else in the phrase), the refusal)``, the first that matches; else
+# ``SUPERSET_REFUSAL``.
+REFUSALS = (
+    (
+        FILE_ASKED,
+        True,
+        gettext_lazy(
+            "I cannot write a file myself (“%(phrase)s”), and I changed nothing. The result of a SQL query has a "
+            "“Download CSV” link: send the SELECT and I will run it (offline I do not write queries myself)."
+        ),
+    ),
+    (
+        PLAN_EDITS,
+        False,
+        gettext_lazy(
+            "I cannot do that (“%(phrase)s”): I have no tool for it, and I changed nothing. A saved migration's "
+            "dashboards are chosen when it is made: create a new migration on the Migrations page."
+        ),
+    ),
+    (
+        NOWHERE_ELSE,
+        False,
+        gettext_lazy("I cannot do that (“%(phrase)s”): I have no tool for it, and I changed nothing."),
+    ),
+)
 
 
 def inactive_env_text(turn: Turn, env: str, active: list[str]) -> str:
@@ -179,12 +195,13 @@ def inactive_env_text(turn: Turn, env: str, active: list[str]) -> str:
         }
 
 
-def environment_said_text(turn: Turn, environments: list[tuple[str, str]]) -> str | None:
-    """What to say of an environment the question names when none is picked: one that does not exist
-    (``no_such_environment_text``), or one that is not active (``inactive_env_text``); None for neither."""
-    if no_such := no_such_environment_text(turn.question, environments, turn.language):
+def environment_said_text(turn: Turn, environments: list[tuple[str, str]], text: str) -> str | None:
+    """What to say of an environment ``text`` (the question, or its words outside the name searched for) names: one
+    that does not exist (``no_such_environment_text``), or one that is not active (``inactive_env_text``); None for
+    neither."""
+    if no_such := no_such_environment_text(text, environments, turn.language):
         return no_such
-    off = inactive_tiers(turn.question, environments)
+    off = inactive_tiers(text, environments)
     return inactive_env_text(turn, off[0], [env_id for env_id, _ in environments]) if off else None
 
 
