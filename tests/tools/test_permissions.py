@@ -19,6 +19,15 @@ def permission_view_id(env_id: str, permission: str, resource: str) -> int:
     return next(r["id"] for r in rows if r["permission"]["name"] == permission)
 
 
+def _admin_grants(env_id: str) -> list[str]:
+    """The ``all_*`` permissions Superset lists for role Admin now (roles/search, permissions-resources)."""
+    q = "(filters:!((col:name,opr:eq,value:Admin)),page_size:100)"
+    rows = api(env_id, "GET", "/api/v1/security/roles/search/", params={"q": q})["result"]
+    admin = next(r for r in rows if r["name"] == "Admin")
+    wanted = {permission_view_id(env_id, name, name): name for name in ("all_database_access", "all_datasource_access")}
+    return sorted(name for pv, name in wanted.items() if pv in admin["permission_ids"])
+
+
 @pytest.fixture
 def regions_reader(superset_stack) -> Iterator[dict]:
     """A Superset role with datasource_access on the regions dataset (#2) and one user in it; removed after."""
@@ -108,6 +117,7 @@ async def test_database_audit(engineer, superset_stack):
 
     assert outcome.ok, outcome.error_message
     roles = {r["role"]: r for r in outcome.result["roles"]}
-    assert roles["Admin"]["data_access"] == "full"
+    # CI once saw Admin with no data grant here (not reproduced): the message shows what Superset said then.
+    assert roles["Admin"]["data_access"] == "full", (roles["Admin"], _admin_grants("ss-dev"))
     assert "all_database_access on all_database_access" in roles["Admin"]["data_grants"]
     assert outcome.result["object"]["schemas"] == ["main"]
