@@ -10,6 +10,7 @@ from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
 from agentchat.runtime.spec import ToolArgs
 from policies import services as policy
+from policies.models import Environment
 
 CATEGORY_TITLES = {
     "read": pgettext_lazy("tool category", "Read"),
@@ -70,10 +71,19 @@ async def show_capabilities(ctx: ToolContext, args: NoArgs) -> dict[str, Any]:
     examples_en=["Which environments are there?", "Which one is production?", "List the Superset environments"],
 )
 async def list_environments(ctx: ToolContext, args: NoArgs) -> dict[str, Any]:
-    """Return ``{"environments": [{"env_id", "name", "tier", "superset_url"}]}`` of active environments."""
+    """Return ``{"environments": [{"env_id", "name", "tier", "superset_url"}], "switched_off": [env_id]}``: the
+    active environments, and the ids of those an administrator switched off (no tool works there)."""
     rows = await sync_to_async(policy.environments_active)()
+    # outside the policy snapshot, which holds the active ones only
+    off = [
+        env_id
+        async for env_id in Environment.objects.filter(is_active=False)
+        .order_by("env_id")
+        .values_list("env_id", flat=True)
+    ]
     return {
         "environments": [
             {"env_id": e.env_id, "name": e.name, "tier": e.tier, "superset_url": e.superset_url} for e in rows
-        ]
+        ],
+        "switched_off": off,
     }

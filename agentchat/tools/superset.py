@@ -1,5 +1,6 @@
 """Superset read tools: dashboard search and the dashboard health summary (Superset REST API /api/v1/)."""
 
+import re
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -51,6 +52,39 @@ def _dashboard_row(row: dict[str, Any], base_url: str) -> dict[str, Any]:
     }
 
 
+def title_stems(text: str) -> list[str]:
+    """The words of a typed title as parts to find in a dashboard's title: case-folded, «ё» as «е», words of four
+    letters or more, a Russian word without its last two letters and an English one without a plural «s»
+    («Отчёта по энергопотреблению» → ``["отче", "энергопотреблени"]``), so that a title typed in another grammatical
+    case («перенеси Отчёта…», «в Обзоре регионов») still finds the dashboard.
+
+    Returns:
+        The stems in the order typed; empty when no word is long enough.
+    """
+    stems = []
+    for word in re.findall(r"\w+", _plain(text)):
+        if len(word) < 4:
+            continue
+        if re.search(r"[а-я]", word):
+            stems.append(word[:-2] if len(word) > 4 else word[:-1])
+        else:
+            stems.append(word[:-1] if word.endswith("s") and len(word) > 4 else word)
+    return stems
+
+
+def _plain(text: str) -> str:
+    return text.casefold().replace("ё", "е")
+
+
+async def _titles_with_stems(client: SupersetClient, q: dict[str, Any], stems: list[str]) -> list[dict[str, Any]]:
+    """The dashboards among the 100 latest (``q``: the search without its title filter) whose titles hold every
+    stem: Superset matches a title as typed (and its SQLite metadata lower-cases Latin letters only), so a title in
+    another case («Отчёта по …») is looked for here."""
+    body = await client.get_json("/api/v1/dashboard/", q=q)
+    found = [r for r in body.get("result", []) if all(s in _plain(r.get("dashboard_title") or "") for s in stems)]
+    return [_dashboard_row(r, client.base_url) for r in found]
+
+
 @assistant_tool(
     name="search_dashboards",
     category="read",
@@ -80,7 +114,9 @@ async def search_dashboards(ctx: ToolContext, args: SearchDashboardsArgs) -> dic
     Returns:
         ``{"env_id", "query", "count", "dashboards": [{"id", "title", "slug", "published", "owners", "changed_on",
         "url"}]}``; ``query`` is the title fragment searched for (None: all), ``count`` Superset's total for the
-        filters, ``dashboards`` at most ``limit`` rows; by dataset, ``dashboards_using``'s dict.
+        filters, ``dashboards`` at most ``limit`` rows; by dataset, ``dashboards_using``'s dict. A ``query`` that
+        Superset finds in no title is looked for once more by its words' stems (``title_stems``) among the 100
+        latest dashboards; ``title_words`` (the stems) then says so.
     """
     client = await ctx.superset(args.env_id)
     if args.dataset:
@@ -94,12 +130,18 @@ async def search_dashboards(ctx: ToolContext, args: SearchDashboardsArgs) -> dic
     body = await client.get_json("/api/v1/dashboard/", q=q)
     rows = [_dashboard_row(r, client.base_url) for r in body.get("result", [])]
     count = body.get("count", len(rows))
+    words: dict[str, Any] = {}
+    stems = title_stems(args.query or "")
+    if not rows and stems:
+        rows = await _titles_with_stems(client, {**q, "filters": filters[1:]}, stems)
+        count = len(rows)
+        words = {"title_words": stems} if rows else {}
     if args.owner:
         # Superset's owner filter takes user ids; users ask by name, so owners are matched here.
         needle = args.owner.casefold()
         rows = [r for r in rows if any(needle in o.casefold() for o in r["owners"])]
         count = len(rows)
-    return {"env_id": args.env_id, "query": args.query, "count": count, "dashboards": rows[: args.limit]}
+    return {"env_id": args.env_id, "query": args.query, "count": count, "dashboards": rows[: args.limit], **words}
 
 
 async def dashboards_using(client: SupersetClient, *, env_id: str, dataset: str, query: str | None) -> dict[str, Any]:

@@ -47,7 +47,12 @@ IMPERATIVE_RU = r"(сделай|создай|заведи|запусти|вып�
 
 RULES: list[Rule] = [
     # --- what the agent can do
-    _r("show_capabilities", r"что (ты )?(умеешь|можешь)|(чем|с чем) (ты )?(можешь )?помо|возможност", STRONG),
+    # «вы»: a polite or plural «что вы умеете / чем можете помочь» asks the same (turns_day8 d865)
+    _r(
+        "show_capabilities",
+        r"что (ты |вы )?(умеешь|можешь|умеете|можете)|(чем|с чем) (ты |вы )?(можешь |можете )?помо|возможност",
+        STRONG,
+    ),
     _r("show_capabilities", r"что (вообще )?можно (у тебя )?(спросить|попросить)|какие .*(действия|команды)", STRONG),
     _r("show_capabilities", r"what (can|are) you|what kinds? of things|your (functions|capabilities|tools)", STRONG),
     _r("show_capabilities", r"how can you help|^\s*(help|помощь|справка)\W*$", STRONG),

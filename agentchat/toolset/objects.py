@@ -10,6 +10,7 @@ its stems, or equals a stem ending in ``$``; ``agentchat.toolset.tokens`` reads 
 OBJECTS: dict[str, tuple[str, ...]] = {
     "agent": (
         "умеешь",
+        "умеете",
         "able$",  # "are you able to …"
         "можешь$",
         "хелп",

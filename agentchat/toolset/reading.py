@@ -302,6 +302,8 @@ def reading_tool(reading: Reading, object_type: str | None) -> str | None:
     data = reading.quantity or reading.rows
     if verb != CHECK and object_type == "dataset" and data and set(objects) <= {"dataset", "table", "column"}:
         return "superset_execute_sql"  # «сколько всего потребили?» on a dataset page: numbers from its data
+    if verb != CHECK and reading.quantity and not objects and not reading.asked:
+        return "superset_execute_sql"  # «сколько область потребила в декабре?» names no object: a figure of data
     pointer = any(p in ("", "migration") for p in reading.pointed)
     if reading.runs_sql:
         return "superset_execute_sql"  # "run select count(*) … on this dataset": the query is the object

@@ -115,6 +115,8 @@ def tool_choose(*, question: str, page: Page, offered: Sequence[str], knowledge:
     # another page offers does not turn it into "not available here" («какие датасеты создадутся» on a migration
     # page is its preview, not a dataset search).
     meant = reading_tool(read_question(question), page.object_type)
+    if meant == "superset_execute_sql" and meant not in offered and knowledge.not_offered_reason(meant, page) == "page":
+        return Choice("unavailable", meant, rules=STRONG)  # a figure of the data on a page without SQL: said so
     if best is not None and best.name not in offered and best.rules >= MEDIUM and meant not in offered:
         substitute = next((s for s in SUBSTITUTES.get(best.name, ()) if s in offered), None)
         if substitute:

@@ -97,6 +97,12 @@ def search_dashboards(result: dict[str, Any], language: str) -> str:
     rows, total = items(result.get("dashboards"))
     count = result.get("count", total)
     head = DASHBOARD_SEARCH.head(found=bool(rows), count=count, env=result.get("env_id"), query=result.get("query"))
+    if rows and result.get("title_words"):  # found by its words' stems: no title contains the query as typed
+        head = ngettext(
+            "Found %(count)d dashboard in %(env)s whose title has the words of “%(query)s”.",
+            "Found %(count)d dashboards in %(env)s whose title has the words of “%(query)s”.",
+            count,
+        ) % {"count": count, "env": result.get("env_id"), "query": result.get("query")}
     if not rows:
         return head
     lines = [head]
@@ -114,6 +120,9 @@ def list_environments(result: dict[str, Any], language: str) -> str:
     rows, _total = items(result.get("environments"))
     lines = [_("Environments:")]
     lines += [f"- {e.get('env_id')} — {e.get('name')} ({e.get('tier')})" for e in rows]
+    off = [str(env_id) for env_id in result.get("switched_off") or []]
+    if off:
+        lines.append(_("Switched off by an administrator (no tool works there): %(envs)s.") % {"envs": ", ".join(off)})
     return "\n".join(lines)
 
 
