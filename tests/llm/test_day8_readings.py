@@ -53,3 +53,12 @@ def test_a_figure_of_the_data_on_a_dashboard_page_is_said_to_need_another_page(s
 )
 def test_a_count_of_objects_is_not_a_figure_of_the_data(question, tool):
     assert reading_tool(read_question(question), "dashboard") == tool
+
+
+def test_a_period_in_a_request_is_no_figure_of_the_data(specs, knowledge):  # noqa: F811
+    """«every 15 min» names SQL's «min» and a period: still no data asked (aspects_unserved2 a2-d11 kept)."""
+    page_only = dataclasses.replace(knowledge, not_offered_reason=lambda tool, page: "page")
+
+    message = step(specs, page_only, "set auto refresh on this dash to every 15 min on prod pls", "dashboard/1@prod")
+
+    assert message.content != "why:superset_execute_sql"

@@ -91,6 +91,7 @@ UNAVAILABLE_MARGIN = 0.05
 # for the best offered tool (``toolset.examples``; issue 16): a majority, fixed before measuring, not tuned.
 EXAMPLES_MAJORITY = 0.5
 SEARCH_FOR = {"dashboard_id": "search_dashboards", "dataset_id": "search_datasets"}
+SQL = "superset_execute_sql"
 # An audit of a named dashboard or dataset (no id): the search for it first, then the audit of the one found.
 AUDITED_SEARCH = {"dataset": "search_datasets", "dashboard": "search_dashboards"}
 
@@ -114,9 +115,11 @@ def tool_choose(*, question: str, page: Page, offered: Sequence[str], knowledge:
     # The reading's tool, when the page offers it, is what a question about the page means: a keyword of a tool
     # another page offers does not turn it into "not available here" («какие датасеты создадутся» on a migration
     # page is its preview, not a dataset search).
-    meant = reading_tool(read_question(question), page.object_type)
-    if meant == "superset_execute_sql" and meant not in offered and knowledge.not_offered_reason(meant, page) == "page":
-        return Choice("unavailable", meant, rules=STRONG)  # a figure of the data on a page without SQL: said so
+    reading = read_question(question)
+    meant = reading_tool(reading, page.object_type)
+    figure = meant == SQL and reading.quantity and not reading.objects  # «сколько потребили?»: the data's figure
+    if figure and SQL not in offered and knowledge.not_offered_reason(SQL, page) == "page":
+        return Choice("unavailable", SQL, rules=STRONG)  # on a page without SQL: said so
     if best is not None and best.name not in offered and best.rules >= MEDIUM and meant not in offered:
         substitute = next((s for s in SUBSTITUTES.get(best.name, ()) if s in offered), None)
         if substitute:
@@ -144,7 +147,6 @@ def tool_choose(*, question: str, page: Page, offered: Sequence[str], knowledge:
         best_offered = offered_read(counterpart) or (reads[0] if reads else None)
     if best_offered is None:
         return Choice("unknown")
-    reading = read_question(question)
     if meant is not None and meant in offered and not changes_state(meant) and _page_parts(reading, page.object_type):
         # A question about the page's object or its parts is answered by its read tool, whatever a keyword of a
         # search or a list says («какие дашборды на нём?» on a dataset page: its description).
