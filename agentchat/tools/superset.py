@@ -55,7 +55,7 @@ def _dashboard_row(row: dict[str, Any], base_url: str) -> dict[str, Any]:
 def title_stems(text: str) -> list[str]:
     """The words of a typed title as parts to find in a dashboard's title: case-folded, «ё» as «е», words of four
     letters or more, a Russian word without its last two letters and an English one without a plural «s»
-    («Отчёта по энергопотреблению» → ``["отче", "энергопотреблени"]``), so that a title typed in another grammatical
+    («Отчёта по энергопотреблению» → ``["отче", "энергопотреблен"]``), so that a title typed in another grammatical
     case («перенеси Отчёта…», «в Обзоре регионов») still finds the dashboard.
 
     Returns:
