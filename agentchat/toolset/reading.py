@@ -158,6 +158,11 @@ class Reading:
     unheard: str = ""
     unheard_action: str = ""
 
+    @property
+    def figure(self) -> bool:
+        """A figure of the data is asked: a quantity, no object named («сколько область потребила в декабре?»)."""
+        return self.verb != CHECK and self.quantity and not self.objects and not self.asked
+
 
 @functools.lru_cache(maxsize=512)
 def read_question(question: str) -> Reading:
@@ -292,21 +297,18 @@ def reading_tool(reading: Reading, object_type: str | None) -> str | None:
     in what a review judges (metadata, names, the team's rules) they are a review run.
     """
     verb = reading.verb or SHOW  # no verb: only the reads of SHOW can be meant (never a change by default)
-    objects = reading.objects
     about = about_page_object(reading, object_type)
-    if about:
-        # "which datasets feed this dashboard?": the page's object is asked about; the plurals are its parts.
-        objects = tuple(o for o in objects if o not in ("dashboards", "datasets"))
+    # "which datasets feed this dashboard?": the page's object is asked about; the plurals are its parts.
+    objects = tuple(o for o in reading.objects if not about or o not in ("dashboards", "datasets"))
     if verb == CHECK and objects and objects[0] not in REVIEWED:
         verb = SHOW
     data = reading.quantity or reading.rows
-    if verb != CHECK and object_type == "dataset" and data and set(objects) <= {"dataset", "table", "column"}:
-        return "superset_execute_sql"  # «сколько всего потребили?» on a dataset page: numbers from its data
-    if verb != CHECK and reading.quantity and not objects and not reading.asked:
-        return "superset_execute_sql"  # «сколько область потребила в декабре?» names no object: a figure of data
+    numbers = verb != CHECK and object_type == "dataset" and data and set(objects) <= {"dataset", "table", "column"}
+    # numbers of a dataset page's data («сколько всего потребили?»), a figure of the data on any page («сколько
+    # область потребила в декабре?»), SQL given to run ("run select count(*) … on this dataset"): the query
+    if numbers or reading.figure or reading.runs_sql:
+        return "superset_execute_sql"
     pointer = any(p in ("", "migration") for p in reading.pointed)
-    if reading.runs_sql:
-        return "superset_execute_sql"  # "run select count(*) … on this dataset": the query is the object
     if reading.asked and (reading.asked, object_type) != ("compare_versions", "migration"):
         return reading.asked  # a migration page's source and target side by side are its preview
     targeted = reading.target and pointer and not reading.other  # «куда она идёт?», "where is it going"

@@ -49,10 +49,22 @@ def test_a_figure_of_the_data_on_a_dashboard_page_is_said_to_need_another_page(s
 
 @pytest.mark.parametrize(
     ("question", "tool"),
-    [("сколько графиков на этом дашборде?", "get_health_summary"), ("сколько у нас окружений?", "list_environments")],
+    [
+        ("сколько графиков на этом дашборде?", "get_health_summary"),
+        ("сколько у нас окружений?", "list_environments"),
+        # the page's own parts named in the plural are still objects named (a review found it read as data)
+        ("how many datasets does it use?", "get_health_summary"),
+    ],
 )
 def test_a_count_of_objects_is_not_a_figure_of_the_data(question, tool):
     assert reading_tool(read_question(question), "dashboard") == tool
+
+
+def test_a_count_of_the_page_s_parts_reads_the_dashboard(specs, knowledge):  # noqa: F811
+    assert only_call(step(specs, knowledge, "how many datasets does it use?", "dashboard/1@ss-dev")) == (
+        "get_health_summary",
+        {"env_id": "ss-dev", "dashboard_id": 1},
+    )
 
 
 def test_a_period_in_a_request_is_no_figure_of_the_data(specs, knowledge):  # noqa: F811

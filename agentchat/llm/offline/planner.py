@@ -117,9 +117,8 @@ def tool_choose(*, question: str, page: Page, offered: Sequence[str], knowledge:
     # page is its preview, not a dataset search).
     reading = read_question(question)
     meant = reading_tool(reading, page.object_type)
-    figure = meant == SQL and reading.quantity and not reading.objects  # «сколько потребили?»: the data's figure
-    if figure and SQL not in offered and knowledge.not_offered_reason(SQL, page) == "page":
-        return Choice("unavailable", SQL, rules=STRONG)  # on a page without SQL: said so
+    if reading.figure and SQL not in offered and knowledge.not_offered_reason(SQL, page) == "page":
+        return Choice("unavailable", SQL, rules=STRONG)  # a figure of the data on a page without SQL: said so
     if best is not None and best.name not in offered and best.rules >= MEDIUM and meant not in offered:
         substitute = next((s for s in SUBSTITUTES.get(best.name, ()) if s in offered), None)
         if substitute:
