@@ -16,6 +16,7 @@ from agentchat.runtime.spec import ToolArgs
 from agentchat.superset.client import SupersetClient, gather_requests
 from agentchat.superset.dashboard_export import dashboard_export_status
 from agentchat.tools.dataset_facts import dataset_dependents
+from agentchat.toolset.tokens import tokens_of
 
 ENV_ID_FIELD = Field(description="Environment id (ss-dev, prod…).")
 
@@ -53,16 +54,16 @@ def _dashboard_row(row: dict[str, Any], base_url: str) -> dict[str, Any]:
 
 
 def title_stems(text: str) -> list[str]:
-    """The words of a typed title as parts to find in a dashboard's title: case-folded, «ё» as «е», words of four
-    letters or more, a Russian word without its last two letters and an English one without a plural «s»
-    («Отчёта по энергопотреблению» → ``["отче", "энергопотреблен"]``), so that a title typed in another grammatical
-    case («перенеси Отчёта…», «в Обзоре регионов») still finds the dashboard.
+    """The words of a typed title as parts to find in a dashboard's title: its words (``toolset.tokens.tokens_of``:
+    case-folded, «ё» as «е») of four letters or more, a Russian word without its last two letters and an English
+    one without a plural «s» («Отчёта по энергопотреблению» → ``["отче", "энергопотреблен"]``), so that a title
+    typed in another grammatical case («перенеси Отчёта…», «в Обзоре регионов») still finds the dashboard.
 
     Returns:
         The stems in the order typed; empty when no word is long enough.
     """
     stems = []
-    for word in re.findall(r"\w+", _plain(text)):
+    for word in tokens_of(text):
         if len(word) < 4:
             continue
         if re.search(r"[а-я]", word):
@@ -72,17 +73,13 @@ def title_stems(text: str) -> list[str]:
     return stems
 
 
-def _plain(text: str) -> str:
-    return text.casefold().replace("ё", "е")
-
-
 async def _titles_with_stems(client: SupersetClient, q: dict[str, Any], stems: list[str]) -> list[dict[str, Any]]:
     """The dashboards among the 100 latest (``q``: the search without its title filter) whose titles hold every
     stem: Superset matches a title as typed (and its SQLite metadata lower-cases Latin letters only), so a title in
     another case («Отчёта по …») is looked for here."""
     body = await client.get_json("/api/v1/dashboard/", q=q)
-    found = [r for r in body.get("result", []) if all(s in _plain(r.get("dashboard_title") or "") for s in stems)]
-    return [_dashboard_row(r, client.base_url) for r in found]
+    folded = [(r, " ".join(tokens_of(r.get("dashboard_title") or ""))) for r in body.get("result", [])]
+    return [_dashboard_row(r, client.base_url) for r, title in folded if all(s in title for s in stems)]
 
 
 @assistant_tool(
