@@ -75,14 +75,15 @@ class MessageEvent(OutboundEvent):
 
     event: ClassVar[str] = "message"
     handed_over: ClassVar[bool] = True
-    omitted_when_none: ClassVar[frozenset[str]] = frozenset({"ask_without_page"})
+    omitted_when_none: ClassVar[frozenset[str]] = frozenset({"ask_without_page", "ask_without_page_label"})
 
     message_id: int | None
     text: str
     html: str
     # The question to send again without the page's context (the one-click under an answer that another page's
-    # tool would serve, issue 29 item 2); None: no such button.
+    # tool would serve, issue 29 item 2), and the button's label in the answer's language; None: no such button.
     ask_without_page: str | None = None
+    ask_without_page_label: str | None = None
 
 
 class ToolStartedEvent(OutboundEvent):

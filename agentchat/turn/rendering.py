@@ -6,6 +6,7 @@ The HTML of the cards comes from ``guard.cards``; this module pairs it with the 
 from typing import Any
 
 from django.template.loader import render_to_string
+from django.utils.translation import gettext_lazy
 
 from agentchat.chat.events import (
     CancelledEvent,
@@ -20,6 +21,10 @@ from agentchat.guard import cards
 from agentchat.models import PendingConfirmation
 from agentchat.turn.markdown import markdown_html
 
+# The one-click's label (issue 29 item 2): under an answer, in the answer's language (the turn's, active when the
+# event is built), not the page's; the page's own texts (``web.chat_texts``) use the same words.
+ASK_WITHOUT_PAGE_LABEL = gettext_lazy("Ask without the page's context")
+
 
 def message_event(
     *, message_id: int | None, text: str, role: str = "assistant", ask_without_page: str | None = None
@@ -27,9 +32,12 @@ def message_event(
     """A finished message: ``role`` ``assistant`` (the answer) or ``system`` (a line such as «Операция отменена»,
     ``message_id`` None); the HTML is ``chat/message.html``: an answer's Markdown rendered and sanitised by an
     allow-list (``turn.markdown``), a system line as escaped text. ``ask_without_page``: the question the page's
-    one-click sends again without the page's context (issue 29 item 2)."""
+    one-click sends again without the page's context (issue 29 item 2), labelled in the active language."""
     html = message_html(text=text, role=role)
-    return MessageEvent(message_id=message_id, text=text, html=html, ask_without_page=ask_without_page)
+    label = str(ASK_WITHOUT_PAGE_LABEL) if ask_without_page else None
+    return MessageEvent(
+        message_id=message_id, text=text, html=html, ask_without_page=ask_without_page, ask_without_page_label=label
+    )
 
 
 def message_html(*, text: str, role: str = "assistant") -> str:

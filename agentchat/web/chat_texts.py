@@ -11,6 +11,7 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
 from agentchat.conversations.selectors import OBJECT_LABELS
+from agentchat.turn.rendering import ASK_WITHOUT_PAGE_LABEL
 
 CHAT_TEXTS: dict[str, Promise] = {
     "context_rejected": _("Page context rejected (general mode)"),
@@ -29,7 +30,7 @@ CHAT_TEXTS: dict[str, Promise] = {
     "superset_said": _("Superset's answer"),
     "copy": _("Copy"),
     "copied": _("Copied"),
-    "ask_without_page": _("Ask without the page's context"),
+    "ask_without_page": ASK_WITHOUT_PAGE_LABEL,
     "task_title": _("Task #%(id)s"),
     "task_title_kind": _("Task #%(id)s (%(kind)s)"),
     "task_queued": _("queued"),

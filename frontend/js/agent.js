@@ -195,7 +195,7 @@
       el.classList.remove("streaming");
       el.setAttribute("data-testid", "assistant-message");
       el.dataset.final = "1";
-      if (f.ask_without_page) offerWithoutPage(el, f.ask_without_page);
+      if (f.ask_without_page) offerWithoutPage(el, f.ask_without_page, f.ask_without_page_label);
     },
     tool_started(f) {
       const el = appendText(`⏳ ${f.title || f.tool}…`, "tool-status");
@@ -259,12 +259,13 @@
 
   // A button that sends `text` again once, as a new message (a new id), with the context `contextOf()` gives,
   // then goes away.
-  function sendAgainButton(testid, label, text, contextOf, echo) {
+  // `label`: a key of the page's texts; `said`: the label as the server wrote it (in the answer's language).
+  function sendAgainButton(testid, label, text, contextOf, echo, said) {
     const button = document.createElement("button");
     button.type = "button";
     button.className = "resend";
     button.dataset.testid = testid;
-    button.textContent = t(label);
+    button.textContent = said || t(label);
     button.addEventListener("click", () => {
       button.remove();
       if (echo) appendText(text, "msg-user");
@@ -282,10 +283,10 @@
 
   // An answer another page's tool would serve (issue 29 item 2): one click sends the same question again without
   // the page's object (the environment picked stays), so the server offers the tools of a page without one.
-  function offerWithoutPage(bubble, text) {
+  function offerWithoutPage(bubble, text, label) {
     if (bubble.querySelector("[data-testid=ask-without-page]")) return;
     const bare = () => ({ contextVersion: 1, objectType: null, objectId: null, objectName: null, envId: envId(), route: null });
-    bubble.appendChild(sendAgainButton("ask-without-page", "ask_without_page", text, bare, true));
+    bubble.appendChild(sendAgainButton("ask-without-page", "ask_without_page", text, bare, true, label));
   }
 
   function newClientId() {

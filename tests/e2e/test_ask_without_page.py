@@ -33,3 +33,19 @@ def test_the_one_click_asks_the_same_question_without_the_page(page, app_server)
     expect(page.locator(".msg-user").last).to_have_text("покажи колонки датасета regions")
     expect(page.get_by_test_id("ask-without-page")).to_have_count(0)
     expect(page.get_by_test_id("context-summary")).to_contain_text(f"#{energy['id']}")  # the page stays the page
+
+
+def test_the_one_click_is_labelled_in_the_answer_s_language(page, app_server):
+    """An English question on a page shown in Russian: the refusal is English, and so is its button (a QA check saw
+    «Спросить без контекста страницы» under an English answer)."""
+    energy = superset_api.dashboard_by_slug("ss-dev", "energy-report")
+    login(page, app_server, "engineer")
+    page.goto(f"{app_server.url}/dashboards/{energy['id']}/?env_id=ss-dev")
+    page.get_by_test_id("ask-agent").click()
+    page.wait_for_url(re.compile(r"/agent\?"))
+
+    ask(page, "show the columns of the regions dataset")
+
+    button = page.locator(ANSWER).last.get_by_test_id("ask-without-page")
+    expect(button).to_have_text("Ask without the page's context")
+    assert text("ru", "Ask without the page's context") != "Ask without the page's context"
