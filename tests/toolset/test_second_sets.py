@@ -32,6 +32,8 @@ TURNS_DAY7 = ASPECTS_PATH.with_name("turns_day7.yaml")
 # A fourth session's set (2026-12-07), by a helper who read what the others read and new people: half held
 # (every even row), frozen and scored on main before any change of that session.
 TURNS_DAY8 = ASPECTS_PATH.with_name("turns_day8.yaml")
+# A fifth session's set (2026-12-07), the same way, by six more people: half held (every even row).
+TURNS_DAY9 = ASPECTS_PATH.with_name("turns_day9.yaml")
 FROZEN = {
     TURNS_DAY2: "feea61ad6f5507f73658687b126b846831ee1b389274d49138aba0fcc88835c5",
     ASPECTS2: "4a02b50eba5c7364b2e0b8df4390aad99dac2948408c4e93a7006abdfadaece3",
@@ -42,6 +44,7 @@ FROZEN = {
     TURNS_DAY6: "7b9875321d45317bc0b4feea9252a9650d2836d2accd8553988f02dbaaa603c9",
     TURNS_DAY7: "4fdb8e0bf11ace1bf663faa28f3362ce716d35ab4971f8d67fdee627dd6ad300",
     TURNS_DAY8: "4de82a53a440991300f1db3455049f820fee83380bfabdb6647fbc37ed43a322",
+    TURNS_DAY9: "312a8e07dd5adc26e082e4df95a7d6bb002f6568d60011104c30c868d57e2a4a",
 }
 
 
@@ -63,7 +66,9 @@ def test_second_day_set_names_real_pages_roles_and_tools_and_holds_half():
     assert sum(q.held for q in questions) == len(questions) // 2
 
 
-@pytest.mark.parametrize("path", [TURNS_DAY4, TURNS_DAY5, TURNS_DAY6, TURNS_DAY7, TURNS_DAY8], ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "path", [TURNS_DAY4, TURNS_DAY5, TURNS_DAY6, TURNS_DAY7, TURNS_DAY8, TURNS_DAY9], ids=lambda p: p.name
+)
 def test_the_later_day_sets_name_real_pages_roles_and_tools(path):
     questions = load_day_questions(path)
 
@@ -73,8 +78,8 @@ def test_the_later_day_sets_name_real_pages_roles_and_tools(path):
     assert {q.role for q in questions} <= set(ROLES)
     assert {t for q in questions for t in (*q.first, *q.reach)} <= {*TOOLS, NO_TOOL}
     assert all(q.held for q in questions) == (path in (TURNS_DAY4, TURNS_DAY7))  # wholly held; the others read
-    assert any(q.held for q in questions) == (path in (TURNS_DAY4, TURNS_DAY7, TURNS_DAY8))
-    if path == TURNS_DAY8:
+    assert any(q.held for q in questions) == (path in (TURNS_DAY4, TURNS_DAY7, TURNS_DAY8, TURNS_DAY9))
+    if path in (TURNS_DAY8, TURNS_DAY9):
         assert [q.held for q in questions] == [i % 2 == 1 for i in range(len(questions))]
 
 
