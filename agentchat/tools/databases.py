@@ -144,8 +144,14 @@ async def _dataset(ctx: ToolContext, client: SupersetClient, env_id: str, datase
             "url": dataset_url(client.base_url, d["id"]),
         },
         "source": dataset_source(d),
-        "columns": [{"name": c.get("column_name"), "type": c.get("type")} for c in d.get("columns") or []],
-        "metrics": [{"name": m.get("metric_name"), "expression": m.get("expression")} for m in d.get("metrics") or []],
+        "columns": [
+            {"name": c.get("column_name"), "type": c.get("type"), "label": c.get("verbose_name")}
+            for c in d.get("columns") or []
+        ],
+        "metrics": [
+            {"name": m.get("metric_name"), "expression": m.get("expression"), "label": m.get("verbose_name")}
+            for m in d.get("metrics") or []
+        ],
         "dependents": dependents,
         **await dataset_check(ctx, client, env_id=env_id, detail=d),
     }
@@ -181,8 +187,9 @@ async def _dataset(ctx: ToolContext, client: SupersetClient, env_id: str, datase
 async def superset_explore_database(ctx: ToolContext, args: ExploreDatabaseArgs) -> dict[str, Any]:
     """Explore what the environment's databases hold, at the level the arguments name.
 
-    - ``dataset_id``: ``{"mode": "dataset", "dataset", "source", "columns": [{"name", "type"}], "metrics": [{"name",
-      "expression"}], "dependents"}`` and the dataset check of seed Story 1 AC 2 (``dataset_checks.dataset_check``:
+    - ``dataset_id``: ``{"mode": "dataset", "dataset", "source", "columns": [{"name", "type", "label"}], "metrics":
+      [{"name", "expression", "label"}], "dependents"}`` (``label``: Superset's verbose_name or None) and the
+      dataset check of seed Story 1 AC 2 (``dataset_checks.dataset_check``:
       ``environments``, ``review``, ``checked``, ``problems``, ``notes``);
     - database + ``schema``: ``{"mode": "tables", "database", "schema", "count", "tables": [{"name", "type",
       "dataset_id"}]}`` (GET /api/v1/database/<id>/tables/; ``dataset_id`` of a physical dataset or None);

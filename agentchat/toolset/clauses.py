@@ -42,3 +42,20 @@ PREVIEW_SEEN = re.compile(
     r")(,?\s*(и\s+)?(всё|все)\s+(ок|окей|хорошо|норм\w*|в порядке)\b)?",
     re.I,
 )
+
+
+# The first word of a request said after a question («…? list the targets», «…? глянь»): no context, a request.
+_REQUEST_HEAD = re.compile(
+    r"^\W*(list|show|give|tell|check|run|find|compare|глянь|покажи|посмотри|дай|скажи|проверь|найди|сравни|выведи)\b",
+    re.I,
+)
+
+
+def question_before_context(text: str) -> str | None:
+    """The question of ``text`` when only context follows it, or None: «who can read this dataset? I'm about to
+    change column types» (what follows the «?» says why, and the objects it names are not asked about; turns_day9
+    e911). None with no «?», with another «?» after it, or when a request follows («…? list the targets»)."""
+    asked, mark, context = text.partition("?")
+    if not mark or not context.strip() or "?" in context or _REQUEST_HEAD.match(context):
+        return None
+    return asked

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 from agentchat.toolset.clauses import PREVIEW_SEEN, THEN_CLAUSE, main_clause
 from agentchat.toolset.reading import CHECK, MAKE, asks_for_review, asks_to_see, read_question, unnegated
+from agentchat.toolset.versions import DEPLOY_HISTORY, ROLLBACK, VERSION_GIT, VERSIONS_COMPARED
 from agentchat.toolset.weights import intent_scores
-from agentchat.toolset.words import DEPLOY_HISTORY, ROLLBACK, VERSION_GIT, VERSIONS_COMPARED
 
 STRONG, MEDIUM, WEAK = 0.16, 0.09, 0.045
 
@@ -42,6 +42,11 @@ def _r(tool: str, pattern: str, weight: float, pages: str | None = None) -> Rule
 THIS = r"\b(эт(от|ом|ого|у|и|их|а|ой)|его|него|this|it|this one)\b"  # «всего» holds no «его»
 DASH = r"(дашборд|отч[её]т|панел|dashboard|report)"
 DATASET = r"(датасет|набор\w* данн|dataset)"
+# A query made readable (superset_format_sql; and no run of it): «отформатируй», «причеши запрос», "prettify".
+FORMAT_WORDS = (
+    r"(от)?формат|оформи|читаем|читабельн|в порядок|нормальн\w* вид|красив|отступ|причеш|причес|beautif|\bformat"
+    r"|indent|pretty|prettif|tidy|clean ?up"
+)
 SQL_TEXT = r"(\bselect\b.+\bfrom\b|\bselect\s+(\d|\*|count\()|`[^`]*\bselect\b[^`]*`|\bwith\b\s+\w+\s+as\s*\()"
 IMPERATIVE_RU = r"(сделай|создай|заведи|запусти|выполни|примени|добавь|сохрани|зафиксируй)"
 
@@ -132,9 +137,7 @@ RULES: list[Rule] = [
     # --- SQL
     _r(
         "superset_format_sql",
-        r"(от)?формат|оформи|читаем|читабельн|в порядок|нормальн\w* вид|красив|отступ|beautif|\bformat|indent|pretty"
-        r"|prettif|tidy"
-        r"|clean ?up",
+        FORMAT_WORDS,
         STRONG,
     ),
     _r("superset_format_sql", r"\b(postgres\w*|mysql|sqlite|tsql|bigquery|snowflake|clickhouse)\b", WEAK),
@@ -287,7 +290,7 @@ def action_requested(question: str) -> bool:
 PENALTIES: list[Rule] = [
     _r(
         "superset_execute_sql",
-        r"(от)?формат|оформи|читаем|читабельн|в порядок|beautif|\bformat|indent|pretty|clean ?up",
+        FORMAT_WORDS,
         -STRONG,
     ),
     _r("superset_execute_sql", r"(создай|сделай|заведи)\w* .*датасет|\b(create|make)\b.*dataset", -STRONG),

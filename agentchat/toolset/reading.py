@@ -41,9 +41,11 @@ import re
 from dataclasses import dataclass, field
 
 from agentchat.toolset.aspects import asked_aspect, unheard_action, unheard_focus
-from agentchat.toolset.clauses import PREVIEW_SEEN, main_clause
+from agentchat.toolset.clauses import PREVIEW_SEEN, main_clause, question_before_context
+from agentchat.toolset.part_reads import part_read
 from agentchat.toolset.tokens import corrected, object_of, tokens_of, unnegated, unprefixed
 from agentchat.toolset.verbs import verb_of
+from agentchat.toolset.versions import asked_tool
 from agentchat.toolset.words import (
     ADD_WORDS,
     ASKED_DETERMINER,
@@ -57,6 +59,7 @@ from agentchat.toolset.words import (
     FIRST_ROWS,
     GENERIC,
     MAKE,
+    MONTH,
     NAMED,
     OBJECTS,
     OTHER_WORDS,
@@ -77,7 +80,6 @@ from agentchat.toolset.words import (
     SQL_IN_TEXT,
     TARGET_WORDS,
     THIS_WORDS,
-    asked_tool,
 )
 
 __all__ = [
@@ -123,7 +125,7 @@ class Reading:
         target: the one place an object goes to is asked («куда она идёт?», "the target of this one").
         hunting: problems are to be found («найди ошибки», "find problems in …"): a review, not a search.
         runs_sql: SQL is given with a verb that runs it («выполни select …»): a query to run.
-        asked: a tool named by what is asked (``words.asked_tool``: a rollback, versions compared, deploy history).
+        asked: a tool named by what is asked (``versions.asked_tool``: a rollback, versions compared, deploy history).
         own: the person's own run is asked about («мой бэкап», "my backup": ``words.OWN_RUN``).
         aspect: what the question asks about that no tool returns (``aspects.asked_aspect``'s name: ``views``,
             ``cache``, ``schedule``…; issue 29 item 1), '' for none.
@@ -131,6 +133,7 @@ class Reading:
             '' for none.
         unheard_action: the verb a request starts with that no tool was ever asked to do
             (``aspects.unheard_action``: «пометь», "upgrade"), '' for none.
+        month: a month of the data is named («за декабрь», "in December": ``words.MONTH``).
     """
 
     verb: str
@@ -157,11 +160,13 @@ class Reading:
     aspect: str = ""
     unheard: str = ""
     unheard_action: str = ""
+    month: bool = False
 
     @property
     def figure(self) -> bool:
-        """A figure of the data is asked: a quantity, no object named («сколько область потребила в декабре?»)."""
-        return self.verb != CHECK and self.quantity and not self.objects and not self.asked
+        """A figure of the data: a quantity or a period, no object but an aggregate ("total cost in December?")."""
+        data = self.quantity or self.month
+        return self.verb != CHECK and data and not set(self.objects) - {"query"} and not self.asked
 
 
 @functools.lru_cache(maxsize=512)
@@ -202,6 +207,10 @@ def read_question(question: str) -> Reading:
         in_sentence.add((sentence, obj))
         head = head or (obj if obj in GENERIC else "")
     found |= {name for name, pattern in PHRASES.items() if pattern.search(main)}
+    if asked_part := question_before_context(main):  # «who can read it? I'm about to change column types»
+        own = {object_of(unprefixed(corrected(t))) for t in tokens_of(asked_part)}
+        found = (found & (own | {n for n, p in PHRASES.items() if p.search(asked_part)})) or found
+        head = head if head in found else ""
     adding = any(ADD_WORDS.match(t) for t in tokens)
     if adding:  # «какие дашборды можно добавить в эту миграцию»: where they are added is a place
         places += qualifiers
@@ -221,12 +230,20 @@ def read_question(question: str) -> Reading:
     specific += [name for name in qualifiers if name in found]
     objects = tuple(dict.fromkeys([*specific, *([head] if head else []), *(o for o in GENERIC if o in found)]))
     has_id = bool(re.search(r"\b\d+\b", main))
-    this = any(THIS_WORDS.match(t) for t in tokens)
+    # What the context after a question points at or counts is not asked either («… ? want to know what breaks here»).
+    asked_text = asked_part or main
+    asked_tokens = [unprefixed(corrected(t)) for t in tokens_of(asked_part)] if asked_part else tokens
+    this = any(THIS_WORDS.match(t) for t in asked_tokens)
     following = [*tokens[1:], ""] if tokens else []  # «👍», «?»: no word, nothing follows
     # «она идёт», «это сломает»: a word of a state or an outcome after "this" is its verb, not its noun.
-    nouns = [o if o not in ("progress", "consequence") else "" for o in map(object_of, following)]
+    nouns = [
+        o if o not in ("progress", "consequence") else ""
+        for o in map(object_of, [*asked_tokens[1:], ""][: len(asked_tokens)])
+    ]
     pointed = tuple(
-        "" if POSSESSIVES.match(t) else noun or "" for t, noun in zip(tokens, nouns, strict=True) if THIS_WORDS.match(t)
+        "" if POSSESSIVES.match(t) else noun or ""
+        for t, noun in zip(asked_tokens, nouns, strict=True)
+        if THIS_WORDS.match(t)
     )
     # A search verb looks up the object it names, not problems («найди ошибки в описаниях» is a review).
     sought = [object_of(after) for t, after in zip(tokens, following, strict=True) if FIND_WORDS.match(t)]
@@ -248,7 +265,8 @@ def read_question(question: str) -> Reading:
         objects=objects,
         has_id=has_id,
         named=bool(NAMED.search(main)),
-        quantity=any(QUANTITY_WORDS.match(t) for t in tokens) or bool(PERIOD.search(main)),
+        quantity=any(QUANTITY_WORDS.match(t) for t in asked_tokens) or bool(PERIOD.search(asked_text)),
+        month=bool(MONTH.search(main)),
         env_named=any(ENV_NAMES.match(t) for t in tokens),
         places=tuple(dict.fromkeys(o for o in places if o not in objects)),
         pointed=pointed,
@@ -302,7 +320,7 @@ def reading_tool(reading: Reading, object_type: str | None) -> str | None:
     objects = tuple(o for o in reading.objects if not about or o not in ("dashboards", "datasets"))
     if verb == CHECK and objects and objects[0] not in REVIEWED:
         verb = SHOW
-    data = reading.quantity or reading.rows
+    data = reading.quantity or reading.rows or reading.month
     numbers = verb != CHECK and object_type == "dataset" and data and set(objects) <= {"dataset", "table", "column"}
     # numbers of a dataset page's data («сколько всего потребили?»), a figure of the data on any page («сколько
     # область потребила в декабре?»), SQL given to run ("run select count(*) … on this dataset"): the query
@@ -332,7 +350,7 @@ def reading_tool(reading: Reading, object_type: str | None) -> str | None:
             return tool
         if obj == "content" and reading.checking:
             return "run_llm_validation"
-        tool = _part_read(reading, verb, obj, object_type)
+        tool = part_read(reading, verb, obj, object_type)
         if tool:
             return tool
     dashboard = "dashboard" in objects or (about and object_type == "dashboard")
@@ -347,34 +365,6 @@ def reading_tool(reading: Reading, object_type: str | None) -> str | None:
         # "where is staging hosted?": the environment itself is asked about (not "first 5 rows of energy_consumption
         # on dev": a table's rows there)
         return "list_environments"
-    return None
-
-
-def _part_read(reading: Reading, verb: str, obj: str, object_type: str | None) -> str | None:
-    """The read tool of one dashboard or dataset, or of its parts (charts, attributes, columns), or None."""
-    if verb != SHOW:
-        return None
-    if obj == "attribute" and "dashboard" in (object_type, *reading.objects):
-        return "get_health_summary"  # «владельцы?» on a dashboard page, «кто владелец дашборда X»: its summary
-    if obj == "chart" and object_type in ("dashboard", "dataset"):
-        # The charts of the page's dashboard are in its summary; those built on the page's dataset in its
-        # description.
-        return "get_health_summary" if object_type == "dashboard" else "superset_explore_database"
-    if obj == "column":
-        # A dataset's columns: on its page its description, by id its details; a table's: the explorer.
-        by_id = reading.has_id and "dataset" in reading.objects and object_type != "dataset"
-        return "get_dataset_details" if by_id else "superset_explore_database"
-    if obj == "dashboard":
-        if reading.find and not reading.has_id:
-            return "search_dashboards"
-        if object_type == "dashboard" or reading.has_id or reading.named:
-            return "get_health_summary"  # a named one: searched for first (``weights.first_step``)
-    if obj == "dataset":
-        if reading.find and not reading.has_id:
-            return "search_datasets"
-        if object_type == "dataset":
-            return "superset_explore_database"
-        return "get_dataset_details" if reading.has_id or reading.named else "search_datasets"
     return None
 
 

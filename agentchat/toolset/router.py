@@ -33,6 +33,7 @@ from agentchat.toolset.embeddings import backend_id, embeddings_backend
 from agentchat.toolset.examples import EXAMPLES_RULES_BELOW, ExamplePool, pool_shipped
 from agentchat.toolset.intents import ROUTER_EXAMPLES, rule_scores
 from agentchat.toolset.reading import read_question, reading_tool
+from agentchat.toolset.tokens import quotes_unified
 from agentchat.toolset.vectors import VectorStore, normalised
 from agentchat.toolset.weights import first_step
 from agentchat.toolset.words import PAGE_STAND_INS
@@ -183,6 +184,7 @@ class ToolRouter:
         """
         if not specs:
             return []
+        question = quotes_unified(question)  # a title in „…“ is read as one in «…», as the planner reads it
         query = self.query_vector(question)
         similarities = self.index(specs).similarities(query)
         pool = self.examples()

@@ -100,6 +100,16 @@ def scripts_unmixed(text: str) -> str:
     return _MIXED_WORD.sub(unmixed, text)
 
 
+# A title in the other quotes people type: German-style „…“, English “…” and ‘…’ (an apostrophe is ’ alone).
+_OTHER_QUOTES = re.compile(r"„([^“”„\n]+)[“”]|“([^“”\n]+)”|‘([^‘’\n]+)’")
+
+
+def quotes_unified(text: str) -> str:
+    """``text`` with a title in „…“, “…” or ‘…’ quotes put in «…», the quotes the title readers know («в
+    „Обзоре регионов“ сколько графиков?» → «в «Обзоре регионов» …»); straight quotes are kept (SQL's literals)."""
+    return _OTHER_QUOTES.sub(lambda m: f"«{next(g for g in m.groups() if g)}»", text)
+
+
 @functools.lru_cache(maxsize=4096)
 def corrected(token: str) -> str:
     """``token`` or the vocabulary word it is a typo of (Latin words of 6+ letters: ``difflib`` ratio ≥ 0.8;

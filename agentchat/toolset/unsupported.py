@@ -7,7 +7,7 @@ read tool.
 import re
 
 from agentchat.toolset.clauses import IF_CLAUSE
-from agentchat.toolset.words import ROLLBACK
+from agentchat.toolset.versions import ROLLBACK
 
 REQUESTS_WITHOUT_TOOL = re.compile(
     r"\b(удали\w*|удалить|снеси|delete|remove|drop|переименуй\w*|rename|откат\w*|rollback|roll back|revert|"
@@ -22,7 +22,10 @@ REQUESTS_WITHOUT_TOOL = re.compile(
     # Branches merged or pushed to a remote: the repositories are agentchat's own, with no remote (DESIGN §8 git).
     r"\b(с?мерджи|смёрджи|замерджи|merge)\b|"
     r"\bpush\w*\b.{0,40}\b(remote|gitlab|github|origin)\b|запушь\w*.{0,40}(gitlab|github|гитлаб|remote|origin)|"
-    r"(измени|поменяй) (цвет|график|фильтр|sql датасета)|change the (colou?r|chart|filter))",
+    r"(измени|поменяй) (цвет|график|фильтр|sql датасета)|change the (colou?r|chart|filter)|"
+    # a chart's type changed ("turn the population table into a bar chart", «переделай таблицу в столбчатую»)
+    r"\b(turn|convert|change|switch|make)\b.{0,60}\binto\b.{0,20}\b(chart|graph|pie|bars?|lines?)\b"
+    r"|(переделай|преврати|перестрой|поменяй)\w*\b.{0,60}\bв\s+(виде\s+)?(\w+\s+)?(график|диаграмм|столбч|кругов|линейн))",
     re.I,
 )
 

@@ -27,6 +27,8 @@ from agentchat.toolset.words import (
     SHOW,
     SQL_IN_TEXT,
     TARGETING,
+    TITLE_QUOTED,
+    TITLED,
     VALUES,
 )
 
@@ -110,6 +112,16 @@ LATEST_DATE = re.compile(
 )
 
 
+# How far the data goes («до какого числа данные залиты?», «данные за декабрь уже есть?», "how fresh is the data?"):
+# its latest date answers it (turns_day9 e921, e965).
+DATA_UNTIL = re.compile(
+    r"до какого числа|по какое число|до какой даты|на какую дату|up to (what|which) date|how (recent|fresh|up to date)"
+    r"|\b(latest|most recent|freshest) data\b|(есть|имеются|залиты|загружены)\s+(ли\s+)?(уже\s+)?данн\w*\s+за\b"
+    r"|данн\w*\s+за\s+\S+(\s+\S+)?\s+(уже\s+)?(есть|залит\w*|загружен\w*|появил\w*)|\bis there (any )?data for\b",
+    re.I,
+)
+
+
 def extreme_asked(question: str) -> tuple[str, str | None] | None:
     """``("MAX"|"MIN", column)`` a question asks of a dataset: ``max(col)`` (``column`` as typed), or the latest /
     earliest date (``column`` None: the dataset's date column); None when it asks none."""
@@ -117,7 +129,28 @@ def extreme_asked(question: str) -> tuple[str, str | None] | None:
         return match.group(1).upper(), match.group(2)
     if match := LATEST_DATE.search(question):
         return ("MAX" if match.group(1) else "MIN"), None
-    return None
+    return ("MAX", None) if DATA_UNTIL.search(question) else None
+
+
+# A ranking asked: "top 3", «топ-5», «три … больше всего», "the most", "lowest" (read with the dataset's columns).
+RANKING = re.compile(
+    r"\b(top|топ)[\s-]*\d{1,3}\b|(больше|меньше|дороже|дешевле|чаще|реже)\s+всего|наибольш\w*|наименьш\w*"
+    r"|самы[йеx]\s+(больш|высок|низк|дорог|дешёв|дешев|мал)\w*|\b(the\s+)?(most|least|highest|lowest|largest"
+    r"|smallest|biggest)\b",
+    re.I,
+)
+# Rows that repeat: "dupes", «дубли», "more than one row per …".
+DUPLICATES = re.compile(
+    r"\bdup(e|es|licate|licates|licated)\b|дубл\w*|задвоен\w*|повтор\w*\s+строк|(more than one|several|multiple)"
+    r"\s+rows?\s+(per|for)\b|(больше|более)\s+одной\s+строки",
+    re.I,
+)
+
+
+def aggregate_asked(question: str) -> bool:
+    """True when ``question`` asks a ranking or duplicates of the data (``llm.offline.sql_aggregate``: the dataset's
+    columns decide whether the planner can write it)."""
+    return bool(RANKING.search(question) or DUPLICATES.search(question))
 
 
 def writes_sql(question: str) -> bool:
@@ -129,7 +162,7 @@ def writes_sql(question: str) -> bool:
         COUNT.search(s) and not COUNT_CONDITION.search(s) for s in re.split(r"(?<=[.?!])\s+|\n", question)
     )
     rows = FIRST_ROWS.search(question) or ALL_ROWS.search(question)
-    return bool(plain_count or rows or VALUES.search(question) or extreme_asked(question))
+    return bool(plain_count or rows or VALUES.search(question) or extreme_asked(question) or aggregate_asked(question))
 
 
 def first_step(question: str, tool: str, object_type: str | None = None) -> str | None:
@@ -158,10 +191,12 @@ def first_step(question: str, tool: str, object_type: str | None = None) -> str 
         nouns = {"dashboard", "dataset"} & set(reading.objects)
         if tool in BY_ID["dataset"] and not nouns and TABLE_NAME.search(question):
             return SEARCH_OF["dataset"]  # a table's name without the noun names a dataset ("access to orders_v2")
+        if tool in TITLED and not nouns and TITLE_QUOTED.search(question):
+            # a title in «» with no noun is a dashboard's («сколько графиков в «Обзоре регионов»?» on another
+            # dashboard's page, «чем отличается «Обзор регионов» в ss-dev и в prod»)
+            return SEARCH_OF["dashboard"]
     if tool in BY_ID["dataset"] and object_type != "dataset" and re.search(PART_OF_TABLE, question, re.I):
         return SEARCH_OF["dataset"]  # «у каких колонок в regions нет описаний?»: regions is looked up first
-        if tool == "compare_versions" and not nouns:
-            return SEARCH_OF["dashboard"]  # a title compared («чем отличается Обзор регионов в ss-dev и в prod»)
     return None
 
 

@@ -10,13 +10,13 @@ from agentchat.toolset.objects import OBJECTS as OBJECTS
 
 MAKE, SHOW, CHECK = "make", "show", "check"
 
-# Imperatives and wishes (a go-ahead: «поехали», «го»; Russian: the imperative forms; a past «делали» or an
-# infinitive «перенести» is not one).
+# Imperatives and wishes (a go-ahead: «поехали», «го»; Russian: the imperative forms, the polite plural too:
+# «запустите», «перенесите»; a past «делали» or an infinitive «перенести» is not one).
 MAKE_RU = re.compile(
     r"^(сделай|создай|заведи|запусти|выполни|сохрани|зафиксируй|закоммить|сгенер\w*|напиши|задокументируй"
     r"|заполни|провалидируй|валидируй|разверни|выкати|задеплой|деплой|перенеси|мигрируй|забэкап\w*|забекап\w*"
     r"|сними|откати(те)?|добавь|открой|экспортируй|выгрузи|копируй|скопируй|отправь|проведи|сгенерь|запушь|нужн[аоы]|нужен|хочу|давай"
-    r"|поехали|погнали|вперед|го|стартуем|выкатывай|разворачивай|запускай|накатывай|применяй|переноси|создавай)$"
+    r"|поехали|погнали|вперед|го|стартуем|выкатывай|разворачивай|запускай|накатывай|применяй|переноси|создавай)(те)?$"
 )
 # The shape of a Russian imperative («прогони», «допиши», «применяй», «запускай», «поставь»), read at the head of
 # a clause only (after a particle such as «ок», «ну», «давай»): there a plural noun rarely stands, and the
@@ -61,7 +61,7 @@ SHOW_WORDS = re.compile(
     r"|дай|дайте|show|list|find|tell|which|what|who|when|where|why|whose"
     r"|how|is|are|was|were|did|does|has|have|any|give|summary|overview)$"
 )
-CHECK_WORDS = re.compile(r"^(проверь|провер\w*|check|validate|валидируй|audit)$")
+CHECK_WORDS = re.compile(r"^(проверь|провер\w*|check|validate|валидируй|валидни|провалидь|audit)$")
 CLAUSE_AFTER_CHECK = re.compile(
     r"(провер\w*|check)\b([^.?!]*?,\s*|\W+)(что|ли|не|все ли|всё ли|whether|if|that|what)\b"
     r"|провер\w*\b[^.?!]*?\s\w+\s+ли\b",  # «проверь, опубликован ли он»: the particle «ли» makes it a question
@@ -113,23 +113,6 @@ PHRASES: dict[str, re.Pattern] = {
     ),  # «всё ли в порядке с метаданными?» asks for a review run
     "query": re.compile(r"сколько (всего )?(строк|записей)|how many (rows|records)|больше всего|меньше всего", re.I),
 }
-# Two versions of one object compared (issue 28 item 1): a word of comparison with the other side named (an
-# environment, a version, a saved copy), in either order. Against git it is the git status (``VERSION_GIT``).
-COMPARE_WORDS = (
-    r"(отлича\w*|разниц\w*|различ\w*|расхожд\w*|сравни\w*|\bdiff\w*|differ\w*|compar\w*|совпада\w*|the same as"
-    r"|\bтак(ой|ая|ое|ие) же\b|identical|идентичн\w*|одинаков\w*|\bdrift\w*|разъехал\w*|(in|out of) sync"
-    r"|синхрон\w*)"
-)
-OTHER_VERSION = (
-    r"(\bprod\w*|\bпрод(?!аж)\w*|staging|стейдж\w*|\bdev\b|\bдев(?!ят)\w*|окружени\w*|environments?|верси\w*"
-    r"|versions?|копи[яиюей]\w*|бэкап\w*|backups?)"
-)
-VERSIONS_COMPARED = re.compile(
-    COMPARE_WORDS + r".{0,60}" + OTHER_VERSION + "|" + OTHER_VERSION + r".{0,60}" + COMPARE_WORDS, re.I
-)
-VERSION_GIT = re.compile(r"\bgit\b|\bгит\w*|репо\w*|\brepo\w*|коммит\w*|\bcommit\w*", re.I)
-
-
 # What uses an object («какие дашборды используют датасет X», "which charts use the X dataset", «на чём
 # построены»): its dependents are asked about (issue 29 item 2).
 USES = re.compile(
@@ -146,50 +129,6 @@ OWN_RUN = re.compile(
     r"|я (запускал|запустил|стартовал|делал|сделал)\w*)(?!\w)",
     re.I,
 )
-
-
-# Who deployed what and when (issue 28 item 5): a question about past deploys, not a request for one.
-DEPLOY_HISTORY = re.compile(
-    r"\b(когда|кто|кем)\b.{0,50}(деплоил|задеплоил|выкатывал|выкатил|разв[её]ртывал|развернул|переносил|перен[её]с"
-    r"|мигрировал|запускал\w* миграц)|истори\w* (деплое|выкат|развёртыван|развертыван|миграци)"
-    r"|\bdeploy(ment)? (history|log)\b|\b(when|who)\b.{0,50}\b(deployed|migrated|rolled out|shipped|pushed|promoted"
-    r"|released|ran the migration)"
-    r"|\bwhen did the last (deploy|migration)"
-    r"|\b(какие|сколько)\s+(деплоев|деплои|миграци\w*|выкатк\w*)\b.{0,20}(запускал|делал|выполнял|проводил)\w*"
-    # What reached an environment lately ("anything deployed to prod since yesterday?", «что выкатывали вчера»).
-    r"|\b(anything|something|what|which dashboards?)\b.{0,30}\b(deployed|migrated|shipped|rolled out)\b"
-    r"|\b(deploys?|deployments|migrations)\b.{0,30}\b(since|today|yesterday|this week|last week)\b"
-    r"|\b(что|чо|чё|че|шо|что-нибудь|что-то|какие дашборды)\b.{0,30}\b(деплоили|задеплоили|выкатывали|выкатили"
-    r"|переносили|мигрировали)\b|\b(деплои|деплоев|выкатки|выкаток)\s+(за|с|со)\s+(сегодня|вчера|недел|последн|понедельн)",
-    re.I,
-)
-
-
-# Undo a deploy or migration from the copy saved before it (issue 28 item 4): a write, not a question about it.
-ROLLBACK = re.compile(
-    r"\b(откат\w*|откати\w*)\b.{0,60}(деплой|деплоя|выкат\w*|миграци\w*|релиз\w*|прод\w*|\bprod\b|копи\w*)"
-    r"|\bотмени\w*\b.{0,40}(деплой|деплоя|выкат\w*|последн\w* миграци\w*|миграци\w*,? котор)"
-    r"|\b(верни\w*|восстанови\w*)\b.{0,60}(как было|из копии|к копии|копи\w* (№ ?)?\d|до (деплоя|выкатки|миграции)"
-    r"|назад|обратно|предыдущ\w*)"
-    r"|\broll(ing)?[ -]?back\b|\bundo\b.{0,40}\b(deploy\w*|migration|it)\b"
-    r"|\brestore\b.{0,40}\b(prod\w*|from (the )?(copy|backup)|copy)\b|\brevert\b.{0,40}\b(deploy\w*|prod\w*|migration)",
-    re.I,
-)
-
-
-def versions_compared(text: str) -> bool:
-    """True when ``text`` compares two versions of one object with the other side named, not against git."""
-    return bool(VERSIONS_COMPARED.search(text)) and not VERSION_GIT.search(text)
-
-
-def asked_tool(text: str) -> str:
-    """The tool a question names by what it asks about, whatever its objects: a deploy undone (rollback_deploy),
-    two versions compared (compare_versions), past deploys (deploy_history); '' for none."""
-    if ROLLBACK.search(text):
-        return "rollback_deploy"
-    if versions_compared(text):
-        return "compare_versions"
-    return "deploy_history" if DEPLOY_HISTORY.search(text) else ""
 
 
 # Generic objects: of these, the first one named (not after a preposition: «в таблице», "in the database" is a
@@ -220,6 +159,14 @@ PERIOD = re.compile(
     r"\bза\s+(прошл|последн|вчера|сегодня|(19|20)\d\d)\w*|\b(прошл|последн)\w*\s+(год|месяц|недел|квартал|день)"
     r"|\bпо\s+(годам|месяцам|неделям|дням|кварталам)\b|\b(last|previous|past)\s+(year|month|week|quarter|day)\b"
     r"|\b(per|by)\s+(year|month|week|day|quarter)\b|\bin\s+(19|20)\d\d\b",
+    re.I,
+)
+# A month of the data («в декабре», «за март 2025», "in December"): with no object named, a figure of the data is
+# asked («какое потребление было в декабре?»), though no quantity word is said (``Reading.figure``).
+MONTH = re.compile(
+    r"\b(январ|феврал|март|апрел|ма[йяе]\b|июн|июл|август|сентябр|октябр|ноябр|декабр)"
+    r"|\b(january|february|march|april|june|july|august|september|october|november|december)\b"
+    r"|\b(in|for|during|since)\s+may\b",  # "may" alone is a modal
     re.I,
 )
 PREPOSITIONS = re.compile(r"^(в|во|на|из|при|к|ко|по|для|под|of|in|on|from|at|inside|for|by|over)$")
@@ -295,6 +242,10 @@ SEE_INFINITIVE_RU = re.compile(
 # A name given: quoted, an identifier (energy_consumption), a Title In Capitals after the sentence's start (in
 # Russian, a capitalised word after a lower-case one), words
 # between "the" and the noun ("the regions overview dashboard") or a topic after it («отчёт по энергопотреблению»).
+# A title in «»: words with a space or a Cyrillic letter, not an identifier nor an environment («в «prod»»).
+TITLE_QUOTED = re.compile(r"«(?!(?:ss-dev|prod|staging|dev)»)[^»]*[ а-яА-ЯёЁ][^»]*»")
+# The reads and the deploy of one dashboard that a «title» with no noun names (not a commit's «message»).
+TITLED = ("get_health_summary", "compare_versions", "deploy_history", "deploy_dashboard")
 NAMED = re.compile(
     r"«[^»]+»|\"[^\"]+\"|\b[a-z]\w*_\w+\b|(?<=\w )[A-Z][a-z]+(?: [A-Z][a-z]+)+\b"
     r"|(?<=[а-яё] )[А-ЯЁ][а-яё]+(?: [а-яёА-ЯЁ]+)?\b"  # «проверь дашборд Обзор продаж»: a Russian title

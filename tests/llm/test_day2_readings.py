@@ -22,8 +22,8 @@ from agentchat.llm.offline.planner import plan_step
 from agentchat.llm.offline.sql_steps import only_database, sql_for
 from agentchat.llm.offline.state import HAND_OVER, Result
 from agentchat.toolset.aspects import UNHEARD_ACTION, unheard_action, unheard_action_aspect
+from agentchat.toolset.versions import DEPLOY_HISTORY
 from agentchat.toolset.weights import first_step
-from agentchat.toolset.words import DEPLOY_HISTORY
 from agentchat.turn.preparation import tools_context
 from agentchat.turn.prompt import system_prompt
 from tests.llm.test_offline_planner import knowledge, offered, only_call, page, specs, step  # noqa: F401 - fixtures

@@ -25,8 +25,9 @@ from agentchat.llm.offline.state import Result
 from agentchat.toolset.aspects import asked_aspect, asks_anything, foreign_verb, unheard_action, unheard_focus
 from agentchat.toolset.reading import read_question
 from agentchat.toolset.unsupported import request_without_tool
+from agentchat.toolset.versions import versions_compared
 from agentchat.toolset.weights import writes_sql
-from agentchat.toolset.words import MAKE, versions_compared
+from agentchat.toolset.words import MAKE
 from tests.llm.test_offline_planner import knowledge, only_call, specs, step  # noqa: F401 - fixtures
 from tests.support.wording import text
 

@@ -26,7 +26,7 @@ from agentchat.toolset.intents import ACTION_REQUEST, ROLLBACK, STRONG, action_r
 from agentchat.toolset.reading import read_question
 from agentchat.toolset.unsupported import request_without_tool
 from agentchat.toolset.weights import writes_sql
-from agentchat.toolset.words import PAGE_READ, SEARCH_OF
+from agentchat.toolset.words import PAGE_READ, SEARCH_OF, TITLE_QUOTED, TITLED
 
 # Read tools that answer with a summary or a listing of their object: what stands in place of a specific question
 # when nothing serves it (the issue's «generic answer»).
@@ -158,11 +158,23 @@ def kind_named(turn: Turn, choice: Choice, mentions: Mentions) -> Choice:
 def named_unfilled(turn: Turn, tool: str, args: dict[str, Any], mentions: Mentions) -> list[str]:
     """The optional object ids of a read ``tool`` the question names by a name instead («незакоммиченные изменения
     в дашборде «Обзор регионов»», "is the regions overview dashboard in git?"): searched for first, as a missing
-    one is — without, the tool would answer for every object (the repository-wide git status, issue 29 item 4)."""
-    if not mentions.search_text or changes_state(tool):  # a new dataset's name names no object to look up
+    one is — without, the tool would answer for every object (the repository-wide git status, issue 29 item 4).
+
+    A «title» with no noun, on a dashboard's page, names another dashboard for the tools of one dashboard that a
+    title names (``words.TITLED``: its summary, versions, deploys, a deploy): «сколько графиков в «Обзоре
+    регионов»?», «задеплой «Обзор регионов» в prod» — not the page's one (a QA check: the page's dashboard was read,
+    or put on the deploy card), unless it is the page's own title or the question points at the page too."""
+    if not mentions.search_text:
         return []
+    page = turn.page
     objects = read_question(turn.question).objects
     kinds = [k for k in ("dashboard", "dataset") if k == mentions.names_kind or k in objects]
+    titled = tool in TITLED and not kinds and page.object_type == "dashboard" and TITLE_QUOTED.search(turn.question)
+    if titled and not mentions.refers_to_page and args.get("dashboard_id") == page.object_id:
+        own = (page.object_name or "").casefold() == mentions.search_text.casefold()
+        return [] if own else ["dashboard_id"]
+    if changes_state(tool):  # a new dataset's name names no object to look up
+        return []
     return [f"{k}_id" for k in kinds[:1] if f"{k}_id" in properties(turn, tool) and f"{k}_id" not in args]
 
 

@@ -22,7 +22,9 @@ _TIER_PART = re.compile(r"prod\w*|прод\w*|dev|дев\w*|stag\w*|стейдж
 _ENV_PART = re.compile(r"uat|qa|env|sandbox", re.I)
 # A name said right after the environment's noun («в окружение uat7», "to the environment blue"): its name.
 _ENV_AFTER_NOUN = re.compile(r"(?:окружени[еяию]|environment|env)\s+([A-Za-z][\w-]*)", re.I)
-_NOT_A_NAME = frozenset({"selector", "switcher", "list", "page", "here", "please", "pls", "is", "are", "of", "for"})
+_NOT_A_NAME = frozenset(
+    {"selector", "switcher", "list", "page", "here", "please", "pls", "is", "are", "of", "for", "name", "names", "id"}
+)  # "I'll type the env name" names none (turns_day9 e903)
 # Environment names without a tier word of their own, or with a number after it ("prod2", "preprod", "uat"), and
 # the words that are one only after a preposition ("on test", «на тесте»): a fresh check saw each replaced by the
 # page's environment silently.

@@ -12,6 +12,7 @@ from agentchat.llm.offline.naming import kind_words_corrected, named_kind
 from agentchat.llm.offline.numbers import OBJECT_WORDS, ids_read
 from agentchat.llm.offline.references import references_read
 from agentchat.llm.offline.sql_said import DIALECTS, sql_said
+from agentchat.toolset.clauses import THEN_CLAUSE
 from agentchat.toolset.tokens import object_of
 from agentchat.toolset.weights import PART_OF_TABLE, ROWS_IN
 from agentchat.toolset.words import IDENTIFIER
@@ -279,7 +280,8 @@ def mentions_read(text: str, environments: list[tuple[str, str]]) -> Mentions:
     sql = sql_said(text)
     plain = kind_words_corrected(text.replace(sql, " ") if sql else text)
     own = titles_blanked(plain, environments)  # the user's own words: a quoted title's are its name
-    envs, source, target = envs_named(own, environments)
+    # «валидни его, и если зелёный — катим в прод»: the environment of the step on a condition is not this one's
+    envs, source, target = envs_named(THEN_CLAUSE.sub("", own) or own, environments)
     branch_tokens = [b for b in BRANCH_TOKEN.findall(plain) if not re.fullmatch(r"\d+/\d+", b)]
     mentions = Mentions(
         ids=ids_read(own),

@@ -39,7 +39,7 @@ from agentchat.runtime.registry import registry
 from agentchat.runtime.titles import tool_title
 from agentchat.toolset.router import Ranked, rank_with_rules, tool_router
 from agentchat.toolset.selection import ToolChoice
-from agentchat.toolset.tokens import scripts_unmixed
+from agentchat.toolset.tokens import quotes_unified, scripts_unmixed
 from agentchat.toolset.words import SQL_IN_TEXT
 from policies.services import Refusal
 
@@ -85,7 +85,7 @@ def turn_read(messages: list[BaseMessage], tools: list[dict[str, Any]] | None) -
     context = (parse_prompt_block(str(system.content)) if system else None) or {}
     humans = [i for i, m in enumerate(messages) if isinstance(m, HumanMessage)]
     last = humans[-1] if humans else -1
-    question = scripts_unmixed(str(messages[last].content)) if last >= 0 else ""
+    question = quotes_unified(scripts_unmixed(str(messages[last].content))) if last >= 0 else ""
     calls: dict[str | None, ToolCall] = {}
     results = []
     for message in messages[last + 1 :]:

@@ -206,6 +206,8 @@ def plan_step(turn: Turn, knowledge: Knowledge) -> AIMessage:
     page = turn.page
 
     def choose(question: str) -> Choice:  # a title given without quotes is read as a quoted one
+        if phrase := request_without_tool(question):  # said in the person's words, not with a title quoted
+            return Choice("unsupported", phrase=phrase)
         named = name_quoted(question, mentions_read(question, knowledge.environments).search_text)
         return tool_choose(question=named, page=page, offered=list(turn.tools), knowledge=knowledge)
 

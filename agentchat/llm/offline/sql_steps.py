@@ -12,8 +12,9 @@ from typing import Any
 
 from agentchat.llm.offline.answers.base import items
 from agentchat.llm.offline.mentions import Mentions
+from agentchat.llm.offline.sql_aggregate import aggregate_sql
 from agentchat.llm.offline.state import Turn
-from agentchat.toolset.weights import ALL_ROWS, extreme_asked, writes_sql
+from agentchat.toolset.weights import ALL_ROWS, aggregate_asked, extreme_asked, writes_sql
 from agentchat.toolset.words import COUNT, FIRST_ROWS, VALUES
 
 # A query of the conversation referred to («запрос выше», "the query from above", "run that query again").
@@ -41,8 +42,9 @@ def sql_for(question: str, payload: dict[str, Any], row_limit: int | None) -> st
     of a column the dataset does not have).
 
     Returns:
-        ``SELECT COUNT(*) AS row_count FROM …``, ``SELECT DISTINCT "col" FROM … ORDER BY 1 LIMIT 50`` or
-        ``SELECT * FROM … LIMIT n`` (``row_limit``, default 10).
+        ``SELECT COUNT(*) AS row_count FROM …``, ``SELECT DISTINCT "col" FROM … ORDER BY 1 LIMIT 50``, a ranking or
+        the duplicates (``sql_aggregate``; None when its columns are not found) or ``SELECT * FROM … LIMIT n``
+        (``row_limit``, default 10).
     """
     source = payload.get("source") or {}
     table = source.get("table")
@@ -71,6 +73,8 @@ def sql_for(question: str, payload: dict[str, Any], row_limit: int | None) -> st
             return None
         quoted = _identifier(column)
         return f"SELECT DISTINCT {quoted} FROM {relation} ORDER BY 1 LIMIT {VALUES_LIMIT}"  # noqa: S608
+    if aggregate_asked(question):  # a ranking or duplicates: written from the dataset's columns, or asked for
+        return aggregate_sql(question, payload, relation, _identifier)
     if ALL_ROWS.search(question) and not row_limit:
         return f"SELECT * FROM {relation}"  # noqa: S608 - the SQL tool's row cap applies and is said
     return f"SELECT * FROM {relation} LIMIT {row_limit or 10}"  # noqa: S608 - see the module docstring

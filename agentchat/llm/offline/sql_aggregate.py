@@ -1,0 +1,128 @@
+"""Two shapes of analyst question the offline planner writes SQL for itself (issue 29: a figure asked on a dataset's
+page was answered «пришлите SQL-запрос»; turns_day9 e915, e901, turns_day8 d823):
+
+- a ranking: "top 3 regions by total consumption in 2024", «какие три региона потребили больше всего за 2025 год»:
+  one column of the dataset to group by, one or more measures (the dataset's metrics, else a numeric column summed),
+  an optional year on the dataset's date column, the order (most or least) and the number of rows;
+- duplicates: "any dupes? more than one row per date + region + source", «есть ли дубли»: the rows that share the
+  named columns (all columns when none is named), with how many times each appears.
+
+The columns and measures are found by the words of the question: a column's or metric's name ("region",
+"total_consumption" → "consumption") or the first letters of its label, Superset's verbose_name («Регион»,
+«Потребление, МВт·ч» → «потреб»). When no column or no measure is found, nothing is written (None): the person is
+asked for the SQL, as before. The statement runs through the SQL tool's read-only proof like any other.
+"""
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from agentchat.toolset.weights import DUPLICATES
+from agentchat.toolset.words import MONTH
+
+LEAST = re.compile(
+    r"меньше всего|дешевле всего|реже всего|наименьш|самы[йеx]\s+(низк|дешёв|дешев|мал)|least|lowest"
+    r"|smallest|fewest",
+    re.I,
+)
+_NUMBERS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "ten": 10, "один": 1, "одну": 1, "два": 2, "две": 2,
+    "три": 3, "четыре": 4, "пять": 5, "десять": 10, "тройка": 3, "тройку": 3, "пятёрка": 5, "пятерку": 5,
+    "пятёрку": 5, "десятка": 10, "десятку": 10,
+}  # fmt: skip
+# What the two shapes do not write, so the person is asked for the SQL rather than shown another figure.
+CONDITION = re.compile(
+    r"\b(where|only|except|excluding|without|from (?!the dataset|this)|где|только|кроме|без|исключая)\b|[=<>']"
+    r"|\bпо\s+[А-ЯЁ]|\b(in|for)\s+[A-Z][a-z]",
+)
+YEAR = re.compile(r"\b(?:за|в|in|for|during|of)\s+((?:19|20)\d\d)\b", re.I)
+#: Rows a ranking shows when the question gives no number; rows of duplicates listed.
+RANKING_ROWS, DUPLICATE_ROWS = 10, 50
+_STEM = 5  # letters of a label's word compared with the question's words («регион» ~ «регионов», «потреб»)
+
+
+def aggregate_sql(question: str, payload: dict[str, Any], relation: str, quote: Callable[[Any], str]) -> str | None:
+    """The ranking or duplicates SQL ``question`` asks of the dataset in ``payload`` (``superset_explore_database``'s
+    dataset mode: ``columns`` ``[{"name", "type", "label"}]``, ``metrics`` ``[{"name", "expression", "label"}]``),
+    selecting from ``relation``; ``quote`` quotes an identifier. None when the question names no column to group by
+    or no measure (see the module docstring)."""
+    if MONTH.search(question) or CONDITION.search(question):
+        return None  # a month or a condition («только газ», "where source = …") is not written: the SQL is asked for
+    words = _words(question)
+    columns = [c for c in payload.get("columns") or [] if c.get("name")]
+    named = [c for c in columns if _named(c, words)]
+    if DUPLICATES.search(question):
+        keys = [quote(c["name"]) for c in (named or columns)]
+        if not keys:
+            return None
+        listed = ", ".join(keys)
+        return (
+            f"SELECT {listed}, COUNT(*) AS copies FROM {relation} GROUP BY {listed} "  # noqa: S608
+            f"HAVING COUNT(*) > 1 ORDER BY copies DESC LIMIT {DUPLICATE_ROWS}"
+        )
+    dimensions = [c for c in named if not _numeric(c) and not _dated(c)]
+    measures = [f"{m['expression']} AS {quote(m['name'])}" for m in payload.get("metrics") or [] if _measure(m, words)]
+    if not measures:
+        measures = [f"SUM({quote(c['name'])}) AS {quote('sum_' + c['name'])}" for c in named if _numeric(c)]
+    if not dimensions or not measures:
+        return None
+    dimension = quote(dimensions[0]["name"])
+    where = ""
+    dated = next((c for c in columns if _dated(c)), None)
+    if (year := YEAR.search(question)) and dated:
+        first = int(year.group(1))
+        column = quote(dated["name"])
+        where = f" WHERE {column} >= '{first}-01-01' AND {column} < '{first + 1}-01-01'"
+    order = "ASC" if LEAST.search(question) else "DESC"
+    return (
+        f"SELECT {dimension}, {', '.join(measures)} FROM {relation}{where} "  # noqa: S608
+        f"GROUP BY {dimension} ORDER BY 2 {order} LIMIT {_rows(question)}"
+    )
+
+
+# Money asked in words that name no column («во сколько обошлось», "how much did we pay"): the cost's measure.
+COST_ASKED = re.compile(r"обош[её]?л|стоил|потратил|заплатил|\bpaid\b|\bspent\b|\bpay\b", re.I)
+
+
+def _words(question: str) -> set[str]:
+    """The question's words, case-folded («ё» as «е»), with "cost" and «стоимость» when money is asked in others."""
+    words = set(re.findall(r"[a-zа-яё0-9]+", question.casefold().replace("ё", "е")))
+    return words | {"cost", "стоимость"} if COST_ASKED.search(question) else words
+
+
+def _named(column: dict[str, Any], words: set[str]) -> bool:
+    """The question names ``column`` by its name ("region" in "regions") or its label's first word («Регион»)."""
+    name = str(column["name"]).casefold()
+    if any(w == name or (len(name) >= 4 and w.startswith(name)) for w in words):
+        return True
+    return _label_named(column.get("label"), words)
+
+
+def _label_named(label: Any, words: set[str]) -> bool:
+    first = next(iter(re.findall(r"[a-zа-яё]+", str(label or "").casefold().replace("ё", "е"))), "")
+    return len(first) >= _STEM and any(w.startswith(first[: _STEM + 1]) for w in words)
+
+
+def _measure(metric: dict[str, Any], words: set[str]) -> bool:
+    """A metric named by a word of its name beyond "total"/"sum"/"avg" ("total consumption") or its label."""
+    parts = [
+        p for p in str(metric.get("name") or "").casefold().split("_") if p not in ("total", "sum", "avg", "count")
+    ]
+    if any(len(p) >= 4 and any(w.startswith(p[: _STEM + 1]) for w in words) for p in parts):
+        return True
+    return _label_named(metric.get("label"), words)
+
+
+def _numeric(column: dict[str, Any]) -> bool:
+    return bool(re.search(r"int|real|float|double|numeric|decimal|number", str(column.get("type")), re.I))
+
+
+def _dated(column: dict[str, Any]) -> bool:
+    return bool(re.search(r"date|time", str(column.get("type")), re.I))
+
+
+def _rows(question: str) -> int:
+    """The number of rows a ranking asks for: "top 3", «топ-5», «какие три региона»; ``RANKING_ROWS`` by default."""
+    if match := re.search(r"\b(?:top|топ)[\s-]*(\d{1,3})\b", question, re.I):
+        return int(match.group(1))
+    return next((n for w, n in _NUMBERS.items() if re.search(rf"\b{w}\b", question, re.I)), RANKING_ROWS)

@@ -1,0 +1,68 @@
+"""What a question asks of an object's versions and deploys (issue 28): two versions compared, the deploy history,
+a deploy undone. Data and the one predicate that reads it (``asked_tool``); ``reading`` and ``intents`` use them.
+"""
+
+import re
+
+# Two versions of one object compared (issue 28 item 1): a word of comparison with the other side named (an
+# environment, a version, a saved copy), in either order. Against git it is the git status (``VERSION_GIT``).
+COMPARE_WORDS = (
+    r"(отлича\w*|разниц\w*|различ\w*|расхожд\w*|сравни\w*|\bdiff\w*|differ\w*|compar\w*|совпада\w*|the same as"
+    r"|\bтак(ой|ая|ое|ие) же\b|identical|идентичн\w*|одинаков\w*|\bdrift\w*|разъехал\w*|(in|out of) sync"
+    r"|синхрон\w*)"
+)
+OTHER_VERSION = (
+    r"(\bprod\w*|\bпрод(?!аж)\w*|staging|стейдж\w*|\bdev\b|\bдев(?!ят)\w*|окружени\w*|environments?|верси\w*"
+    r"|versions?|копи[яиюей]\w*|бэкап\w*|backups?)"
+)
+VERSIONS_COMPARED = re.compile(
+    COMPARE_WORDS + r".{0,60}" + OTHER_VERSION + "|" + OTHER_VERSION + r".{0,60}" + COMPARE_WORDS, re.I
+)
+VERSION_GIT = re.compile(r"\bgit\b|\bгит\w*|репо\w*|\brepo\w*|коммит\w*|\bcommit\w*", re.I)
+
+
+# Who deployed what and when (issue 28 item 5): a question about past deploys, not a request for one.
+DEPLOY_HISTORY = re.compile(
+    r"\b(когда|кто|кем)\b.{0,50}(деплоил|задеплоил|выкатывал|выкатил|выкладывал|выложил|разв[её]ртывал|развернул|переносил|перен[её]с"
+    r"|мигрировал|запускал\w* миграц)|истори\w* (деплое|выкат|развёртыван|развертыван|миграци)"
+    r"|\bdeploy(ment)? (history|log)\b|\b(when|who)\b.{0,50}\b(deployed|migrated|rolled out|shipped|pushed|promoted"
+    r"|released|ran the migration)"
+    r"|\bwhen did the last (deploy|migration)"
+    r"|\b(какие|сколько)\s+(деплоев|деплои|миграци\w*|выкатк\w*)\b.{0,20}(запускал|делал|выполнял|проводил)\w*"
+    # how often it went out («сколько раз его деплоили?», "how many times was it deployed?")
+    r"|\bсколько\s+раз\b.{0,30}(деплоил|выкатывал|выкладывал|переносил|мигрировал|разворачивал|развёртывал)"
+    r"|\bhow (many times|often)\b.{0,30}\b(deployed|migrated|shipped|rolled out|pushed|promoted|released)"
+    # What reached an environment lately ("anything deployed to prod since yesterday?", «что выкатывали вчера»).
+    r"|\b(anything|something|what|which dashboards?)\b.{0,30}\b(deployed|migrated|shipped|rolled out)\b"
+    r"|\b(deploys?|deployments|migrations)\b.{0,30}\b(since|today|yesterday|this week|last week)\b"
+    r"|\b(что|чо|чё|че|шо|что-нибудь|что-то|какие дашборды)\b.{0,30}\b(деплоили|задеплоили|выкатывали|выкатили"
+    r"|переносили|мигрировали)\b|\b(деплои|деплоев|выкатки|выкаток)\s+(за|с|со)\s+(сегодня|вчера|недел|последн|понедельн)",
+    re.I,
+)
+
+
+# Undo a deploy or migration from the copy saved before it (issue 28 item 4): a write, not a question about it.
+ROLLBACK = re.compile(
+    r"\b(откат\w*|откати\w*)\b.{0,60}(деплой|деплоя|выкат\w*|миграци\w*|релиз\w*|прод\w*|\bprod\b|копи\w*)"
+    r"|\bотмени\w*\b.{0,40}(деплой|деплоя|выкат\w*|последн\w* миграци\w*|миграци\w*,? котор)"
+    r"|\b(верни\w*|восстанови\w*)\b.{0,60}(как было|из копии|к копии|копи\w* (№ ?)?\d|до (деплоя|выкатки|миграции)"
+    r"|назад|обратно|предыдущ\w*)"
+    r"|\broll(ing)?[ -]?back\b|\bundo\b.{0,40}\b(deploy\w*|migration|it)\b"
+    r"|\brestore\b.{0,40}\b(prod\w*|from (the )?(copy|backup)|copy)\b|\brevert\b.{0,40}\b(deploy\w*|prod\w*|migration)",
+    re.I,
+)
+
+
+def versions_compared(text: str) -> bool:
+    """True when ``text`` compares two versions of one object with the other side named, not against git."""
+    return bool(VERSIONS_COMPARED.search(text)) and not VERSION_GIT.search(text)
+
+
+def asked_tool(text: str) -> str:
+    """The tool a question names by what it asks about, whatever its objects: a deploy undone (rollback_deploy),
+    two versions compared (compare_versions), past deploys (deploy_history); '' for none."""
+    if ROLLBACK.search(text):
+        return "rollback_deploy"
+    if versions_compared(text):
+        return "compare_versions"
+    return "deploy_history" if DEPLOY_HISTORY.search(text) else ""

