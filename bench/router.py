@@ -21,7 +21,9 @@ on the question's page; the router ranks it (embeddings + keyword rules) and kee
 ``show_capabilities``.
 
 - recall@1: the tool the offline planner calls first (``planner.plan_step``) is an expected first tool; when it
-  first asks for a missing argument (an id, SQL it cannot write), the tool it asks for counts.
+  first asks for a missing argument (an id, SQL it cannot write), the tool it asks for counts; when it first reads
+  the dataset's table to write the SQL asked itself (a count, a ranking, a breakdown: ``sql_first_step``), the SQL
+  counts (before 2026-12-07 the SQL was asked for, and counted as asked).
 - dangerous direction: questions labelled as reads (fresh set) whose first call is a write or dangerous tool.
 - recall@3 / recall@6: every expected tool is in the routed set with K = 3 / 6.
 - The same over the whole catalogue (no page filter) shows how much the page context helps.
@@ -242,7 +244,13 @@ class Bench:
             # The first call; or, when the planner asks for a missing argument first, the tool it asks it for.
             first = move.tool_calls[0]["name"] if move.tool_calls else turn.intended or None
             clarified += not move.tool_calls and bool(turn.intended)
-            hit = first in q.first or (not move.tool_calls and first in q.tools)
+            # The dataset's table read first to write the asked SQL itself (``sql_first_step``): the SQL counts.
+            writes = move.tool_calls and (first, turn.intended) == ("superset_explore_database", "superset_execute_sql")
+            hit = (
+                first in q.first
+                or (not move.tool_calls and first in q.tools)
+                or bool(writes and turn.intended in q.first)
+            )
             hits["planner@1"] += hit
             kind = per_kind.setdefault(q.object_type or "none", [0, 0])
             kind[0] += hit

@@ -212,8 +212,14 @@ RULES: list[Rule] = [
     _r("list_backups", r"do we have (a|any) backup", STRONG),
     _r("run_backup", r"(сдела[йт]|созда[йт]|сним|запуст|забэкап)\w*.*(бэкап|бекап|резервн)|забэкап", STRONG),
     _r("run_backup", r"\bback (it )?up\b|\b(take|make|run|create) (a )?backup|\bexport (all|every)", STRONG),
-    # «бэкап дева!»: the noun and the environment alone are a terse request for one (turns_day6 y45)
-    _r("run_backup", r"^\s*(бэкап|бекап)\s+[\w-]+\s*!*\s*$", 2 * STRONG),
+    # «бэкап дева!»: the noun and the environment alone are a terse request for one (turns_day6 y45), also with an
+    # adjective, a «please» or when it is for ("full backup of prod before tonight's release please", turns_day9 e961)
+    _r(
+        "run_backup",
+        r"^\s*(?:(?:полн\w*|full|fresh|свеж\w*|нов\w*|new)\s+)?(?:бэкап|бекап|backup)\s+(?:of\s+|для\s+)?[\w-]+"
+        r"(?:\s+(?:before|перед)\b.*?)?(?:\s*,?\s*(?:пожалуйста|please|pls|плиз|плз))?\s*[!.]*\s*$",
+        2 * STRONG,
+    ),
     # --- migrations
     _r(
         "preview_migration",
@@ -222,6 +228,9 @@ RULES: list[Rule] = [
     ),
     _r("preview_migration", r"\bpreview|dry.?run|what would|would be (overwritten|changed)|overwritten", STRONG),
     _r("execute_migration", r"миграц|мигрир|\bmigrat", MEDIUM),
+    # on a migration's page, its «перенос» run is the migration («можешь сам запустить этот перенос?», turns_day9
+    # e923); the bare noun asks about it (a preview), not for a run
+    _r("execute_migration", r"(запуст|выполн|примен|run|execute|apply)\w*.*(перенос|перенес)", STRONG, "migration"),
     _r("preview_migration", r"миграц|мигрир|\bmigrat", WEAK),  # the planner previews before it migrates
     _r("execute_migration", r"(запусти|выполни|примени|мигрируй|run|execute|apply)\w*.*(миграц|migrat)", STRONG),
     _r("execute_migration", r"мигрируй|\bmigrate\b.*\band\b|одной миграц|дашборд(ы|ов) .*\d+.*(и|,)\s*\d+", MEDIUM),

@@ -66,6 +66,7 @@ from agentchat.toolset.words import (
     OWN_RUN,
     PAGE_OWN_PARTS,
     PAGE_READ,
+    PARTS_COUNTED,
     PERIOD,
     PHRASES,
     PLACE_OBJECTS,
@@ -134,6 +135,7 @@ class Reading:
         unheard_action: the verb a request starts with that no tool was ever asked to do
             (``aspects.unheard_action``: «пометь», "upgrade"), '' for none.
         month: a month of the data is named («за декабрь», "in December": ``words.MONTH``).
+        parts_counted: a dataset's columns or metrics are counted («сколько колонок?»: ``words.PARTS_COUNTED``).
     """
 
     verb: str
@@ -161,6 +163,7 @@ class Reading:
     unheard: str = ""
     unheard_action: str = ""
     month: bool = False
+    parts_counted: bool = False
 
     @property
     def figure(self) -> bool:
@@ -217,8 +220,11 @@ def read_question(question: str) -> Reading:
         found -= set(qualifiers)
     if head == "table" and "dataset" in found and (re.search(r"\b\d+\b", main) or NAMED.search(main)):
         head = "dataset"  # "the schema of dataset 2": a given dataset's table is its attribute
-    clauses = set(itertools.accumulate(len(tokens_of(part)) for part in re.split(r"[,;:.?!—]+", main)))
-    verb = verb_of(tokens, main, found, clauses)
+    # What the context after a question asks, points at or counts is not asked («… ? нам он нужен к пятнице»).
+    asked_text = f"{asked_part}?" if asked_part else main
+    asked_tokens = [unprefixed(corrected(t)) for t in tokens_of(asked_part)] if asked_part else tokens
+    clauses = set(itertools.accumulate(len(tokens_of(part)) for part in re.split(r"[,;:.?!—]+", asked_text)))
+    verb = verb_of(asked_tokens, asked_text, found, clauses)
     last = re.split(r"(?<=[.!?])\s+", main.strip())[-1]
     if verb != MAKE and last != main.strip() and "?" not in main.strip()[: -len(last)]:
         # a request said last, after a sentence of context («… висит как недокументированный. сгенерь документацию»);
@@ -230,9 +236,6 @@ def read_question(question: str) -> Reading:
     specific += [name for name in qualifiers if name in found]
     objects = tuple(dict.fromkeys([*specific, *([head] if head else []), *(o for o in GENERIC if o in found)]))
     has_id = bool(re.search(r"\b\d+\b", main))
-    # What the context after a question points at or counts is not asked either («… ? want to know what breaks here»).
-    asked_text = asked_part or main
-    asked_tokens = [unprefixed(corrected(t)) for t in tokens_of(asked_part)] if asked_part else tokens
     this = any(THIS_WORDS.match(t) for t in asked_tokens)
     following = [*tokens[1:], ""] if tokens else []  # «👍», «?»: no word, nothing follows
     # «она идёт», «это сломает»: a word of a state or an outcome after "this" is its verb, not its noun.
@@ -267,6 +270,7 @@ def read_question(question: str) -> Reading:
         named=bool(NAMED.search(main)),
         quantity=any(QUANTITY_WORDS.match(t) for t in asked_tokens) or bool(PERIOD.search(asked_text)),
         month=bool(MONTH.search(main)),
+        parts_counted=bool(PARTS_COUNTED.search(main)),
         env_named=any(ENV_NAMES.match(t) for t in tokens),
         places=tuple(dict.fromkeys(o for o in places if o not in objects)),
         pointed=pointed,
@@ -322,6 +326,7 @@ def reading_tool(reading: Reading, object_type: str | None) -> str | None:
         verb = SHOW
     data = reading.quantity or reading.rows or reading.month
     numbers = verb != CHECK and object_type == "dataset" and data and set(objects) <= {"dataset", "table", "column"}
+    numbers = numbers and not reading.parts_counted  # «сколько колонок?»: its description tells
     # numbers of a dataset page's data («сколько всего потребили?»), a figure of the data on any page («сколько
     # область потребила в декабре?»), SQL given to run ("run select count(*) … on this dataset"): the query
     if numbers or reading.figure or reading.runs_sql:

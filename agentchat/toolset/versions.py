@@ -18,7 +18,8 @@ OTHER_VERSION = (
 VERSIONS_COMPARED = re.compile(
     COMPARE_WORDS + r".{0,60}" + OTHER_VERSION + "|" + OTHER_VERSION + r".{0,60}" + COMPARE_WORDS, re.I
 )
-VERSION_GIT = re.compile(r"\bgit\b|\bгит\w*|репо\w*|\brepo\w*|коммит\w*|\bcommit\w*", re.I)
+# "repo", not "report" («diff the energy report between dev and prod» is two versions, turns_day9 e947).
+VERSION_GIT = re.compile(r"\bgit\b|\bгит\w*|репозитор\w*|\bрепо\b|\brepo(s|sitor\w*)?\b|коммит\w*|\bcommit\w*", re.I)
 
 
 # Who deployed what and when (issue 28 item 5): a question about past deploys, not a request for one.

@@ -147,10 +147,18 @@ DUPLICATES = re.compile(
 )
 
 
+# A figure per value of a column ("how many rows per region?", «потребление в разрезе источников», «по регионам»).
+BREAKDOWN = re.compile(
+    r"\b(per|for each|broken down by|split by|grouped by)\s+\w+|\bв разрезе\b|\bпо\s+(каждому|каждой)\b"
+    r"|\bпо\s+(?!(годам|месяцам|неделям|дням|кварталам)\b)[а-яё]+ам\b",
+    re.I,
+)
+
+
 def aggregate_asked(question: str) -> bool:
-    """True when ``question`` asks a ranking or duplicates of the data (``llm.offline.sql_aggregate``: the dataset's
-    columns decide whether the planner can write it)."""
-    return bool(RANKING.search(question) or DUPLICATES.search(question))
+    """True when ``question`` asks a ranking, a breakdown per a column's values or duplicates of the data
+    (``llm.offline.sql_aggregate``: the dataset's columns decide whether the planner can write it)."""
+    return bool(RANKING.search(question) or DUPLICATES.search(question) or BREAKDOWN.search(question))
 
 
 def writes_sql(question: str) -> bool:

@@ -59,7 +59,7 @@ SHOW_WORDS = re.compile(
     r"|результат\w*|итог\w*|results?|outcome"  # «результат ревью дашборда 2»: the result is asked, not a run
     r"|расскажи|раскажи|что|чем|как|куда|откуда|почему|зачем|чей|чья|чьи|был|была|были|прош[её]л|прошла"
     r"|дай|дайте|show|list|find|tell|which|what|who|when|where|why|whose"
-    r"|how|is|are|was|were|did|does|has|have|any|give|summary|overview)$"
+    r"|how|is|are|was|were|did|does|has|have|any|give|summary|overview)(те)?$"  # «скажите», «посмотрите»: polite
 )
 CHECK_WORDS = re.compile(r"^(проверь|провер\w*|check|validate|валидируй|валидни|провалидь|audit)$")
 CLAUSE_AFTER_CHECK = re.compile(
@@ -159,6 +159,13 @@ PERIOD = re.compile(
     r"\bза\s+(прошл|последн|вчера|сегодня|(19|20)\d\d)\w*|\b(прошл|последн)\w*\s+(год|месяц|недел|квартал|день)"
     r"|\bпо\s+(годам|месяцам|неделям|дням|кварталам)\b|\b(last|previous|past)\s+(year|month|week|quarter|day)\b"
     r"|\b(per|by)\s+(year|month|week|day|quarter)\b|\bin\s+(19|20)\d\d\b",
+    re.I,
+)
+# A count of a dataset's own parts («сколько колонок в датасете?», "how many metrics does it have?"): its description
+# answers it, not a query of its data (a fresh check asked for SQL).
+PARTS_COUNTED = re.compile(
+    r"\b(сколько|how many|number of|кол-?во|количество|число)\s+(\w+\s+)?(колон\w*|столбц\w*|столбец|пол[ейя]\b"
+    r"|метрик\w*|columns?|metrics?|fields?)",
     re.I,
 )
 # A month of the data («в декабре», «за март 2025», "in December"): with no object named, a figure of the data is

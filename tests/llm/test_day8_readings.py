@@ -34,6 +34,10 @@ def test_the_polite_you_asks_what_the_agent_can_do(specs, knowledge, question): 
     [
         "сколько Новосибирская область потребила в декабре 2025? мне для планёрки цифра нужна",
         "сколько стоила электроэнергия в Москве в прошлом году?",
+        # a fresh user's check: an aggregate named («total»), or a month with no quantity word
+        "what was the total cost in December 2025?",
+        "какое потребление было в декабре?",
+        "сколько потребили в марте?",
     ],
 )
 def test_a_figure_of_the_data_on_a_dashboard_page_is_said_to_need_another_page(specs, knowledge, question):  # noqa: F811

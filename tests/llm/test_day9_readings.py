@@ -1,6 +1,8 @@
 """Readings fixed against the development half of ``tests/data/turns_day9.yaml`` (issue 29; its held half is only
 scored), each failing before its change (the row of the set in brackets)."""
 
+import dataclasses
+
 import pytest
 
 from agentchat.llm.offline.sql_aggregate import aggregate_sql
@@ -171,5 +173,75 @@ def test_the_context_after_a_question_neither_names_points_nor_counts():
     asked about (a quantity read from the context turned a question about dependents into SQL asked for)."""
     reading = read_question("какие графики построены на этом датасете? хочу понять, сколько всего сломается тут")
     assert (reading.objects, reading.quantity, reading.pointed) == (("chart", "dataset"), False, ("dataset",))
+    # nor does it ask: «нужно» there explains, it requests nothing (the reading was a dataset to create)
+    reading = read_question("у кого доступ к датасету? нужно для аудита")
+    assert (reading.verb, reading_tool(reading, "dataset")) == ("show", "superset_audit_permissions")
     # a request after the question is no context: "when can I migrate? list the targets" asks for the targets
     assert read_question("when can I migrate? list the targets").objects[0] == "environment"
+
+
+@pytest.mark.parametrize(
+    ("question", "page", "role", "call"),
+    [
+        # e947: "report" is no repository: two versions compared, the dashboard named is looked up first
+        (
+            "diff the energy report between dev and prod, need to see what drifted before I push anything",
+            "@prod",
+            "engineer",
+            ("search_dashboards", {"env_id": "prod", "query": "energy"}),
+        ),
+        # e961: an adjective, and what it is for, before a «please»: a backup is asked for
+        ("full backup of prod before tonight's release please", "@prod", "admin", ("run_backup", {"env_id": "prod"})),
+        ("бэкап прода пожалуйста", "@prod", "admin", ("run_backup", {"env_id": "prod"})),
+        ("бэкапы прода", "@prod", "admin", ("list_backups", {"env_id": "prod"})),
+        # e923: on its page a «перенос» is the migration: run (previewed first) by the admin
+        ("запусти этот перенос", "migration/1@ss-dev", "admin", ("preview_migration", {"migration_id": 1})),
+    ],
+)
+def test_day9_requests_get_their_tool(specs, knowledge, question, page, role, call):  # noqa: F811
+    assert only_call(step(specs, knowledge, question, page, role=role)) == call
+
+
+def test_a_migration_s_run_asked_by_a_role_without_it_is_that_run(specs, knowledge):  # noqa: F811
+    """e923: the analyst's «можешь сам запустить этот перенос?» got the preview; the run is asked for, so its refusal
+    for the role is what is said (issue 29 Build 3), not a preview in its place."""
+    question = "админ в отпуске, можешь сам запустить этот перенос? всё уже согласовано"
+    role_only = dataclasses.replace(knowledge, not_offered_reason=lambda tool, page: "role")
+    assert only_call(step(specs, role_only, question, "migration/1@ss-dev", role="analyst")) == (
+        "execute_migration",
+        {"migration_id": 1},
+    )  # refused on the «Недостаточно прав» card
+    assert step(specs, knowledge, question, "migration/1@ss-dev", role="analyst").content == "why:execute_migration"
+
+
+def test_the_polite_plural_of_a_seeing_verb_asks():
+    """«Скажите, пожалуйста, … есть …?» read as a request (the imperative's shape) and was not searched."""
+    reading = read_question("Скажите, пожалуйста, такой дашборд вообще есть в ss-dev?")
+    assert (reading.verb, reading_tool(reading, "migration")) == ("show", "search_dashboards")
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (
+            "how many rows per region?",
+            'SELECT "region", COUNT(*) AS row_count FROM t GROUP BY "region" ORDER BY 2 DESC LIMIT 100',
+        ),
+        (
+            "потребление по источникам за 2025 год",
+            'SELECT "source", SUM(consumption_mwh) AS "total_consumption" FROM t WHERE "date" >= \'2025-01-01\' '
+            'AND "date" < \'2026-01-01\' GROUP BY "source" ORDER BY 2 DESC LIMIT 100',
+        ),
+    ],
+)
+def test_a_breakdown_lists_every_value_of_the_column_named(question, expected):
+    assert writes_sql(question)
+    assert _sql(question) == expected
+
+
+@pytest.mark.parametrize(
+    "question", ["сколько колонок в этом датасете?", "how many metrics does this dataset have?", "how many columns?"]
+)
+def test_a_count_of_the_dataset_s_parts_is_its_description(question):
+    """A fresh check: «сколько колонок в этом датасете?» asked for SQL; the description lists and counts them."""
+    assert reading_tool(read_question(question), "dataset") == "superset_explore_database"

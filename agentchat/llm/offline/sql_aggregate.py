@@ -1,9 +1,10 @@
-"""Two shapes of analyst question the offline planner writes SQL for itself (issue 29: a figure asked on a dataset's
+"""Shapes of analyst question the offline planner writes SQL for itself (issue 29: a figure asked on a dataset's
 page was answered «пришлите SQL-запрос»; turns_day9 e915, e901, turns_day8 d823):
 
 - a ranking: "top 3 regions by total consumption in 2024", «какие три региона потребили больше всего за 2025 год»:
-  one column of the dataset to group by, one or more measures (the dataset's metrics, else a numeric column summed),
-  an optional year on the dataset's date column, the order (most or least) and the number of rows;
+  one column of the dataset to group by, one or more measures (the dataset's metrics, else a numeric column summed,
+  else the rows counted), an optional year on the dataset's date column, the order (most or least) and the number
+  of rows; a breakdown ("how many rows per region?", «потребление по источникам») is the same, every value listed;
 - duplicates: "any dupes? more than one row per date + region + source", «есть ли дубли»: the rows that share the
   named columns (all columns when none is named), with how many times each appears.
 
@@ -17,8 +18,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from agentchat.toolset.weights import DUPLICATES
-from agentchat.toolset.words import MONTH
+from agentchat.toolset.weights import DUPLICATES, RANKING
+from agentchat.toolset.words import COUNT, MONTH
 
 LEAST = re.compile(
     r"меньше всего|дешевле всего|реже всего|наименьш|самы[йеx]\s+(низк|дешёв|дешев|мал)|least|lowest"
@@ -36,8 +37,8 @@ CONDITION = re.compile(
     r"|\bпо\s+[А-ЯЁ]|\b(in|for)\s+[A-Z][a-z]",
 )
 YEAR = re.compile(r"\b(?:за|в|in|for|during|of)\s+((?:19|20)\d\d)\b", re.I)
-#: Rows a ranking shows when the question gives no number; rows of duplicates listed.
-RANKING_ROWS, DUPLICATE_ROWS = 10, 50
+#: Rows a ranking shows when the question gives no number; rows of duplicates listed; rows of a breakdown.
+RANKING_ROWS, DUPLICATE_ROWS, BREAKDOWN_ROWS = 10, 50, 100
 _STEM = 5  # letters of a label's word compared with the question's words («регион» ~ «регионов», «потреб»)
 
 
@@ -64,6 +65,8 @@ def aggregate_sql(question: str, payload: dict[str, Any], relation: str, quote: 
     measures = [f"{m['expression']} AS {quote(m['name'])}" for m in payload.get("metrics") or [] if _measure(m, words)]
     if not measures:
         measures = [f"SUM({quote(c['name'])}) AS {quote('sum_' + c['name'])}" for c in named if _numeric(c)]
+    if not measures and COUNT.search(question):
+        measures = ["COUNT(*) AS row_count"]  # "how many rows per region?"
     if not dimensions or not measures:
         return None
     dimension = quote(dimensions[0]["name"])
@@ -74,9 +77,10 @@ def aggregate_sql(question: str, payload: dict[str, Any], relation: str, quote: 
         column = quote(dated["name"])
         where = f" WHERE {column} >= '{first}-01-01' AND {column} < '{first + 1}-01-01'"
     order = "ASC" if LEAST.search(question) else "DESC"
+    limit = _rows(question) if RANKING.search(question) else BREAKDOWN_ROWS
     return (
         f"SELECT {dimension}, {', '.join(measures)} FROM {relation}{where} "  # noqa: S608
-        f"GROUP BY {dimension} ORDER BY 2 {order} LIMIT {_rows(question)}"
+        f"GROUP BY {dimension} ORDER BY 2 {order} LIMIT {limit}"
     )
 
 

@@ -55,6 +55,8 @@ def sql_for(question: str, payload: dict[str, Any], row_limit: int | None) -> st
         relation = f"({str(source['sql']).rstrip(' ;')}) AS dataset"
     else:
         return None
+    if aggregate_asked(question) and (sql := aggregate_sql(question, payload, relation, _identifier)):
+        return sql  # a ranking, a breakdown or duplicates ("how many rows per region?" is no plain count)
     if COUNT.search(question):
         return f"SELECT COUNT(*) AS row_count FROM {relation}"  # noqa: S608 - see the module docstring
     extreme = extreme_asked(question)
@@ -73,8 +75,8 @@ def sql_for(question: str, payload: dict[str, Any], row_limit: int | None) -> st
             return None
         quoted = _identifier(column)
         return f"SELECT DISTINCT {quoted} FROM {relation} ORDER BY 1 LIMIT {VALUES_LIMIT}"  # noqa: S608
-    if aggregate_asked(question):  # a ranking or duplicates: written from the dataset's columns, or asked for
-        return aggregate_sql(question, payload, relation, _identifier)
+    if aggregate_asked(question):
+        return None  # a ranking, a breakdown or duplicates whose columns are not found: the SQL is asked for
     if ALL_ROWS.search(question) and not row_limit:
         return f"SELECT * FROM {relation}"  # noqa: S608 - the SQL tool's row cap applies and is said
     return f"SELECT * FROM {relation} LIMIT {row_limit or 10}"  # noqa: S608 - see the module docstring
