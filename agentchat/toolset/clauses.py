@@ -59,3 +59,26 @@ def question_before_context(text: str) -> str | None:
     if not mark or not context.strip() or "?" in context or _REQUEST_HEAD.match(context):
         return None
     return asked
+
+
+# A request word in a sentence before a question («Запусти бэкап. Он уже готов?»): that sentence asks for something.
+_REQUEST_WORD = re.compile(
+    r"(?<!\w)(сделай|создай|запусти|выполни|задеплой|перенеси|покажи|проверь|найди|глянь|дай|скажи|please|pls"
+    r"|run|deploy|make|create|show|check|find|give|tell|хочу|хотим|хотел|нужн|надо|прошу|want|need|would like)\w*(?!\w)"
+    r"|\w+(и|й|ь)(те)?(?=[\s,]+пожалуйста)",  # a wish is a request too («хочу свой датасет: …. создашь?»)
+    re.I,
+)
+
+
+def question_after_context(text: str) -> str | None:
+    """The question a message ends with when only statements come before it, or None: «Коллеги просили перенести
+    ещё и «Обзор регионов». Скажите, пожалуйста, такой дашборд вообще есть в ss-dev?» asks whether it exists (the
+    reported request is its context; turns_day8 d835 read a migration's plan). None for one sentence, with no «?» at
+    the end, or when a sentence before it asks or requests something."""
+    parts = [p for p in re.split(r"(?<=[.!?])\s+", text.strip()) if p]
+    if len(parts) < 2 or not parts[-1].endswith("?"):
+        return None
+    before = " ".join(parts[:-1])
+    if "?" in before or _REQUEST_WORD.search(before):
+        return None
+    return parts[-1].rstrip("?")

@@ -41,7 +41,7 @@ import re
 from dataclasses import dataclass, field
 
 from agentchat.toolset.aspects import asked_aspect, unheard_action, unheard_focus
-from agentchat.toolset.clauses import PREVIEW_SEEN, main_clause, question_before_context
+from agentchat.toolset.clauses import PREVIEW_SEEN, main_clause, question_after_context, question_before_context
 from agentchat.toolset.part_reads import part_read
 from agentchat.toolset.tokens import corrected, object_of, tokens_of, unnegated, unprefixed
 from agentchat.toolset.verbs import verb_of
@@ -51,6 +51,7 @@ from agentchat.toolset.words import (
     ASKED_DETERMINER,
     CHECK,
     CLAUSE_AFTER_CHECK,
+    DATA_UNTIL,
     DESCRIBE,
     ENV_NAMES,
     EXISTS_EN,
@@ -134,7 +135,8 @@ class Reading:
             '' for none.
         unheard_action: the verb a request starts with that no tool was ever asked to do
             (``aspects.unheard_action``: «пометь», "upgrade"), '' for none.
-        month: a month of the data is named («за декабрь», "in December": ``words.MONTH``).
+        month: a month of the data is named («за декабрь», "in December": ``words.MONTH``), or how far the data goes
+            is asked («до какого числа данные?»: ``words.DATA_UNTIL``): data, on a dataset's page.
         parts_counted: a dataset's columns or metrics are counted («сколько колонок?»: ``words.PARTS_COUNTED``).
     """
 
@@ -210,7 +212,7 @@ def read_question(question: str) -> Reading:
         in_sentence.add((sentence, obj))
         head = head or (obj if obj in GENERIC else "")
     found |= {name for name, pattern in PHRASES.items() if pattern.search(main)}
-    if asked_part := question_before_context(main):  # «who can read it? I'm about to change column types»
+    if asked_part := question_before_context(main) or question_after_context(main):  # context around a question
         own = {object_of(unprefixed(corrected(t))) for t in tokens_of(asked_part)}
         found = (found & (own | {n for n, p in PHRASES.items() if p.search(asked_part)})) or found
         head = head if head in found else ""
@@ -269,7 +271,7 @@ def read_question(question: str) -> Reading:
         has_id=has_id,
         named=bool(NAMED.search(main)),
         quantity=any(QUANTITY_WORDS.match(t) for t in asked_tokens) or bool(PERIOD.search(asked_text)),
-        month=bool(MONTH.search(main)),
+        month=bool(MONTH.search(main) or DATA_UNTIL.search(asked_text)),
         parts_counted=bool(PARTS_COUNTED.search(main)),
         env_named=any(ENV_NAMES.match(t) for t in tokens),
         places=tuple(dict.fromkeys(o for o in places if o not in objects)),

@@ -26,6 +26,7 @@ from agentchat.toolset.words import (
     OBJECTS,
     PREFIXES_RU,
     SHOW_WORDS,
+    SQL_IN_TEXT,
 )
 
 
@@ -104,10 +105,18 @@ def scripts_unmixed(text: str) -> str:
 _OTHER_QUOTES = re.compile(r"„([^“”„\n]+)[“”]|“([^“”\n]+)”|‘([^‘’\n]+)’")
 
 
+# A title in straight quotes ("Обзор регионов", 'Обзор регионов'): not inside a word (an apostrophe: "I'll").
+_STRAIGHT_QUOTES = re.compile(r"(?<![\w\"'])\"([^\"\n]{2,80})\"(?![\w\"])|(?<![\w'\"])'([^'\n]{2,80})'(?!\w)")
+
+
 def quotes_unified(text: str) -> str:
-    """``text`` with a title in „…“, “…” or ‘…’ quotes put in «…», the quotes the title readers know («в
-    „Обзоре регионов“ сколько графиков?» → «в «Обзоре регионов» …»); straight quotes are kept (SQL's literals)."""
-    return _OTHER_QUOTES.sub(lambda m: f"«{next(g for g in m.groups() if g)}»", text)
+    """``text`` with a title in „…“, “…”, ‘…’ or straight quotes put in «…», the quotes the title readers know («в
+    „Обзоре регионов“ сколько графиков?» → «в «Обзоре регионов» …», a fresh check: `deploy "Обзор регионов" to
+    prod` deployed the page's dashboard); straight quotes are kept in a text with SQL (its literals, identifiers)."""
+    text = _OTHER_QUOTES.sub(lambda m: f"«{next(g for g in m.groups() if g)}»", text)
+    if SQL_IN_TEXT.search(text):
+        return text
+    return _STRAIGHT_QUOTES.sub(lambda m: f"«{next(g for g in m.groups() if g)}»", text)
 
 
 @functools.lru_cache(maxsize=4096)

@@ -8,13 +8,14 @@ for a named object, a migration's preview), which the router keeps next to it.
 
 import re
 
-from agentchat.toolset.clauses import PREVIEW_SEEN
+from agentchat.toolset.clauses import PREVIEW_SEEN, question_after_context, question_before_context
 from agentchat.toolset.reading import READING_WEIGHT, Reading, about_page_object, read_question, reading_tool
 from agentchat.toolset.words import (
     BY_ID,
     CHECK,
     COUNT,
     COUNT_CONDITION,
+    DATA_UNTIL,
     FIRST_ROWS,
     FIRST_STEP,
     GENERIC,
@@ -112,16 +113,6 @@ LATEST_DATE = re.compile(
 )
 
 
-# How far the data goes («до какого числа данные залиты?», «данные за декабрь уже есть?», "how fresh is the data?"):
-# its latest date answers it (turns_day9 e921, e965).
-DATA_UNTIL = re.compile(
-    r"до какого числа|по какое число|до какой даты|на какую дату|up to (what|which) date|how (recent|fresh|up to date)"
-    r"|\b(latest|most recent|freshest) data\b|(есть|имеются|залиты|загружены)\s+(ли\s+)?(уже\s+)?данн\w*\s+за\b"
-    r"|данн\w*\s+за\s+\S+(\s+\S+)?\s+(уже\s+)?(есть|залит\w*|загружен\w*|появил\w*)|\bis there (any )?data for\b",
-    re.I,
-)
-
-
 def extreme_asked(question: str) -> tuple[str, str | None] | None:
     """``("MAX"|"MIN", column)`` a question asks of a dataset: ``max(col)`` (``column`` as typed), or the latest /
     earliest date (``column`` None: the dataset's date column); None when it asks none."""
@@ -158,7 +149,9 @@ BREAKDOWN = re.compile(
 def aggregate_asked(question: str) -> bool:
     """True when ``question`` asks a ranking, a breakdown per a column's values or duplicates of the data
     (``llm.offline.sql_aggregate``: the dataset's columns decide whether the planner can write it)."""
-    return bool(RANKING.search(question) or DUPLICATES.search(question) or BREAKDOWN.search(question))
+    # what the question asks, not its context («…: доля пустых, дубли, по дням. есть где-то такая история?»)
+    asked = question_after_context(question) or question_before_context(question) or question
+    return bool(RANKING.search(asked) or DUPLICATES.search(asked) or BREAKDOWN.search(asked))
 
 
 def writes_sql(question: str) -> bool:

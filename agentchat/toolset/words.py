@@ -168,6 +168,14 @@ PARTS_COUNTED = re.compile(
     r"|метрик\w*|columns?|metrics?|fields?)",
     re.I,
 )
+# How far the data goes («до какого числа данные залиты?», «данные за декабрь уже есть?», "how fresh is the data?"):
+# its latest date answers it (turns_day9 e921, e965).
+DATA_UNTIL = re.compile(
+    r"до какого числа|по какое число|до какой даты|на какую дату|up to (what|which) date|how (recent|fresh|up to date)"
+    r"|\b(latest|most recent|freshest) data\b|(есть|имеются|залиты|загружены)\s+(ли\s+)?(уже\s+)?данн\w*\s+за\b"
+    r"|данн\w*\s+за\s+\S+(\s+\S+)?\s+(уже\s+)?(есть|залит\w*|загружен\w*|появил\w*)|\bis there (any )?data for\b",
+    re.I,
+)
 # A month of the data («в декабре», «за март 2025», "in December"): with no object named, a figure of the data is
 # asked («какое потребление было в декабре?»), though no quantity word is said (``Reading.figure``).
 MONTH = re.compile(
@@ -251,8 +259,8 @@ SEE_INFINITIVE_RU = re.compile(
 # between "the" and the noun ("the regions overview dashboard") or a topic after it («отчёт по энергопотреблению»).
 # A title in «»: words with a space or a Cyrillic letter, not an identifier nor an environment («в «prod»»).
 TITLE_QUOTED = re.compile(r"«(?!(?:ss-dev|prod|staging|dev)»)[^»]*[ а-яА-ЯёЁ][^»]*»")
-# The reads and the deploy of one dashboard that a «title» with no noun names (not a commit's «message»).
-TITLED = ("get_health_summary", "compare_versions", "deploy_history", "deploy_dashboard")
+# The tools of one dashboard that a «title» with no noun names (a commit's «message» after «с сообщением» is none).
+TITLED = ("get_health_summary", "compare_versions", "deploy_history", "deploy_dashboard", "commit_changes")
 NAMED = re.compile(
     r"«[^»]+»|\"[^\"]+\"|\b[a-z]\w*_\w+\b|(?<=\w )[A-Z][a-z]+(?: [A-Z][a-z]+)+\b"
     r"|(?<=[а-яё] )[А-ЯЁ][а-яё]+(?: [а-яёА-ЯЁ]+)?\b"  # «проверь дашборд Обзор продаж»: a Russian title

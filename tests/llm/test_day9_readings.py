@@ -245,3 +245,17 @@ def test_a_breakdown_lists_every_value_of_the_column_named(question, expected):
 def test_a_count_of_the_dataset_s_parts_is_its_description(question):
     """A fresh check: «сколько колонок в этом датасете?» asked for SQL; the description lists and counts them."""
     assert reading_tool(read_question(question), "dataset") == "superset_explore_database"
+
+
+def test_a_question_after_statements_is_what_is_asked(specs, knowledge):  # noqa: F811
+    """turns_day8 d835: a reported request before the question («Коллеги просили перенести …») showed the
+    migration's plan; the question that follows asks whether the dashboard exists."""
+    question = (
+        "Коллеги просили перенести ещё и «Обзор регионов». Скажите, пожалуйста, такой дашборд вообще есть в ss-dev?"
+    )
+    assert only_call(step(specs, knowledge, question, "migration/1@ss-dev")) == (
+        "search_dashboards",
+        {"env_id": "ss-dev", "query": "Обзор регионов"},
+    )
+    # a request before the question is no statement: it is read as before
+    assert read_question("Запусти бэкап. Он уже готов?").verb == "make"

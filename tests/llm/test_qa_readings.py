@@ -32,6 +32,11 @@ from tests.support.contexts import ui_context
         ("deploy “Sales Overview” to prod", "deploy «Sales Overview» to prod"),
         ("what’s in ‘Sales Overview’?", "what’s in «Sales Overview»?"),
         ("select * from regions where region = 'Москва'", "select * from regions where region = 'Москва'"),
+        # a second check: straight quotes deployed the page's dashboard
+        ('deploy "Обзор регионов" to prod', "deploy «Обзор регионов» to prod"),
+        ("сколько графиков в 'Обзор регионов'?", "сколько графиков в «Обзор регионов»?"),
+        ("ship this to prod. I'll type the env name", "ship this to prod. I'll type the env name"),
+        ('SELECT "date" FROM energy_consumption', 'SELECT "date" FROM energy_consumption'),
     ],
 )
 def test_other_quotes_are_read_as_the_title_s(text, expected):
@@ -110,3 +115,29 @@ def test_a_link_s_address_in_the_answer_asks_nothing():
     assert turn_read(messages, tools=None).previous_question == ""
     messages[2] = AIMessage(content=f"{answer} Какой из них открыть?")
     assert turn_read(messages, tools=None).previous_question == "найди дашборд «Потреблению энергии»"
+
+
+def test_a_commit_of_a_quoted_title_with_a_quoted_message_searches_the_title(specs, knowledge):  # noqa: F811
+    """A second check: «закоммить «Обзор регионов» с сообщением «правка»» put the page's dashboard on the card,
+    with the title as the message."""
+    question = "закоммить «Обзор регионов» с сообщением «правка»"
+    assert only_call(step(specs, knowledge, question, "dashboard/1@ss-dev")) == (
+        "search_dashboards",
+        {"env_id": "ss-dev", "query": "Обзор регионов"},
+    )
+    name, args = only_call(step(specs, knowledge, "закоммить «правка подписей»", "dashboard/1@ss-dev"))
+    assert (name, args["dashboard_id"], args["message"]) == ("commit_changes", 1, "правка подписей")
+
+
+def test_a_short_follow_up_changes_the_value_of_the_request_before_it():
+    """A second check: «а в ss-dev?» after «есть ли в prod «Обзор регионов»?» listed ss-dev's backups."""
+    context = ui_context(None, None, env_id="ss-dev")
+    messages = [
+        SystemMessage(content=system_prompt(context, unavailable=False, language="ru")),
+        HumanMessage(content="есть ли в prod «Обзор регионов»?"),
+        AIMessage(content="В prod найден 1 дашборд: [«Обзор регионов»](/dashboards/2/?env_id=prod)."),
+        HumanMessage(content="а в ss-dev?"),
+    ]
+    assert turn_read(messages, tools=None).previous_question == "есть ли в prod «Обзор регионов»?"
+    messages[3] = HumanMessage(content="а какие бэкапы есть у ss-dev и когда был последний?")
+    assert turn_read(messages, tools=None).previous_question == ""

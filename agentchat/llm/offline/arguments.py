@@ -146,7 +146,8 @@ FILLERS: dict[str, Callable[[Mentions, Page], Any]] = {
     "table_name": lambda m, page: m.table,
     "base": lambda m, page: m.base_branch,
     "branch": lambda m, page: m.branch,
-    "message": lambda m, page: next((q for q in m.quoted if q != m.branch), None),
+    # the quoted text after «с сообщением» / "message", else the first quoted that names no branch
+    "message": lambda m, page: m.message or next((q for q in m.quoted if q != m.branch), None),
     "language": lambda m, page: m.language,
     "row_limit": lambda m, page: m.row_limit,
 }

@@ -169,7 +169,10 @@ def named_unfilled(turn: Turn, tool: str, args: dict[str, Any], mentions: Mentio
     page = turn.page
     objects = read_question(turn.question).objects
     kinds = [k for k in ("dashboard", "dataset") if k == mentions.names_kind or k in objects]
-    titled = tool in TITLED and not kinds and page.object_type == "dashboard" and TITLE_QUOTED.search(turn.question)
+    titled = tool in TITLED and not kinds and page.object_type == "dashboard"
+    titled = titled and bool(TITLE_QUOTED.search(turn.question)) and mentions.search_text != mentions.message
+    # a commit names its dashboard by a «title» only beside its «message» («закоммить «X» с сообщением «правка»»)
+    titled = titled and (tool != "commit_changes" or bool(mentions.message))
     if titled and not mentions.refers_to_page and args.get("dashboard_id") == page.object_id:
         own = (page.object_name or "").casefold() == mentions.search_text.casefold()
         return [] if own else ["dashboard_id"]

@@ -89,13 +89,20 @@ def no_such_environment_text(text: str, environments: list[tuple[str, str]], lan
     return provenance_question([], [("env_id", unknown[0])], [env_id for env_id, _ in environments], language, False)
 
 
-def previous_answered(previous: str, answer: str, environments: list[tuple[str, str]]) -> str:
+def previous_answered(previous: str, answer: str, environments: list[tuple[str, str]], follow_up: bool = False) -> str:
     """The previous request as ``answer`` completes it: when the answer names an active environment («prod» after
     «Окружения «ss-prod» нет. Какое вы имеете в виду…» or «staging здесь не активно»), the environment it
     replaces — one that does not exist or is not active — is taken out, so the joined request is not refused again
-    for it (a fresh check: «prod» asked the same question again). Otherwise ``previous`` unchanged."""
+    for it (a fresh check: «prod» asked the same question again); for a short ``follow_up`` («а в ss-dev?»,
+    ``previous_request``) every environment it named is. Otherwise ``previous`` unchanged."""
     if not envs_named(answer, environments)[0]:
         return previous
+    if follow_up:  # «а в ss-dev?» after «есть ли в prod …?»: the environment named replaces the one named before
+        named = envs_named(previous, environments)[0]
+        for env_id, tier in environments:
+            if env_id in named:
+                words = f"{re.escape(env_id)}|{_TIER_NAMES.get(tier, re.escape(env_id))}"
+                previous = re.sub(rf"(?<![\w-])(?:в|во|на|in|on)?\s*(?:{words})(?![\w-])", " ", previous, flags=re.I)
     for word in unknown_environments_named(previous, environments):
         previous = re.sub(rf"(?<![\w-]){re.escape(word)}(?![\w-])", " ", previous)
     active = {tier for _, tier in environments}
@@ -123,11 +130,28 @@ def asked_back(messages: Sequence[BaseMessage]) -> str:
     return ""
 
 
+# A short follow-up that only changes a value of the request before it («а в ss-dev?», "and in prod?", "what about
+# staging?"): the planner reads it with that request when it gives a value only (``bare_answer``).
+_ELLIPSIS = re.compile(r"^\s*(а|и|ну а|and|what about|how about)\b[^?]{0,30}\?\s*$", re.I)
+
+
+def previous_request(messages: Sequence[BaseMessage]) -> tuple[str, bool]:
+    """``(asked_back, False)``; or, for a short follow-up that starts with «а» / "and" / "what about" and ends with
+    "?" (a fresh check: «а в ss-dev?» after «есть ли в prod «Обзор регионов»?» listed ss-dev's backups), ``(the user
+    message before it, True)``; else ``("", False)``."""
+    if previous := asked_back(messages):
+        return previous, False
+    humans = [m for m in messages if isinstance(m, HumanMessage)]
+    if len(humans) >= 2 and _ELLIPSIS.match(str(humans[-1].content)):
+        return str(humans[-2].content), True
+    return "", False
+
+
 def routing_question(question: str, messages: Sequence[BaseMessage], environments: list[tuple[str, str]]) -> str:
     """What the tool router reads for ``question`` (DESIGN §12): a bare answer to the assistant's question
     («prod», "in ss-dev") with the request it completes, so the tools of that request are offered (a fresh check:
     «uat» after «Окружения «preprod» нет…» offered no backup tool and an engineer read a role refusal)."""
-    previous = asked_back(messages)
+    previous, follow_up = previous_request(messages)
     if not previous or not bare_answer(question, environments):
         return question
-    return f"{previous_answered(previous, question, environments)} {question}"
+    return f"{previous_answered(previous, question, environments, follow_up)} {question}"

@@ -38,6 +38,7 @@ class Mentions:
         ids: numbers by the object type named right before them (``{"dashboard": [1, 2]}``); ``any`` holds every
             number in order.
         quoted: texts in «», “”, "" or '' quotes, in order.
+        message: the quoted text after «с сообщением» / "message" (a commit's), or None.
         envs: environment ids named, in order (resolved from ids and tier words).
         source_env / target_env: from "из X в Y" / "from X to Y" / "в Y" / "to Y".
         task_kind / task_reference / used_dataset / migration_name: what it refers to beyond ids and names
@@ -46,6 +47,7 @@ class Mentions:
 
     ids: dict[str, list[int]] = field(default_factory=dict)
     quoted: list[str] = field(default_factory=list)
+    message: str | None = None
     envs: list[str] = field(default_factory=list)
     source_env: str | None = None
     target_env: str | None = None
@@ -286,6 +288,7 @@ def mentions_read(text: str, environments: list[tuple[str, str]]) -> Mentions:
     mentions = Mentions(
         ids=ids_read(own),
         quoted=quoted,
+        message=_after(text, r"(?:сообщени\w*|message|msg|комментари\w*)\s*[:=]?\s*[«\"“]([^»\"”]+)[»\"”]"),
         envs=envs,
         source_env=source,
         target_env=target,

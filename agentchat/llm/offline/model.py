@@ -32,7 +32,7 @@ from agentchat.context.uicontext import parse_prompt_block
 from agentchat.errors import IdentityMissing
 from agentchat.language import conversation_language
 from agentchat.llm.offline.arguments import Page
-from agentchat.llm.offline.followup import asked_back
+from agentchat.llm.offline.followup import previous_request
 from agentchat.llm.offline.planner import plan_step
 from agentchat.llm.offline.state import Knowledge, Result, Turn
 from agentchat.runtime.registry import registry
@@ -95,14 +95,23 @@ def turn_read(messages: list[BaseMessage], tools: list[dict[str, Any]] | None) -
             call = calls.get(message.tool_call_id)
             name, args = (call["name"], call["args"]) if call else ("?", {})
             results.append(Result(name, dict(args or {}), _payload(message), message.status != "error"))
-    previous = asked_back(messages)
+    previous, follow_up = previous_request(messages)
     # A one-word follow-up («prod») says nothing of the language: the conversation's is kept.
     language = conversation_language([str(messages[i].content) for i in humans])
     earlier = [m for m in messages[: max(last, 0)] if not isinstance(m, SystemMessage)]
     earlier_sql = any(SQL_IN_TEXT.search(str(m.content)) for m in earlier) or any(
         "sql" in (c.get("args") or {}) for m in earlier if isinstance(m, AIMessage) for c in m.tool_calls
     )
-    return Turn(question, language, context, _tools_by_name(tools), results, previous, earlier_sql=earlier_sql)
+    return Turn(
+        question,
+        language,
+        context,
+        _tools_by_name(tools),
+        results,
+        previous,
+        earlier_sql=earlier_sql,
+        follow_up=follow_up,
+    )
 
 
 # --- what the planner knows beyond the prompt: the router, and the turn's policy facts --------------------------

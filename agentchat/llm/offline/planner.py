@@ -214,12 +214,12 @@ def plan_step(turn: Turn, knowledge: Knowledge) -> AIMessage:
     choice = choose(turn.question)
     bare = bare_answer(turn.question, knowledge.environments)
     if turn.previous_question and (bare or choice.kind in ("unknown", "tool") and choice.rules <= 0):
-        # An answer to the assistant's question («О каком датасете?» → «energy_consumption») completes the
-        # previous request rather than starting a new one; one that only gives a value («prod», «в staging»)
-        # does so whatever keyword it is of another tool (an environment's name is one of the environment list).
-        joined = f"{previous_answered(turn.previous_question, turn.question, knowledge.environments)} {turn.question}"
+        # An answer to the assistant's question («О каком датасете?» → «energy_consumption») or a short follow-up
+        # completes the previous request; one that only gives a value («prod», «в staging») whatever keyword it is.
+        previous = previous_answered(turn.previous_question, turn.question, knowledge.environments, turn.follow_up)
+        joined = f"{previous} {turn.question}"
         retry = choose(joined)
-        if retry.kind in ("tool", "unavailable") and retry.rules > 0:
+        if retry.kind in ("tool", "unavailable") and (retry.rules > 0 or turn.follow_up):
             turn.question, choice = joined, retry
             turn.language = conversation_language([turn.previous_question, turn.question])
     if bare_direction(turn, knowledge.environments):
@@ -386,9 +386,10 @@ def _continue_chain(turn: Turn, intended: str, last: Result, mentions: Mentions)
         database_id = only_database(last.payload or {}) if mentions.sql else None
         if database_id:  # the person's SQL, on the environment's only database
             return _call(intended, {**last.args, "database_id": database_id, "sql": mentions.sql})
-        sql = sql_for(turn.question, last.payload or {}, mentions.row_limit)
-        if sql:
+        if sql := sql_for(turn.question, last.payload or {}, mentions.row_limit):
             return _call(intended, {**last.args, "sql": sql})
+        if not mentions.sql and last.args.get("dataset_id"):  # a figure it does not write (a month, a condition)
+            return _ask(turn, intended, "sql")  # is asked for, not answered with the dataset's description
     if last.tool == "superset_explore_database" and intended == "superset_audit_permissions":
         rows, _ = items((last.payload or {}).get("databases"))
         wanted = (mentions.database or "").casefold()

@@ -22,7 +22,7 @@ from agentchat.runtime.questions import argument_question
 from agentchat.runtime.titles import tool_title
 from agentchat.toolset.aspects import Aspect
 from agentchat.toolset.reading import read_question, reading_tool
-from agentchat.toolset.words import USES
+from agentchat.toolset.words import SQL_IN_TEXT, USES
 
 ROWS_KEY = {"search_dashboards": "dashboards", "search_datasets": "datasets"}
 
@@ -62,7 +62,12 @@ def answer_text(turn: Turn) -> str:
             )
         if turn.context.get("status") == "unavailable":
             texts.insert(0, _("Context unavailable: general mode."))
-    return "\n\n".join(texts)
+        if last.tool == "superset_execute_sql" and last.ok and not SQL_IN_TEXT.search(turn.question):
+            # the query it wrote itself is shown, so the figure can be checked against the question (a fresh check:
+            # only the SQL Lab link held it)
+            sql = str((last.payload or {}).get("sql") or last.args.get("sql") or "")
+            texts.append(_("The query I wrote for the question:") + f"\n```sql\n{sql}\n```" if sql else "")
+    return "\n\n".join(t for t in texts if t)
 
 
 DECLINED = {"denied", "expired", "cancelled"}

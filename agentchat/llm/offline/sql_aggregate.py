@@ -62,7 +62,10 @@ def aggregate_sql(question: str, payload: dict[str, Any], relation: str, quote: 
             f"HAVING COUNT(*) > 1 ORDER BY copies DESC LIMIT {DUPLICATE_ROWS}"
         )
     dimensions = [c for c in named if not _numeric(c) and not _dated(c)]
-    measures = [f"{m['expression']} AS {quote(m['name'])}" for m in payload.get("metrics") or [] if _measure(m, words)]
+    metrics = [m for m in payload.get("metrics") or [] if _measure(m, words)]
+    if PRICE_ASKED.search(question):  # «какой источник дешевле всего?»: ranked by the price, not the total cost
+        metrics.sort(key=lambda m: "price" not in str(m.get("name")).casefold())
+    measures = [f"{m['expression']} AS {quote(m['name'])}" for m in metrics]
     if not measures:
         measures = [f"SUM({quote(c['name'])}) AS {quote('sum_' + c['name'])}" for c in named if _numeric(c)]
     if not measures and COUNT.search(question):
@@ -88,10 +91,16 @@ def aggregate_sql(question: str, payload: dict[str, Any], relation: str, quote: 
 COST_ASKED = re.compile(r"обош[её]?л|стоил|потратил|заплатил|\bpaid\b|\bspent\b|\bpay\b", re.I)
 
 
+# A price asked in words («дешевле всего», "the most expensive"): the price's measure, ranked first.
+PRICE_ASKED = re.compile(r"дешев|дешёв|дорог|cheap|expensive|pric|цен[аыу]\b", re.I)
+
+
 def _words(question: str) -> set[str]:
-    """The question's words, case-folded («ё» as «е»), with "cost" and «стоимость» when money is asked in others."""
+    """The question's words, case-folded («ё» as «е»), with "cost" and «стоимость» when money is asked in others,
+    "price" when a price is."""
     words = set(re.findall(r"[a-zа-яё0-9]+", question.casefold().replace("ё", "е")))
-    return words | {"cost", "стоимость"} if COST_ASKED.search(question) else words
+    words |= {"cost", "стоимость"} if COST_ASKED.search(question) else set()
+    return words | {"price"} if PRICE_ASKED.search(question) else words
 
 
 def _named(column: dict[str, Any], words: set[str]) -> bool:
@@ -126,7 +135,12 @@ def _dated(column: dict[str, Any]) -> bool:
 
 
 def _rows(question: str) -> int:
-    """The number of rows a ranking asks for: "top 3", «топ-5», «какие три региона»; ``RANKING_ROWS`` by default."""
-    if match := re.search(r"\b(?:top|топ)[\s-]*(\d{1,3})\b", question, re.I):
-        return int(match.group(1))
+    """The number of rows a ranking asks for: "top 3", «топ-5», «какие 2 источника», «какие три региона»;
+    ``RANKING_ROWS`` by default."""
+    if match := re.search(
+        r"\b(?:top|топ)[\s-]*(\d{1,3})\b|\b(\d{1,2})\s+(?!(?:год|лет|месяц|недел|дн|дек|year|month|week|day))[a-zа-яё]",
+        question,
+        re.I,
+    ):
+        return int(next(g for g in match.groups() if g))
     return next((n for w, n in _NUMBERS.items() if re.search(rf"\b{w}\b", question, re.I)), RANKING_ROWS)

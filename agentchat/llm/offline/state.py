@@ -40,11 +40,14 @@ class Turn:
         context: the page-context data of the system prompt (``{"status": ...}`` without context).
         tools: the offered tools by name (OpenAI function dicts: ``name``, ``description``, ``parameters``).
         results: the tool results since the last user message.
-        previous_question: the user message before the last one, when the assistant answered it with a question.
+        previous_question: the user message before the last one, when the assistant answered it with a question or
+            the last one is a short follow-up of it.
         intended: the tool the question asks for (set by ``plan_step``).
         aspect: what the question asks about that no tool returns (``toolset.aspects``; set by ``plan_step``):
             the answer says so first (issue 29 item 1).
         earlier_sql: the conversation before the question holds SQL (a message's text or a call's ``sql``).
+        follow_up: ``previous_question`` is the request a short follow-up changes a value of («а в ss-dev?»), not
+            one the assistant asked about (``followup.previous_request``).
     """
 
     question: str
@@ -56,6 +59,7 @@ class Turn:
     intended: str = ""
     aspect: Aspect | None = None
     earlier_sql: bool = False
+    follow_up: bool = False
 
     @property
     def page(self) -> Page:
