@@ -23,6 +23,7 @@ from agentchat.toolset.words import (
     MAKE,
     ONE_OBJECT,
     PAGE_STAND_INS,
+    PERIODS_PLURAL,
     READINGS,
     SEARCH_OF,
     SHOW,
@@ -141,7 +142,7 @@ DUPLICATES = re.compile(
 # A figure per value of a column ("how many rows per region?", «потребление в разрезе источников», «по регионам»).
 BREAKDOWN = re.compile(
     r"\b(per|for each|broken down by|split by|grouped by)\s+\w+|\bв разрезе\b|\bпо\s+(каждому|каждой)\b"
-    r"|\bпо\s+(?!(годам|месяцам|неделям|дням|кварталам)\b)[а-яё]+ам\b",
+    rf"|\bпо\s+(?!{PERIODS_PLURAL}\b)[а-яё]+ам\b",
     re.I,
 )
 

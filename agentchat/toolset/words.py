@@ -155,9 +155,11 @@ ASKED_DETERMINER = re.compile(r"^(какие|каких|какой|какая|к
 # bare on that page they are its own («какие датасеты под капотом»).
 PAGE_OWN_PARTS = {"dashboard": ("datasets", "chart")}
 # A period of time asked about on a dataset page is numbers from its data («а за прошлый месяц?», "by year").
+# Time units in the plural after «по» («по месяцам»): a period's grouping, not a column's values.
+PERIODS_PLURAL = r"(годам|месяцам|неделям|дням|кварталам)"
 PERIOD = re.compile(
     r"\bза\s+(прошл|последн|вчера|сегодня|(19|20)\d\d)\w*|\b(прошл|последн)\w*\s+(год|месяц|недел|квартал|день)"
-    r"|\bпо\s+(годам|месяцам|неделям|дням|кварталам)\b|\b(last|previous|past)\s+(year|month|week|quarter|day)\b"
+    rf"|\bпо\s+{PERIODS_PLURAL}\b|\b(last|previous|past)\s+(year|month|week|quarter|day)\b"
     r"|\b(per|by)\s+(year|month|week|day|quarter)\b|\bin\s+(19|20)\d\d\b",
     re.I,
 )
