@@ -19,6 +19,8 @@ from django.utils.translation import ngettext
 
 ROWS_SHOWN = 50  # rows of a SQL result drawn on the page; the count sentence says how many there are
 SCALE_MAX = 6  # decimals shown at most, whatever a float's digits
+FULL_DIGITS = 14  # significant digits from which a float's last ones may be a sum's rounding noise
+_FLOAT_NOISE = re.compile(r"(?:0{3,}|9{3,})\d?$")
 GROUPING_FROM = 10_000  # numbers from five digits get thousands separators
 _DECLARED_SCALE = re.compile(r"(?:DECIMAL|NUMERIC|NUMBER)\s*\(\s*\d+\s*,\s*(\d+)\s*\)", re.IGNORECASE)
 
@@ -89,12 +91,19 @@ def total_text(result: dict[str, Any]) -> str:
 
 
 def _decimals(value: float) -> int:
-    """Decimals ``value`` needs at fifteen significant digits: 432421141162.26013 → 2 (…162.260), 0.1 + 0.2 → 1."""
+    """Decimals ``value`` needs at fifteen significant digits: 432421141162.26013 → 2 (…162.260), 0.1 + 0.2 → 1.
+
+    A float that fills all fifteen digits and ends in a run of three or more 0s or 9s (and at most one digit after)
+    carries a sum's rounding noise there, not data: 20713944.699999001 → 1 (…944.7), shown without the run."""
     try:
-        exponent = Decimal(format(value, ".15g")).normalize().as_tuple().exponent
+        text = format(Decimal(format(value, ".15g")).normalize(), "f")
     except InvalidOperation:
         return 0
-    return min(SCALE_MAX, max(0, -exponent)) if isinstance(exponent, int) else 0
+    fraction = text.partition(".")[2]
+    noise = _FLOAT_NOISE.search(fraction)
+    if noise and len(text.lstrip("-0.").replace(".", "")) >= FULL_DIGITS:
+        fraction = fraction[: noise.start()]
+    return min(SCALE_MAX, len(fraction))
 
 
 def column_scale(column_type: Any, values: list[Any]) -> int | None:
@@ -111,7 +120,8 @@ def column_scale(column_type: Any, values: list[Any]) -> int | None:
 
 def number_text(value: int | float, scale: int) -> str:
     """``value`` in the active language's format with ``scale`` decimals: «432 421 141 162,26», «2024»."""
-    return number_format(value, decimal_pos=scale, use_l10n=True, force_grouping=abs(value) >= GROUPING_FROM)
+    shown = round(value, scale) if isinstance(value, float) else value  # Django's number_format cuts, not rounds
+    return number_format(shown, decimal_pos=scale, use_l10n=True, force_grouping=abs(value) >= GROUPING_FROM)
 
 
 def sqllab_url(superset_url: str | None, result: dict[str, Any]) -> str | None:

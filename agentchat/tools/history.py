@@ -130,8 +130,9 @@ async def deploy_history_tool(ctx: ToolContext, args: DeployHistoryArgs) -> dict
     """List deploys from the audit log (no Superset request).
 
     Returns:
-        ``{"target_env_id", "dashboard_id", "source_env_id", "count", "deploys": [{"at" (ISO), "who", "tool", "ok",
-        "refused", "outcome", "source_env_id", "target_env_id", "source_dashboard_ids", "target_dashboard_ids",
+        ``{"target_env_id", "dashboard_id", "dashboard_title" (``dashboard_title``), "source_env_id", "count",
+        "deploys": [{"at" (ISO), "who", "tool", "ok", "refused", "outcome", "source_env_id", "target_env_id",
+        "source_dashboard_ids", "target_dashboard_ids",
         "dashboards" ([title]), "migration_id", "backup_id", "message", "conversation_id"}]}``, newest first; a failed
         call's row has ``ok`` False and its ``message``; an attempt our policy refused (nothing ran) ``refused`` True.
         Only the newest ``SCANNED_ROWS`` deploy rows are read.
@@ -140,10 +141,29 @@ async def deploy_history_tool(ctx: ToolContext, args: DeployHistoryArgs) -> dict
     return {
         "target_env_id": args.target_env_id,
         "dashboard_id": args.dashboard_id,
+        "dashboard_title": dashboard_title(ctx.ui_context, args, deploys),
         "source_env_id": args.source_env_id,
         "count": len(deploys),
         "deploys": deploys,
     }
+
+
+def dashboard_title(page: dict[str, Any] | None, args: DeployHistoryArgs, deploys: list[dict[str, Any]]) -> str | None:
+    """The title of ``args.dashboard_id`` the answer names it by (not «дашборд #1» alone): the page's own when the
+    page is that dashboard (UIContext ``objectName``), else the one a deploy of it alone recorded; None when neither
+    says (no Superset request: the history reads the audit log only)."""
+    if args.dashboard_id is None:
+        return None
+    page = page or {}
+    same_env = page.get("envId") == (args.source_env_id or page.get("envId"))
+    if page.get("objectType") == "dashboard" and str(page.get("objectId")) == str(args.dashboard_id) and same_env:
+        if page.get("objectName"):
+            return str(page["objectName"])
+    for deploy in deploys:
+        alone = deploy["source_dashboard_ids"] == [args.dashboard_id] and len(deploy["dashboards"]) == 1
+        if alone and deploy["source_env_id"] in (None, args.source_env_id or deploy["source_env_id"]):
+            return str(deploy["dashboards"][0])
+    return None
 
 
 def last_deployed(env_id: str, dashboard_ids: list[int]) -> dict[int, Any]:

@@ -199,6 +199,12 @@ def _imperative_ru(word: str) -> bool:
 # English words a request may start with before its verb, and the words after which a first word is not a verb
 # («revenue by region», "top 5 regions": a noun phrase, not a request).
 _EN_LEAD = frozenset({"please", "pls", "plz", "ok", "okay", "hey", "hi", "now", "so", "then", "just", "kindly", "and"})
+# Words that head an English sentence and are no verb: "last run died…, rerun it", "I need to know…" (turns_day10
+# f1065 was told "I cannot do “last”").
+_EN_NOT_VERB = re.compile(
+    r"^(i|we|you|he|she|it|they|my|our|your|its|their|the|a|an|this|that|these|those|last|first|next|previous"
+    r"|latest|all|every|each|some|no|yesterday|today|tonight)$"
+)
 _EN_NOT_OBJECT = re.compile(
     r"^(by|of|per|for|in|on|at|to|from|with|vs|and|or|is|are|was|were|should|must|will|would|can|could|might|may"
     r"|has|have|had|does|did|\d.*)$"
@@ -226,7 +232,7 @@ def leading_verb(question: str) -> str | None:
     if len(tokens) < 2 or question.rstrip().endswith("?") or not re.fullmatch("[a-z]+", tokens[0]):
         return None
     verb, following = tokens[0], tokens[1]
-    if verb in asking or verb in fillers or _EN_NOT_OBJECT.match(following):
+    if verb in asking or verb in fillers or _EN_NOT_OBJECT.match(following) or _EN_NOT_VERB.match(verb):
         return None
     return verb
 

@@ -5,13 +5,17 @@ question without them): a precondition or purpose («перед миграцие
 
 import re
 
+from agentchat.toolset.verbs import told_to
+
 # Precondition and purpose clauses: what is to happen later («перед миграцией», "before I deploy", «…, чтобы
-# добавить их в миграцию», "so that I can…") is not what is asked now.
+# добавить их в миграцию», "so that I can…") is not what is asked now; a request in a later sentence is
+# (``main_clause``).
 BEFORE_CLAUSE = re.compile(r"(?<=.)\s*[,(]?\s*\b(before|перед|прежде чем|чтобы|so that|in order to)\b.*$", re.I | re.S)
-# The same said first: up to its comma («Перед тем как деплоить, проверь …»), else the word it governs («Перед
-# релизом прогони валидацию …», "Before release, …"): the request follows it (turns_day6 y51 read no request).
+# The same said first: up to its comma or colon («Перед тем как деплоить, проверь …», "before I run this: is …?"),
+# else the word it governs («Перед релизом прогони валидацию …», "Before release, …"): the request follows it
+# (turns_day6 y51 read no request).
 LEADING_BEFORE = re.compile(
-    r"^\s*(?:(?:перед тем,? как|прежде чем|before (?:i|we|you|they|it|\w+ing)\b)[^,.?!]{0,60},"
+    r"^\s*(?:(?:перед тем,? как|прежде чем|before (?:i|we|you|they|it|\w+ing)\b)[^,.?!:]{0,60}[,:]"
     r"|(?:перед|before)\s+\S+)\s*",
     re.I,
 )
@@ -19,8 +23,16 @@ LEADING_BEFORE = re.compile(
 
 def main_clause(question: str) -> str:
     """``question`` without what it says is to happen later (``BEFORE_CLAUSE`` after the request, ``LEADING_BEFORE``
-    before it); the whole question when nothing else is left."""
-    return BEFORE_CLAUSE.sub("", LEADING_BEFORE.sub("", question)) or question
+    before it); the whole question when nothing else is left. An imperative in a sentence after the clause is kept:
+    «…что перед любыми правками нужно заводить ветку. Создайте, пожалуйста, ветку под задачу BI-214» asks for the
+    branch (turns_day10 f1001 was not understood)."""
+    text = LEADING_BEFORE.sub("", question)
+    clause = BEFORE_CLAUSE.search(text)
+    if clause is None:
+        return text or question
+    later = re.split(r"(?<=[.!])\s+", clause.group(0), maxsplit=1)
+    request = later[1] if len(later) == 2 and told_to(later[1]) else ""
+    return ". ".join(p for p in (text[: clause.start()], request) if p) or question
 
 
 # A next step on a condition («прогони валидацию и если всё ок то закоммить», "validate it and if it passes, commit"):

@@ -202,6 +202,9 @@ OBJECTS: dict[str, tuple[str, ...]] = {
         "прогресс",
         "progress",
         "статус$",
+        "статусом$",  # «что со статусом?» (turns_day10 f1041 showed the preview)
+        "статуса$",
+        "статусе$",
         "status$",
         "running$",
         "идет$",

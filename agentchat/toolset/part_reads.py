@@ -1,4 +1,5 @@
-"""The read tool of one dashboard or dataset, or of its parts, for a reading's object (``reading.reading_tool``)."""
+"""The read tool of one dashboard or dataset, or of its parts, for a reading's object, and the read of a question
+that names no object (``reading.reading_tool``)."""
 
 from __future__ import annotations
 
@@ -35,4 +36,21 @@ def part_read(reading: Reading, verb: str, obj: str, object_type: str | None) ->
         if object_type == "dataset":
             return "superset_explore_database"
         return "get_dataset_details" if reading.has_id or reading.named else "search_datasets"
+    return None
+
+
+def no_object_read(reading: Reading, verb: str, objects: tuple[str, ...], object_type: str | None) -> str | None:
+    """The read a question with no object word asks for, or None:
+
+    - a «title» looked up («есть ли «Обзор регионов» в ss-dev?», "is "Обзор регионов" in prod?"): the page kind's
+      search, dashboards elsewhere (a QA check: not understood, or the list of environments);
+    - the environment itself ("where is staging hosted?"), not "first 5 rows of energy_consumption on dev" (a
+      table's rows there).
+    """
+    if verb != SHOW or objects:
+        return None
+    if reading.named and (reading.find or reading.env_named) and not reading.has_id:
+        return "search_datasets" if object_type == "dataset" else "search_dashboards"
+    if reading.env_named and not reading.rows:
+        return "list_environments"
     return None

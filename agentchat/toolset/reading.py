@@ -42,9 +42,9 @@ from dataclasses import dataclass, field
 
 from agentchat.toolset.aspects import asked_aspect, unheard_action, unheard_focus
 from agentchat.toolset.clauses import PREVIEW_SEEN, main_clause, question_after_context, question_before_context
-from agentchat.toolset.part_reads import part_read
+from agentchat.toolset.part_reads import no_object_read, part_read
 from agentchat.toolset.tokens import corrected, object_of, tokens_of, unnegated, unprefixed
-from agentchat.toolset.verbs import verb_of
+from agentchat.toolset.verbs import told_to, verb_of
 from agentchat.toolset.versions import asked_tool
 from agentchat.toolset.words import (
     ADD_WORDS,
@@ -59,6 +59,7 @@ from agentchat.toolset.words import (
     FIND_WORDS,
     FIRST_ROWS,
     GENERIC,
+    HOW_ASKED,
     MAKE,
     MONTH,
     NAMED,
@@ -220,18 +221,23 @@ def read_question(question: str) -> Reading:
     if adding:  # «какие дашборды можно добавить в эту миграцию»: where they are added is a place
         places += qualifiers
         found -= set(qualifiers)
+    access_review = {"validation", "permission"} <= found  # "run an access review": the permissions read
+    found -= {"validation"} if access_review else set()
     if head == "table" and "dataset" in found and (re.search(r"\b\d+\b", main) or NAMED.search(main)):
         head = "dataset"  # "the schema of dataset 2": a given dataset's table is its attribute
     # What the context after a question asks, points at or counts is not asked («… ? нам он нужен к пятнице»).
     asked_text = f"{asked_part}?" if asked_part else main
     asked_tokens = [unprefixed(corrected(t)) for t in tokens_of(asked_part)] if asked_part else tokens
     clauses = set(itertools.accumulate(len(tokens_of(part)) for part in re.split(r"[,;:.?!—]+", asked_text)))
-    verb = verb_of(asked_tokens, asked_text, found, clauses)
+    verb = SHOW if access_review else verb_of(asked_tokens, asked_text, found, clauses)
     last = re.split(r"(?<=[.!?])\s+", main.strip())[-1]
-    if verb != MAKE and last != main.strip() and "?" not in main.strip()[: -len(last)]:
-        # a request said last, after a sentence of context («… висит как недокументированный. сгенерь документацию»);
-        # after a question the last sentence is its context («у кого доступ к датасету? нужно для аудита»)
-        verb = MAKE if verb_of([unprefixed(corrected(t)) for t in tokens_of(last)], last, found) == MAKE else verb
+    before, request_last = main.strip()[: -len(last)], False
+    if verb != MAKE and last != main.strip() and ("?" not in before or HOW_ASKED.search(before) and told_to(last)):
+        # a request said last, after a sentence of context («… висит как недокументированный. сгенерь документацию»)
+        # or a question how to do it («Как сохранить в гит? Если можно, закоммитьте …»); after another question
+        # the last sentence is its context («у кого доступ к датасету? нужно для аудита»)
+        request_last = verb_of([unprefixed(corrected(t)) for t in tokens_of(last)], last, found) == MAKE
+        verb = MAKE if request_last else verb
     if verb == MAKE and "chart" in found and any(DESCRIBE.match(t) for t in tokens):
         found.add("docs")
     specific = [name for name in OBJECTS if name in found and name not in GENERIC and name not in qualifiers]
@@ -261,7 +267,7 @@ def read_question(question: str) -> Reading:
         runs_sql=bool(SQL_IN_TEXT.search(question)) and any(RUN_WORDS.match(t) for t in tokens),
         asked=asked_tool(main),
         own=bool(OWN_RUN.search(main)),
-        aspect=getattr(asked_aspect(question), "name", ""),
+        aspect=getattr(asked_aspect(last if request_last else question), "name", ""),
         unheard=unheard_focus(question) or "",
         unheard_action=unheard_action(question) or "",
         find=finding or (exists and not (has_id or this or "problems" in found)),
@@ -368,11 +374,7 @@ def reading_tool(reading: Reading, object_type: str | None) -> str | None:
             return PAGE_READ[object_type]
         if object_type == "migration" and not set(objects) - {"progress"} and verb != SHOW:
             return "execute_migration" if verb == MAKE else "preview_migration"
-    if verb == SHOW and not objects and reading.env_named and not reading.rows:
-        # "where is staging hosted?": the environment itself is asked about (not "first 5 rows of energy_consumption
-        # on dev": a table's rows there)
-        return "list_environments"
-    return None
+    return no_object_read(reading, verb, objects, object_type)
 
 
 def asks_to_see(question: str) -> bool:

@@ -6,7 +6,7 @@ read tool.
 
 import re
 
-from agentchat.toolset.clauses import IF_CLAUSE
+from agentchat.toolset.clauses import IF_CLAUSE, main_clause
 from agentchat.toolset.versions import ROLLBACK
 
 REQUESTS_WITHOUT_TOOL = re.compile(
@@ -67,10 +67,11 @@ DOCUMENTED = re.compile(r"описани|документ|коммент|рев�
 def request_without_tool(question: str) -> str | None:
     """Return the phrase of a request no tool can do (delete, rename, grant rights, draw a chart), or None.
 
-    What a condition clause supposes ("if I dropped it", «если удалить») is not asked for (``IF_CLAUSE``); undoing
-    a deploy or migration has a tool (``ROLLBACK``: rollback_deploy), undoing anything else has none."""
+    What a condition clause supposes ("if I dropped it", «если удалить») or a precondition names («есть
+    незакоммиченное? перед откатом хочу знать», ``main_clause``) is not asked for (turns_day10 f1059 refused «откатом»);
+    undoing a deploy or migration has a tool (``ROLLBACK``: rollback_deploy), undoing anything else has none."""
     if ROLLBACK.search(question):
         return None
-    asked = IF_CLAUSE.sub(" ", question)
+    asked = IF_CLAUSE.sub(" ", main_clause(question))
     match = REQUESTS_WITHOUT_TOOL.search(asked) or (None if DOCUMENTED.search(asked) else NOT_MADE.search(asked))
     return match.group(0) if match else None

@@ -5,7 +5,7 @@ infinitive, check verbs with or without a clause after them, English auxiliaries
 words, and a question mark. The words are data, in ``agentchat.toolset.words``.
 """
 
-from agentchat.toolset.tokens import object_of
+from agentchat.toolset.tokens import object_of, tokens_of
 from agentchat.toolset.words import (
     ACTION_OBJECTS,
     AUX_EN,
@@ -14,6 +14,7 @@ from agentchat.toolset.words import (
     CLAUSE_AFTER_CHECK,
     DESCRIBE,
     EN_LEAD,
+    FACT_WANTED_EN,
     IMPERATIVE_RU,
     INFINITIVE_RU,
     LEAD_RU,
@@ -22,6 +23,7 @@ from agentchat.toolset.words import (
     MAKE_RU,
     MODAL_RU,
     MOVE_TO_ENV,
+    NEED_RU,
     NEW_RU,
     NOT_INFINITIVE_RU,
     NOUN_AFTER_EN,
@@ -81,6 +83,8 @@ def verb_of(
         if lead and WISH_EN.match(token) and i and after != "to":
             return MAKE  # "I'd like this dashboard live on prod": a wish
         english = token.isascii()
+        if lead and english and token in ("need", "want", "wanna") and FACT_WANTED_EN.search(question):
+            return SHOW  # "need the id of last night's one": a fact is asked for
         if CHECK_WORDS.match(token) and (lead or not english):
             return SHOW if CLAUSE_AFTER_CHECK.search(question) else CHECK
         if lead and english and NOUN_AFTER_EN.match(after) and (MAKE_EN.match(token) or CHECK_WORDS.match(token)):
@@ -98,3 +102,19 @@ def verb_of(
         lead = lead and bool(EN_LEAD.match(token))
         head_ru = head_ru and bool(LEAD_RU.match(token))
     return SHOW if "?" in question else ""
+
+
+def told_to(sentence: str) -> bool:
+    """True when ``sentence`` holds an imperative («Если можно, закоммитьте …», "please commit it"), not a need
+    («нужен для графика»), an infinitive or a question («можно ли это сделать?»): the request that answers a question
+    how to do it («Как это сохранить в гит? …») or follows a precondition (``clauses.main_clause``)."""
+    if sentence.rstrip().endswith("?"):
+        return False  # «можно ли это сделать?» asks (``verb_of`` reads it)
+    tokens = tokens_of(sentence)
+    head = next((t for t in tokens if not EN_LEAD.match(t)), "")
+    ordered = [t for t in tokens if MAKE_RU.match(t) and not NEED_RU.match(t) and not _infinitive(t)]
+    return bool(ordered) or bool(head.isascii() and MAKE_EN.match(head))
+
+
+def _infinitive(token: str) -> bool:
+    return bool(INFINITIVE_RU.match(token)) and not NOT_INFINITIVE_RU.search(token)

@@ -18,6 +18,20 @@ OTHER_VERSION = (
 VERSIONS_COMPARED = re.compile(
     COMPARE_WORDS + r".{0,60}" + OTHER_VERSION + "|" + OTHER_VERSION + r".{0,60}" + COMPARE_WORDS, re.I
 )
+# Whether the page's object is in another environment too («а этот дашборд есть в ss-dev?», «есть ли такой дашборд
+# в ss-dev?», "is this dashboard in prod too?"): its copy there is found and compared (its id there is another one,
+# so the page's id is no object of that environment; a QA check listed every dashboard of ss-dev).
+_ENVIRONMENT = r"(prod\w*|прод(?!аж)\w*|ss-dev|dev\b|дев(?!ят)\w*|staging|стейдж\w*)"
+PRESENT_ELSEWHERE = re.compile(
+    r"\b(этот|эта|это|такой|такая|такое|он|она|this|it)\b(\s+\w+)?\s+(вообще\s+|уже\s+|тоже\s+|также\s+)?"
+    r"(есть|имеется|существует|лежит)\s+(и\s+)?(в|на)\s+"
+    + _ENVIRONMENT
+    + r"|\bесть\s+ли\s+(\w+\s+)?(такой|этот|эта|такая)\s+(\w+\s+)?(вообще\s+|уже\s+)?(и\s+)?(в|на)\s+"
+    + _ENVIRONMENT
+    + r"|\b(is|does)\s+(this|it)(\s+\w+)?\s+(exist\s+|also\s+|already\s+)?(in|on)\s+"
+    + _ENVIRONMENT,
+    re.I,
+)
 # "repo", not "report" («diff the energy report between dev and prod» is two versions, turns_day9 e947).
 VERSION_GIT = re.compile(r"\bgit\b|\bгит\w*|репозитор\w*|\bрепо\b|\brepo(s|sitor\w*)?\b|коммит\w*|\bcommit\w*", re.I)
 
@@ -64,6 +78,6 @@ def asked_tool(text: str) -> str:
     two versions compared (compare_versions), past deploys (deploy_history); '' for none."""
     if ROLLBACK.search(text):
         return "rollback_deploy"
-    if versions_compared(text):
+    if versions_compared(text) or PRESENT_ELSEWHERE.search(text):
         return "compare_versions"
     return "deploy_history" if DEPLOY_HISTORY.search(text) else ""

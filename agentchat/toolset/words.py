@@ -47,6 +47,17 @@ WISH_HAVE_EN = re.compile(
     r"|\b(would|'d|will) be (nice|great|good|cool|helpful|awesome) (to have|to get|if you)\b",
     re.I,
 )
+# A question how to do something, answered by the request after it («Как это сохранить в гит? Закоммитьте …»).
+HOW_ASKED = re.compile(r"\b(как|каким образом|how (do|can|should|to))\b", re.I)
+# A need said, no imperative («нужен для графика»: the context of a question).
+NEED_RU = re.compile(r"^(нужн\w*|нужен|надо|хочу|хотим|хочется)$")
+# A fact wanted ("need the id of last night's one", "I want the list of owners"): it is asked, not made (turns_day10
+# f1017: «need» read as a request ran a backup).
+FACT_WANTED_EN = re.compile(
+    r"\b(need|want|wanna)\s+(to\s+(know|see|check|find out)\b|(the|a|an|its|their)?\s*(id|ids|name|names|list|status"
+    r"|number|date|dates|link|url|info|details|count|size|owner|owners|time|figure|figures)\b)",
+    re.I,
+)
 # English verbs lead the sentence (after a politeness), else they are nouns ("the backup", "a new branch").
 EN_LEAD = re.compile(
     r"^(please|pls|plz|can|could|would|you|u|let's|lets|i|i'd|id|we|we'd|want|like|to|need|now|ok|okay|so|go|ahead"

@@ -55,7 +55,7 @@ async def test_the_deploys_of_a_dashboard_are_told_with_who_when_where_and_the_c
 
     assert [f["tool"] for f in frames.of("tool_started")] == ["deploy_history"]
     answer = await database_sync_to_async(stored_answer)(conversation_id)
-    assert f"Деплои дашборда #{dev['id']} в prod" in answer, answer
+    assert f"Деплои дашборда «{dev['dashboard_title']}» (#{dev['id']}) в prod" in answer, answer  # its title, not #id
     lines = [line for line in answer.splitlines() if line.startswith("- ")]
     assert len(lines) == 2
     assert f"«{dev['dashboard_title']}» ss-dev → prod, выполнено, перед этим сохранена копия №{backup_id}" in lines[0]

@@ -139,6 +139,11 @@ def test_a_summarised_result_still_draws_its_rows_and_counts_the_total():
         ("ru", 1234567, "BIGINT", "1\xa0234\xa0567"),
         ("ru", 12.5, "DECIMAL(10, 2)", "12,50"),  # the declared scale
         ("en", 0.1 + 0.2, "FLOAT", "0.3"),
+        ("ru", 20713944.699999001, "FLOAT", "20\xa0713\xa0944,7"),  # a SUM's rounding noise is not shown
+        ("en", 1234.5000000000002, "FLOAT", "1234.5"),
+        ("en", 0.99999999999999989, "FLOAT", "1"),
+        ("en", 1.00001, "FLOAT", "1.00001"),  # a short value keeps its digits
+        ("en", 0.000123, "FLOAT", "0.000123"),
     ],
 )
 def test_numbers_are_in_the_reader_s_format_at_the_column_s_scale(language, value, column_type, expected):

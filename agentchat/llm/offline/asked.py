@@ -23,10 +23,10 @@ from agentchat.toolset.aspects import (
     unheard_aspect,
 )
 from agentchat.toolset.intents import ACTION_REQUEST, ROLLBACK, STRONG, action_requested
-from agentchat.toolset.reading import read_question
+from agentchat.toolset.reading import Reading, about_page_object, read_question
 from agentchat.toolset.unsupported import request_without_tool
 from agentchat.toolset.weights import writes_sql
-from agentchat.toolset.words import PAGE_READ, SEARCH_OF, TITLE_QUOTED, TITLED
+from agentchat.toolset.words import PAGE_PARTS, PAGE_READ, SEARCH_OF, SQL_IN_TEXT, TITLE_QUOTED, TITLED
 
 # Read tools that answer with a summary or a listing of their object: what stands in place of a specific question
 # when nothing serves it (the issue's «generic answer»).
@@ -65,6 +65,8 @@ def asked_aspect_of(turn: Turn, choice: Choice) -> Aspect | None:
         return None
     reading = read_question(turn.question)
     named = aspect_named(reading.aspect)
+    if named is not None and named.name == "chart_detail" and SQL_IN_TEXT.search(turn.question):
+        named = None  # the SQL is given («отформатируй запрос из чарта …: select …»): no chart's own is asked, f1021
     if named is not None and named.kind == "question" and _told_not_asked(turn.question, choice):
         named = None  # «запусти миграцию, релиз согласован с CAB»: said as context, not asked
     reads = choice.kind == "unknown" or choice.kind == "tool" and not changes_state(choice.tool)
@@ -220,3 +222,13 @@ def found_part_read(turn: Turn, last: Result) -> str | None:
     if not read or read not in turn.tools or len(rows) != 1:
         return None
     return read if PARTS[kind] & set(read_question(turn.question).objects) else None
+
+
+def page_parts(reading: Reading, object_type: str | None) -> bool:
+    """The question is about the page's object (not one given by id) and names only it or its parts, or asks
+    whether something is part of it or where it goes."""
+    if reading.has_id or not about_page_object(reading, object_type):
+        return False
+    if not reading.objects:
+        return reading.membership or reading.target  # "is X part of it?", "what's the target of this one?"
+    return set(reading.objects) <= {*PAGE_PARTS, object_type or ""}

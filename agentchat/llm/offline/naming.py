@@ -49,11 +49,15 @@ def tool_kind(tool: str, properties: dict) -> str | None:
 
 def named_kind(plain: str, text: str | None) -> str | None:
     """The object kind whose noun stands right before the searched ``text`` («дашборд energy-report», "dataset
-    «regions»"): the question names an object of that kind itself (issue 16 review), else None."""
+    «regions»"), else right after it in quotes ("the «Обзор регионов» dashboard"): the question names an object of
+    that kind itself (issue 16 review), else None."""
     if not text:
         return None
     for kind, noun in _NOUNS:
         if re.search(rf"(?:{noun})\s+[«\"“']?{re.escape(text[:3])}", plain, re.I):
+            return kind
+    for kind, noun in _NOUNS:  # or right after it: "the «Обзор регионов» dashboard: …" (turns_day10 f1007)
+        if re.search(rf"[«\"“']{re.escape(text)}[»\"”']\s+(?:{noun})", plain, re.I):
             return kind
     return None
 

@@ -33,6 +33,7 @@ from agentchat.llm.offline.asked import (
     instead_tool,
     kind_named,
     named_unfilled,
+    page_parts,
     properties,
 )
 from agentchat.llm.offline.followup import (
@@ -64,11 +65,10 @@ from agentchat.llm.offline.state import ASK_WITHOUT_PAGE, HAND_OVER, Choice, Kno
 from agentchat.runtime.registry import tool_spec
 from agentchat.runtime.titles import TOOL_TITLES
 from agentchat.toolset.intents import MEDIUM, READ_COUNTERPART, STRONG, action_requested, rule_scores
-from agentchat.toolset.reading import MAKE, Reading, about_page_object, asks_for_review, read_question, reading_tool
+from agentchat.toolset.reading import MAKE, asks_for_review, read_question, reading_tool
 from agentchat.toolset.router import Ranked
 from agentchat.toolset.unsupported import request_without_tool
 from agentchat.toolset.weights import first_step, writes_sql
-from agentchat.toolset.words import PAGE_PARTS
 
 # A tool wanted but not offered whose need an offered tool covers (DESIGN §8: the dashboard page has no
 # get_git_status, but the health summary reports the git state; the dataset page has no get_dataset_details,
@@ -92,6 +92,8 @@ UNAVAILABLE_MARGIN = 0.05
 EXAMPLES_MAJORITY = 0.5
 SEARCH_FOR = {"dashboard_id": "search_dashboards", "dataset_id": "search_datasets"}
 SQL = "superset_execute_sql"
+# What a request to move a dashboard means depends on the page and the role (a deploy, a migration, its preview).
+MOVES = ("execute_migration", "preview_migration", "deploy_dashboard")
 # An audit of a named dashboard or dataset (no id): the search for it first, then the audit of the one found.
 AUDITED_SEARCH = {"dataset": "search_datasets", "dashboard": "search_dashboards"}
 
@@ -119,7 +121,12 @@ def tool_choose(*, question: str, page: Page, offered: Sequence[str], knowledge:
     meant = reading_tool(reading, page.object_type)
     if reading.figure and SQL not in offered and knowledge.not_offered_reason(SQL, page) == "page":
         return Choice("unavailable", SQL, rules=STRONG)  # a figure of the data on a page without SQL: said so
-    if best is not None and best.name not in offered and best.rules >= MEDIUM and meant not in offered:
+    refused = reading.verb == MAKE and meant in knowledge.catalogue and meant not in offered and meant not in MOVES
+    refused = refused and not reading.aspect  # what no tool does is said by its aspect («export … to PDF»)
+    if refused and not any(s in offered for s in SUBSTITUTES.get(meant or "", ())):  # never something else read
+        return Choice("unavailable", meant or "", rules=STRONG)  # instead (turns_day10 f1063)
+    unread = meant not in offered or not (reading.verb or reading.objects)  # "format this sql: …" is no page read
+    if best is not None and best.name not in offered and best.rules >= MEDIUM and unread:
         substitute = next((s for s in SUBSTITUTES.get(best.name, ()) if s in offered), None)
         if substitute:
             return Choice("tool", substitute, rules=best.rules)
@@ -146,7 +153,7 @@ def tool_choose(*, question: str, page: Page, offered: Sequence[str], knowledge:
         best_offered = offered_read(counterpart) or (reads[0] if reads else None)
     if best_offered is None:
         return Choice("unknown")
-    if meant is not None and meant in offered and not changes_state(meant) and _page_parts(reading, page.object_type):
+    if meant is not None and meant in offered and not changes_state(meant) and page_parts(reading, page.object_type):
         # A question about the page's object or its parts is answered by its read tool, whatever a keyword of a
         # search or a list says («какие дашборды на нём?» on a dataset page: its description).
         return Choice("tool", meant, rules=max(best_offered.rules, MEDIUM))
@@ -155,6 +162,8 @@ def tool_choose(*, question: str, page: Page, offered: Sequence[str], knowledge:
         # An explicit request to make something is not answered by reading something else because its keywords
         # scored («нужен датасет по таблице payments» on a dataset page: a new dataset, not the page's).
         return Choice("tool", meant, rules=max(best_offered.rules, MEDIUM))
+    if meant and meant == reading.asked and meant in offered:  # «есть ли такой дашборд в ss-dev?» on its page:
+        return Choice("tool", meant, rules=max(best_offered.rules, MEDIUM))  # its copy there, not a search of all
     if meant == "get_task_status" and meant in offered and "progress" in reading.objects:
         # How a run went («закончился ли мой бэкап?», "did my backup finish?"): its task, not the list of what the
         # runs made (issue 29 item 4; a backup still running or failed is in no list).
@@ -168,16 +177,6 @@ def tool_choose(*, question: str, page: Page, offered: Sequence[str], knowledge:
     if not understood and best_offered.similarity - mean < SIMILARITY_MARGIN:
         return Choice("unknown")
     return Choice("tool", best_offered.name, rules=best_offered.rules)
-
-
-def _page_parts(reading: Reading, object_type: str | None) -> bool:
-    """The question is about the page's object (not one given by id) and names only it or its parts, or asks
-    whether something is part of it or where it goes."""
-    if reading.has_id or not about_page_object(reading, object_type):
-        return False
-    if not reading.objects:
-        return reading.membership or reading.target  # "is X part of it?", "what's the target of this one?"
-    return set(reading.objects) <= {*PAGE_PARTS, object_type or ""}
 
 
 def _unbuilt_wanted(question: str, page: Page, knowledge: Knowledge, best_offered: Ranked | None) -> str:

@@ -67,7 +67,26 @@ def answer_text(turn: Turn) -> str:
             # only the SQL Lab link held it)
             sql = str((last.payload or {}).get("sql") or last.args.get("sql") or "")
             texts.append(_("The query I wrote for the question:") + f"\n```sql\n{sql}\n```" if sql else "")
+        if part := unserved_part(turn):  # «что вы умеете? сделайте бэкап»: the other one is not dropped silently
+            texts.append(
+                _("You also asked: “%(part)s”. I answer one request at a time: send it as a message of its own.")
+                % {"part": part}
+            )
     return "\n\n".join(t for t in texts if t)
+
+
+def unserved_part(turn: Turn) -> str:
+    """The part of a message of several questions (split after each «?») that asks for another tool than those the
+    turn used («что вы умеете? сделайте бэкап», "which charts are here? and back up prod"), offered here or not, or
+    ''. Only when another part was served; a part that asks for no tool (the context after a question) is none."""
+    parts = [p.strip() for p in re.split(r"(?<=\?)\s+", turn.question.strip()) if p.strip()]
+    if len(parts) < 2:
+        return ""
+    used = {r.tool for r in turn.results}
+    wanted = [(p, reading_tool(read_question(p), turn.page.object_type)) for p in parts]
+    if not any(tool in used for _part, tool in wanted):
+        return ""
+    return next((p for p, tool in wanted if tool and tool not in used), "")
 
 
 DECLINED = {"denied", "expired", "cancelled"}

@@ -77,9 +77,9 @@ def sql_for(question: str, payload: dict[str, Any], row_limit: int | None) -> st
         return f"SELECT DISTINCT {quoted} FROM {relation} ORDER BY 1 LIMIT {VALUES_LIMIT}"  # noqa: S608
     if aggregate_asked(question):
         return None  # a ranking, a breakdown or duplicates whose columns are not found: the SQL is asked for
-    if ALL_ROWS.search(question) and not row_limit:
+    if ALL_ROWS.search(question) and row_limit is None:
         return f"SELECT * FROM {relation}"  # noqa: S608 - the SQL tool's row cap applies and is said
-    return f"SELECT * FROM {relation} LIMIT {row_limit or 10}"  # noqa: S608 - see the module docstring
+    return f"SELECT * FROM {relation} LIMIT {10 if row_limit is None else row_limit}"  # noqa: S608 - see the module docstring
 
 
 def refers_to_missing_query(question: str, earlier_sql: bool) -> bool:

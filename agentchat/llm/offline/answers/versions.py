@@ -135,13 +135,15 @@ def _deploy_line(deploy: dict[str, Any]) -> str:
 @answer_writer("deploy_history")
 def deploy_history(result: dict[str, Any], language: str) -> str:
     rows, total = items(result.get("deploys"))
-    scope = {"env": result.get("target_env_id"), "id": result.get("dashboard_id")}
-    if result.get("dashboard_id") and result.get("target_env_id"):
-        head = _("Deploys of dashboard #%(id)s to %(env)s (newest first):") % scope
-        none = _("Dashboard #%(id)s has not been deployed to %(env)s through the agent.") % scope
-    elif result.get("dashboard_id"):
-        head = _("Deploys of dashboard #%(id)s (newest first):") % scope
-        none = _("Dashboard #%(id)s has not been deployed through the agent.") % scope
+    title, dashboard_id = result.get("dashboard_title"), result.get("dashboard_id")
+    dashboard = _("“%(title)s” (#%(id)s)") % {"title": title, "id": dashboard_id} if title else f"#{dashboard_id}"
+    scope = {"env": result.get("target_env_id"), "dashboard": dashboard}
+    if dashboard_id and result.get("target_env_id"):
+        head = _("Deploys of dashboard %(dashboard)s to %(env)s (newest first):") % scope
+        none = _("Dashboard %(dashboard)s has not been deployed to %(env)s through the agent.") % scope
+    elif dashboard_id:
+        head = _("Deploys of dashboard %(dashboard)s (newest first):") % scope
+        none = _("Dashboard %(dashboard)s has not been deployed through the agent.") % scope
     elif result.get("target_env_id"):
         head = _("Deploys to %(env)s (newest first):") % scope
         none = _("Nothing has been deployed to %(env)s through the agent.") % scope
