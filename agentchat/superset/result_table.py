@@ -20,7 +20,8 @@ from django.utils.translation import ngettext
 ROWS_SHOWN = 50  # rows of a SQL result drawn on the page; the count sentence says how many there are
 SCALE_MAX = 6  # decimals shown at most, whatever a float's digits
 FULL_DIGITS = 14  # significant digits from which a float's last ones may be a sum's rounding noise
-_FLOAT_NOISE = re.compile(r"(?:0{3,}|9{3,})\d?$")
+_FLOAT_NOISE = re.compile(r"(?:0{2,}|9{2,})\d?$")
+SIGNIFICANT_SHOWN = 6  # digits a fraction is shown to, whole ones counted, but never fewer than two decimals
 GROUPING_FROM = 10_000  # numbers from five digits get thousands separators
 _DECLARED_SCALE = re.compile(r"(?:DECIMAL|NUMERIC|NUMBER)\s*\(\s*\d+\s*,\s*(\d+)\s*\)", re.IGNORECASE)
 
@@ -93,17 +94,20 @@ def total_text(result: dict[str, Any]) -> str:
 def _decimals(value: float) -> int:
     """Decimals ``value`` needs at fifteen significant digits: 432421141162.26013 → 2 (…162.260), 0.1 + 0.2 → 1.
 
-    A float that fills all fifteen digits and ends in a run of three or more 0s or 9s (and at most one digit after)
-    carries a sum's rounding noise there, not data: 20713944.699999001 → 1 (…944.7), shown without the run."""
+    A float that fills fourteen or fifteen digits and ends in a run of two or more 0s or 9s (and at most one digit
+    after) carries a sum's rounding noise there, not data: 20713944.699999001 → 1 (…944.7), 66394075732.2299 → 2
+    (…732.23). A number of n whole digits shows at most ``max(2, SIGNIFICANT_SHOWN - n)`` decimals (an average price
+    3111.732046 → 3111.73; 0.000123 keeps its six): the SQL Lab link and the CSV carry every digit."""
     try:
         text = format(Decimal(format(value, ".15g")).normalize(), "f")
     except InvalidOperation:
         return 0
-    fraction = text.partition(".")[2]
+    whole, _, fraction = text.lstrip("-").partition(".")
     noise = _FLOAT_NOISE.search(fraction)
-    if noise and len(text.lstrip("-0.").replace(".", "")) >= FULL_DIGITS:
+    if noise and len((whole + fraction).lstrip("0")) >= FULL_DIGITS:
         fraction = fraction[: noise.start()]
-    return min(SCALE_MAX, len(fraction))
+    shown = max(2, SIGNIFICANT_SHOWN - len(whole.lstrip("0")))
+    return min(SCALE_MAX, shown, len(fraction))
 
 
 def column_scale(column_type: Any, values: list[Any]) -> int | None:

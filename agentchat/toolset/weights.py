@@ -142,6 +142,8 @@ DUPLICATES = re.compile(
 # A figure per value of a column ("how many rows per region?", «потребление в разрезе источников», «по регионам»).
 BREAKDOWN = re.compile(
     r"\b(per|for each|broken down by|split by|grouped by)\s+\w+|\bв разрезе\b|\bпо\s+(каждому|каждой)\b"
+    # an aggregate "by" a column ("total cost by source"; a QA check asked for the SQL)
+    r"|\b(total|sum|count|average|avg|mean|number of|how many)\b[\w\s]{0,30}?\bby\s+[a-z_]+"
     rf"|\bпо\s+(?!{PERIODS_PLURAL}\b)[а-яё]+ам\b",
     re.I,
 )

@@ -211,3 +211,29 @@ def test_a_polite_plural_of_an_any_tool_verb_is_no_foreign_verb():
 )
 def test_an_imperative_is_told_apart_from_a_need_a_question_and_an_infinitive(sentence, told):
     assert told_to(sentence) is told
+
+
+@pytest.mark.parametrize(
+    ("question", "name"),
+    [
+        ("create a branch named 'feature/axis label' please", "feature/axis label"),
+        ("создай ветку «feature/axis label»", "feature/axis label"),
+        ("создай ветку feature/kpi", "feature/kpi"),
+    ],
+)
+def test_a_quoted_branch_name_is_taken_whole(specs, knowledge, question, name):  # noqa: F811
+    """A fresh check: 'feature/axis label' became a card for «feature/axis», cut at the space without a word; the
+    whole name goes to the tool, which refuses it as git does."""
+    assert only_call(step(specs, knowledge, question, "dashboard/1@ss-dev", role="engineer")) == (
+        "create_branch",
+        {"env_id": "ss-dev", "name": name},
+    )
+
+
+@pytest.mark.parametrize("question", ["total cost by source", "total consumption by region"])
+def test_an_aggregate_by_a_column_is_a_breakdown(question):
+    """A fresh check: "total cost by source" asked for the SQL (the Russian «сумма стоимости по источникам» got it)."""
+    from tests.llm.test_day9_readings import _sql
+
+    assert (_sql(question) or "").startswith('SELECT "')
+    assert "GROUP BY" in (_sql(question) or "")

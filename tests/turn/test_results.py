@@ -144,6 +144,9 @@ def test_a_summarised_result_still_draws_its_rows_and_counts_the_total():
         ("en", 0.99999999999999989, "FLOAT", "1"),
         ("en", 1.00001, "FLOAT", "1.00001"),  # a short value keeps its digits
         ("en", 0.000123, "FLOAT", "0.000123"),
+        ("ru", 66394075732.2299, "FLOAT", "66\xa0394\xa0075\xa0732,23"),  # a QA check: «…732,2299»
+        ("ru", 3111.732046, "FLOAT", "3111,73"),  # an average price, not six decimals
+        ("en", 12.3456, "FLOAT", "12.3456"),
     ],
 )
 def test_numbers_are_in_the_reader_s_format_at_the_column_s_scale(language, value, column_type, expected):

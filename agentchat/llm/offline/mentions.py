@@ -308,6 +308,10 @@ def mentions_read(text: str, environments: list[tuple[str, str]]) -> Mentions:
     named = _after(plain, r"(?:назови(?:\s+её)?|called|named|into)\s+([A-Za-z][\w./-]*)")
     if named and ("/" in named or not mentions.branch):
         mentions.branch = named
+    # a quoted name is the whole name, spaces and all ("named 'feature/axis label'"): the tool refuses it as git
+    # does, rather than a shorter one being made without a word (a fresh check got «feature/axis»)
+    whole = next((q for q in quoted if mentions.branch and mentions.branch in q and re.search(r"\s", q)), None)
+    mentions.branch = whole or mentions.branch
     mentions.base_branch = _after(plain, r"(?:\bот|\bfrom|\boff)\s+(?:ветки\s+|branch\s+)?([A-Za-z][\w./-]*)")
     if mentions.base_branch and mentions.base_branch.lower() in {e.lower() for e in envs}:
         mentions.base_branch = None
