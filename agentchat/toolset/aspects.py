@@ -175,7 +175,14 @@ def unheard_focus(question: str) -> str | None:
     for i, word in enumerate(words):
         if word not in asking:
             continue
-        focus = next((w for w in words[i + 1 : i + 1 + FOCUS_WINDOW] if w not in fillers and w not in asking), None)
+        focus = next(
+            (
+                w
+                for w in words[i + 1 : i + 1 + FOCUS_WINDOW]
+                if w not in fillers | asking and not _swapped_in(w, fillers)
+            ),
+            None,
+        )
         if focus is None or len(focus) < 3 or re.fullmatch(IDENTIFIER, focus):
             return None  # a name as written in Superset ("what does avg_price compute") is an object's part
         fixed = corrected(focus)
@@ -183,6 +190,14 @@ def unheard_focus(question: str) -> str | None:
             return None
         return focus
     return None
+
+
+def _swapped_in(word: str, words: frozenset[str] | set[str]) -> bool:
+    """True when a short ``word`` is one of ``words`` with two neighbouring letters swapped ("teh" for "the", a fresh
+    check was asked «Если вы спрашиваете про «teh»…»)."""
+    if len(word) > 5:
+        return False
+    return any(word[:i] + word[i + 1] + word[i] + word[i + 2 :] in words for i in range(len(word) - 1))
 
 
 @functools.cache

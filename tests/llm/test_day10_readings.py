@@ -5,10 +5,11 @@ import dataclasses
 
 import pytest
 
+from agentchat.llm.offline.environments import unknown_environments_named
 from agentchat.llm.offline.replies import unserved_part
 from agentchat.llm.offline.sql_steps import sql_for
 from agentchat.llm.offline.state import Result, Turn
-from agentchat.toolset.aspects import foreign_verb, leading_verb, unheard_action
+from agentchat.toolset.aspects import foreign_verb, leading_verb, unheard_action, unheard_focus
 from agentchat.toolset.clauses import main_clause
 from agentchat.toolset.unsupported import request_without_tool
 from agentchat.toolset.verbs import told_to
@@ -237,3 +238,25 @@ def test_an_aggregate_by_a_column_is_a_breakdown(question):
 
     assert (_sql(question) or "").startswith('SELECT "')
     assert "GROUP BY" in (_sql(question) or "")
+
+
+@pytest.mark.parametrize(
+    ("text", "unknown"),
+    [
+        ("deploy this dashbord to prdo", ["prdo"]),
+        ("move it to stagign", ["stagign"]),
+        ("deploy to staging", []),  # a tier's word, active or not («staging здесь не активно» says the rest)
+        ("deploy to production", []),
+        ("send it to the team", []),
+    ],
+)
+def test_a_typo_of_an_environment_is_said_not_to_exist(text, unknown):
+    """A fresh check: "deploy this dashbord to prdo" asked «to which environment?», as if none had been named."""
+    environments = [("ss-dev", "dev"), ("prod", "prod")]
+    assert unknown_environments_named(text, environments) == unknown
+
+
+def test_a_swapped_letter_typo_of_a_filler_is_no_topic():
+    """A fresh check: "what's teh git status of this dash?" was told «Если вы спрашиваете про «teh»…»."""
+    assert unheard_focus("what is teh git status of this dash?") is None
+    assert unheard_focus("what is teh cache ttl?") == "cache"  # the word after it still is

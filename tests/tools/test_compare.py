@@ -174,10 +174,10 @@ async def test_another_dashboard_found_by_its_slug_is_said_with_the_charts_a_dep
     assert outcome.ok, outcome.error_message
     assert (outcome.result["other"]["matched_by"], outcome.result["charts_anew"]) == ("slug", 1)
     said = answer("compare_versions", outcome, "ru")
-    assert (
-        text("ru", "In %(other)s this is another dashboard with the same slug (its uuid differs).", other="prod")
-        in said
+    first = (
+        "In %(other)s the dashboard with the same slug is #%(id)s, another object (its uuid differs); compared with it:"
     )
+    assert said.startswith(text("ru", first, other="prod", id=prod["id"])), said  # said first, with its id there
     one = "A deploy to %(other)s would create %(count)d chart anew: %(other)s has it under another uuid."
     many = "A deploy to %(other)s would create %(count)d charts anew: %(other)s has them under other uuids."
     assert plural("ru", one, many, 1, other="prod", count=1) in said

@@ -3,6 +3,7 @@ which is the source («из X») and the target («в Y»), never the words of a
 and of the active environments ``[(env_id, tier)]``.
 """
 
+import difflib
 import re
 
 QUOTED = re.compile(r"«([^»]{1,200})»|“([^”]{1,200})”|\"([^\"]{1,200})\"|'([^']{2,200})'")
@@ -37,6 +38,10 @@ _ENV_AFTER_PREPOSITION = re.compile(
     r"(?=\s*(?:$|[.,!?;:)]|env|environment|окружени\w*|стенд\w*|сред\w*|please|pls|плиз|пожалуйста))",
     re.I,
 )
+# A word after a preposition of place that is a typo of an environment's id or tier ("to prdo", "on stagign"):
+# said not to exist, with the active ones, never taken for one (a fresh check asked «to which environment?»).
+_AFTER_PLACE = re.compile(r"(?<![\w-])(?:to|into|on|in|from|в|во|на|из)\s+([A-Za-z][\w-]{2,})", re.I)
+TYPO_RATIO = 0.75  # difflib's ratio: «prdo» ~ «prod» 0.75, «stagign» ~ «staging» 0.86
 _ONE_WORD = re.compile(r"(?:(?:из|from|в|во|на|to|into)\s+)?[\w-]+", re.I)  # “to prod”, «staging»
 
 
@@ -101,7 +106,8 @@ def source_environment_named(text: str, environments: list[tuple[str, str]]) -> 
 def unknown_environments_named(text: str, environments: list[tuple[str, str]]) -> list[str]:
     """Hyphenated words of ``text`` that look like an environment's name (a tier in one of their parts: «ss-prod»,
     «прод-2»), or environment names without a tier word («preprod», "prod2", "uat", "on test"), that are no active
-    environment's id, in order, outside quoted titles. Day set d35: «какие бэкапы есть в ss-prod?» listed prod's
+    environment's id, and typos of an id or a tier after "to", «в» ("to prdo"), in order, outside quoted titles. Day
+    set d35: «какие бэкапы есть в ss-prod?» listed prod's
     backups — its «prod» was read as the prod tier — where no ss-prod exists."""
     ids = {env_id.lower() for env_id, _ in environments}
     text = titles_blanked(text, environments)
@@ -117,6 +123,14 @@ def unknown_environments_named(text: str, environments: list[tuple[str, str]]) -
     ]
     found += [(m.start(), m.group(0)) for m in _ENV_NAME.finditer(text)]
     found += [(m.start(1), m.group(1)) for m in _ENV_AFTER_PREPOSITION.finditer(text)]
+    names = ids | set(TIER_WORDS)
+    found += [
+        (m.start(1), m.group(1))
+        for m in _AFTER_PLACE.finditer(text)
+        if not envs_named(m.group(1), environments)[0]
+        and not re.fullmatch("|".join(TIER_WORDS.values()), m.group(1), re.I)  # a tier's word, active or not
+        and any(difflib.SequenceMatcher(None, m.group(1).lower(), n).ratio() >= TYPO_RATIO for n in names)
+    ]
     words: list[str] = []
     for _, word in sorted(found):
         if word.lower() not in ids and word not in words:

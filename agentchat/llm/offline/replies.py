@@ -42,7 +42,8 @@ def answer_text(turn: Turn) -> str:
     if aspect is not None:
         texts.insert(0, cannot_text(aspect, turn.language) + "\n" + instead_text(last.tool, turn.language))
     elif _git_asked_of_summary(turn, last):  # the asked part first, then the summary it came in (issue 29 item 1)
-        texts.insert(0, f"Git: {git_line(last.payload.get('git') or {}, turn.language)}.")
+        asked = f"Git: {git_line(last.payload.get('git') or {}, turn.language)}."
+        texts = [asked, "\n".join(line for line in texts[0].splitlines() if line != asked)]  # not said twice
     elif _dependents_asked_of_dataset(turn, last):  # "which dashboards depend on it?" on its page: those first,
         with translation.override(turn.language):  # and not again in the description below them
             first = dependents_lines(last.payload)

@@ -41,29 +41,45 @@ def compare_versions(result: dict[str, Any], language: str) -> str:
         )
     counts = result.get("counts") or {}
     differing = sum(int(counts.get(status) or 0) for status in ("changed", "added", "removed"))
-    return "\n".join(filter(None, [_compared(result, values, differing), _other_object(result, values)]))
+    lines = [_other_object(result, values), _compared(result, values, differing), _charts_anew(result, values)]
+    return "\n".join(filter(None, lines))
 
 
 def _other_object(result: dict[str, Any], values: dict[str, Any]) -> str:
-    """A line when the other side is another object found by its slug or table (its uuid differs: Superset's import
-    matches by uuid), or holds the charts under other uuids: what a deploy would then replace or make anew."""
-    matched_by = (result.get("other") or {}).get("matched_by")
-    anew = int(result.get("charts_anew") or 0)
-    lines = []
-    if matched_by == "slug":
-        lines.append(_("In %(other)s this is another dashboard with the same slug (its uuid differs).") % values)
-    elif matched_by == "table":
-        lines.append(_("In %(other)s this is another dataset on the same table (its uuid differs).") % values)
-    if anew and matched_by:
-        lines.append(
-            ngettext(
-                "A deploy to %(other)s would create %(count)d chart anew: %(other)s has it under another uuid.",
-                "A deploy to %(other)s would create %(count)d charts anew: %(other)s has them under other uuids.",
-                anew,
+    """The first line when the other side is another object found by its slug or table (its uuid differs:
+    Superset's import matches by uuid), with its id there: «есть ли такой дашборд в ss-dev?» read «no differences»
+    and only then «another dashboard» (a fresh check)."""
+    other = result.get("other") or {}
+    found = {**values, "id": other.get("id")}
+    if other.get("matched_by") == "slug":
+        return (
+            _(
+                "In %(other)s the dashboard with the same slug is #%(id)s, another object (its uuid differs); compared "
+                "with it:"
             )
-            % {**values, "count": anew}
+            % found
         )
-    return " ".join(lines)
+    if other.get("matched_by") == "table":
+        return (
+            _(
+                "In %(other)s the dataset on the same table is #%(id)s, another object (its uuid differs); "
+                "compared with it:"
+            )
+            % found
+        )
+    return ""
+
+
+def _charts_anew(result: dict[str, Any], values: dict[str, Any]) -> str:
+    """What a deploy would make anew when the other side holds the charts under other uuids."""
+    anew = int(result.get("charts_anew") or 0)
+    if not anew or not (result.get("other") or {}).get("matched_by"):
+        return ""
+    return ngettext(
+        "A deploy to %(other)s would create %(count)d chart anew: %(other)s has it under another uuid.",
+        "A deploy to %(other)s would create %(count)d charts anew: %(other)s has them under other uuids.",
+        anew,
+    ) % {**values, "count": anew}
 
 
 def _compared(result: dict[str, Any], values: dict[str, Any], differing: int) -> str:
