@@ -260,3 +260,54 @@ def test_a_swapped_letter_typo_of_a_filler_is_no_topic():
     """A fresh check: "what's teh git status of this dash?" was told «Если вы спрашиваете про «teh»…»."""
     assert unheard_focus("what is teh git status of this dash?") is None
     assert unheard_focus("what is teh cache ttl?") == "cache"  # the word after it still is
+
+
+@pytest.mark.parametrize(
+    ("question", "measures"),
+    [
+        ("average consumption_mwh by region", 'AVG("consumption_mwh") AS "avg_consumption_mwh"'),
+        ("средняя стоимость по источникам", 'AVG("cost_rub") AS "avg_cost_rub"'),
+        (
+            "min and max consumption per region",
+            'MIN("consumption_mwh") AS "min_consumption_mwh", MAX("consumption_mwh") AS "max_consumption_mwh"',
+        ),
+    ],
+)
+def test_an_average_or_extremes_asked_per_column_are_those_functions(question, measures):
+    """A second fresh check: "average consumption_mwh by region" and "min and max consumption per region" ran the
+    dataset's SUM, with no word that it was another figure."""
+    from tests.llm.test_day9_readings import _sql
+
+    assert f", {measures} FROM" in (_sql(question) or ""), _sql(question)
+
+
+def test_an_average_of_nothing_named_asks_for_the_sql():
+    from tests.llm.test_day9_readings import _sql
+
+    assert _sql("average by region") is None  # never the total in its place
+    assert "SUM(consumption_mwh)" in (_sql("регион с максимальным потреблением за 2024") or "")  # a ranking still
+
+
+def test_a_russian_typo_of_an_environment_is_said_not_to_exist():
+    environments = [("ss-dev", "dev"), ("prod", "prod")]
+    assert unknown_environments_named("задеплой в прдо", environments) == ["прдо"]
+    assert unknown_environments_named("покажи данные в отчёте на проде", environments) == []
+
+
+@pytest.mark.parametrize(
+    ("question", "where", "used", "unserved"),
+    [
+        (
+            "list backups in prod and who owns this dashboard?",
+            "dashboard/1@prod",
+            ["list_backups"],
+            "who owns this dashboard?",
+        ),
+        ("покажи колонки и метрики этого датасета", "dataset/1@ss-dev", ["superset_explore_database"], ""),  # one thing
+        ("проверь дашборд и если всё ок — закоммить", "dashboard/1@ss-dev", ["run_llm_validation"], ""),  # a next step
+    ],
+)
+def test_a_second_request_joined_by_and_is_said_unserved(question, where, used, unserved):
+    """A second fresh check: "list backups in prod and who owns this?" answered the backups only, saying nothing of
+    the owner."""
+    assert unserved_part(_turn_after(question, where, used)) == unserved

@@ -190,4 +190,7 @@ async def test_the_same_dashboard_in_prod_is_matched_by_uuid_with_nothing_made_a
     outcome = await _run("compare_versions", args, users["engineer"])
 
     assert (outcome.result["other"]["matched_by"], outcome.result["charts_anew"]) == ("uuid", 0)
-    assert "uuid" not in answer("compare_versions", outcome, "en")
+    said = answer("compare_versions", outcome, "en")
+    assert "uuid" not in said
+    # which object it is there, first («есть ли он в prod?» is answered by it; a fresh check read no id)
+    assert said.startswith(f"In prod it is #{outcome.result['other']['id']}."), said

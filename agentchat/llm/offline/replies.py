@@ -22,6 +22,7 @@ from agentchat.runtime.questions import argument_question
 from agentchat.runtime.titles import tool_title
 from agentchat.toolset.aspects import Aspect
 from agentchat.toolset.reading import read_question, reading_tool
+from agentchat.toolset.verbs import told_to
 from agentchat.toolset.words import SQL_IN_TEXT, USES
 
 ROWS_KEY = {"search_dashboards": "dashboards", "search_datasets": "datasets"}
@@ -76,11 +77,37 @@ def answer_text(turn: Turn) -> str:
     return "\n\n".join(t for t in texts if t)
 
 
+# «… и кто владелец?», "… and who owns this?", «… и сделай бэкап»: a second request joined by «и» / "and".
+_JOINED = re.compile(r",?\s+(?:and|и|а также)\s+", re.I)
+_ASKING_HEAD = re.compile(
+    r"(?:who|what|when|which|how|where|is|are|does|did|кто|что|когда|какие|какой|какая|где|как|сколько|есть ли)\b",
+    re.I,
+)
+
+
+_NEXT_STEP = re.compile(r"(?:если|как только|потом|затем|после|if|once|then|after)\b", re.I)
+
+
+def _joined_requests(text: str) -> list[str]:
+    """``text`` split where «и» / "and" starts another question or an imperative ("list backups in prod and who owns
+    this?"); joined words stay together ("columns and metrics", «проверь и если ок — закоммить»)."""
+    out, start = [], 0
+    for joint in _JOINED.finditer(text):
+        rest = text[joint.end() :]
+        if _NEXT_STEP.match(rest):
+            continue  # «… и если всё ок — закоммить»: a step on a condition, asked with the first
+        if _ASKING_HEAD.match(rest) or told_to(re.split(r"[,.;!?]", rest, maxsplit=1)[0]):
+            out.append(text[start : joint.start()])
+            start = joint.end()
+    return [p.strip() for p in [*out, text[start:]] if p.strip()]
+
+
 def unserved_part(turn: Turn) -> str:
-    """The part of a message of several questions (split after each «?») that asks for another tool than those the
-    turn used («что вы умеете? сделайте бэкап», "which charts are here? and back up prod"), offered here or not, or
-    ''. Only when another part was served; a part that asks for no tool (the context after a question) is none."""
-    parts = [p.strip() for p in re.split(r"(?<=\?)\s+", turn.question.strip()) if p.strip()]
+    """The part of a message of several requests (split after each «?», and at «и» / "and" before another question
+    or an imperative: ``_joined_requests``) that asks for another tool than those the turn used («что вы умеете?
+    сделайте бэкап», "list backups in prod and who owns this?"), offered here or not, or ''. Only when another part
+    was served; a part that asks for no tool (the context after a question) is none."""
+    parts = [r for p in re.split(r"(?<=\?)\s+", turn.question.strip()) for r in _joined_requests(p)]
     if len(parts) < 2:
         return ""
     used = {r.tool for r in turn.results}

@@ -68,6 +68,18 @@ def aggregate_sql(question: str, payload: dict[str, Any], relation: str, quote: 
     measures = [f"{m['expression']} AS {quote(m['name'])}" for m in metrics]
     if not measures:
         measures = [f"SUM({quote(c['name'])}) AS {quote('sum_' + c['name'])}" for c in named if _numeric(c)]
+    functions = _functions(question)
+    if functions:  # "average consumption_mwh by region" was written as its SUM (a fresh check)
+        numbers = [c for c in named if _numeric(c)]
+        carried = [m for m in metrics if any(f.casefold() in str(m.get("name")).casefold() for f in functions)]
+        if numbers:
+            measures = [
+                f"{f}({quote(c['name'])}) AS {quote(f.lower() + '_' + c['name'])}" for c in numbers for f in functions
+            ]
+        elif carried:  # «средняя цена по регионам»: the dataset's own avg_price
+            measures = [f"{m['expression']} AS {quote(m['name'])}" for m in carried]
+        else:
+            return None  # no column to take it of: the SQL is asked for, never a total in its place
     if not measures and COUNT.search(question):
         measures = ["COUNT(*) AS row_count"]  # "how many rows per region?"
     if not dimensions or not measures:
@@ -87,6 +99,24 @@ def aggregate_sql(question: str, payload: dict[str, Any], relation: str, quote: 
     )
 
 
+# An average, a minimum or a maximum asked of a column («средняя стоимость по источникам», "min and max consumption per
+# region"): that function, not the dataset's total. A lone Russian «максимальный» ranks (a ranking's «регион с
+# максимальным потреблением»); «минимальное и максимальное» together are the functions.
+_AVERAGE = re.compile(r"\b(average|avg|mean)\b|\bсредн\w*", re.I)
+_MIN_MAX = re.compile(r"\b(min|max|minimum|maximum|мин|макс)\b", re.I)
+_BOTH_RU = re.compile(r"минимальн\w*\s+и\s+максимальн\w*|максимальн\w*\s+и\s+минимальн\w*", re.I)
+
+
+def _functions(question: str) -> list[str]:
+    """The SQL aggregate functions ``question`` names: ``AVG``, ``MIN``, ``MAX`` (in that order), or []."""
+    found = ["AVG"] if _AVERAGE.search(question) else []
+    words = {m.group(1).casefold()[:3] for m in _MIN_MAX.finditer(question)}
+    if _BOTH_RU.search(question):
+        words |= {"min", "max", "мин", "мак"}
+    found += ["MIN"] if words & {"min", "мин"} else []
+    return found + (["MAX"] if words & {"max", "мак"} else [])
+
+
 # Money asked in words that name no column («во сколько обошлось», "how much did we pay"): the cost's measure.
 COST_ASKED = re.compile(r"обош[её]?л|стоил|потратил|заплатил|\bpaid\b|\bspent\b|\bpay\b", re.I)
 
@@ -98,15 +128,17 @@ PRICE_ASKED = re.compile(r"дешев|дешёв|дорог|cheap|expensive|pric
 def _words(question: str) -> set[str]:
     """The question's words, case-folded («ё» as «е»), with "cost" and «стоимость» when money is asked in others,
     "price" when a price is."""
-    words = set(re.findall(r"[a-zа-яё0-9]+", question.casefold().replace("ё", "е")))
+    folded = question.casefold().replace("ё", "е")
+    words = set(re.findall(r"[a-zа-яё0-9]+", folded)) | set(re.findall(r"[a-z0-9]+(?:_[a-z0-9]+)+", folded))
     words |= {"cost", "стоимость"} if COST_ASKED.search(question) else set()
     return words | {"price"} if PRICE_ASKED.search(question) else words
 
 
 def _named(column: dict[str, Any], words: set[str]) -> bool:
-    """The question names ``column`` by its name ("region" in "regions") or its label's first word («Регион»)."""
+    """The question names ``column`` by its name ("region" in "regions", "consumption" for consumption_mwh) or its
+    label's first word («Регион»)."""
     name = str(column["name"]).casefold()
-    if any(w == name or (len(name) >= 4 and w.startswith(name)) for w in words):
+    if any(w == name or (len(name) >= 4 and w.startswith(name)) or (len(w) >= 5 and name.startswith(w)) for w in words):
         return True
     return _label_named(column.get("label"), words)
 

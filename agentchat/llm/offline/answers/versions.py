@@ -67,6 +67,8 @@ def _other_object(result: dict[str, Any], values: dict[str, Any]) -> str:
             )
             % found
         )
+    if other.get("matched_by") == "uuid" and other.get("id") is not None:  # «есть ли он в ss-dev?»: yes, as #N
+        return _("In %(other)s it is #%(id)s.") % found
     return ""
 
 
