@@ -71,9 +71,7 @@ def verb_of(
         if INFINITIVE_RU.match(token) and after == "бы":
             return MAKE  # «задеплоить бы его на стейдж»: a wish
         if MODAL_RU.match(token) and after != "ли":
-            wanted = next(
-                (t for t in tokens[i + 1 :] if INFINITIVE_RU.match(t) and not NOT_INFINITIVE_RU.search(t)), ""
-            )
+            wanted = next((t for t in tokens[i + 1 :] if _infinitive(t)), "")
             if SEE_INFINITIVE_RU.match(wanted):
                 return SHOW
             if wanted:
@@ -117,4 +115,5 @@ def told_to(sentence: str) -> bool:
 
 
 def _infinitive(token: str) -> bool:
+    """True when ``token`` is a Russian infinitive («сделать», «закоммитить»), not a word of its shape."""
     return bool(INFINITIVE_RU.match(token)) and not NOT_INFINITIVE_RU.search(token)

@@ -11,17 +11,17 @@ COMPARE_WORDS = (
     r"|\bтак(ой|ая|ое|ие) же\b|identical|идентичн\w*|одинаков\w*|\bdrift\w*|разъехал\w*|(in|out of) sync"
     r"|синхрон\w*)"
 )
-OTHER_VERSION = (
-    r"(\bprod\w*|\bпрод(?!аж)\w*|staging|стейдж\w*|\bdev\b|\bдев(?!ят)\w*|окружени\w*|environments?|верси\w*"
-    r"|versions?|копи[яиюей]\w*|бэкап\w*|backups?)"
-)
+# An environment's tier word («прод», "staging", "dev"; not «продажи», «девять»): the other side of a comparison, the
+# place a copy is looked for.
+_TIERS = r"\bprod\w*|\bпрод(?!аж)\w*|staging|стейдж\w*|\bdev\b|\bдев(?!ят)\w*"
+OTHER_VERSION = rf"({_TIERS}|окружени\w*|environments?|верси\w*|versions?|копи[яиюей]\w*|бэкап\w*|backups?)"
 VERSIONS_COMPARED = re.compile(
     COMPARE_WORDS + r".{0,60}" + OTHER_VERSION + "|" + OTHER_VERSION + r".{0,60}" + COMPARE_WORDS, re.I
 )
 # Whether the page's object is in another environment too («а этот дашборд есть в ss-dev?», «есть ли такой дашборд
 # в ss-dev?», "is this dashboard in prod too?"): its copy there is found and compared (its id there is another one,
 # so the page's id is no object of that environment; a QA check listed every dashboard of ss-dev).
-_ENVIRONMENT = r"(prod\w*|прод(?!аж)\w*|ss-dev|dev\b|дев(?!ят)\w*|staging|стейдж\w*)"
+_ENVIRONMENT = rf"(ss-dev|{_TIERS})"
 PRESENT_ELSEWHERE = re.compile(
     r"\b(этот|эта|это|такой|такая|такое|он|она|this|it)\b(\s+\w+)?\s+(вообще\s+|уже\s+|тоже\s+|также\s+)?"
     r"(есть|имеется|существует|лежит)\s+(и\s+)?(в|на)\s+"
