@@ -226,7 +226,7 @@ class SupersetClient:
         if status >= 500 and not info.denied and info.error_type not in DETERMINISTIC_ERROR_TYPES:
             if mutating:
                 raise StatusUnknown(f"{self.env_id}: HTTP {status}")
-            raise UpstreamUnavailable(f"{self.env_id}: HTTP {status}", env=self.env_id)
+            raise UpstreamUnavailable(f"{self.env_id}: HTTP {status}", env=self.env_id, status=status)
         # Superset refused the request itself — its permissions (403, a *_SECURITY_ACCESS_ERROR: DESIGN §15, never
         # retried, never as another account) or a deterministic error (a missing column, DML on a read-only
         # database): nothing changed and a repeat would fail the same way. The user reads our sentence naming the

@@ -20,7 +20,8 @@ import yaml
 
 from agentchat.errors import UpstreamError
 from agentchat.gitstore import repo as gitrepo
-from agentchat.superset.client import SupersetClient, rison
+from agentchat.superset.client import SupersetClient
+from agentchat.superset.transfer import objects_export
 
 MAX_EXPORT_FILES = 5000
 MAX_EXPORT_BYTES = 100 * 1024 * 1024  # uncompressed; a dashboard export is tens of kilobytes
@@ -53,10 +54,10 @@ async def dashboard_export_files(client: SupersetClient, dashboard_id: int) -> d
 
     Raises:
         UpstreamError / UpstreamUnavailable / …: from the Superset client (404 for an unknown dashboard).
+        ExportRefused: Superset lists the dashboard to this account yet fails its export (``transfer``).
         ExportError: the zip is unusable.
     """
-    response = await client.request("GET", "/api/v1/dashboard/export/", params={"q": rison([dashboard_id])})
-    return export_normalise(export_unpack(response.content))
+    return export_normalise(export_unpack(await objects_export(client, "dashboard", [dashboard_id])))
 
 
 async def dashboard_export_status(

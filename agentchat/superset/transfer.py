@@ -6,9 +6,9 @@ Rison filters (``opr: "in"``) in chunks, so a set of 40 dashboards costs a handf
 
 from typing import TYPE_CHECKING, Any
 
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext_lazy
 
-from agentchat.errors import NOT_APPLICABLE, ToolError, UpstreamError
+from agentchat.errors import NOT_APPLICABLE, ToolError, UpstreamError, UpstreamUnavailable
 from agentchat.language import in_language
 from agentchat.superset.client import SupersetClient, rison
 
@@ -73,6 +73,34 @@ class DashboardsMissing(TransferError):
     (``not_applicable``: no validator prefix, no error frame; ``turn.calls``)."""
 
     code = NOT_APPLICABLE
+
+
+class ExportRefused(TransferError):
+    """Superset lists the objects to the person yet fails their export with a 5xx: Superset 6.1's export checks
+    that it can read every object inside (a dashboard's charts and datasets) and fails with «Fatal error» (HTTP
+    500, ``ChartNotFoundError`` in its log) when some are hidden from the account (DESIGN §15: acting as the
+    person). Not an outage — Superset answers — and not retried: the same export fails the same way."""
+
+
+# kind → what the person reads when Superset shows them the objects but fails their export (``ExportRefused``).
+_EXPORT_REFUSED: "dict[str, StrOrPromise]" = {
+    "dashboard": ngettext_lazy(
+        "Superset shows you dashboard %(ids)s in %(env)s but fails its export (HTTP %(status)s): it does so when "
+        "some of the dashboard's charts or datasets are hidden from your account. Superset's administrator can "
+        "grant you access to them.",
+        "Superset shows you dashboards %(ids)s in %(env)s but fails their export (HTTP %(status)s): it does so "
+        "when some of their charts or datasets are hidden from your account. Superset's administrator can grant "
+        "you access to them.",
+        "count",
+    ),
+    "chart": ngettext_lazy(
+        "Superset shows you chart %(ids)s in %(env)s but fails its export (HTTP %(status)s): it does so when the "
+        "chart's dataset is hidden from your account. Superset's administrator can grant you access to it.",
+        "Superset shows you charts %(ids)s in %(env)s but fails their export (HTTP %(status)s): it does so when "
+        "their datasets are hidden from your account. Superset's administrator can grant you access to them.",
+        "count",
+    ),
+}
 
 
 def instances_distinct(source: SupersetClient, target: SupersetClient) -> None:
@@ -178,9 +206,36 @@ async def objects_export(client: SupersetClient, kind: str, ids: list[int]) -> b
 
     Returns:
         The zip bytes.
+
+    Raises:
+        ExportRefused: Superset answered the export with a 5xx while it lists every one of ``ids`` to this
+            account (a dashboard or chart only; see the class).
+        UpstreamUnavailable / UpstreamError / SupersetDenied: see ``SupersetClient.request``.
     """
-    response = await client.request("GET", f"/api/v1/{kind}/export/", params={"q": rison(list(ids))})
+    try:
+        response = await client.request("GET", f"/api/v1/{kind}/export/", params={"q": rison(list(ids))})
+    except UpstreamUnavailable as exc:
+        status = exc.params.get("status")
+        if kind not in _EXPORT_REFUSED or status is None or not await _all_listed(client, kind, ids):
+            raise
+        raise ExportRefused(
+            _EXPORT_REFUSED[kind],
+            env=client.env_id,
+            ids=", ".join(f"#{i}" for i in ids),
+            count=len(ids),
+            status=status,
+        ) from exc
     return response.content
+
+
+async def _all_listed(client: SupersetClient, kind: str, ids: list[int]) -> bool:
+    """Whether Superset's list endpoint shows every one of ``ids`` to the client's account (False when it does
+    not answer either: then the failed export was an outage after all)."""
+    try:
+        listed = {row["id"] for row in await objects_where(client, kind, "id", list(ids), columns=["id"])}
+    except ToolError:
+        return False
+    return set(ids) <= listed
 
 
 async def dashboards_export(client: SupersetClient, dashboard_ids: list[int]) -> bytes:

@@ -4,11 +4,10 @@ import re
 from typing import Any
 
 from asgiref.sync import sync_to_async
-from django.utils.translation import gettext_lazy
 from pydantic import Field
 
 from agentchat.context.ids import ObjectId
-from agentchat.errors import ToolError, UpstreamUnavailable, message_format
+from agentchat.errors import ToolError
 from agentchat.review.runs import review_latest
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
@@ -257,21 +256,11 @@ async def get_health_summary(ctx: ToolContext, args: DashboardArgs) -> dict[str,
     }
 
 
-EXPORT_REFUSED = gettext_lazy(
-    "Superset answers but could not export this dashboard for your account (%(detail)s): this happens when the "
-    "account may not read one of its datasets."
-)
-
-
 async def _git_part(ctx: ToolContext, client: SupersetClient, args: DashboardArgs) -> dict[str, Any]:
     """The git status of the dashboard's export on ``main``; a failure there does not sink the summary."""
     try:
         status = await dashboard_export_status(client, env_id=args.env_id, dashboard_id=args.dashboard_id)
-    except UpstreamUnavailable as exc:
-        # The summary's own reads were answered, so Superset is up: its export fails with a 5xx for an account that
-        # may not read one of the dashboard's datasets (the demo analyst on «Обзор регионов»), not «try later».
-        return {"error": message_format(EXPORT_REFUSED, exc.params, ctx.language)}
-    except ToolError as exc:
+    except ToolError as exc:  # ExportRefused too: the analyst on «Обзор регионов» (superset.transfer)
         return {"error": exc.text(ctx.language)}
     except OSError as exc:
         return {"error": f"{type(exc).__name__}: {exc}"}

@@ -10,7 +10,12 @@ from agentchat.toolset.verbs import told_to
 # Precondition and purpose clauses: what is to happen later («перед миграцией», "before I deploy", «…, чтобы
 # добавить их в миграцию», "so that I can…") is not what is asked now; a request in a later sentence is
 # (``main_clause``).
-BEFORE_CLAUSE = re.compile(r"(?<=.)\s*[,(]?\s*\b(before|перед|прежде чем|чтобы|so that|in order to)\b.*$", re.I | re.S)
+# «перед последним изменением», "before the last deploy": a time in the past, which the question asks about
+# (turns_day11 g1169: «Подтвердите, что перед последним изменением … была сохранена копия» read no request).
+_PAST = r"(?!\s+(the\s+|its\s+|this\s+)?(последн|прошл|предыдущ|вчерашн|last\b|previous|yesterday))"
+BEFORE_CLAUSE = re.compile(
+    rf"(?<=.)\s*[,(]?\s*\b(before|перед|прежде чем|чтобы|so that|in order to)\b{_PAST}.*$", re.I | re.S
+)
 # The same said first: up to its comma or colon («Перед тем как деплоить, проверь …», "before I run this: is …?"),
 # else the word it governs («Перед релизом прогони валидацию …», "Before release, …"): the request follows it
 # (turns_day6 y51 read no request).
@@ -35,22 +40,25 @@ def main_clause(question: str) -> str:
     return ". ".join(p for p in (text[: clause.start()], request) if p) or question
 
 
-# A next step on a condition («прогони валидацию и если всё ок то закоммить», "validate it and if it passes, commit"):
-# the first action is asked first; the conditional one waits for its result.
+# A next step on a condition («прогони валидацию и если всё ок то закоммить», "validate it and if it passes, commit")
+# or after it («нужна ветка release/2.5, и сразу закоммить»): the first action is asked first; the next one waits.
 THEN_CLAUSE = re.compile(
-    r"\s*,?\s*\b((и|а|and)\s+(если|как только|if|once|as soon as)|(and\s+)?then"
+    r"\s*,?\s*\b((и|а|and)\s+(если|как только|сразу|if|once|as soon as)|(and\s+)?then"
     r"|(а\s+|и\s+)?(потом|затем|после этого))\b.*$",
     re.I | re.S,
 )
 # A condition clause is hypothetical: "which charts would break if I dropped it?", «что сломается, если удалить
 # датасет?» ask what would happen, not for the deletion (up to the clause's end: «если можно, удали …» still asks).
 IF_CLAUSE = re.compile(r"\b(if|если|в случае)\b[^,.;?!]*", re.I)
-# The person says they have seen a migration's preview («превью смотрел, всё ок. запускай», "I've checked the
-# preview"): no preview is shown again before the card (turns_day5 x35, x60).
+# The person says they have seen a migration's preview or a comparison («превью смотрел, всё ок. запускай», "I've
+# checked the preview", "ok the diff looks fine, ship it to prod"): no preview or comparison is shown again before
+# the card (turns_day5 x35, x60; turns_day11 g1139).
+_SEEN_WHAT = r"(превью|предпросмотр|дифф?|сравнение)"
 PREVIEW_SEEN = re.compile(
-    r"((превью|предпросмотр|preview)\w*\s+(уже\s+)?(смотрел|видел|глянул|посмотрел|проверил)\w*"
-    r"|(смотрел|видел|глянул|посмотрел|проверил)\w*\s+(уже\s+)?(превью|предпросмотр)"
-    r"|\b(checked|seen|saw|reviewed|looked at|went through)\s+(the\s+)?preview"
+    rf"({_SEEN_WHAT}\w*\s+(уже\s+)?(смотрел|видел|глянул|посмотрел|проверил)\w*"
+    rf"|(смотрел|видел|глянул|посмотрел|проверил)\w*\s+(уже\s+)?{_SEEN_WHAT}"
+    r"|\b(checked|seen|saw|reviewed|looked at|went through)\s+(the\s+)?(preview|diff|comparison)"
+    r"|\b(the\s+)?(preview|diff|comparison)\s+(looks|seems|is)\s+(fine|good|ok|okay|right)\b"
     r")(,?\s*(и\s+)?(всё|все)\s+(ок|окей|хорошо|норм\w*|в порядке)\b)?",
     re.I,
 )

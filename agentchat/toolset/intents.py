@@ -247,7 +247,11 @@ RULES: list[Rule] = [
     _r("superset_create_dataset", r"\b(create|make|register|add)\b.*\b(dataset|as a dataset)", STRONG),
     _r("superset_create_dataset", r"виртуальн\w* датасет|virtual dataset", STRONG),
     # --- deploying one dashboard
-    _r("deploy_dashboard", r"деплой|задеплой|выкат|разверн|\bdeploy|\bship\b|промоут", STRONG),
+    _r(
+        "deploy_dashboard",
+        r"деплой|задеплой|выкат|\bкат(им|ите|ни|ним|нём|нем|нуть|ить)\b|разверн|\bdeploy|\bship\b|промоут",
+        STRONG,
+    ),
     _r("deploy_dashboard", r"(перенеси|копируй|скопируй|опубликуй|push|copy)\w*.*(\bв\b|\bна\b|\bto\b)", MEDIUM),
     _r("deploy_dashboard", r"(в|на) (прод|prod|staging|боев)|to (prod|production|staging)\b", WEAK),
 ]

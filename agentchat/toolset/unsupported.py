@@ -10,7 +10,8 @@ from agentchat.toolset.clauses import IF_CLAUSE, main_clause
 from agentchat.toolset.versions import ROLLBACK
 
 REQUESTS_WITHOUT_TOOL = re.compile(
-    r"\b(удали\w*|удалить|снеси|delete|remove|drop|переименуй\w*|rename|откат\w*|rollback|roll back|revert|"
+    r"\b(удали\w*|удалить|удалю|снеси|снесу|переимену(ю|ем)|delete|remove|drop|переименуй\w*|rename|откат\w*|rollback"
+    r"|roll back|revert|"
     r"восстанови\w*|restore|"
     # «дай права» grants; «дай список ролей» asks to see (a list, an overview follows the verb).
     r"(дай|выдай|назначь|отбери|забери)\w* (?!(мне |нам )?(список|перечень|обзор|сводк|отч[её]т|инф))\S.*"
@@ -38,9 +39,17 @@ NOT_MADE = re.compile(
     # (a fresh aspects set: «создай новый дашборд …», «заведи … пользователя», «добавь в датасет метрику …»,
     # «добавь в план ещё …», "add a chart …" were asked back for a dataset's table or shown a summary).
     r"(созда[йт]|сделай|заведи|добавь)\w* ((?!описани|список|перечень|документ)\S+ ){0,4}(нов\w+ )?(дашборд|дашборды"
-    r"|дашик|пользовател[яей]\w*|юзер[ао]?|метрик[уи]|колонк[уи])\b|добавь\w* (\S+ )?в (план|датасет|дашборд)\w*|"
+    r"|дашик|пользовател[яей]\w*|юзер[ао]?|метрик[уи]|колонк[уи])\b"
+    r"|добав(ь|им|ьте|ите)\w* (\S+ )?в (\S+ )?(план|plan|датасет|дашборд)\w*|"
+    # a saved plan's dashboards are chosen when it is made («можешь отредактировать план?», turns_day11 g1127)
+    r"(отредактир|редактир|измени|поменя|поправ)\w* (\S+ )?(план|plan)\b|\b(edit|change|modify)\s+(the\s+|this\s+)?"
+    r"(migration\s+)?plan\b|"
     r"\b(create|add|make)\s+(a |an |the )?(new )?(dashboard|chart|user|metric|column)s?\b|"
     r"(обнови|синхронизируй|пересинхронизируй)\w* (\S+ )?колонк\w*|\bsync\w*\s+(the\s+)?columns|"
+    # A database's own schema: indexes and tables are made in the database, not through Superset's SQL Lab, which
+    # runs reads here (turns_day11 g1137: "create an index … the region filter is slow" was told about run times).
+    r"(созда[йт]|сделай|добавь|построй|удали|дропни)\w* (\S+ ){0,2}индекс\w*"
+    r"|\b(create|add|build|drop)\s+(an?\s+|the\s+)?(\w+\s+)?ind(ex|exes|ices)\b|\b(alter|drop|truncate|create)\s+table\b|"
     # Running work stopped, a repository's branches merged: nothing does it (a backup's «отмени» is no rollback).
     r"(отмени|останови|прерви)\w* (\S+ )?(бэкап|бекап|задач)\w*|"
     r"\b(cancel|stop|abort|kill)\b.{0,20}\b(backup|task|job)s?\b|"

@@ -149,12 +149,25 @@ BREAKDOWN = re.compile(
 )
 
 
+# One figure over all rows ("total cost in 2025, one number", «итого стоимость за 2025 год, без разбивки», «сколько
+# потреблено всего за 2024 год»): the measure with no column to group by (turns_day11 g1149 asked for the SQL).
+GRAND_TOTAL = re.compile(
+    r"(?<!\w)(итого|в сумме|суммарн\w*|одн[ау] цифр\w*|одним числом|без разбивки|всего\s+за)(?!\w)"
+    r"|\bсколько\b[^.?!]{0,40}(?<!больше )(?<!меньше )(?<!\w)всего(?!\w)"  # not «всего 5 строк»: only five
+    r"|\b(in total|grand total|overall|altogether|one (number|figure)|no breakdown|without (a )?breakdown)\b"
+    r"|\btotal\b(?![\w\s]{0,30}?\b(by|per)\b)",
+    re.I,
+)
+
+
 def aggregate_asked(question: str) -> bool:
-    """True when ``question`` asks a ranking, a breakdown per a column's values or duplicates of the data
+    """True when ``question`` asks a ranking, a breakdown per a column's values, a grand total or duplicates of the data
     (``llm.offline.sql_aggregate``: the dataset's columns decide whether the planner can write it)."""
     # what the question asks, not its context («…: доля пустых, дубли, по дням. есть где-то такая история?»)
     asked = question_after_context(question) or question_before_context(question) or question
-    return bool(RANKING.search(asked) or DUPLICATES.search(asked) or BREAKDOWN.search(asked))
+    return bool(
+        RANKING.search(asked) or DUPLICATES.search(asked) or BREAKDOWN.search(asked) or GRAND_TOTAL.search(asked)
+    )
 
 
 def writes_sql(question: str) -> bool:

@@ -6,7 +6,7 @@ import pytest
 
 from tests.support.superset_api import dashboards_all
 from tests.support.tool_runs import run_tool
-from tests.support.wording import text
+from tests.support.wording import plural, text
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -18,12 +18,17 @@ async def test_an_export_refused_to_the_account_is_not_said_to_be_an_outage(anal
 
     assert outcome.ok, outcome.error_message  # the summary itself is read
     error = outcome.result["git"]["error"]
-    said = text(
+    assert error == plural(
         "ru",
-        "Superset answers but could not export this dashboard for your account (%(detail)s): this happens when the "
-        "account may not read one of its datasets.",
-        detail="§",
+        "Superset shows you dashboard %(ids)s in %(env)s but fails its export (HTTP %(status)s): it does so when "
+        "some of the dashboard's charts or datasets are hidden from your account. Superset's administrator can "
+        "grant you access to them.",
+        "Superset shows you dashboards %(ids)s in %(env)s but fails their export (HTTP %(status)s): it does so "
+        "when some of their charts or datasets are hidden from your account. Superset's administrator can grant "
+        "you access to them.",
+        1,
+        ids=f"#{regions['id']}",
+        env="ss-dev",
+        status=500,
     )
-    assert error.startswith(said.split("§")[0])
-    assert error.endswith(said.split("§")[1])
     assert text("ru", "Superset is unavailable (%(detail)s), try again later.", detail="§").split("§")[0] not in error

@@ -11,6 +11,7 @@ from channels.db import database_sync_to_async
 
 from agentchat.turn.agent import AgentTurn
 from tests.llm.test_provider import openai_provider  # noqa: F401 - the scripted-LLM fixture
+from tests.support import superset_api
 from tests.support.chat_server import Call, Recorded, Reply
 from tests.support.contexts import ui_context
 from tests.support.frames import Frames, stored_answer
@@ -194,3 +195,47 @@ async def test_the_same_dashboard_in_prod_is_matched_by_uuid_with_nothing_made_a
     assert "uuid" not in said
     # which object it is there, first («есть ли он в prod?» is answered by it; a fresh check read no id)
     assert said.startswith(f"In prod it is #{outcome.result['other']['id']}."), said
+
+
+async def test_an_export_superset_fails_for_hidden_charts_is_superset_s_refusal_not_an_outage(users, superset_stack):
+    """Superset 6.1 answers the analyst's export of «Обзор регионов» with HTTP 500 «Fatal error» (its charts use the
+    regions dataset, hidden from them) although it lists the dashboard: the answer said «Superset недоступен»."""
+    dashboard_id = superset_api.dashboard_by_slug("ss-dev", "regions-overview")["id"]
+    args = {"env_id": "ss-dev", "dashboard_id": dashboard_id, "other_env_id": "prod"}
+
+    refused = await _run("compare_versions", args, users["analyst"])
+    served = await _run("compare_versions", args, users["engineer"])
+
+    assert not refused.ok
+    assert refused.error_code == "upstream_error"
+    assert refused.error_message == plural(
+        "ru",
+        "Superset shows you dashboard %(ids)s in %(env)s but fails its export (HTTP %(status)s): it does so when "
+        "some of the dashboard's charts or datasets are hidden from your account. Superset's administrator can "
+        "grant you access to them.",
+        "Superset shows you dashboards %(ids)s in %(env)s but fails their export (HTTP %(status)s): it does so "
+        "when some of their charts or datasets are hidden from your account. Superset's administrator can grant "
+        "you access to them.",
+        1,
+        ids=f"#{dashboard_id}",
+        env="ss-dev",
+        status=500,
+    )
+    assert "недоступен" not in refused.error_message
+    assert served.ok, served.error_message  # the same export as the engineer: Superset is up
+
+
+async def test_offline_the_analyst_reads_who_refused_the_comparison(users, superset_stack):
+    dashboard = superset_api.dashboard_by_slug("ss-dev", "regions-overview")
+    frames = Frames()
+
+    conversation_id = await AgentTurn(user=users["analyst"], emit=frames).run(
+        conversation_id=None,
+        text="чем этот дашборд отличается от версии в prod?",
+        context=ui_context("dashboard", dashboard["id"], name=dashboard["dashboard_title"]),
+    )
+
+    assert [f["tool"] for f in frames.of("tool_started")] == ["compare_versions"]
+    answer_text = await database_sync_to_async(stored_answer)(conversation_id)
+    assert f"Superset показывает вам дашборд #{dashboard['id']} в ss-dev" in answer_text
+    assert "недоступен" not in answer_text

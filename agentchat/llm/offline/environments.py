@@ -21,6 +21,8 @@ _ENV_LIKE = re.compile(r"(?<![\w-])(?:\w+-)+\w+(?![\w-])")
 _TIER_PART = re.compile(r"prod\w*|прод\w*|dev|дев\w*|stag\w*|стейдж\w*", re.I)
 # Parts that make a hyphenated word an environment's name though no tier is in it ("uat-7", "qa-env").
 _ENV_PART = re.compile(r"uat|qa|env|sandbox", re.I)
+# A Russian word beside the tier («prod-репозитории», «прод-база») makes a compound of what it names: no name.
+_WORD_PART = re.compile(r"[а-яё]{4,}", re.I)
 # A name said right after the environment's noun («в окружение uat7», "to the environment blue"): its name.
 _ENV_AFTER_NOUN = re.compile(r"(?:окружени[еяию]|environment|env)\s+([A-Za-z][\w-]*)", re.I)
 _NOT_A_NAME = frozenset(
@@ -116,6 +118,7 @@ def unknown_environments_named(text: str, environments: list[tuple[str, str]]) -
         (m.start(), m.group(0))
         for m in _ENV_LIKE.finditer(text)
         if any(_TIER_PART.fullmatch(part) or _ENV_PART.fullmatch(part) for part in m.group(0).split("-"))
+        and not any(_WORD_PART.fullmatch(part) and not _TIER_PART.fullmatch(part) for part in m.group(0).split("-"))
     ]
     found += [
         (m.start(1), m.group(1))

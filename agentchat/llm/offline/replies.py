@@ -102,6 +102,16 @@ def _joined_requests(text: str) -> list[str]:
     return [p.strip() for p in [*out, text[start:]] if p.strip()]
 
 
+# A part with no verb that adds a request ("owners too", «а ещё бэкапы прода»), unlike one that only details the
+# question before it ("Is it identical in ss-dev and prod? columns, metrics, SQL.": turns_day11 g1113).
+_ADDED = re.compile(r"(?<!\w)(ещё|еще|также|тоже|too|also|as well|plus)(?!\w)", re.I)
+
+
+def _requests(part: str, verb: str) -> bool:
+    """Whether ``part`` of a message asks for something: a question, a verb (``Reading.verb``) or an addition."""
+    return part.rstrip().endswith("?") or bool(verb) or bool(_ADDED.search(part))
+
+
 def unserved_part(turn: Turn) -> str:
     """The part of a message of several requests (split after each «?», and at «и» / "and" before another question
     or an imperative: ``_joined_requests``) that asks for another tool than those the turn used («что вы умеете?
@@ -111,7 +121,8 @@ def unserved_part(turn: Turn) -> str:
     if len(parts) < 2:
         return ""
     used = {r.tool for r in turn.results}
-    wanted = [(p, reading_tool(read_question(p), turn.page.object_type)) for p in parts]
+    readings = [(p, read_question(p)) for p in parts]
+    wanted = [(p, reading_tool(r, turn.page.object_type)) for p, r in readings if _requests(p, r.verb)]
     if not any(tool in used for _part, tool in wanted):
         return ""
     return next((p for p, tool in wanted if tool and tool not in used), "")
@@ -202,6 +213,7 @@ NOWHERE_ELSE = re.compile(
     r"|строк|записи",
     re.I,
 )
+SCHEMA_CHANGES = re.compile(r"индекс|\bind(ex|exes|ices)\b|\btable\b", re.I)
 PLAN_EDITS = re.compile(r"\b(план|миграци)\w*|\b(plan|migration)\b", re.I)
 # Data asked for as a file («выгрузи … в csv», "export it to excel"): the SQL result's own «Скачать CSV» serves it.
 FILE_ASKED = re.compile(r"\bcsv\b|\bexcel\b|\bxlsx?\b|в файл\w*|to a file|as a file", re.I)
@@ -226,6 +238,14 @@ REFUSALS = (
         gettext_lazy(
             "I cannot do that (“%(phrase)s”): I have no tool for it, and I changed nothing. A saved migration's "
             "dashboards are chosen when it is made: create a new migration on the Migrations page."
+        ),
+    ),
+    (
+        SCHEMA_CHANGES,
+        False,
+        gettext_lazy(
+            "I cannot do that (“%(phrase)s”): I have no tool that changes a database's tables or indexes, and I "
+            "changed nothing. That is done in the database itself, by its administrator."
         ),
     ),
     (

@@ -5,6 +5,8 @@ page was answered «пришлите SQL-запрос»; turns_day9 e915, e901, 
   one column of the dataset to group by, one or more measures (the dataset's metrics, else a numeric column summed,
   else the rows counted), an optional year on the dataset's date column, the order (most or least) and the number
   of rows; a breakdown ("how many rows per region?", «потребление по источникам») is the same, every value listed;
+- a grand total: "total cost in 2025, one number", «сколько потреблено всего за 2024 год, по всем регионам»: the
+  measures over all rows (an optional year), no column to group by;
 - duplicates: "any dupes? more than one row per date + region + source", «есть ли дубли»: the rows that share the
   named columns (all columns when none is named), with how many times each appears.
 
@@ -18,7 +20,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from agentchat.toolset.weights import DUPLICATES, RANKING
+from agentchat.toolset.weights import BREAKDOWN, DUPLICATES, GRAND_TOTAL, RANKING
 from agentchat.toolset.words import COUNT, MONTH
 
 LEAST = re.compile(
@@ -36,6 +38,12 @@ CONDITION = re.compile(
     r"\b(where|only|except|excluding|without|from (?!the dataset|this)|где|только|кроме|без|исключая)\b|[=<>']"
     r"|\bпо\s+[А-ЯЁ]|\b(in|for)\s+[A-Z][a-z]",
 )
+# What a grand total names over all values («по всем регионам и источникам», "across all regions"): no column to
+# group by; «без разбивки» ("no breakdown") is no condition either.
+ALL_OF = re.compile(
+    r"\bпо\s+всем\s+[а-яё]+(\s*(,|и)\s*[а-яё]+)*|\b(across|over|for)\s+all\s+\w+(\s*(,|and)\s*\w+)*", re.I
+)
+NO_BREAKDOWN = re.compile(r"без разбивки|without (a )?breakdown", re.I)
 YEAR = re.compile(r"\b(?:за|в|in|for|during|of)\s+((?:19|20)\d\d)\b", re.I)
 #: Rows a ranking shows when the question gives no number; rows of duplicates listed; rows of a breakdown.
 RANKING_ROWS, DUPLICATE_ROWS, BREAKDOWN_ROWS = 10, 50, 100
@@ -47,9 +55,10 @@ def aggregate_sql(question: str, payload: dict[str, Any], relation: str, quote: 
     dataset mode: ``columns`` ``[{"name", "type", "label"}]``, ``metrics`` ``[{"name", "expression", "label"}]``),
     selecting from ``relation``; ``quote`` quotes an identifier. None when the question names no column to group by
     or no measure (see the module docstring)."""
-    if MONTH.search(question) or CONDITION.search(question):
+    if MONTH.search(question) or CONDITION.search(NO_BREAKDOWN.sub(" ", question)):
         return None  # a month or a condition («только газ», "where source = …") is not written: the SQL is asked for
-    words = _words(question)
+    total = bool(GRAND_TOTAL.search(question)) and not (RANKING.search(question) or BREAKDOWN.search(question))
+    words = _words(ALL_OF.sub(" ", question) if total else question)  # «по всем регионам»: no group by region
     columns = [c for c in payload.get("columns") or [] if c.get("name")]
     named = [c for c in columns if _named(c, words)]
     if DUPLICATES.search(question):
@@ -82,15 +91,17 @@ def aggregate_sql(question: str, payload: dict[str, Any], relation: str, quote: 
             return None  # no column to take it of: the SQL is asked for, never a total in its place
     if not measures and COUNT.search(question):
         measures = ["COUNT(*) AS row_count"]  # "how many rows per region?"
-    if not dimensions or not measures:
-        return None
-    dimension = quote(dimensions[0]["name"])
     where = ""
     dated = next((c for c in columns if _dated(c)), None)
     if (year := YEAR.search(question)) and dated:
         first = int(year.group(1))
         column = quote(dated["name"])
         where = f" WHERE {column} >= '{first}-01-01' AND {column} < '{first + 1}-01-01'"
+    if total and not dimensions and measures:
+        return f"SELECT {', '.join(measures)} FROM {relation}{where}"  # noqa: S608 - one figure over all rows
+    if not dimensions or not measures:
+        return None
+    dimension = quote(dimensions[0]["name"])
     order = "ASC" if LEAST.search(question) else "DESC"
     limit = _rows(question) if RANKING.search(question) else BREAKDOWN_ROWS
     return (
