@@ -122,6 +122,9 @@ async def _impact(
             if exc.message is None and type(exc).text is ApplicationError.text and exc.detail:
                 # ERROR_TEXTS' «Неверные аргументы инструмента: …» is the caller's to add (``turn.calls``): once
                 impact["error"] = str(exc.detail)
+            elif exc.message is not None and not exc.ask_user and exc.code == "invalid_args":
+                # the tool's own sentence («Недопустимое имя ветки …»): the person reads it with no validator's prefix
+                impact["ask_user"] = impact["error"]
     except TimeoutError:
         with in_language(language):
             impact = {"error": gettext("impact look-up timed out")}
