@@ -31,6 +31,9 @@ PAGE_OBJECT_ARGS = {"dashboard": "dashboard_id", "dataset": "dataset_id"}
 OBJECT_OF_ARG = {arg: object_type for object_type, arg in PAGE_OBJECT_ARGS.items()}  # "dashboard_id" → "dashboard"
 # Arguments naming the environment a call reads or acts in (``target_env_id`` is a choice, never the page's).
 ENV_ARGS = ("env_id", "source_env_id")
+# Tools that undo a change where it went: on a plan's page (whose envId is the plan's source) their environment is
+# the plan's target (``runtime.plans.plan_arguments``), not the page's.
+UNDO_TOOLS = frozenset({"rollback_deploy"})
 # Arguments by which a model names the object itself instead of by the page-bound id (issue 16 review): given one,
 # the page's id is not filled in — deploy_dashboard's slug ``dashboard`` (``tools.deploy.dashboard_resolve``
 # prefers an id to a slug), the database a SQL tool runs on instead of the dataset's (``tools.sql``).
@@ -62,6 +65,8 @@ def page_bound(spec: ToolSpec, context: dict[str, Any] | None) -> dict[str, Any]
     fields = spec.args_schema.model_fields
     bound: dict[str, Any] = {}
     env = context.get("envId")
+    if spec.name in UNDO_TOOLS and context.get("objectType") == "migration":
+        env = None  # «откати эту миграцию»: where the plan went (runtime.plans), not its source
     if env and "migration_id" not in fields:  # a saved plan names its own environments (runtime.plans)
         for name in ENV_ARGS:
             if name in fields:

@@ -16,6 +16,7 @@ from django.utils.translation import gettext_lazy
 
 from agentchat.errors import NotApplicable, ToolError
 from agentchat.models import Migration, TaskRecord
+from agentchat.runtime.binding import UNDO_TOOLS
 
 Status = Migration.Status
 
@@ -179,7 +180,9 @@ def migration_run_finished(*, record_id: int) -> None:
         migration_release(migration_id=int(migration_id), status=Status.DONE if ok else Status.FAILED)
 
 
-def plan_arguments(*, fields: Collection[str], args: dict[str, Any], context: dict[str, Any] | None) -> dict[str, Any]:
+def plan_arguments(
+    *, fields: Collection[str], args: dict[str, Any], context: dict[str, Any] | None, tool: str = ""
+) -> dict[str, Any]:
     """Complete a migration tool call from the saved plan it is about, before it is validated, decided and stored.
 
     On a migration page (UIContext ``objectType`` ``migration``, ``objectId`` its id) a call that names no plan is
@@ -189,16 +192,23 @@ def plan_arguments(*, fields: Collection[str], args: dict[str, Any], context: di
     plan's ``source_env_id``/``target_env_id`` where it names none, so the stored (hashed) arguments, the
     guardrail's tier (prod → red card, typed confirmation) and the card all say where it goes.
 
+    A rollback asked on a plan's page with no environment undoes it where the plan went: ``env_id`` = the plan's
+    ``target_env_id`` (a QA check: "roll back the last migration" was asked «в каком окружении?»).
+
     Args:
         fields: the tool's argument names (only a tool with ``migration_id`` is completed); args: the call's
-            arguments (not changed); context: the turn's validated UIContext or None.
+            arguments (not changed); context: the turn's validated UIContext or None; tool: the tool's name.
 
     Returns:
         The arguments to use (a new dict when completed).
     """
+    page = context or {}
+    if tool in UNDO_TOOLS and not args.get("env_id") and page.get("objectType") == "migration":
+        plan_id = _int(page.get("objectId"))
+        plan = Migration.objects.filter(pk=plan_id).first() if plan_id is not None else None
+        return {**args, "env_id": plan.target_env_id} if plan is not None else args
     if "migration_id" not in fields:
         return args
-    page = context or {}
     if not args.get("migration_id") and page.get("objectType") == "migration" and page.get("objectId"):
         args = {**args, "migration_id": int(page["objectId"])}
     migration_id = args.get("migration_id")
@@ -207,6 +217,14 @@ def plan_arguments(*, fields: Collection[str], args: dict[str, Any], context: di
         planned = {"source_env_id": migration.source_env_id, "target_env_id": migration.target_env_id}
         args = {**args, **{k: v for k, v in planned.items() if k in fields and not args.get(k)}}
     return args
+
+
+def _int(value: Any) -> int | None:
+    """``value`` as an id, or None when it is not one (a UIContext's ``objectId`` may be any string)."""
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
 
 
 def migration_mapping_set(*, migration_id: int, mapping: dict[str, str]) -> None:

@@ -14,8 +14,6 @@ ARGUMENT_QUESTIONS: dict[str, Promise] = {
     "env_id": gettext_lazy("This needs an environment: pick one in the environment selector at the top of the page."),
     "source_env_id": gettext_lazy("From which environment? Pick it at the top of the page or write “from ss-dev”."),
     "target_env_id": gettext_lazy("To which environment? Write, for example, “to prod”."),
-    # rollback_deploy asked from a migration's page, which is the plan's source environment (llm.offline.arguments)
-    "undo_env_id": gettext_lazy("In which environment should it be undone? Write, for example, “in prod”."),
     # deploy_dashboard to the environment the page's dashboard is in (llm.offline.arguments)
     "same_environment": gettext_lazy(
         "The dashboard on this page is already there. From which environment should it come? Write, for example, "

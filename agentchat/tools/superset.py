@@ -73,11 +73,15 @@ def title_stems(text: str) -> list[str]:
 
 
 async def _titles_with_stems(client: SupersetClient, q: dict[str, Any], stems: list[str]) -> list[dict[str, Any]]:
-    """The dashboards among the 100 latest (``q``: the search without its title filter) whose titles hold every
-    stem: Superset matches a title as typed (and its SQLite metadata lower-cases Latin letters only), so a title in
-    another case («Отчёта по …») is looked for here."""
+    """The dashboards among the 100 latest (``q``: the search without its title filter) whose title or slug (its
+    hyphens as spaces: "energy report" finds ``energy-report``) holds every stem: Superset matches a title as typed
+    (and its SQLite metadata lower-cases Latin letters only), so a title in another case («Отчёта по …») is looked
+    for here."""
     body = await client.get_json("/api/v1/dashboard/", q=q)
-    folded = [(r, " ".join(tokens_of(r.get("dashboard_title") or ""))) for r in body.get("result", [])]
+    folded = [
+        (r, " ".join(tokens_of(f"{r.get('dashboard_title') or ''} {(r.get('slug') or '').replace('-', ' ')}")))
+        for r in body.get("result", [])
+    ]
     return [_dashboard_row(r, client.base_url) for r, title in folded if all(s in title for s in stems)]
 
 
@@ -119,7 +123,9 @@ async def search_dashboards(ctx: ToolContext, args: SearchDashboardsArgs) -> dic
         return await dashboards_using(client, env_id=args.env_id, dataset=args.dataset, query=args.query)
     filters: list[dict[str, Any]] = []
     if args.query:
-        filters.append({"col": "dashboard_title", "opr": "ct", "value": args.query})
+        # Superset's DashboardTitleOrSlugFilter: the title or the slug holds the query ("energy" finds
+        # «Отчёт по энергопотреблению», slug energy-report; a QA check's English words found nothing)
+        filters.append({"col": "dashboard_title", "opr": "title_or_slug", "value": args.query})
     if args.published is not None:
         filters.append({"col": "published", "opr": "eq", "value": args.published})
     q = {"filters": filters, "page_size": 100, "order_column": "changed_on_delta_humanized", "order_direction": "desc"}

@@ -15,7 +15,7 @@ REQUESTS_WITHOUT_TOOL = re.compile(
     r"восстанови\w*|restore|"
     # «дай права» grants; «дай список ролей» asks to see (a list, an overview follows the verb).
     r"(дай|выдай|назначь|отбери|забери)\w* (?!(мне |нам )?(список|перечень|обзор|сводк|отч[её]т|инф))\S.*"
-    r"(прав|рол|доступ)"
+    r"(прав|рол|доступ)\w*"
     r"|grant|revoke|"
     # "give petrov the engineer role", "make her an admin" (day set d44 read a permissions audit instead)
     r"\b(give|assign)\s+\w+\s+(the\s+|an?\s+)?(\w+\s+)?(role|rights|access)\b|\bmake\s+\w+\s+an?\s+(admin|engineer|analyst)\b|"

@@ -152,12 +152,17 @@ BREAKDOWN = re.compile(
 # One figure over all rows ("total cost in 2025, one number", «итого стоимость за 2025 год, без разбивки», «сколько
 # потреблено всего за 2024 год»): the measure with no column to group by (turns_day11 g1149 asked for the SQL).
 GRAND_TOTAL = re.compile(
-    r"(?<!\w)(итого|в сумме|суммарн\w*|одн[ау] цифр\w*|одним числом|без разбивки|всего\s+за)(?!\w)"
+    r"(?<!\w)(итого|в сумме|суммарн\w*|сумм[аыу]|одн[ау] цифр\w*|одним числом|без разбивки|всего\s+за)(?!\w)"
     r"|\bсколько\b[^.?!]{0,40}(?<!больше )(?<!меньше )(?<!\w)всего(?!\w)"  # not «всего 5 строк»: only five
-    r"|\b(in total|grand total|overall|altogether|one (number|figure)|no breakdown|without (a )?breakdown)\b"
+    r"|\b(in total|grand total|overall|altogether|one (number|figure)|no breakdown|without (a )?breakdown|sum of)\b"
     r"|\btotal\b(?![\w\s]{0,30}?\b(by|per)\b)",
     re.I,
 )
+
+
+# An average, a minimum or a maximum of a column ("whats the max consumption_mwh", «средняя цена за 2025»): that
+# function over all rows, or per a column's values ("average consumption_mwh by region").
+FUNCTION_ASKED = re.compile(r"\b(average|avg|mean|min|max|minimum|maximum|мин|макс)\b|\bсредн\w*", re.I)
 
 
 def aggregate_asked(question: str) -> bool:
@@ -166,7 +171,11 @@ def aggregate_asked(question: str) -> bool:
     # what the question asks, not its context («…: доля пустых, дубли, по дням. есть где-то такая история?»)
     asked = question_after_context(question) or question_before_context(question) or question
     return bool(
-        RANKING.search(asked) or DUPLICATES.search(asked) or BREAKDOWN.search(asked) or GRAND_TOTAL.search(asked)
+        RANKING.search(asked)
+        or DUPLICATES.search(asked)
+        or BREAKDOWN.search(asked)
+        or GRAND_TOTAL.search(asked)
+        or FUNCTION_ASKED.search(asked)
     )
 
 

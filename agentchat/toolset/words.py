@@ -70,7 +70,7 @@ SHOW_WORDS = re.compile(
     r"|уточни|напомни|объясни|поясни|сравни|compare|see|know|view|preview|превью"
     r"|результат\w*|итог\w*|results?|outcome"  # «результат ревью дашборда 2»: the result is asked, not a run
     r"|расскажи|раскажи|что|чем|как|куда|откуда|почему|зачем|чей|чья|чьи|был|была|были|прош[её]л|прошла"
-    r"|дай|дайте|show|list|find|tell|which|what|who|when|where|why|whose"
+    r"|дай|дайте|show|list|find|tell|which|what|whats|who|whos|when|where|wheres|why|whose|hows"
     r"|how|is|are|was|were|did|does|has|have|any|give|summary|overview)(те)?$"  # «скажите», «посмотрите»: polite
 )
 CHECK_WORDS = re.compile(

@@ -110,7 +110,7 @@ class CallRunner:
             learnt=learnt,
         )
         args = await database_sync_to_async(plan_arguments)(  # a migration page's saved plan (issue 15)
-            fields=spec.args_schema.model_fields, args=args, context=context
+            fields=spec.args_schema.model_fields, args=args, context=context, tool=spec.name
         )
         if known is not None:
             invented, question = await database_sync_to_async(call_provenance)(spec, args, known, language)

@@ -113,3 +113,68 @@ def test_a_list_that_details_the_question_is_no_second_request():
     assert unserved_part(_turn_after(question, "", ["search_datasets", "compare_versions"])) == ""
     added = "energy_consumption в ss-dev и prod одинаковый? а ещё бэкапы прода."
     assert unserved_part(_turn_after(added, "", ["compare_versions"])) == "а ещё бэкапы прода."
+
+
+def test_a_figure_with_no_dataset_asks_for_the_dataset_then_finds_it(specs, knowledge):  # noqa: F811
+    """g1117: «Сколько МВт·ч потреблено всего за 2024 год?» with no page was asked for SQL «I do not write
+    myself», though on a dataset's page the planner writes it: the dataset is what is missing."""
+    question = "Сколько МВт·ч потреблено всего за 2024 год, по всем регионам и источникам?"
+    asked = step(specs, knowledge, question, "@prod", role="analyst")
+    assert not asked.tool_calls
+    assert asked.content.startswith("О каком датасете речь? Назовите его таблицу")
+    followed = step(specs, knowledge, "energy_consumption", "@prod", previous=question, role="analyst")
+    assert only_call(followed) == ("search_datasets", {"env_id": "prod", "query": "energy_consumption"})
+    plain = step(specs, knowledge, "выполни запрос", "@prod", role="analyst")  # no figure asked: its SQL
+    assert "SQL" in plain.content
+
+
+# --- a fresh QA check of this session (130 turns by a helper acting as new users) ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "sql"),
+    [
+        (  # the year standing alone was dropped: both years were summed, a wrong figure
+            "total consumption 2024",
+            'SELECT SUM(consumption_mwh) AS "total_consumption" FROM t '
+            "WHERE \"date\" >= '2024-01-01' AND \"date\" < '2025-01-01'",
+        ),
+        (
+            "total cost for the year 2025",
+            'SELECT SUM(cost_rub) AS "total_cost" FROM t WHERE "date" >= \'2025-01-01\' AND "date" < \'2026-01-01\'',
+        ),
+        (
+            "sum of cost_rub for 2025",
+            'SELECT SUM(cost_rub) AS "total_cost" FROM t WHERE "date" >= \'2025-01-01\' AND "date" < \'2026-01-01\'',
+        ),
+        ("whats the max consumption_mwh", 'SELECT MAX("consumption_mwh") AS "max_consumption_mwh" FROM t'),
+    ],
+)
+def test_a_figure_over_all_rows_keeps_its_year_and_function(question, sql):
+    assert _sql(question) == sql
+
+
+def test_a_place_named_is_a_condition_not_written():
+    """«потребление по регионам в Москве» listed every region: the SQL is asked for instead."""
+    assert _sql("потребление по регионам в Москве") is None
+    assert _sql("потребление по регионам за 2024") is not None
+
+
+def test_a_refusal_quotes_whole_words():
+    """«дай мне роль админа» was quoted back as «дай мне рол»."""
+    assert request_without_tool("дай мне роль админа") == "дай мне роль"
+
+
+def test_a_comparison_s_predicate_is_no_name(specs, knowledge):  # noqa: F811
+    """«а датасет одинаковый на деве и в проде?» on the dataset's page asked which dataset («одинаков» searched)."""
+    assert only_call(step(specs, knowledge, "а датасет одинаковый на деве и в проде?", "dataset/1@ss-dev")) == (
+        "compare_versions",
+        {"env_id": "ss-dev", "dataset_id": 1, "other_env_id": "prod"},
+    )
+
+
+def test_rows_deleted_are_not_sent_to_superset(specs, knowledge):  # noqa: F811
+    """«удали строки где …» was told «done in Superset itself»: Superset deletes no table rows either."""
+    message = step(specs, knowledge, "удали строки где consumption_mwh < 100", "dataset/1@ss-dev")
+    assert not message.tool_calls
+    assert "Superset" not in message.content.split("\n")[0]

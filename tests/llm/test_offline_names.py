@@ -76,14 +76,14 @@ def test_a_search_answer_for_a_query_claims_only_its_matches(language):
     found = {"env_id": "ss-dev", "query": "churn", "count": 1, "dashboards": [{"id": 4, "title": "Churn"}]}
     none = {"env_id": "ss-dev", "query": "churn", "count": 0, "dashboards": []}
     everything = {"env_id": "ss-dev", "query": None, "count": 2, "dashboards": [{"id": 1}, {"id": 2}]}
-    singular = "Found %(count)d dashboard in %(env)s whose title contains “%(query)s”."
-    plural_ = "Found %(count)d dashboards in %(env)s whose title contains “%(query)s”."
+    singular = "Found %(count)d dashboard in %(env)s whose title or slug contains “%(query)s”."
+    plural_ = "Found %(count)d dashboards in %(env)s whose title or slug contains “%(query)s”."
     head = plural(language, singular, plural_, 1, env="ss-dev", query="churn")
     assert answer_from_result("search_dashboards", found, language).splitlines()[0] == head
     assert answer_from_result("search_dashboards", none, language) == text(
         language,
-        "No dashboard you can see in %(env)s has “%(query)s” in its title (Superset lists only those your account "
-        "may open).",
+        "No dashboard you can see in %(env)s has “%(query)s” in its title or slug (Superset lists only those your "
+        "account may open).",
         env="ss-dev",
         query="churn",
     )

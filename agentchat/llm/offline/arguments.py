@@ -183,8 +183,8 @@ def args_fill(
         del args["query"]  # the dataset's name (or its stem) is no dashboard title
     missing = [name for name in required if name not in args]
     if tool == "rollback_deploy" and page.object_type == "migration" and not mentions.envs:
-        args.pop("env_id", None)  # a plan's page is its source environment; an undo is where it went (asked)
-        missing = [*missing, "undo_env_id"]
+        args.pop("env_id", None)  # a plan's page is its source environment; an undo is where it went: the plan's
+        # target, filled in by ``runtime.plans.plan_arguments``
     if tool == "deploy_dashboard" and "dashboard_id" not in args and "dashboard" not in args:
         missing.append("dashboard_id")
     if tool == "deploy_dashboard" and mentions.target_env and mentions.target_env == args.get("source_env_id"):

@@ -5,6 +5,7 @@ kind an object is named as, and the optional object ids named by a name (searche
 Shared by ``planner``; pure functions of the turn, its reading and its mentions.
 """
 
+import re
 from typing import Any
 
 from agentchat.llm.offline.answers.base import items
@@ -221,7 +222,19 @@ def found_part_read(turn: Turn, last: Result) -> str | None:
     rows, _total = items(payload.get(ROWS_KEY.get(last.tool, "")))
     if not read or read not in turn.tools or len(rows) != 1:
         return None
+    if DETAILS_ASKED.search(turn.question):  # «покажи детали датасета energy_consumption на проде» (a QA check)
+        return read
     return read if PARTS[kind] & set(read_question(turn.question).objects) else None
+
+
+# The object itself asked about, not a list («детали датасета X», «расскажи про дашборд X», "details of X", "tell me
+# about X"): the one found is read.
+DETAILS_ASKED = re.compile(
+    r"детал\w*|подробн\w*|расскажи\w* (мне )?(про|о|об)\b|опиши\b|информаци\w* (о|об|по)\b|\bdetails?\b"
+    r"|\btell me about\b|\bdescribe\b|\binfo(rmation)? (on|about)\b|\bwhat(')?s (in|on)\b|\bwhat is (in|on)\b"
+    r"|\bcontents? of\b|что внутри|что входит в|из чего состоит|содержимое",
+    re.I,
+)
 
 
 def page_parts(reading: Reading, object_type: str | None) -> bool:

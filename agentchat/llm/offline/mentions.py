@@ -141,6 +141,8 @@ NAME_ENDS = re.compile(
     r"|does|do|did|look|looks|show|find|list|deploy|check|summari[sz]e|describe|tell|when|where|how|which|what"
     r"|you|i|we|before|after|since|against|than|by|per|not|already|here|over|pls|plz|ok|okay|fine"
     r"|between|across|vs|versus|with|within|между|против"
+    # a comparison's predicate («а датасет одинаковый на деве и в проде?» searched for «одинаков»; a QA check)
+    r"|одинаков\w*|идентичн\w*|совпада\w*|отлича\w*|различа\w*|same|identical|differ\w*"
     r"|таблиц\w*|table|баз\w*|database|db|схем\w*|schema|владе\w*|принадлеж\w*|сделал\w*|owned|owns?|created"
     r"|опубликован\w*|неопубликован\w*|черновик\w*|published|unpublished|drafts?|сертифиц\w*|несертифиц\w*"
     r"|certified|uncertified|git|гит\w*|статус\w*|status)$",

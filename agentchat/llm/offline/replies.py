@@ -23,6 +23,7 @@ from agentchat.runtime.titles import tool_title
 from agentchat.toolset.aspects import Aspect
 from agentchat.toolset.reading import read_question, reading_tool
 from agentchat.toolset.verbs import told_to
+from agentchat.toolset.weights import writes_sql
 from agentchat.toolset.words import SQL_IN_TEXT, USES
 
 ROWS_KEY = {"search_dashboards": "dashboards", "search_datasets": "datasets"}
@@ -213,10 +214,17 @@ NOWHERE_ELSE = re.compile(
     r"|строк|записи",
     re.I,
 )
+# A table's rows deleted («удали строки где …»): no tool changes data, nor does Superset (a QA check read «done in
+# Superset itself»).
+ROWS_DELETED = re.compile(
+    r"(удал|сотр|почист|очист|delete|remove|drop|purge)\w*\s+(\S+\s+){0,2}(строк|запис|дубл|rows?\b|records?\b|dupes)",
+    re.I,
+)
 SCHEMA_CHANGES = re.compile(r"индекс|\bind(ex|exes|ices)\b|\btable\b", re.I)
 PLAN_EDITS = re.compile(r"\b(план|миграци)\w*|\b(plan|migration)\b", re.I)
 # Data asked for as a file («выгрузи … в csv», "export it to excel"): the SQL result's own «Скачать CSV» serves it.
 FILE_ASKED = re.compile(r"\bcsv\b|\bexcel\b|\bxlsx?\b|в файл\w*|to a file|as a file", re.I)
+NO_TOOL_REFUSAL = gettext_lazy("I cannot do that (“%(phrase)s”): I have no tool for it, and I changed nothing.")
 SUPERSET_REFUSAL = gettext_lazy(
     "I cannot do that (“%(phrase)s”): I have no tool for it, and I changed nothing. Deleting or renaming objects, "
     "editing charts and granting rights are done in Superset itself."
@@ -241,6 +249,11 @@ REFUSALS = (
         ),
     ),
     (
+        ROWS_DELETED,
+        True,
+        NO_TOOL_REFUSAL,
+    ),
+    (
         SCHEMA_CHANGES,
         False,
         gettext_lazy(
@@ -251,7 +264,7 @@ REFUSALS = (
     (
         NOWHERE_ELSE,
         False,
-        gettext_lazy("I cannot do that (“%(phrase)s”): I have no tool for it, and I changed nothing."),
+        NO_TOOL_REFUSAL,
     ),
 )
 
@@ -322,6 +335,13 @@ def _clarify_question(turn: Turn, tool: str, parameter: str) -> str:
     with translation.override(turn.language):
         if parameter == "sql" and tool in SQL_FROM_USER:  # the person's SQL, whoever answers (runtime.provenance)
             return str(OWN_SQL_QUESTION)
+        if parameter == "sql" and turn.page.object_type != "dataset" and writes_sql(turn.question):
+            # a figure the planner writes itself from a dataset's columns: the dataset is what is missing
+            # (turns_day11 g1117: «Сколько МВт·ч потреблено всего за 2024 год?» with no page was asked for SQL)
+            return _(
+                "Which dataset is it about? Name its table or open the dataset's page: there I write the query for "
+                "totals, rankings and counts myself. Or send the SQL (SELECT …)."
+            )
         if parameter == "sql":  # a model writes the SQL to run itself; the planner does not
             return _("Send the SQL query (SELECT …), in backticks if you like: offline, I do not write queries myself.")
         return _("Something is missing: please give “%(parameter)s”.") % {"parameter": parameter}

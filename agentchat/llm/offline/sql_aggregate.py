@@ -35,8 +35,9 @@ _NUMBERS = {
 }  # fmt: skip
 # What the two shapes do not write, so the person is asked for the SQL rather than shown another figure.
 CONDITION = re.compile(
-    r"\b(where|only|except|excluding|without|from (?!the dataset|this)|где|только|кроме|без|исключая)\b|[=<>']"
-    r"|\bпо\s+[А-ЯЁ]|\b(in|for)\s+[A-Z][a-z]",
+    r"\b(where|only|except|excluding|without|from (?!the dataset|this)|где|только|кроме|без|исключая)\b|[=<>]"
+    r"|(?<!\w)'|'(?!\w)"  # a literal's quote, not an apostrophe ("what's")
+    r"|\bпо\s+[А-ЯЁ]|\b(in|for)\s+[A-Z][a-z]|\b(в|во|у|для)\s+[А-ЯЁ][а-яё]",  # «в Москве»: one region's rows
 )
 # What a grand total names over all values («по всем регионам и источникам», "across all regions"): no column to
 # group by; «без разбивки» ("no breakdown") is no condition either.
@@ -44,7 +45,9 @@ ALL_OF = re.compile(
     r"\bпо\s+всем\s+[а-яё]+(\s*(,|и)\s*[а-яё]+)*|\b(across|over|for)\s+all\s+\w+(\s*(,|and)\s*\w+)*", re.I
 )
 NO_BREAKDOWN = re.compile(r"без разбивки|without (a )?breakdown", re.I)
-YEAR = re.compile(r"\b(?:за|в|in|for|during|of)\s+((?:19|20)\d\d)\b", re.I)
+# A year: «за 2024 год», "in 2024", and one standing alone ("total consumption 2024", "for the year 2025" summed both
+# years: a QA check), not a date's part (2024-01-01) nor a count («у меня 2088»).
+YEAR = re.compile(r"(?<![\w.:/-])((?:199|20[0-3])\d)(?![\w.:/-])")
 #: Rows a ranking shows when the question gives no number; rows of duplicates listed; rows of a breakdown.
 RANKING_ROWS, DUPLICATE_ROWS, BREAKDOWN_ROWS = 10, 50, 100
 _STEM = 5  # letters of a label's word compared with the question's words («регион» ~ «регионов», «потреб»)
@@ -57,7 +60,9 @@ def aggregate_sql(question: str, payload: dict[str, Any], relation: str, quote: 
     or no measure (see the module docstring)."""
     if MONTH.search(question) or CONDITION.search(NO_BREAKDOWN.sub(" ", question)):
         return None  # a month or a condition («только газ», "where source = …") is not written: the SQL is asked for
-    total = bool(GRAND_TOTAL.search(question)) and not (RANKING.search(question) or BREAKDOWN.search(question))
+    functions = _functions(question)
+    overall = GRAND_TOTAL.search(question) or functions  # "whats the max consumption_mwh": over all rows
+    total = bool(overall) and not (RANKING.search(question) or BREAKDOWN.search(question))
     words = _words(ALL_OF.sub(" ", question) if total else question)  # «по всем регионам»: no group by region
     columns = [c for c in payload.get("columns") or [] if c.get("name")]
     named = [c for c in columns if _named(c, words)]
@@ -77,7 +82,6 @@ def aggregate_sql(question: str, payload: dict[str, Any], relation: str, quote: 
     measures = [f"{m['expression']} AS {quote(m['name'])}" for m in metrics]
     if not measures:
         measures = [f"SUM({quote(c['name'])}) AS {quote('sum_' + c['name'])}" for c in named if _numeric(c)]
-    functions = _functions(question)
     if functions:  # "average consumption_mwh by region" was written as its SUM (a fresh check)
         numbers = [c for c in named if _numeric(c)]
         carried = [m for m in metrics if any(f.casefold() in str(m.get("name")).casefold() for f in functions)]

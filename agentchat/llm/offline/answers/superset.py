@@ -54,13 +54,13 @@ def health_summary(result: dict[str, Any], language: str) -> str:
 DASHBOARD_SEARCH = SearchWords(
     none=gettext_lazy("No matching dashboards found in %(env)s."),
     none_for_query=gettext_lazy(
-        "No dashboard you can see in %(env)s has “%(query)s” in its title (Superset lists only those your account "
-        "may open)."
+        "No dashboard you can see in %(env)s has “%(query)s” in its title or slug (Superset lists only those your "
+        "account may open)."
     ),
     found=ngettext_lazy("Found %(count)d dashboard in %(env)s.", "Found %(count)d dashboards in %(env)s.", "count"),
     found_for_query=ngettext_lazy(
-        "Found %(count)d dashboard in %(env)s whose title contains “%(query)s”.",
-        "Found %(count)d dashboards in %(env)s whose title contains “%(query)s”.",
+        "Found %(count)d dashboard in %(env)s whose title or slug contains “%(query)s”.",
+        "Found %(count)d dashboards in %(env)s whose title or slug contains “%(query)s”.",
         "count",
     ),
 )
@@ -99,8 +99,8 @@ def search_dashboards(result: dict[str, Any], language: str) -> str:
     head = DASHBOARD_SEARCH.head(found=bool(rows), count=count, env=result.get("env_id"), query=result.get("query"))
     if rows and result.get("title_words"):  # found by its words' stems: no title contains the query as typed
         head = ngettext(
-            "Found %(count)d dashboard in %(env)s whose title has the words of “%(query)s”.",
-            "Found %(count)d dashboards in %(env)s whose title has the words of “%(query)s”.",
+            "Found %(count)d dashboard in %(env)s whose title or slug has the words of “%(query)s”.",
+            "Found %(count)d dashboards in %(env)s whose title or slug has the words of “%(query)s”.",
             count,
         ) % {"count": count, "env": result.get("env_id"), "query": result.get("query")}
     if not rows:
