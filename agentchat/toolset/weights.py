@@ -161,8 +161,14 @@ GRAND_TOTAL = re.compile(
 
 
 # An average, a minimum or a maximum of a column ("whats the max consumption_mwh", «средняя цена за 2025»): that
-# function over all rows, or per a column's values ("average consumption_mwh by region").
-FUNCTION_ASKED = re.compile(r"\b(average|avg|mean|min|max|minimum|maximum|мин|макс)\b|\bсредн\w*", re.I)
+# function over all rows, or per a column's values ("average consumption_mwh by region"). Not «в среднем» / "on
+# average", which qualify another figure, nor a time (run and refresh times are no column of the data).
+_NOT_A_COLUMN = r"(?!\s+(\w+\s+)?(time|duration|latency|runtime|время|длительн|скорост|задержк))"
+FUNCTION_ASKED = re.compile(
+    rf"(?<!on )\b(average|avg|mean|min|max|minimum|maximum|мин|макс)\b{_NOT_A_COLUMN}"
+    rf"|(?<!в )(?<!\w)средн\w*(?!\w){_NOT_A_COLUMN}",
+    re.I,
+)
 
 
 def aggregate_asked(question: str) -> bool:

@@ -8,7 +8,7 @@ from agentchat.llm.offline.replies import unserved_part
 from agentchat.llm.offline.sql_aggregate import aggregate_sql
 from agentchat.toolset.clauses import main_clause
 from agentchat.toolset.unsupported import request_without_tool
-from agentchat.toolset.weights import aggregate_asked
+from agentchat.toolset.weights import FUNCTION_ASKED, aggregate_asked, writes_sql
 from policies.defaults import ENVIRONMENTS
 from tests.llm.test_day9_readings import PAYLOAD
 from tests.llm.test_day10_readings import _turn_after
@@ -151,6 +151,7 @@ def test_a_figure_with_no_dataset_asks_for_the_dataset_then_finds_it(specs, know
     ],
 )
 def test_a_figure_over_all_rows_keeps_its_year_and_function(question, sql):
+    assert writes_sql(question)  # "what's the max consumption_mwh in this data?" was asked for as SQL (turns_day6)
     assert _sql(question) == sql
 
 
@@ -178,3 +179,20 @@ def test_rows_deleted_are_not_sent_to_superset(specs, knowledge):  # noqa: F811
     message = step(specs, knowledge, "удали строки где consumption_mwh < 100", "dataset/1@ss-dev")
     assert not message.tool_calls
     assert "Superset" not in message.content.split("\n")[0]
+
+
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        ("whats the max consumption_mwh", True),
+        ("средняя стоимость за 2025", True),
+        ("сколько запросов в среднем за день?", False),  # «в среднем» qualifies another figure
+        ("on average, how many rows per load?", False),
+        ("what is the average refresh time of this dataset?", False),  # a time is no column of the data
+        ("среднее время выполнения запросов", False),
+    ],
+)
+def test_a_function_of_a_column_is_not_an_adverb_or_a_time(question, asked):
+    """A held row of aspects_unserved, diagnosed in general terms by a helper: «в среднем» in a question about a
+    statistic no tool returns read as an average of a column (the dataset was read, then SQL asked for)."""
+    assert bool(FUNCTION_ASKED.search(question)) is asked

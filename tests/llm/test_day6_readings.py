@@ -170,17 +170,6 @@ def test_the_latest_date_and_all_rows_are_written_from_the_dataset(question, sql
     assert sql_for(question, DATASET, mentions_read(question, ENVIRONMENTS).row_limit) == sql
 
 
-def test_a_max_of_a_column_named_in_words_is_written():
-    """It was asked for as SQL; a QA check of the seventh session found "whats the max consumption_mwh" refused as
-    «I cannot do “whats”» and then asked for SQL: a function of a named column is written (``sql_aggregate``)."""
-    question = "what's the max consumption_mwh in this data?"
-    assert writes_sql(question)
-    payload = {**DATASET, "columns": [{"name": "consumption_mwh", "type": "REAL"}]}
-    assert sql_for(question, payload, None) == (
-        'SELECT MAX("consumption_mwh") AS "max_consumption_mwh" FROM "main"."energy_consumption"'
-    )
-
-
 @pytest.mark.parametrize(
     ("question", "name"),
     [
