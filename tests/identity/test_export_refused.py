@@ -6,7 +6,7 @@ import pytest
 
 from tests.support.superset_api import dashboards_all
 from tests.support.tool_runs import run_tool
-from tests.support.wording import plural, text
+from tests.support.wording import DASHBOARD_EXPORT_REFUSED, plural, text
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -20,12 +20,7 @@ async def test_an_export_refused_to_the_account_is_not_said_to_be_an_outage(anal
     error = outcome.result["git"]["error"]
     assert error == plural(
         "ru",
-        "Superset shows you dashboard %(ids)s in %(env)s but fails its export (HTTP %(status)s): it does so when "
-        "some of the dashboard's charts or datasets are hidden from your account. Superset's administrator can "
-        "grant you access to them.",
-        "Superset shows you dashboards %(ids)s in %(env)s but fails their export (HTTP %(status)s): it does so "
-        "when some of their charts or datasets are hidden from your account. Superset's administrator can grant "
-        "you access to them.",
+        *DASHBOARD_EXPORT_REFUSED,
         1,
         ids=f"#{regions['id']}",
         env="ss-dev",

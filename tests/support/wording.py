@@ -43,6 +43,17 @@ TABLE_REFUSED = (
 )
 
 
+# A dashboard's export Superset fails while it lists the dashboard to the person (``superset.transfer.ExportRefused``).
+DASHBOARD_EXPORT_REFUSED = (
+    "Superset shows you dashboard %(ids)s in %(env)s but fails its export (HTTP %(status)s): it does so when some of "
+    "the dashboard's charts or datasets are hidden from your account. Superset's administrator can grant you access "
+    "to them.",
+    "Superset shows you dashboards %(ids)s in %(env)s but fails their export (HTTP %(status)s): it does so when some "
+    "of their charts or datasets are hidden from your account. Superset's administrator can grant you access to "
+    "them.",
+)
+
+
 # What follows every refusal of Superset's: who can change it (``errors.SupersetDenied.text``).
 ACCESS_FORWARD = "Access is granted in Superset by its administrator: ask them for the role you need."
 

@@ -17,7 +17,7 @@ from tests.support.contexts import ui_context
 from tests.support.frames import Frames, stored_answer
 from tests.support.superset_scratch import owner_ids, superset
 from tests.support.tool_runs import answer
-from tests.support.wording import plural, text
+from tests.support.wording import DASHBOARD_EXPORT_REFUSED, plural, text
 from tests.tools.test_deploy import _run
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.superset]
@@ -210,12 +210,7 @@ async def test_an_export_superset_fails_for_hidden_charts_is_superset_s_refusal_
     assert refused.error_code == "upstream_error"
     assert refused.error_message == plural(
         "ru",
-        "Superset shows you dashboard %(ids)s in %(env)s but fails its export (HTTP %(status)s): it does so when "
-        "some of the dashboard's charts or datasets are hidden from your account. Superset's administrator can "
-        "grant you access to them.",
-        "Superset shows you dashboards %(ids)s in %(env)s but fails their export (HTTP %(status)s): it does so "
-        "when some of their charts or datasets are hidden from your account. Superset's administrator can grant "
-        "you access to them.",
+        *DASHBOARD_EXPORT_REFUSED,
         1,
         ids=f"#{dashboard_id}",
         env="ss-dev",
