@@ -126,7 +126,7 @@ def extreme_asked(question: str) -> tuple[str, str | None] | None:
 
 # A ranking asked: "top 3", «топ-5», «три … больше всего», "the most", "lowest" (read with the dataset's columns).
 RANKING = re.compile(
-    r"\b(top|топ)[\s-]*\d{1,3}\b|(больше|меньше|дороже|дешевле|чаще|реже)\s+всего|наибольш\w*|наименьш\w*"
+    r"\b(top|топ)[\s-]*\d{1,3}\b|(больше|меньше|дороже|дешевле|чаще|реже)\s+(всего|всех)|наибольш\w*|наименьш\w*"
     r"|самы[йеx]\s+(больш|высок|низк|дорог|дешёв|дешев|мал)\w*|\b(the\s+)?(most|least|highest|lowest|largest"
     r"|smallest|biggest)\b",
     re.I,
@@ -141,10 +141,13 @@ DUPLICATES = re.compile(
 
 # A figure per value of a column ("how many rows per region?", «потребление в разрезе источников», «по регионам»).
 BREAKDOWN = re.compile(
-    r"\b(per|for each|broken down by|split by|grouped by)\s+\w+|\bв разрезе\b|\bпо\s+(каждому|каждой)\b"
-    # an aggregate "by" a column ("total cost by source"; a QA check asked for the SQL)
-    r"|\b(total|sum|count|average|avg|mean|number of|how many)\b[\w\s]{0,30}?\bby\s+[a-z_]+"
-    rf"|\bпо\s+(?!{PERIODS_PLURAL}\b)[а-яё]+ам\b",
+    r"\b(per|for each|broken down by|split by|grouped by)\s+\w+|\bв разрезе\b|\b(по|в)\s+(каждому|каждой|каждом)\b"
+    # an aggregate "by" a column ("total cost by source", "consumption by source for 2025": QA checks asked for the
+    # SQL)
+    r"|\b(total|sum|count|average|avg|mean|number of|how many|consumption|cost|costs|price|revenue|sales|amount"
+    r"|usage|spend|population)\b[\w\s]{0,30}?\bby\s+[a-z_]+"
+    # «по регионам», «по федеральным округам» (an adjective before the column's word)
+    rf"|\bпо\s+([а-яё]+(ым|им)\s+)?(?!{PERIODS_PLURAL}\b)[а-яё]+ам\b",
     re.I,
 )
 

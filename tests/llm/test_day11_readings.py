@@ -196,3 +196,24 @@ def test_a_function_of_a_column_is_not_an_adverb_or_a_time(question, asked):
     """A held row of aspects_unserved, diagnosed in general terms by a helper: «в среднем» in a question about a
     statistic no tool returns read as an average of a column (the dataset was read, then SQL asked for)."""
     assert bool(FUNCTION_ASKED.search(question)) is asked
+
+
+def test_a_three_letter_typo_of_prod_is_named():
+    """A QA check: «задеплой … из дева в прд» asked «В какое окружение?» though a place was typed."""
+    assert unknown_environments_named("задеплой Обзор регионов из дева в прд", ACTIVE) == ["прд"]
+    assert unknown_environments_named("что в том дашборде и в нём", ACTIVE) == []
+
+
+@pytest.mark.parametrize(
+    ("question", "head"),
+    [
+        ("какой регион больше всех потребил в 2024", 'SELECT "region", SUM(consumption_mwh) AS "total_consumption"'),
+        ("consumption by source for 2025", 'SELECT "source", SUM(consumption_mwh) AS "total_consumption"'),
+        ("стоимость по федеральным округам", None),  # no such column in this dataset: the SQL is asked for
+    ],
+)
+def test_more_rankings_and_breakdowns_are_read(question, head):
+    """A QA check: these were asked for as SQL."""
+    assert aggregate_asked(question)
+    sql = _sql(question)
+    assert (sql or "").startswith(head) if head else sql is None

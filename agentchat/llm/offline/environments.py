@@ -42,7 +42,8 @@ _ENV_AFTER_PREPOSITION = re.compile(
 )
 # A word after a preposition of place that is a typo of an environment's id or tier ("to prdo", "on stagign"):
 # said not to exist, with the active ones, never taken for one (a fresh check asked «to which environment?»).
-_AFTER_PLACE = re.compile(r"(?<![\w-])(?:to|into|on|in|from|в|во|на|из)\s+([A-Za-z][\w-]{2,}|[а-яё]{4,})", re.I)
+# «в прд», «на прде»: three letters are enough for a typo of «прод»
+_AFTER_PLACE = re.compile(r"(?<![\w-])(?:to|into|on|in|from|в|во|на|из)\s+([A-Za-z][\w-]{2,}|[а-яё]{3,})", re.I)
 _TIERS_RU = frozenset({"прод", "стейдж", "стейджинг"})  # «в прдо»
 TYPO_RATIO = 0.75  # difflib's ratio: «prdo» ~ «prod» 0.75, «stagign» ~ «staging» 0.86
 _ONE_WORD = re.compile(r"(?:(?:из|from|в|во|на|to|into)\s+)?[\w-]+", re.I)  # “to prod”, «staging»
