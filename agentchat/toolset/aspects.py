@@ -22,6 +22,7 @@ import pymorphy3
 import yaml
 
 from agentchat.runtime.registry import registry
+from agentchat.toolset.clauses import PREVIEW_SEEN
 from agentchat.toolset.tokens import corrected, object_of
 from agentchat.toolset.words import IDENTIFIER, SQL_IN_TEXT
 
@@ -129,6 +130,13 @@ def _asked_words() -> tuple[frozenset[str], frozenset[str]]:
     """``(question words, fillers)`` of ``asked_words.yaml``."""
     lists = _word_lists()
     return lists["question_words"], lists["fillers"]
+
+
+def plain_words() -> frozenset[str]:
+    """The question words, the fillers and the verbs any tool is asked with (``asked_words.yaml``), folded: words
+    that name no object, value or condition."""
+    lists = _word_lists()
+    return lists["question_words"] | lists["fillers"] | lists["any_tool_verbs"]
 
 
 def _any_tool_verbs() -> frozenset[str]:
@@ -280,7 +288,7 @@ def unheard_action(question: str) -> str | None:
     A message of several sentences is read sentence by sentence: a short heading before a colon ("Quick one: …",
     "Change freeze check: is …?") is no request, and a verb that starts a sentence of context («Freeze lifted at
     10:00. Run it.») is none when another sentence asks a tool's verb or a question (turns_day6 y12, y24, y73)."""
-    said = said_sentences(question)
+    said = said_sentences(_approval_cut(question))
     if len(said) == 1:
         verb = leading_verb(said[0])
         return verb if verb and not _heard(verb) else None
@@ -288,6 +296,12 @@ def unheard_action(question: str) -> str | None:
     if any(v and _heard(v) for v in verbs) or any(_asks(p) for p in said):
         return None
     return next((v for v in verbs if v), None)
+
+
+def _approval_cut(question: str) -> str:
+    """``question`` without what says a preview or a comparison was seen and approved ("diff looks fine, ship it":
+    «I cannot do “diff”», a QA check; ``clauses.PREVIEW_SEEN``)."""
+    return PREVIEW_SEEN.sub("", question).strip(" ,.;:!") or question
 
 
 def said_sentences(question: str) -> list[str]:
@@ -358,7 +372,7 @@ def foreign_verb(question: str, tool: str) -> str | None:
     (``tool_heard_stems``): «сертифицируй дашборд» is no review run, "add a chart" no dashboard summary. None: no
     verb, a verb any tool may be asked with (``any_tool_verbs``), or one ``tool`` is asked with — in any sentence of
     the message (the others are context)."""
-    said = said_sentences(question)
+    said = said_sentences(_approval_cut(question))
     if len(said) > 1 and any(_asks(p) for p in said):
         return None  # a question is asked: the verb of another sentence is context
     verbs = [v for v in map(leading_verb, said) if v]

@@ -58,7 +58,8 @@ PREVIEW_SEEN = re.compile(
     rf"({_SEEN_WHAT}\w*\s+(уже\s+)?(смотрел|видел|глянул|посмотрел|проверил)\w*"
     rf"|(смотрел|видел|глянул|посмотрел|проверил)\w*\s+(уже\s+)?{_SEEN_WHAT}"
     r"|\b(checked|seen|saw|reviewed|looked at|went through)\s+(the\s+)?(preview|diff|comparison)"
-    r"|\b(the\s+)?(preview|diff|comparison)\s+(looks|seems|is)\s+(fine|good|ok|okay|right)\b"
+    r"|\b(the\s+)?(preview|diff|comparison|changes)\s+(looks?|seems?|is|are)\s+(fine|good|ok|okay|right|great)\b"
+    r"|^\W*(looks|seems)\s+(fine|good|ok|okay|great)\b|^\W*(lgtm|all good)\b"  # "looks good, ship it" (a QA check)
     r")(,?\s*(и\s+)?(всё|все)\s+(ок|окей|хорошо|норм\w*|в порядке)\b)?",
     re.I,
 )

@@ -5,7 +5,8 @@ import pytest
 
 from agentchat.llm.offline.environments import unknown_environments_named
 from agentchat.llm.offline.replies import unserved_part
-from agentchat.llm.offline.sql_aggregate import aggregate_sql
+from agentchat.llm.offline.sql_aggregate import aggregate_sql, unread_words
+from agentchat.toolset.aspects import asked_aspect, unheard_action
 from agentchat.toolset.clauses import main_clause
 from agentchat.toolset.unsupported import request_without_tool
 from agentchat.toolset.weights import FUNCTION_ASKED, aggregate_asked, writes_sql
@@ -217,3 +218,58 @@ def test_more_rankings_and_breakdowns_are_read(question, head):
     assert aggregate_asked(question)
     sql = _sql(question)
     assert (sql or "").startswith(head) if head else sql is None
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "total cost 2024 Moscow",  # a second QA check: every region was summed, a confident wrong figure
+        "итого стоимость 2024 Москва",
+        "how much did coal cost in total",
+        "средняя стоимость газа за 2025г.",
+        "сумма потребления за 24 год",  # a year not read was left out: the total of every year
+        "сумма потребления за 2024 и 2025 годы по регионам",  # only 2024 was summed
+    ],
+)
+def test_a_condition_the_sql_would_leave_out_is_never_dropped(question):
+    assert _sql(question) is None
+
+
+def test_the_words_not_turned_into_sql_are_named():
+    payload = {**PAYLOAD, "source": {"table": "energy_consumption"}}
+    assert unread_words("total cost 2024 Moscow", payload) == ["moscow"]
+    assert unread_words("Итого стоимость по всем регионам за 2025 год, руб. Одна цифра, без разбивки.", payload) == []
+    assert unread_words("any dupes in here? more than one row per date + region + source", payload) == []
+    assert (_sql("сумма потребления за 2025г.") or "").endswith("\"date\" < '2026-01-01'")
+
+
+def test_an_approval_without_the_article_is_no_verb(specs, knowledge):  # noqa: F811
+    """A second QA check: "diff looks fine, ship it to prod" read «I cannot do “diff”»."""
+    assert only_call(step(specs, knowledge, "diff looks fine, ship it to prod", "dashboard/1@ss-dev"))[0] == (
+        "deploy_dashboard"
+    )
+    assert unheard_action("looks good, ship it") is None
+
+
+@pytest.mark.parametrize(
+    "question", ["what changed in this dashboard since yesterday", "что поменялось в дашборде со вчера?"]
+)
+def test_changes_over_a_period_are_an_aspect_no_tool_returns(question):
+    """A QA check: the whole summary answered with no word that the changes themselves are not known."""
+    aspect = asked_aspect(question)
+    assert aspect is not None
+    assert aspect.name == "object_history"
+    assert asked_aspect("what changed in dashboard 2 since the last commit?") is None  # the git status says
+
+
+@pytest.mark.parametrize(
+    ("question", "name"),
+    [
+        ("создай ветку fix axis label", "fix axis label"),  # a card for «fix» dropped two words (a QA check)
+        ("create a branch called fix axis label", "fix axis label"),
+        ("create branch fix from main", "fix"),
+        ("создай ветку fix-1 please", "fix-1"),
+    ],
+)
+def test_a_branch_name_keeps_the_words_up_to_the_end(specs, knowledge, question, name):  # noqa: F811
+    assert only_call(step(specs, knowledge, question, "dashboard/1@ss-dev", role="engineer"))[1]["name"] == name

@@ -270,6 +270,16 @@ def _search_text(
     return _capitalised_title(words, claimed, environments)
 
 
+def _words_to_the_end(text: str, name: str | None) -> str | None:
+    """``name`` with the Latin words after it when they run to the end of ``text`` («создай ветку fix axis label»:
+    "fix axis label", which the tool refuses as git does — a card for «fix» dropped two words; a QA check)."""
+    if not name:
+        return None
+    stop = r"(?:from|off|on|in|for|to|and|or|please|pls|plz|now|too|with|then)\b"
+    found = re.search(rf"{re.escape(name)}((?:\s+(?!{stop})[A-Za-z][\w./-]*)+)\s*[.!]?\s*$", text)
+    return f"{name}{found.group(1)}" if found else None
+
+
 def mentions_read(text: str, environments: list[tuple[str, str]]) -> Mentions:
     """Read what ``text`` names.
 
@@ -313,7 +323,7 @@ def mentions_read(text: str, environments: list[tuple[str, str]]) -> Mentions:
     # a quoted name is the whole name, spaces and all ("named 'feature/axis label'"): the tool refuses it as git
     # does, rather than a shorter one being made without a word (a fresh check got «feature/axis»)
     whole = next((q for q in quoted if mentions.branch and mentions.branch in q and re.search(r"\s", q)), None)
-    mentions.branch = whole or mentions.branch
+    mentions.branch = whole or _words_to_the_end(plain, mentions.branch) or mentions.branch
     mentions.base_branch = _after(plain, r"(?:\bот|\bfrom|\boff)\s+(?:ветки\s+|branch\s+)?([A-Za-z][\w./-]*)")
     if mentions.base_branch and mentions.base_branch.lower() in {e.lower() for e in envs}:
         mentions.base_branch = None

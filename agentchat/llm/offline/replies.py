@@ -16,6 +16,7 @@ from agentchat.llm.offline.answers.datasets import dependents_lines
 from agentchat.llm.offline.answers.git import git_line
 from agentchat.llm.offline.aspect_texts import cannot_text, instead_text
 from agentchat.llm.offline.followup import inactive_tiers, no_such_environment_text
+from agentchat.llm.offline.sql_aggregate import unread_words
 from agentchat.llm.offline.state import Result, Turn
 from agentchat.runtime.provenance import OWN_SQL_QUESTION, SQL_FROM_USER
 from agentchat.runtime.questions import argument_question
@@ -342,6 +343,12 @@ def _clarify_question(turn: Turn, tool: str, parameter: str) -> str:
                 "Which dataset is it about? Name its table or open the dataset's page: there I write the query for "
                 "totals, rankings and counts myself. Or send the SQL (SELECT …)."
             )
+        read = next((r for r in reversed(turn.results) if r.tool == "superset_explore_database" and r.ok), None)
+        unread = unread_words(turn.question, read.payload) if read and isinstance(read.payload, dict) else []
+        if parameter == "sql" and unread:  # what the query would have left out is said (a QA check: none was)
+            return _(
+                "I do not turn “%(words)s” into SQL myself: send the query (SELECT …), in backticks if you like."
+            ) % {"words": ", ".join(unread)}
         if parameter == "sql":  # a model writes the SQL to run itself; the planner does not
             return _("Send the SQL query (SELECT …), in backticks if you like: offline, I do not write queries myself.")
         return _("Something is missing: please give “%(parameter)s”.") % {"parameter": parameter}

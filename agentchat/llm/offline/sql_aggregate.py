@@ -20,6 +20,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from agentchat.toolset.aspects import fold, plain_words
 from agentchat.toolset.weights import BREAKDOWN, DUPLICATES, GRAND_TOTAL, RANKING
 from agentchat.toolset.words import COUNT, MONTH
 
@@ -47,10 +48,47 @@ ALL_OF = re.compile(
 NO_BREAKDOWN = re.compile(r"без разбивки|without (a )?breakdown", re.I)
 # A year: «за 2024 год», "in 2024", and one standing alone ("total consumption 2024", "for the year 2025" summed both
 # years: a QA check), not a date's part (2024-01-01) nor a count («у меня 2088»).
-YEAR = re.compile(r"(?<![\w.:/-])((?:199|20[0-3])\d)(?![\w.:/-])")
+YEAR = re.compile(r"(?<![\w.:/-])((?:199|20[0-3])\d)(?![\d:/_a-zA-Z]|[.-]\d)")  # «2025г.» too
+# A year said in any form («за 24 год», «2025г.», "year 1812", "FY25"): when ``YEAR`` reads none, the SQL is asked for.
+YEAR_SAID = re.compile(r"\d\s*-?(й|ый|ом)?\s*(год\w*|гг?)(?![а-яё])|\b(year|fy)\s*-?\d|\b\d+\s+years?\b", re.I)
 #: Rows a ranking shows when the question gives no number; rows of duplicates listed; rows of a breakdown.
 RANKING_ROWS, DUPLICATE_ROWS, BREAKDOWN_ROWS = 10, 50, 100
 _STEM = 5  # letters of a label's word compared with the question's words («регион» ~ «регионов», «потреб»)
+
+
+# The words of a figure's question besides the dataset's own (its table, columns, metrics and their labels) and the
+# plain words (``toolset.aspects.plain_words``): how it is asked and summed, in five-letter stems. Any other word may
+# be a condition the SQL would leave out — a region, a source, a customer ("total cost 2024 Moscow", "how much did
+# coal cost in total" summed every row: a QA check) — so nothing is written and the SQL is asked for.
+_FRAME_STEMS = frozenset(
+    """сколь всего итого сумма суммы сумму суммарн общий общая общее общую одна одну одной цифра цифру цифро числом
+    разби год года году годы годам лет весь всем всех каждо разрез топ больш меньш дороже дешев чаще реже самый самая
+    самые самых наибо наиме средн минимал максим мин макс дубли дубле строк данны датас табли нужна нужно надо покаж
+    посчи выведи дай скажи руб рублей мвт мвтч квт квтч потре стоим плиз пожал разом вместе целом получи вышло
+    what whats which how much many total sum overall altog one number figure break without in for the of by per each
+    all across over year years top most least highe lowest large small bigge avera avg mean min max minim maxim dupe
+    dupes dupli rows row recor data datas table show give tell get calcu compu count please pls spend spent paid pay
+    value amount sold consu used use uses whole entire there total and or more than also now okay just then есть
+    обошл стоил потра запла электр энерг power energ""".split()
+) | frozenset(_NUMBERS)
+
+
+def unread_words(question: str, payload: dict[str, Any]) -> list[str]:
+    """The words of ``question`` that neither the dataset in ``payload`` (its table, columns, metrics, their names
+    and labels) nor the plain and framing words account for, in order, folded — each a condition the SQL might
+    leave out (see ``_FRAME_STEMS``). Numbers (a year, a count) are not words here; environment names neither."""
+    source = payload.get("source") or {}
+    named = [str(source.get("table") or "")]
+    for item in [*(payload.get("columns") or []), *(payload.get("metrics") or [])]:
+        named += [str(item.get("name") or ""), str(item.get("label") or "")]
+    known = {w[:5] for text in named for w in re.findall(r"[a-zа-яё]+", text.casefold().replace("ё", "е"))}
+    known |= {w[:5] for w in plain_words()} | {w[:5] for w in _FRAME_STEMS}
+    words = re.findall(r"[a-zа-яё]+", fold(question))
+    return [w for w in dict.fromkeys(words) if len(w) >= 3 and w[:5] not in known and not ENV_WORD.fullmatch(w)]
+
+
+# An environment's name or tier in the question («на проде», "in prod", «ss-dev»): where, not a condition.
+ENV_WORD = re.compile(r"prod\w*|прод\w*|dev|дев\w*|ss|stag\w*|стейдж\w*|staging", re.I)
 
 
 def aggregate_sql(question: str, payload: dict[str, Any], relation: str, quote: Callable[[Any], str]) -> str | None:
@@ -58,8 +96,10 @@ def aggregate_sql(question: str, payload: dict[str, Any], relation: str, quote: 
     dataset mode: ``columns`` ``[{"name", "type", "label"}]``, ``metrics`` ``[{"name", "expression", "label"}]``),
     selecting from ``relation``; ``quote`` quotes an identifier. None when the question names no column to group by
     or no measure (see the module docstring)."""
-    if MONTH.search(question) or CONDITION.search(NO_BREAKDOWN.sub(" ", question)):
+    if MONTH.search(question) or CONDITION.search(NO_BREAKDOWN.sub(" ", question)) or unread_words(question, payload):
         return None  # a month or a condition («только газ», "where source = …") is not written: the SQL is asked for
+    if len(set(YEAR.findall(question))) > 1 or (YEAR_SAID.search(question) and not YEAR.search(question)):
+        return None  # «за 2024 и 2025 годы», «за 24 год», "year 1812": a year not read is no year left out
     functions = _functions(question)
     overall = GRAND_TOTAL.search(question) or functions  # "whats the max consumption_mwh": over all rows
     total = bool(overall) and not (RANKING.search(question) or BREAKDOWN.search(question))
