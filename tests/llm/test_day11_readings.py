@@ -209,7 +209,6 @@ def test_a_three_letter_typo_of_prod_is_named():
     ("question", "head"),
     [
         ("какой регион больше всех потребил в 2024", 'SELECT "region", SUM(consumption_mwh) AS "total_consumption"'),
-        ("consumption by source for 2025", 'SELECT "source", SUM(consumption_mwh) AS "total_consumption"'),
         ("стоимость по федеральным округам", None),  # no such column in this dataset: the SQL is asked for
     ],
 )
@@ -229,9 +228,12 @@ def test_more_rankings_and_breakdowns_are_read(question, head):
         "средняя стоимость газа за 2025г.",
         "сумма потребления за 24 год",  # a year not read was left out: the total of every year
         "сумма потребления за 2024 и 2025 годы по регионам",  # only 2024 was summed
+        "итого стоимость за Q1 2025",
+        "сумма потребления за второй квартал 2025 года",
     ],
 )
 def test_a_condition_the_sql_would_leave_out_is_never_dropped(question):
+    """Also a part of a year, which a held row of turns_day11 left out (diagnosed by a helper in general terms)."""
     assert _sql(question) is None
 
 
@@ -241,6 +243,8 @@ def test_the_words_not_turned_into_sql_are_named():
     assert unread_words("Итого стоимость по всем регионам за 2025 год, руб. Одна цифра, без разбивки.", payload) == []
     assert unread_words("any dupes in here? more than one row per date + region + source", payload) == []
     assert (_sql("сумма потребления за 2025г.") or "").endswith("\"date\" < '2026-01-01'")
+    # a unit in another case is no condition (a held row of turns_day10, diagnosed by a helper in general terms)
+    assert unread_words("топ-3 региона по потреблению за 2025 год в рублях", payload) == []
 
 
 def test_an_approval_without_the_article_is_no_verb(specs, knowledge):  # noqa: F811
@@ -273,3 +277,15 @@ def test_changes_over_a_period_are_an_aspect_no_tool_returns(question):
 )
 def test_a_branch_name_keeps_the_words_up_to_the_end(specs, knowledge, question, name):  # noqa: F811
     assert only_call(step(specs, knowledge, question, "dashboard/1@ss-dev", role="engineer"))[1]["name"] == name
+
+
+def test_the_context_around_a_figure_is_no_condition():
+    """turns_day8 d823 (read): «Добрый день. Готовлю записку … — подскажите, какие три региона …? Спасибо!» was asked
+    for the SQL by the guard against dropped conditions: only the clause that asks the figure is read for one."""
+    question = (
+        "Добрый день. Готовлю отчёт для директора — подскажите, пожалуйста, какие три региона потребили больше всего "
+        "за 2025 год. Спасибо!"
+    )
+    assert unread_words(question, {**PAYLOAD, "source": {"table": "energy_consumption"}}) == []
+    assert (_sql(question) or "").endswith("LIMIT 3")
+    assert unread_words("Готовлю отчёт. Сколько потребила Москва в 2025?", PAYLOAD) == ["москва"]

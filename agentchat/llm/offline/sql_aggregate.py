@@ -20,8 +20,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from agentchat.toolset.aspects import fold, plain_words
-from agentchat.toolset.weights import BREAKDOWN, DUPLICATES, GRAND_TOTAL, RANKING
+from agentchat.toolset.aspects import fold, plain_words, sentences
+from agentchat.toolset.weights import BREAKDOWN, DUPLICATES, GRAND_TOTAL, RANKING, aggregate_asked
 from agentchat.toolset.words import COUNT, MONTH
 
 LEAST = re.compile(
@@ -51,6 +51,12 @@ NO_BREAKDOWN = re.compile(r"без разбивки|without (a )?breakdown", re.
 YEAR = re.compile(r"(?<![\w.:/-])((?:199|20[0-3])\d)(?![\d:/_a-zA-Z]|[.-]\d)")  # «2025г.» too
 # A year said in any form («за 24 год», «2025г.», "year 1812", "FY25"): when ``YEAR`` reads none, the SQL is asked for.
 YEAR_SAID = re.compile(r"\d\s*-?(й|ый|ом)?\s*(год\w*|гг?)(?![а-яё])|\b(year|fy)\s*-?\d|\b\d+\s+years?\b", re.I)
+# A part of a year: a quarter or a half ("Q1", «1 кв.», «второй квартал», "H2", «полугодие»).
+PART_OF_YEAR = re.compile(
+    r"(?<![\w-])[qк]\s?[1-4](?!\w)|(?<!\w)[1-4]\s?-?(й\s)?(кв|квартал\w*)(?!\w)|квартал\w*|\bquarters?\b|полугоди\w*"
+    r"|\bhalf[- ]year\b|(?<![\w-])h[12](?!\w)",
+    re.I,
+)
 #: Rows a ranking shows when the question gives no number; rows of duplicates listed; rows of a breakdown.
 RANKING_ROWS, DUPLICATE_ROWS, BREAKDOWN_ROWS = 10, 50, 100
 _STEM = 5  # letters of a label's word compared with the question's words («регион» ~ «регионов», «потреб»)
@@ -69,7 +75,8 @@ _FRAME_STEMS = frozenset(
     all across over year years top most least highe lowest large small bigge avera avg mean min max minim maxim dupe
     dupes dupli rows row recor data datas table show give tell get calcu compu count please pls spend spent paid pay
     value amount sold consu used use uses whole entire there total and or more than also now okay just then есть
-    обошл стоил потра запла электр энерг power energ""".split()
+    спаси добры здрав приве thank thanks hello млн млрд тыс милли тысяч знак округ decim round digit milli billi
+    thous обошл стоил потра запла электр энерг power energ""".split()
 ) | frozenset(_NUMBERS)
 
 
@@ -83,8 +90,17 @@ def unread_words(question: str, payload: dict[str, Any]) -> list[str]:
         named += [str(item.get("name") or ""), str(item.get("label") or "")]
     known = {w[:5] for text in named for w in re.findall(r"[a-zа-яё]+", text.casefold().replace("ё", "е"))}
     known |= {w[:5] for w in plain_words()} | {w[:5] for w in _FRAME_STEMS}
-    words = re.findall(r"[a-zа-яё]+", fold(question))
-    return [w for w in dict.fromkeys(words) if len(w) >= 3 and w[:5] not in known and not ENV_WORD.fullmatch(w)]
+    short = tuple(w for w in _FRAME_STEMS if 3 <= len(w) < 5)  # «руб» for «рублях», «мвт» for «мвтч»
+    # the sentences (and dash-joined clauses) that ask the figure; the others are context («Готовлю записку для
+    # руководства — …», «Спасибо!»)
+    parts = [c for p in sentences(question) for c in re.split(r"\s[—–-]\s|;", p) if c.strip()]
+    asking = [p for p in parts if aggregate_asked(p) or COUNT.search(p) or p.rstrip().endswith("?")] or [question]
+    words = re.findall(r"[a-zа-яё]+", fold(" ".join(asking)))
+    return [
+        w
+        for w in dict.fromkeys(words)
+        if len(w) >= 3 and w[:5] not in known and not w.startswith(short) and not ENV_WORD.fullmatch(w)
+    ]
 
 
 # An environment's name or tier in the question («на проде», "in prod", «ss-dev»): where, not a condition.
@@ -100,6 +116,8 @@ def aggregate_sql(question: str, payload: dict[str, Any], relation: str, quote: 
         return None  # a month or a condition («только газ», "where source = …") is not written: the SQL is asked for
     if len(set(YEAR.findall(question))) > 1 or (YEAR_SAID.search(question) and not YEAR.search(question)):
         return None  # «за 2024 и 2025 годы», «за 24 год», "year 1812": a year not read is no year left out
+    if PART_OF_YEAR.search(question):
+        return None  # "Q1 2025", «первое полугодие»: a part of the year is a condition too
     functions = _functions(question)
     overall = GRAND_TOTAL.search(question) or functions  # "whats the max consumption_mwh": over all rows
     total = bool(overall) and not (RANKING.search(question) or BREAKDOWN.search(question))
