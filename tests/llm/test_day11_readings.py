@@ -289,3 +289,9 @@ def test_the_context_around_a_figure_is_no_condition():
     assert unread_words(question, {**PAYLOAD, "source": {"table": "energy_consumption"}}) == []
     assert (_sql(question) or "").endswith("LIMIT 3")
     assert unread_words("Готовлю отчёт. Сколько потребила Москва в 2025?", PAYLOAD) == ["москва"]
+
+
+def test_a_short_word_of_asking_is_no_prefix_of_a_place():
+    """«мин» (a minimum) must not account for «Минске», nor "for" for "Fort Worth": only units are read by prefix."""
+    assert unread_words("итого стоимость в Минске за 2025", PAYLOAD) == ["минске"]
+    assert unread_words("total cost for Fort Worth 2025", PAYLOAD) == ["fort", "worth"]

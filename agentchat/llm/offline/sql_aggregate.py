@@ -90,7 +90,7 @@ def unread_words(question: str, payload: dict[str, Any]) -> list[str]:
         named += [str(item.get("name") or ""), str(item.get("label") or "")]
     known = {w[:5] for text in named for w in re.findall(r"[a-zа-яё]+", text.casefold().replace("ё", "е"))}
     known |= {w[:5] for w in plain_words()} | {w[:5] for w in _FRAME_STEMS}
-    short = tuple(w for w in _FRAME_STEMS if 3 <= len(w) < 5)  # «руб» for «рублях», «мвт» for «мвтч»
+    short = _UNITS  # «руб» for «рублях», «мвт» for «мвтч» (no other short stem: «мин» is no «Минск»)
     # the sentences (and dash-joined clauses) that ask the figure; the others are context («Готовлю записку для
     # руководства — …», «Спасибо!»)
     parts = [c for p in sentences(question) for c in re.split(r"\s[—–-]\s|;", p) if c.strip()]
@@ -103,6 +103,8 @@ def unread_words(question: str, payload: dict[str, Any]) -> list[str]:
     ]
 
 
+# Units and scales in any case form («в рублях», «млн», «мвтч»): the figure's unit, no condition.
+_UNITS = ("руб", "мвт", "квт", "млн", "млрд", "тыс", "mwh", "kwh", "rub")
 # An environment's name or tier in the question («на проде», "in prod", «ss-dev»): where, not a condition.
 ENV_WORD = re.compile(r"prod\w*|прод\w*|dev|дев\w*|ss|stag\w*|стейдж\w*|staging", re.I)
 
