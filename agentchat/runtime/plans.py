@@ -203,28 +203,21 @@ def plan_arguments(
         The arguments to use (a new dict when completed).
     """
     page = context or {}
-    if tool in UNDO_TOOLS and not args.get("env_id") and page.get("objectType") == "migration":
-        plan_id = _int(page.get("objectId"))
-        plan = Migration.objects.filter(pk=plan_id).first() if plan_id is not None else None
+    object_id = str(page.get("objectId") or "")
+    page_plan = int(object_id) if page.get("objectType") == "migration" and object_id.isdigit() else None
+    if tool in UNDO_TOOLS and not args.get("env_id") and page_plan is not None:
+        plan = Migration.objects.filter(pk=page_plan).first()
         return {**args, "env_id": plan.target_env_id} if plan is not None else args
     if "migration_id" not in fields:
         return args
-    if not args.get("migration_id") and page.get("objectType") == "migration" and page.get("objectId"):
-        args = {**args, "migration_id": int(page["objectId"])}
+    if not args.get("migration_id") and page_plan is not None:
+        args = {**args, "migration_id": page_plan}
     migration_id = args.get("migration_id")
     migration = Migration.objects.filter(pk=migration_id).first() if isinstance(migration_id, int) else None
     if migration is not None:
         planned = {"source_env_id": migration.source_env_id, "target_env_id": migration.target_env_id}
         args = {**args, **{k: v for k, v in planned.items() if k in fields and not args.get(k)}}
     return args
-
-
-def _int(value: Any) -> int | None:
-    """``value`` as an id, or None when it is not one (a UIContext's ``objectId`` may be any string)."""
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return None
 
 
 def migration_mapping_set(*, migration_id: int, mapping: dict[str, str]) -> None:

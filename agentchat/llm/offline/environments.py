@@ -18,7 +18,7 @@ TIER_WORDS = {
 }
 # A hyphenated word with a tier in it («ss-prod», «прод-2», "prod-eu"): an environment's name, if one exists.
 _ENV_LIKE = re.compile(r"(?<![\w-])(?:\w+-)+\w+(?![\w-])")
-_TIER_PART = re.compile(r"prod\w*|прод\w*|dev|дев\w*|stag\w*|стейдж\w*", re.I)
+TIER_PART = re.compile(r"prod\w*|прод\w*|dev|дев\w*|stag\w*|стейдж\w*", re.I)
 # Parts that make a hyphenated word an environment's name though no tier is in it ("uat-7", "qa-env").
 _ENV_PART = re.compile(r"uat|qa|env|sandbox", re.I)
 # A Russian word beside the tier («prod-репозитории», «прод-база») makes a compound of what it names: no name.
@@ -118,13 +118,13 @@ def unknown_environments_named(text: str, environments: list[tuple[str, str]]) -
     found = [
         (m.start(), m.group(0))
         for m in _ENV_LIKE.finditer(text)
-        if any(_TIER_PART.fullmatch(part) or _ENV_PART.fullmatch(part) for part in m.group(0).split("-"))
-        and not any(_WORD_PART.fullmatch(part) and not _TIER_PART.fullmatch(part) for part in m.group(0).split("-"))
+        if any(TIER_PART.fullmatch(part) or _ENV_PART.fullmatch(part) for part in m.group(0).split("-"))
+        and not any(_WORD_PART.fullmatch(part) and not TIER_PART.fullmatch(part) for part in m.group(0).split("-"))
     ]
     found += [
         (m.start(1), m.group(1))
         for m in _ENV_AFTER_NOUN.finditer(text)
-        if not _TIER_PART.fullmatch(m.group(1)) and m.group(1).lower() not in _NOT_A_NAME
+        if not TIER_PART.fullmatch(m.group(1)) and m.group(1).lower() not in _NOT_A_NAME
     ]
     found += [(m.start(), m.group(0)) for m in _ENV_NAME.finditer(text)]
     found += [(m.start(1), m.group(1)) for m in _ENV_AFTER_PREPOSITION.finditer(text)]

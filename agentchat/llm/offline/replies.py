@@ -329,6 +329,13 @@ def clarify_text(turn: Turn, tool: str, parameter: str) -> str:
     return f"{cannot_text(aspect, turn.language)}\n{closest}\n{asked}"
 
 
+def _unread(turn: Turn) -> list[str]:
+    """The words of the question that the dataset read this turn (``superset_explore_database``) and the words of
+    asking do not account for (``sql_aggregate.unread_words``); [] when no dataset was read."""
+    read = next((r for r in reversed(turn.results) if r.tool == "superset_explore_database" and r.ok), None)
+    return unread_words(turn.question, read.payload) if read and isinstance(read.payload, dict) else []
+
+
 def _clarify_question(turn: Turn, tool: str, parameter: str) -> str:
     question = argument_question(parameter, turn.language)
     if question is not None:
@@ -343,9 +350,8 @@ def _clarify_question(turn: Turn, tool: str, parameter: str) -> str:
                 "Which dataset is it about? Name its table or open the dataset's page: there I write the query for "
                 "totals, rankings and counts myself. Or send the SQL (SELECT …)."
             )
-        read = next((r for r in reversed(turn.results) if r.tool == "superset_explore_database" and r.ok), None)
-        unread = unread_words(turn.question, read.payload) if read and isinstance(read.payload, dict) else []
-        if parameter == "sql" and unread:  # what the query would have left out is said (a QA check: none was)
+        unread = _unread(turn) if parameter == "sql" else []
+        if unread:  # what the query would have left out is said (a QA check: none was)
             return _(
                 "I do not turn “%(words)s” into SQL myself: send the query (SELECT …), in backticks if you like."
             ) % {"words": ", ".join(unread)}

@@ -16,10 +16,12 @@ The columns and measures are found by the words of the question: a column's or m
 asked for the SQL, as before. The statement runs through the SQL tool's read-only proof like any other.
 """
 
+import functools
 import re
 from collections.abc import Callable
 from typing import Any
 
+from agentchat.llm.offline.environments import TIER_PART
 from agentchat.toolset.aspects import fold, plain_words, sentences
 from agentchat.toolset.weights import BREAKDOWN, DUPLICATES, GRAND_TOTAL, RANKING, aggregate_asked
 from agentchat.toolset.words import COUNT, MONTH
@@ -89,8 +91,7 @@ def unread_words(question: str, payload: dict[str, Any]) -> list[str]:
     for item in [*(payload.get("columns") or []), *(payload.get("metrics") or [])]:
         named += [str(item.get("name") or ""), str(item.get("label") or "")]
     known = {w[:5] for text in named for w in re.findall(r"[a-zа-яё]+", text.casefold().replace("ё", "е"))}
-    known |= {w[:5] for w in plain_words()} | {w[:5] for w in _FRAME_STEMS}
-    short = _UNITS  # «руб» for «рублях», «мвт» for «мвтч» (no other short stem: «мин» is no «Минск»)
+    known |= _plain_stems()
     # the sentences (and dash-joined clauses) that ask the figure; the others are context («Готовлю записку для
     # руководства — …», «Спасибо!»)
     parts = [c for p in sentences(question) for c in re.split(r"\s[—–-]\s|;", p) if c.strip()]
@@ -99,14 +100,20 @@ def unread_words(question: str, payload: dict[str, Any]) -> list[str]:
     return [
         w
         for w in dict.fromkeys(words)
-        if len(w) >= 3 and w[:5] not in known and not w.startswith(short) and not ENV_WORD.fullmatch(w)
+        if len(w) >= 3 and w[:5] not in known and not w.startswith(_UNITS) and not TIER_PART.fullmatch(w)
     ]
 
 
-# Units and scales in any case form («в рублях», «млн», «мвтч»): the figure's unit, no condition.
+# Units and scales in any case form («в рублях», «млн», «мвтч»): the figure's unit, no condition; read by prefix
+# (no other short stem is: «мин» is no «Минск»). An environment's tier («на проде», "in prod") is where, not a
+# condition either (``environments.TIER_PART``).
 _UNITS = ("руб", "мвт", "квт", "млн", "млрд", "тыс", "mwh", "kwh", "rub")
-# An environment's name or tier in the question («на проде», "in prod", «ss-dev»): where, not a condition.
-ENV_WORD = re.compile(r"prod\w*|прод\w*|dev|дев\w*|ss|stag\w*|стейдж\w*|staging", re.I)
+
+
+@functools.cache
+def _plain_stems() -> frozenset[str]:
+    """The five-letter stems of the plain words (``plain_words``) and of ``_FRAME_STEMS``, computed once."""
+    return frozenset(w[:5] for w in plain_words() | _FRAME_STEMS)
 
 
 def aggregate_sql(question: str, payload: dict[str, Any], relation: str, quote: Callable[[Any], str]) -> str | None:
