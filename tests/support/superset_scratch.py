@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import httpx
 import prison
 
 from tests.support.superset_api import SERVICE_USERNAME, superset
@@ -40,6 +41,12 @@ def owner_ids(env_id: str) -> list[int]:
             rows = client.get("/api/v1/security/users/", params={"q": q}).json()["result"]
         _OWNER_IDS[env_id] = sorted(int(row["id"]) for row in rows)
     return _OWNER_IDS[env_id]
+
+
+def _uuid_of(client: httpx.Client, kind: str, object_id: int) -> str | None:
+    """The uuid of ``/api/v1/<kind>/<id>`` (its detail view), or None when it is gone."""
+    response = client.get(f"/api/v1/{kind}/{object_id}")
+    return str(response.json()["result"].get("uuid")) if response.status_code == 200 else None
 
 
 def unique() -> str:
@@ -67,23 +74,24 @@ class SupersetScratch:
 
     Attributes:
         tag: ten random digits appended to tagged names and slugs (digits keep a name's language).
-        made: ``(env_id, kind, id)`` of every object made here, in creation order.
+        made: ``(env_id, kind, id, uuid)`` of every object made here, in creation order.
     """
 
     def __init__(self):
         self.tag = f"{uuid.uuid4().int % 10**10:010d}"
-        self.made: list[tuple[str, str, int]] = []
+        self.made: list[tuple[str, str, int, str]] = []
 
     def _name(self, name: str, tagged: bool) -> str:
         return f"{name} {self.tag}" if tagged else name
 
     def _create(self, env_id: str, kind: str, body: dict[str, Any]) -> int:
-        """POST ``body`` to ``/api/v1/<kind>/`` of ``env_id``, record the new object and return its id."""
+        """POST ``body`` to ``/api/v1/<kind>/`` of ``env_id``, record the new object (with its uuid) and return its
+        id."""
         with superset(env_id) as client:
             response = client.post(f"/api/v1/{kind}/", json=body)
             response.raise_for_status()
-        object_id = response.json()["id"]
-        self.made.append((env_id, kind, object_id))
+            object_id = response.json()["id"]
+            self.made.append((env_id, kind, object_id, _uuid_of(client, kind, object_id)))
         return object_id
 
     def dashboard(
@@ -202,11 +210,21 @@ class SupersetScratch:
         with superset(env_id) as client:
             return [row["id"] for row in client.get("/api/v1/dataset/", params={"q": q}).json()["result"]]
 
+    def _still_ours(self, env_id: str, kind: str) -> list[int]:
+        """The ids of the ``kind`` objects made here in ``env_id`` that still carry the uuid they were made with,
+        newest first. One a tool under test deleted is left out: the local pair's SQLite metadata reuses a
+        deleted top id, so by then the id may be another test's object (a concurrent xdist worker's)."""
+        made = [(i, u) for e, k, i, u in reversed(self.made) if (e, k) == (env_id, kind)]
+        if not made:
+            return []
+        with superset(env_id) as client:
+            return [i for i, u in made if _uuid_of(client, kind, i) == u]
+
     def cleanup(self) -> None:
         """Delete what was made here, then every tagged dashboard and chart left in ss-dev and prod."""
         for kind in _KINDS:
             for env_id in ENVIRONMENTS:
-                ids = [i for e, k, i in reversed(self.made) if (e, k) == (env_id, kind)]
+                ids = self._still_ours(env_id, kind)
                 if kind == "database":
                     objects_delete(env_id, "dataset", [d for i in ids for d in self._datasets_on(env_id, i)])
                 objects_delete(env_id, kind, ids)
