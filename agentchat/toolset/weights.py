@@ -156,7 +156,11 @@ GRAND_TOTAL = re.compile(
     r"(?<!\w)(итого|в сумме|суммарн\w*|сумм[аыу]|одн[ау] цифр\w*|одним числом|без разбивки|всего\s+за)(?!\w)"
     r"|\bсколько\b[^.?!]{0,40}(?<!больше )(?<!меньше )(?<!\w)всего(?!\w)"  # not «всего 5 строк»: only five
     r"|\b(in total|grand total|overall|altogether|one (number|figure)|no breakdown|without (a )?breakdown|sum of)\b"
-    r"|\btotal\b(?![\w\s]{0,30}?\b(by|per)\b)",
+    r"|\btotal\b(?![\w\s]{0,30}?\b(by|per)\b)"
+    # how much something cost or used («сколько стоил газ в 2025», «во сколько обошлась Москва», "how much did coal
+    # cost"): one figure, its conditions read from the dataset's values (llm.offline.sql_values)
+    r"|\bсколько\s+(стоил\w*|потратил\w*|заплатил\w*|потребил\w*|израсходовал\w*)|\bво\s+сколько\s+обош\w*"
+    r"|\bhow much\b(?:\s+\w+){0,4}?\s+(cost|costs|spent|spend|paid|pay|consumed|consume|use|used)\b",
     re.I,
 )
 

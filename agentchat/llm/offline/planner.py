@@ -36,11 +36,7 @@ from agentchat.llm.offline.asked import (
     page_parts,
     properties,
 )
-from agentchat.llm.offline.followup import (
-    bare_answer,
-    bare_direction,
-    previous_answered,
-)
+from agentchat.llm.offline.followup import bare_answer, bare_direction, previous_answered
 from agentchat.llm.offline.mentions import Mentions, mentions_read
 from agentchat.llm.offline.naming import name_quoted
 from agentchat.llm.offline.replies import (
@@ -56,8 +52,10 @@ from agentchat.llm.offline.replies import (
 )
 from agentchat.llm.offline.sql_steps import (
     database_tables_args,
+    figure_step,
     only_database,
     refers_to_missing_query,
+    sql_after_values,
     sql_first_step,
     sql_for,
 )
@@ -338,6 +336,8 @@ def _after_results(turn: Turn, choice: Choice, mentions: Mentions) -> AIMessage:
     last = turn.results[-1]
     if not last.ok:
         return _text(failure_text(turn, last))
+    if (written := sql_after_values(turn, mentions.row_limit)) is not None:  # the values a condition names, read
+        return _call(SQL, written) if written else _ask(turn, SQL, "sql")
     intended = choice.tool if choice.kind == "tool" else ""
     if last.tool == "superset_explore_database" and (tables := database_tables_args(turn.question, last.payload or {})):
         return _call(last.tool, {"env_id": last.args.get("env_id"), **tables})  # the database behind the dataset
@@ -385,8 +385,8 @@ def _continue_chain(turn: Turn, intended: str, last: Result, mentions: Mentions)
         database_id = only_database(last.payload or {}) if mentions.sql else None
         if database_id:  # the person's SQL, on the environment's only database
             return _call(intended, {**last.args, "database_id": database_id, "sql": mentions.sql})
-        if sql := sql_for(turn.question, last.payload or {}, mentions.row_limit):
-            return _call(intended, {**last.args, "sql": sql})
+        if step := figure_step(turn.question, last.payload or {}, mentions.row_limit, mentions.sql):
+            return _call(intended, {**last.args, **step})  # its SQL, or first the values a condition may name
         if not mentions.sql and last.args.get("dataset_id"):  # a figure it does not write (a month, a condition)
             return _ask(turn, intended, "sql")  # is asked for, not answered with the dataset's description
     if last.tool == "superset_explore_database" and intended == "superset_audit_permissions":

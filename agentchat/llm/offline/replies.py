@@ -16,7 +16,7 @@ from agentchat.llm.offline.answers.datasets import dependents_lines
 from agentchat.llm.offline.answers.git import git_line
 from agentchat.llm.offline.aspect_texts import cannot_text, instead_text
 from agentchat.llm.offline.followup import inactive_tiers, no_such_environment_text
-from agentchat.llm.offline.sql_aggregate import unread_words
+from agentchat.llm.offline.sql_steps import still_unread
 from agentchat.llm.offline.state import Result, Turn
 from agentchat.runtime.provenance import OWN_SQL_QUESTION, SQL_FROM_USER
 from agentchat.runtime.questions import argument_question
@@ -329,13 +329,6 @@ def clarify_text(turn: Turn, tool: str, parameter: str) -> str:
     return f"{cannot_text(aspect, turn.language)}\n{closest}\n{asked}"
 
 
-def _unread(turn: Turn) -> list[str]:
-    """The words of the question that the dataset read this turn (``superset_explore_database``) and the words of
-    asking do not account for (``sql_aggregate.unread_words``); [] when no dataset was read."""
-    read = next((r for r in reversed(turn.results) if r.tool == "superset_explore_database" and r.ok), None)
-    return unread_words(turn.question, read.payload) if read and isinstance(read.payload, dict) else []
-
-
 def _clarify_question(turn: Turn, tool: str, parameter: str) -> str:
     question = argument_question(parameter, turn.language)
     if question is not None:
@@ -350,7 +343,7 @@ def _clarify_question(turn: Turn, tool: str, parameter: str) -> str:
                 "Which dataset is it about? Name its table or open the dataset's page: there I write the query for "
                 "totals, rankings and counts myself. Or send the SQL (SELECT …)."
             )
-        unread = _unread(turn) if parameter == "sql" else []
+        unread = still_unread(turn) if parameter == "sql" else []
         if unread:  # what the query would have left out is said (a QA check: none was)
             return _(
                 "I do not turn “%(words)s” into SQL myself: send the query (SELECT …), in backticks if you like."

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agentchat.llm.offline.environments import TIER_PART
+from agentchat.llm.offline.sql_values import text_columns, value_conditions, values_where
 from agentchat.toolset.aspects import fold, plain_words, sentences
 from agentchat.toolset.weights import BREAKDOWN, DUPLICATES, GRAND_TOTAL, RANKING, aggregate_asked
 from agentchat.toolset.words import COUNT, MONTH
@@ -42,6 +43,8 @@ CONDITION = re.compile(
     r"|(?<!\w)'|'(?!\w)"  # a literal's quote, not an apostrophe ("what's")
     r"|\bпо\s+[А-ЯЁ]|\b(in|for)\s+[A-Z][a-z]|\b(в|во|у|для)\s+[А-ЯЁ][а-яё]",  # «в Москве»: one region's rows
 )
+# The part of ``CONDITION`` no value read of the dataset writes (``sql_values``): a negation, an operator, a literal.
+HARD_CONDITION = re.compile(r"\b(where|except|excluding|without|где|кроме|без|исключая)\b|[=<>]|(?<!\w)'|'(?!\w)", re.I)
 # What a grand total names over all values («по всем регионам и источникам», "across all regions"): no column to
 # group by; «без разбивки» ("no breakdown") is no condition either.
 ALL_OF = re.compile(
@@ -116,17 +119,35 @@ def _plain_stems() -> frozenset[str]:
     return frozenset(w[:5] for w in plain_words() | _FRAME_STEMS)
 
 
-def aggregate_sql(question: str, payload: dict[str, Any], relation: str, quote: Callable[[Any], str]) -> str | None:
+def values_wanted(question: str, payload: dict[str, Any]) -> bool:
+    """True when the figure ``question`` asks of the dataset in ``payload`` is not written only for words the
+    dataset's names do not account for, which its text columns' values may (``sql_values``): a month, a negation or
+    an operator, a year not read or a part of a year are not written whatever the values are."""
+    if MONTH.search(question) or HARD_CONDITION.search(NO_BREAKDOWN.sub(" ", question)) or _period_unread(question):
+        return False
+    return bool(unread_words(question, payload)) and bool(text_columns(payload))
+
+
+def aggregate_sql(
+    question: str,
+    payload: dict[str, Any],
+    relation: str,
+    quote: Callable[[Any], str],
+    values: dict[str, list[str]] | None = None,
+) -> str | None:
     """The ranking or duplicates SQL ``question`` asks of the dataset in ``payload`` (``superset_explore_database``'s
     dataset mode: ``columns`` ``[{"name", "type", "label"}]``, ``metrics`` ``[{"name", "expression", "label"}]``),
-    selecting from ``relation``; ``quote`` quotes an identifier. None when the question names no column to group by
-    or no measure (see the module docstring)."""
-    if MONTH.search(question) or CONDITION.search(NO_BREAKDOWN.sub(" ", question)) or unread_words(question, payload):
-        return None  # a month or a condition («только газ», "where source = …") is not written: the SQL is asked for
-    if len(set(YEAR.findall(question))) > 1 or (YEAR_SAID.search(question) and not YEAR.search(question)):
-        return None  # «за 2024 и 2025 годы», «за 24 год», "year 1812": a year not read is no year left out
-    if PART_OF_YEAR.search(question):
-        return None  # "Q1 2025", «первое полугодие»: a part of the year is a condition too
+    selecting from ``relation``; ``quote`` quotes an identifier; ``values`` ``{column: [values]}`` of its text
+    columns, when read (``sql_values``): the values the question names become its conditions. None when the question
+    names no column to group by or no measure, or a condition it does not write (see the module docstring)."""
+    conditions, unread = value_conditions(unread_words(question, payload), values or {})
+    condition = CONDITION.search(NO_BREAKDOWN.sub(" ", question))
+    if condition and conditions and not HARD_CONDITION.search(NO_BREAKDOWN.sub(" ", question)):
+        condition = None  # «в Москве», «только газ»: the values read are the condition
+    if MONTH.search(question) or condition or unread:
+        return None  # a month or a condition («кроме газа», "where source = …") is not written: the SQL is asked for
+    if _period_unread(question):
+        return None
     functions = _functions(question)
     overall = GRAND_TOTAL.search(question) or functions  # "whats the max consumption_mwh": over all rows
     total = bool(overall) and not (RANKING.search(question) or BREAKDOWN.search(question))
@@ -162,13 +183,14 @@ def aggregate_sql(question: str, payload: dict[str, Any], relation: str, quote: 
             return None  # no column to take it of: the SQL is asked for, never a total in its place
     if not measures and COUNT.search(question):
         measures = ["COUNT(*) AS row_count"]  # "how many rows per region?"
-    where = ""
+    clauses = values_where(conditions, quote)
     dated = next((c for c in columns if _dated(c)), None)
     if (year := YEAR.search(question)) and dated:
         first = int(year.group(1))
         column = quote(dated["name"])
-        where = f" WHERE {column} >= '{first}-01-01' AND {column} < '{first + 1}-01-01'"
-    if total and not dimensions and measures:
+        clauses.append(f"{column} >= '{first}-01-01' AND {column} < '{first + 1}-01-01'")
+    where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+    if (total or conditions) and not dimensions and measures:
         return f"SELECT {', '.join(measures)} FROM {relation}{where}"  # noqa: S608 - one figure over all rows
     if not dimensions or not measures:
         return None
@@ -187,6 +209,17 @@ def aggregate_sql(question: str, payload: dict[str, Any], relation: str, quote: 
 _AVERAGE = re.compile(r"\b(average|avg|mean)\b|\bсредн\w*", re.I)
 _MIN_MAX = re.compile(r"\b(min|max|minimum|maximum|мин|макс)\b", re.I)
 _BOTH_RU = re.compile(r"минимальн\w*\s+и\s+максимальн\w*|максимальн\w*\s+и\s+минимальн\w*", re.I)
+
+
+def _period_unread(question: str) -> bool:
+    """A year not read or a part of a year: «за 2024 и 2025 годы», «за 24 год», "year 1812", "Q1 2025",
+    «первое полугодие» — a period the SQL would leave out."""
+    two_years = len(set(YEAR.findall(question))) > 1
+    return (
+        two_years
+        or bool(YEAR_SAID.search(question) and not YEAR.search(question))
+        or bool(PART_OF_YEAR.search(question))
+    )
 
 
 def _functions(question: str) -> list[str]:

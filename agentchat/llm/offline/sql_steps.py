@@ -12,8 +12,9 @@ from typing import Any
 
 from agentchat.llm.offline.answers.base import items
 from agentchat.llm.offline.mentions import Mentions
-from agentchat.llm.offline.sql_aggregate import aggregate_sql
-from agentchat.llm.offline.state import Turn
+from agentchat.llm.offline.sql_aggregate import aggregate_sql, unread_words, values_wanted
+from agentchat.llm.offline.sql_values import VALUES_ROW_LIMIT, value_conditions, values_read, values_sql
+from agentchat.llm.offline.state import Result, Turn
 from agentchat.toolset.weights import ALL_ROWS, aggregate_asked, extreme_asked, writes_sql
 from agentchat.toolset.words import COUNT, FIRST_ROWS, VALUES
 
@@ -36,26 +37,22 @@ DATABASE_WORD = re.compile(r"\b(?:database|db)\b|\bбаз[аеуыо]\w*", re.I)
 VALUES_LIMIT = 50
 
 
-def sql_for(question: str, payload: dict[str, Any], row_limit: int | None) -> str | None:
+def sql_for(
+    question: str, payload: dict[str, Any], row_limit: int | None, values: dict[str, list[str]] | None = None
+) -> str | None:
     """The SQL ``question`` asks of a dataset, from ``payload`` (``superset_explore_database`` in dataset mode:
     ``source`` ``{"table", "schema", "sql"}`` and ``columns`` ``[{"name"}]``), or None (no source, or distinct values
-    of a column the dataset does not have).
+    of a column the dataset does not have). ``values`` are its text columns' values when read (``sql_values``).
 
     Returns:
         ``SELECT COUNT(*) AS row_count FROM …``, ``SELECT DISTINCT "col" FROM … ORDER BY 1 LIMIT 50``, a ranking or
         the duplicates (``sql_aggregate``; None when its columns are not found) or ``SELECT * FROM … LIMIT n``
         (``row_limit``, default 10).
     """
-    source = payload.get("source") or {}
-    table = source.get("table")
-    if table:
-        schema = source.get("schema")
-        relation = f"{_identifier(schema)}.{_identifier(table)}" if schema else _identifier(table)
-    elif source.get("sql"):
-        relation = f"({str(source['sql']).rstrip(' ;')}) AS dataset"
-    else:
+    relation = _relation(payload)
+    if relation is None:
         return None
-    if aggregate_asked(question) and (sql := aggregate_sql(question, payload, relation, _identifier)):
+    if aggregate_asked(question) and (sql := aggregate_sql(question, payload, relation, _identifier, values)):
         return sql  # a ranking, a breakdown or duplicates ("how many rows per region?" is no plain count)
     if COUNT.search(question):
         return f"SELECT COUNT(*) AS row_count FROM {relation}"  # noqa: S608 - see the module docstring
@@ -80,6 +77,61 @@ def sql_for(question: str, payload: dict[str, Any], row_limit: int | None) -> st
     if ALL_ROWS.search(question) and row_limit is None:
         return f"SELECT * FROM {relation}"  # noqa: S608 - the SQL tool's row cap applies and is said
     return f"SELECT * FROM {relation} LIMIT {10 if row_limit is None else row_limit}"  # noqa: S608 - see the module docstring
+
+
+def figure_step(
+    question: str, payload: dict[str, Any], row_limit: int | None, sql: str | None = None
+) -> dict[str, Any] | None:
+    """After a dataset's read (``payload``), the SQL call's arguments the question asks for: ``{"sql"}`` written
+    (``sql_for``), else — with no SQL of the person's (``sql``) — ``{"sql", "row_limit"}`` of the read of its text
+    values (``values_step``); None when neither."""
+    if written := sql_for(question, payload, row_limit):
+        return {"sql": written}
+    return None if sql else values_step(question, payload)
+
+
+def values_step(question: str, payload: dict[str, Any]) -> dict[str, Any] | None:
+    """``{"sql", "row_limit"}`` of the query that reads the dataset's text values (``sql_values``) when the figure
+    ``question`` asks is not written only for words they may account for; else None."""
+    relation = _relation(payload)
+    if relation is None or not aggregate_asked(question) or not values_wanted(question, payload):
+        return None
+    sql = values_sql(payload, relation, _identifier)
+    return {"sql": sql, "row_limit": VALUES_ROW_LIMIT} if sql else None
+
+
+def sql_after_values(turn: Turn, row_limit: int | None) -> dict[str, Any] | None:
+    """After the values read (``values_step``), the figure's SQL call arguments (the dataset's, with the SQL written
+    with the values as its conditions), ``{}`` when it is still not written (the SQL is asked for), or None when
+    the last result is no values read."""
+    read, values = _values_result(turn)
+    if read is None:
+        return None
+    sql = sql_for(turn.question, read.payload, row_limit, values)
+    return {**read.args, "sql": sql} if sql else {}
+
+
+def still_unread(turn: Turn) -> list[str]:
+    """The words of the question that the dataset read this turn (``superset_explore_database``), the words of asking
+    and the values read (``sql_values``) do not account for; [] when no dataset was read."""
+    read = next((r for r in reversed(turn.results) if r.tool == "superset_explore_database" and r.ok), None)
+    if read is None or not isinstance(read.payload, dict):
+        return []
+    return value_conditions(unread_words(turn.question, read.payload), _values_result(turn)[1])[1]
+
+
+def _values_result(turn: Turn) -> tuple[Result | None, dict[str, list[str]]]:
+    """(the dataset's read, ``{column: [values]}``) when the last result is its values read, else (None, {})."""
+    last = turn.results[-1] if turn.results else None
+    read = turn.results[-2] if len(turn.results) > 1 else None
+    if last is None or read is None or last.tool != "superset_execute_sql" or not last.ok:
+        return None, {}
+    if read.tool != "superset_explore_database" or not isinstance(read.payload, dict):
+        return None, {}
+    step = values_step(turn.question, read.payload)
+    if step is None or last.args.get("sql") != step["sql"]:
+        return None, {}
+    return read, values_read(last.payload)
 
 
 def refers_to_missing_query(question: str, earlier_sql: bool) -> bool:
@@ -133,6 +185,18 @@ def _date_column(payload: dict[str, Any]) -> str | None:
     None (none, or several and none of them ``date``)."""
     dated = [str(c["name"]) for c in payload.get("columns") or [] if re.search(r"date|time", str(c.get("type")), re.I)]
     return dated[0] if len(dated) == 1 else _column(payload, "date")
+
+
+def _relation(payload: dict[str, Any]) -> str | None:
+    """What a dataset's SQL selects from: its table (``"schema"."table"``) or its SQL as a subquery; None without
+    either."""
+    source = payload.get("source") or {}
+    if table := source.get("table"):
+        schema = source.get("schema")
+        return f"{_identifier(schema)}.{_identifier(table)}" if schema else _identifier(table)
+    if source.get("sql"):
+        return f"({str(source['sql']).rstrip(' ;')}) AS dataset"
+    return None
 
 
 def _identifier(name: Any) -> str:

@@ -26,8 +26,13 @@ def execute_sql(result: dict[str, Any], language: str) -> str:
     if not result.get("truncated") and int(result.get("row_count") or len(rows)) == 1 and len(columns) == 1 and rows:
         # one value (COUNT, SUM, …): say it, not «1 row»
         value = row_values(rows[0], columns)[0]
+        if value is None:  # SUM over no rows («за 2031 год»): no figure, said as such rather than «= NULL»
+            return _(
+                "The query on database %(where)s gave no value of %(column)s (NULL): no row matches its conditions, "
+                "or the rows that do hold no value."
+            ) % {"where": where, "column": md_text(columns[0])}
         scale = column_scale(items(result.get("columns"))[0][0].get("type"), [value])
-        shown = "NULL" if value is None else number_text(value, scale) if scale is not None else md_text(value)
+        shown = number_text(value, scale) if scale is not None else md_text(value)
         return _("Result of the query on database %(where)s: %(column)s = %(value)s.") % {
             "where": where,
             "column": md_text(columns[0]),
