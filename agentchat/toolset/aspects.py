@@ -18,11 +18,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import pymorphy3
 import yaml
 
 from agentchat.runtime.registry import registry
-from agentchat.toolset.clauses import PREVIEW_SEEN
+from agentchat.toolset.clauses import PREVIEW_SEEN, QUOTED
+from agentchat.toolset.morphology import imperative_ru
 from agentchat.toolset.tokens import corrected, object_of
 from agentchat.toolset.words import IDENTIFIER, SQL_IN_TEXT
 
@@ -208,17 +208,6 @@ def _swapped_in(word: str, words: frozenset[str] | set[str]) -> bool:
     return any(word[:i] + word[i + 1] + word[i] + word[i + 2 :] in words for i in range(len(word) - 1))
 
 
-@functools.cache
-def _morphology() -> pymorphy3.MorphAnalyzer:
-    """Russian morphology (pymorphy3 with its OpenCorpora dictionary, loaded once: about 50 ms, 15 MB)."""
-    return pymorphy3.MorphAnalyzer()
-
-
-def _imperative_ru(word: str) -> bool:
-    """True when some reading of the Russian ``word`` is a verb in the imperative mood («пометь», «запланируй»)."""
-    return any(p.tag.POS == "VERB" and p.tag.mood == "impr" for p in _morphology().parse(word))
-
-
 # English words a request may start with before its verb, and the words after which a first word is not a verb
 # («revenue by region», "top 5 regions": a noun phrase, not a request).
 _EN_LEAD = frozenset({"please", "pls", "plz", "ok", "okay", "hey", "hi", "now", "so", "then", "just", "kindly", "and"})
@@ -248,7 +237,7 @@ def leading_verb(question: str) -> str | None:
         for word in [w for w in words if w not in fillers][:VERB_WINDOW]:
             if word in asking:
                 return None
-            if _imperative_ru(word):
+            if imperative_ru(word):
                 return word
         return None
     tokens = [t for t in fold(question).split() if t not in _EN_LEAD]
@@ -288,7 +277,7 @@ def unheard_action(question: str) -> str | None:
     A message of several sentences is read sentence by sentence: a short heading before a colon ("Quick one: …",
     "Change freeze check: is …?") is no request, and a verb that starts a sentence of context («Freeze lifted at
     10:00. Run it.») is none when another sentence asks a tool's verb or a question (turns_day6 y12, y24, y73)."""
-    said = said_sentences(_approval_cut(question))
+    said = _said(question)
     if len(said) == 1:
         verb = leading_verb(said[0])
         return verb if verb and not _heard(verb) else None
@@ -296,6 +285,12 @@ def unheard_action(question: str) -> str | None:
     if any(v and _heard(v) for v in verbs) or any(_asks(p) for p in said):
         return None
     return next((v for v in verbs if v), None)
+
+
+def _said(question: str) -> list[str]:
+    """The sentences a request is read in: ``said_sentences`` without an approval (``_approval_cut``) and without
+    quoted text, a name or a message («commit message: «charts: fix …»» asked no «fix», turns_day12 h1257)."""
+    return said_sentences(_approval_cut(QUOTED.sub(" ", question)))
 
 
 def _approval_cut(question: str) -> str:
@@ -372,7 +367,7 @@ def foreign_verb(question: str, tool: str) -> str | None:
     (``tool_heard_stems``): «сертифицируй дашборд» is no review run, "add a chart" no dashboard summary. None: no
     verb, a verb any tool may be asked with (``any_tool_verbs``), or one ``tool`` is asked with — in any sentence of
     the message (the others are context)."""
-    said = said_sentences(_approval_cut(question))
+    said = _said(question)
     if len(said) > 1 and any(_asks(p) for p in said):
         return None  # a question is asked: the verb of another sentence is context
     verbs = [v for v in map(leading_verb, said) if v]

@@ -40,6 +40,11 @@ def main_clause(question: str) -> str:
     return ". ".join(p for p in (text[: clause.start()], request) if p) or question
 
 
+# Quoted text is a name or a message, not a request («закоммить, commit message: «charts: fix source pie labels»»
+# was refused «fix», turns_day12 h1257).
+QUOTED = re.compile(r"«[^«»]*»|“[^“”]*”|\"[^\"]*\"|`[^`]*`")
+
+
 # A next step on a condition («прогони валидацию и если всё ок то закоммить», "validate it and if it passes, commit")
 # or after it («нужна ветка release/2.5, и сразу закоммить»): the first action is asked first; the next one waits.
 THEN_CLAUSE = re.compile(
@@ -53,10 +58,12 @@ IF_CLAUSE = re.compile(r"\b(if|если|в случае)\b[^,.;?!]*", re.I)
 # The person says they have seen a migration's preview or a comparison («превью смотрел, всё ок. запускай», "I've
 # checked the preview", "ok the diff looks fine, ship it to prod"): no preview or comparison is shown again before
 # the card (turns_day5 x35, x60; turns_day11 g1139).
-_SEEN_WHAT = r"(превью|предпросмотр|дифф?|сравнение)"
+# The English noun in a Russian sentence counts too («запускай миграцию, preview я уже смотрел», turns_day12 h1203).
+_SEEN_WHAT = r"(превью|предпросмотр|дифф?|сравнение|preview|diff)"
+_WHO = r"((я|мы)\s+)?(уже\s+)?"
 PREVIEW_SEEN = re.compile(
-    rf"({_SEEN_WHAT}\w*\s+(уже\s+)?(смотрел|видел|глянул|посмотрел|проверил)\w*"
-    rf"|(смотрел|видел|глянул|посмотрел|проверил)\w*\s+(уже\s+)?{_SEEN_WHAT}"
+    rf"({_SEEN_WHAT}\w*\s+{_WHO}(смотрел|видел|глянул|посмотрел|проверил)\w*"
+    rf"|(смотрел|видел|глянул|посмотрел|проверил)\w*\s+{_WHO}{_SEEN_WHAT}"
     r"|\b(checked|seen|saw|reviewed|looked at|went through)\s+(the\s+)?(preview|diff|comparison)"
     r"|\b(the\s+)?(preview|diff|comparison|changes)\s+(looks?|seems?|is|are)\s+(fine|good|ok|okay|right|great)\b"
     r"|^\W*(looks|seems)\s+(fine|good|ok|okay|great)\b|^\W*(lgtm|all good)\b"  # "looks good, ship it" (a QA check)

@@ -16,6 +16,7 @@ from agentchat.toolset.clauses import PREVIEW_SEEN, THEN_CLAUSE, main_clause
 from agentchat.toolset.reading import CHECK, MAKE, asks_for_review, asks_to_see, read_question, unnegated
 from agentchat.toolset.versions import DEPLOY_HISTORY, ROLLBACK, VERSION_GIT, VERSIONS_COMPARED
 from agentchat.toolset.weights import intent_scores
+from agentchat.toolset.words import VALUES_LISTED
 
 STRONG, MEDIUM, WEAK = 0.16, 0.09, 0.045
 
@@ -50,6 +51,13 @@ FORMAT_WORDS = (
 SQL_TEXT = r"(\bselect\b.+\bfrom\b|\bselect\s+(\d|\*|count\()|`[^`]*\bselect\b[^`]*`|\bwith\b\s+\w+\s+as\s*\()"
 IMPERATIVE_RU = r"(сделай|создай|заведи|запусти|выполни|примени|добавь|сохрани|зафиксируй)"
 
+# «бэкап дева!», "full backup of prod before tonight's release please", «бэкап прода перед релизом, сейчас»: the noun
+# and the environment alone are a terse request for one (turns_day6 y45, turns_day9 e961, turns_day12 h1243).
+TERSE_BACKUP = (
+    r"^\s*(?:(?:полн\w*|full|fresh|свеж\w*|нов\w*|new)\s+)?(?:бэкап|бекап|backup)\s+(?:of\s+|для\s+)?[\w-]+"
+    r"(?:\s+(?:before|перед)\b.*?)?(?:\s*,?\s*(?:пожалуйста|please|pls|плиз|плз|сейчас|срочно|немедленно|now|asap))*"
+    r"\s*[!.]*\s*$"
+)
 RULES: list[Rule] = [
     # --- what the agent can do
     # «вы»: a polite or plural «что вы умеете / чем можете помочь» asks the same (turns_day8 d865)
@@ -154,6 +162,7 @@ RULES: list[Rule] = [
         STRONG,
         "dataset",
     ),
+    Rule("superset_execute_sql", VALUES_LISTED, STRONG, frozenset({"dataset"})),  # «какие регионы есть в данных?»
     _r(
         "superset_execute_sql",
         r"(посчитай|(сколько|скока|скоко) (записей|строк)|больше всего|меньше всего|максимальн|минимальн|средн|суммарн|"
@@ -212,14 +221,7 @@ RULES: list[Rule] = [
     _r("list_backups", r"do we have (a|any) backup", STRONG),
     _r("run_backup", r"(сдела[йт]|созда[йт]|сним|запуст|забэкап)\w*.*(бэкап|бекап|резервн)|забэкап", STRONG),
     _r("run_backup", r"\bback (it )?up\b|\b(take|make|run|create) (a )?backup|\bexport (all|every)", STRONG),
-    # «бэкап дева!»: the noun and the environment alone are a terse request for one (turns_day6 y45), also with an
-    # adjective, a «please» or when it is for ("full backup of prod before tonight's release please", turns_day9 e961)
-    _r(
-        "run_backup",
-        r"^\s*(?:(?:полн\w*|full|fresh|свеж\w*|нов\w*|new)\s+)?(?:бэкап|бекап|backup)\s+(?:of\s+|для\s+)?[\w-]+"
-        r"(?:\s+(?:before|перед)\b.*?)?(?:\s*,?\s*(?:пожалуйста|please|pls|плиз|плз))?\s*[!.]*\s*$",
-        2 * STRONG,
-    ),
+    _r("run_backup", TERSE_BACKUP, 2 * STRONG),
     # --- migrations
     _r(
         "preview_migration",
@@ -266,7 +268,7 @@ ACTION_REQUEST = re.compile(
     r"|задокумент|документир|обнови|добав|провер[ьи]|проверить|проверку|ревью|забэкап|сними|бэкап\w* сдела"
     r"|назови|заполни|выгрузи|экспортир|нуж(на|ен|но|ны) (нов|отдельн)"
     r"|в порядке|проблем"  # «всё ли в порядке?», «найди проблемы»: a request for a validation run
-    r"|открой|пожалуйста|нов\w* ветк|^\s*(бэкап|бекап)\s+[\w-]+\s*!*\s*$"
+    r"|открой|пожалуйста|нов\w* ветк|(?:" + TERSE_BACKUP + ")"
     r"|\b(deploy|ship|promote|push|copy|publish|commit|save|create|make|add|run|execute|apply|migrate"
     r"|generate|write|describe|document|update|check|validate|review|back ?up|take|branch (off|from)"
     r"|put|fill|register|export|set up|lint|please|new branch|open)\b)",
@@ -383,10 +385,13 @@ def rule_scores(question: str, object_type: str | None) -> dict[str, float]:
     scores: dict[str, float] = dict(intent_scores(THEN_CLAUSE.sub("", question) or question, object_type))
     # A precondition clause («… перед миграцией», "… before I deploy") says when, not what: the rules that name
     # a tool read the question without it (the penalties read it all).
-    main = unnegated(THEN_CLAUSE.sub("", main_clause(PREVIEW_SEEN.sub("", question))) or question)
+    unseen = PREVIEW_SEEN.sub("", question)
+    main = unnegated(THEN_CLAUSE.sub("", main_clause(unseen)) or question)
     for rule in (*RULES, *PENALTIES):
         if rule.pages is not None and page not in rule.pages:
             continue
-        if rule.pattern.search(main if rule.weight > 0 else question):
+        # a preview said to be seen («preview я уже смотрел») is no preview asked: only its own rule reads it
+        penalised = question if rule.pattern is PREVIEW_SEEN else unseen
+        if rule.pattern.search(main if rule.weight > 0 else penalised):
             scores[rule.tool] = scores.get(rule.tool, 0.0) + rule.weight
     return scores

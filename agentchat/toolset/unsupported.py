@@ -6,7 +6,8 @@ read tool.
 
 import re
 
-from agentchat.toolset.clauses import IF_CLAUSE, main_clause
+from agentchat.toolset.clauses import IF_CLAUSE, QUOTED, main_clause
+from agentchat.toolset.morphology import past_ru
 from agentchat.toolset.versions import ROLLBACK
 
 REQUESTS_WITHOUT_TOOL = re.compile(
@@ -81,6 +82,23 @@ def request_without_tool(question: str) -> str | None:
     undoing a deploy or migration has a tool (``ROLLBACK``: rollback_deploy), undoing anything else has none."""
     if ROLLBACK.search(question):
         return None
-    asked = IF_CLAUSE.sub(" ", main_clause(question))
-    match = REQUESTS_WITHOUT_TOOL.search(asked) or (None if DOCUMENTED.search(asked) else NOT_MADE.search(asked))
-    return match.group(0) if match else None
+    asked = IF_CLAUSE.sub(" ", main_clause(QUOTED.sub(" ", question)))
+    patterns = [REQUESTS_WITHOUT_TOOL] if DOCUMENTED.search(asked) else [REQUESTS_WITHOUT_TOOL, NOT_MADE]
+    for pattern in patterns:
+        match = next((m for m in pattern.finditer(asked) if not _past(asked, m)), None)
+        if match:
+            return match.group(0)
+    return None
+
+
+def _past(text: str, match: re.Match[str]) -> bool:
+    """The match's verb is said in the past ("I renamed a chart yesterday", «я вчера удалил график»): what was done,
+    no request (turns_day12 h1263 was refused «rename»)."""
+    head = re.match(r"\w+", match.group(0))
+    word = re.match(r"\w+", text[match.start() :])
+    if head is None or word is None:
+        return False
+    tail = word.group(0)[len(head.group(0)) :].casefold()
+    if head.group(0).isascii():
+        return tail in ("d", "ed", "ped")
+    return past_ru(word.group(0).casefold())

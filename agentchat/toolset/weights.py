@@ -32,6 +32,7 @@ from agentchat.toolset.words import (
     TITLE_QUOTED,
     TITLED,
     VALUES,
+    VALUES_LISTED,
 )
 
 
@@ -199,7 +200,8 @@ def writes_sql(question: str) -> bool:
         COUNT.search(s) and not COUNT_CONDITION.search(s) for s in re.split(r"(?<=[.?!])\s+|\n", question)
     )
     rows = FIRST_ROWS.search(question) or ALL_ROWS.search(question)
-    return bool(plain_count or rows or VALUES.search(question) or extreme_asked(question) or aggregate_asked(question))
+    values = VALUES.search(question) or VALUES_LISTED.search(question)
+    return bool(plain_count or rows or values or extreme_asked(question) or aggregate_asked(question))
 
 
 def first_step(question: str, tool: str, object_type: str | None = None) -> str | None:

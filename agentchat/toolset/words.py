@@ -370,6 +370,15 @@ FIRST_ROWS = re.compile(
 )
 # A name as written in Superset, a table's above all (``energy_consumption``, ``orders_v2``).
 IDENTIFIER = r"[a-z][a-z0-9]*_\w+"
+# The values of columns named by their label or name («какие регионы вообще есть в данных?», "which sources are in the
+# data?", turns_day12 h1211): not the columns themselves, nor the objects that use the dataset (``sql_steps.sql_for``).
+VALUES_LISTED = re.compile(
+    r"\b(какие|перечисли\w*|which|what)\s+(?!(\w+\s+)?(колонк|столбц|пол[еяю]|метрик|columns?|fields?|metrics?|графи|чарт"
+    r"|charts?|дашборд|dashboards?|таблиц|tables?|датасет|datasets?|баз|databases?|владел|owners?|прав|рол))"
+    r"[^.?!]{0,40}\b(есть|встречаются|бывают|are there|are in|exist|appear)\b[^.?!]{0,30}"
+    r"\b(данных|датасете|таблице|data|dataset|table)\b",
+    re.I,
+)
 # A column's values («какие значения есть в колонке source», "distinct values of region"): ``sql_steps.sql_for``.
 VALUES = re.compile(
     r"\b(значени\w*|values?)\b.{0,20}\b(колонк\w*|столбц\w*|пол[еяю]\w*|columns?|fields?)\b"

@@ -211,6 +211,14 @@ _MIN_MAX = re.compile(r"\b(min|max|minimum|maximum|мин|макс)\b", re.I)
 _BOTH_RU = re.compile(r"минимальн\w*\s+и\s+максимальн\w*|максимальн\w*\s+и\s+минимальн\w*", re.I)
 
 
+def named_columns(question: str, payload: dict[str, Any]) -> list[dict[str, Any]]:
+    """The text columns of the dataset in ``payload`` that ``question`` names by name or label («регионы» →
+    ``region``, labelled «Регион»), in the dataset's order."""
+    words = _words(question)
+    text = set(text_columns(payload))
+    return [c for c in payload.get("columns") or [] if c.get("name") in text and _named(c, words)]
+
+
 def _period_unread(question: str) -> bool:
     """A year not read or a part of a year: «за 2024 и 2025 годы», «за 24 год», "year 1812", "Q1 2025",
     «первое полугодие» — a period the SQL would leave out."""

@@ -12,11 +12,11 @@ from typing import Any
 
 from agentchat.llm.offline.answers.base import items
 from agentchat.llm.offline.mentions import Mentions
-from agentchat.llm.offline.sql_aggregate import aggregate_sql, unread_words, values_wanted
+from agentchat.llm.offline.sql_aggregate import aggregate_sql, named_columns, unread_words, values_wanted
 from agentchat.llm.offline.sql_values import VALUES_ROW_LIMIT, value_conditions, values_read, values_sql
 from agentchat.llm.offline.state import Result, Turn
 from agentchat.toolset.weights import ALL_ROWS, aggregate_asked, extreme_asked, writes_sql
-from agentchat.toolset.words import COUNT, FIRST_ROWS, VALUES
+from agentchat.toolset.words import COUNT, FIRST_ROWS, VALUES, VALUES_LISTED
 
 # A query of the conversation referred to («запрос выше», "the query from above", "run that query again").
 EARLIER_QUERY = re.compile(
@@ -64,6 +64,8 @@ def sql_for(
             return None
         alias = _identifier(f"{function.lower()}_{column}")
         return f"SELECT {function}({_identifier(column)}) AS {alias} FROM {relation}"  # noqa: S608
+    if VALUES_LISTED.search(question) and (columns := [c["name"] for c in named_columns(question, payload)]):
+        return values_sql(payload, relation, _identifier, columns)  # «какие регионы есть в данных?»
     if VALUES.search(question) and not FIRST_ROWS.search(question):
         names = [str(c.get("name")) for c in payload.get("columns") or [] if c.get("name")]
         words = set(re.findall(r"[\w]+", question.casefold()))

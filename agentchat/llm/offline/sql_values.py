@@ -35,13 +35,15 @@ def text_columns(payload: dict[str, Any]) -> list[str]:
     return names[:TEXT_COLUMNS]
 
 
-def values_sql(payload: dict[str, Any], relation: str, quote: Callable[[Any], str]) -> str | None:
-    """The one query that reads the distinct values of the dataset's text columns from ``relation``, as rows
-    ``(column, value)``; None when the dataset has no text column. ``quote`` quotes an identifier."""
+def values_sql(
+    payload: dict[str, Any], relation: str, quote: Callable[[Any], str], columns: list[str] | None = None
+) -> str | None:
+    """The one query that reads the distinct values of the dataset's text columns (or of ``columns``) from
+    ``relation``, as rows ``(column, value)``; None when there is no such column. ``quote`` quotes an identifier."""
     parts = [
         f"SELECT {_literal(name)} AS {quote(COLUMN)}, {quote(VALUE)} FROM (SELECT DISTINCT {quote(name)} AS "  # noqa: S608
         f"{quote(VALUE)} FROM {relation} WHERE {quote(name)} IS NOT NULL LIMIT {VALUES_PER_COLUMN}) AS values_{n}"
-        for n, name in enumerate(text_columns(payload))
+        for n, name in enumerate(text_columns(payload) if columns is None else columns)
     ]
     return " UNION ALL ".join(parts) or None
 

@@ -1,0 +1,90 @@
+"""Issue 29, the eighth session: what turns_day12's read half found, read by the offline planner (the held half was
+never read). Each is a class of question, checked here with other words than the row's too."""
+
+import pytest
+
+from agentchat.llm.offline.sql_steps import sql_for
+from agentchat.toolset.aspects import asked_aspect
+from agentchat.toolset.unsupported import request_without_tool
+from agentchat.toolset.words import VALUES_LISTED
+from tests.llm.test_offline_planner import knowledge, only_call, specs, step  # noqa: F401 - fixtures
+from tests.llm.test_sql_values import READ
+
+
+@pytest.mark.parametrize("question", ["запускай миграцию, preview я уже смотрел", "я уже смотрел превью, запускай"])
+def test_a_preview_said_seen_in_either_language_is_not_shown_again(specs, knowledge, question):  # noqa: F811
+    """h1203: «preview я уже смотрел» showed the preview again (the English noun and «я» were not read)."""
+    name, args = only_call(step(specs, knowledge, question, "migration/1@ss-dev", role="admin"))
+    assert (name, args) == ("execute_migration", {"migration_id": 1})
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Is everything on this dashboard committed to git? I renamed a chart yesterday and I'm not sure it got saved",
+        "я вчера удалил график, он сохранился в гите?",
+        "we dropped a column last week, is the dataset still fine?",
+        "закоммить текущее состояние, commit message: «charts: fix source pie labels»",
+        "найди дашборд «Удалить после релиза»",
+    ],
+)
+def test_what_was_done_or_is_quoted_is_no_request(question):
+    """h1263 was refused «rename» for a sentence about yesterday; h1257 «fix» of its quoted commit message."""
+    assert request_without_tool(question) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "phrase"),
+    [("удали этот дашборд", "удали"), ("удалите дашборд", "удалите"), ("rename this chart to Sales", "rename")],
+)
+def test_a_request_to_delete_or_rename_is_still_refused(question, phrase):
+    assert request_without_tool(question) == phrase
+
+
+def test_a_quoted_commit_message_is_the_commit_s_message(specs, knowledge):  # noqa: F811
+    question = "закоммить текущее состояние, commit message: «charts: fix source pie labels»"
+    name, args = only_call(step(specs, knowledge, question, "dashboard/1@ss-dev", role="engineer"))
+    assert name == "commit_changes"
+    assert args["message"] == "charts: fix source pie labels"
+
+
+@pytest.mark.parametrize("question", ["бэкап прода перед релизом, сейчас", "бэкап прода срочно", "backup of prod now"])
+def test_a_terse_backup_said_with_when_is_a_request_for_one(specs, knowledge, question):  # noqa: F811
+    """h1243: «бэкап прода перед релизом, сейчас» listed the backups."""
+    assert only_call(step(specs, knowledge, question, "@prod", role="engineer")) == ("run_backup", {"env_id": "prod"})
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "а можно этот дашборд сразу в PowerPoint выгрузить? каждую неделю перерисовываю слайды руками",
+        "export this dashboard to pptx for the board meeting",
+        "сохрани дашборд в презентацию",
+    ],
+)
+def test_a_presentation_is_an_export_no_tool_makes(question):
+    """h1221: the summary was shown with no word that the export was not done."""
+    aspect = asked_aspect(question)
+    assert aspect is not None
+    assert aspect.name == "export_file"
+
+
+@pytest.mark.parametrize(
+    ("question", "columns"),
+    [
+        ("какие регионы вообще есть в данных? и источники тоже перечисли", ["region", "source"]),
+        ("which sources are in the data?", ["source"]),
+    ],
+)
+def test_the_values_of_columns_named_by_their_label_are_listed(question, columns):
+    """h1211 was shown the dataset's description: its columns, not their values."""
+    sql = sql_for(question, READ, None) or ""
+    assert [c for c in ("region", "source") if f'SELECT DISTINCT "{c}"' in sql] == columns, sql
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["какие колонки есть в датасете?", "какие дашборды есть в этом датасете?", "which charts are in this dataset?"],
+)
+def test_the_columns_or_the_objects_of_a_dataset_are_no_values(question):
+    assert VALUES_LISTED.search(question) is None
