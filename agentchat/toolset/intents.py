@@ -13,10 +13,10 @@ import re
 from dataclasses import dataclass
 
 from agentchat.toolset.clauses import PREVIEW_SEEN, THEN_CLAUSE, main_clause
+from agentchat.toolset.listing import VALUES_LISTED
 from agentchat.toolset.reading import CHECK, MAKE, asks_for_review, asks_to_see, read_question, unnegated
 from agentchat.toolset.versions import DEPLOY_HISTORY, ROLLBACK, VERSION_GIT, VERSIONS_COMPARED
 from agentchat.toolset.weights import intent_scores
-from agentchat.toolset.words import VALUES_LISTED
 
 STRONG, MEDIUM, WEAK = 0.16, 0.09, 0.045
 
@@ -233,6 +233,8 @@ RULES: list[Rule] = [
     # on a migration's page, its «перенос» run is the migration («можешь сам запустить этот перенос?», turns_day9
     # e923); the bare noun asks about it (a preview), not for a run
     _r("execute_migration", r"(запуст|выполн|примен|run|execute|apply)\w*.*(перенос|перенес)", STRONG, "migration"),
+    # on its page a bare go-ahead runs the plan («запускай, превью я видел», "go ahead, I saw the preview": a QA check)
+    _r("execute_migration", r"^\W*(запускай|запусти|погнали|поехали|go ahead|run it)\b", STRONG, "migration"),
     _r("preview_migration", r"миграц|мигрир|\bmigrat", WEAK),  # the planner previews before it migrates
     _r("execute_migration", r"(запусти|выполни|примени|мигрируй|run|execute|apply)\w*.*(миграц|migrat)", STRONG),
     _r("execute_migration", r"мигрируй|\bmigrate\b.*\band\b|одной миграц|дашборд(ы|ов) .*\d+.*(и|,)\s*\d+", MEDIUM),

@@ -22,6 +22,7 @@ from agentchat.toolset.words import (
     MAKE_EN,
     MAKE_RU,
     NEGATED,
+    NEGATED_AFTER,
     NOT_INFINITIVE_RU,
     OBJECTS,
     PREFIXES_RU,
@@ -179,15 +180,16 @@ VOICE_PAIRS = dict(zip("дтбпгкзсвфжш", "тдпбкгсзфвшж", s
 def unnegated(question: str) -> str:
     """``question`` without its negated actions («не деплой пока, скажи что в нём» → «пока, скажи что в нём»):
     a negated imperative, infinitive or check verb, or the noun of an action («без коммита», "without a
-    deploy"), is not asked for. Other negations stay («какие дашборды не опубликованы»).
+    deploy"), is not asked for, also when the negation follows it («откатывать не надо»). Other negations stay
+    («какие дашборды не опубликованы»).
 
     Returns:
         The text with each such negation and its word removed (the text itself when there is none).
     """
 
-    def drop(match: re.Match) -> str:
-        word = unprefixed(corrected(match.group(match.lastindex or 0).casefold().replace("ё", "е")))
-        action = (
+    def action(text: str) -> bool:
+        word = unprefixed(corrected(text.casefold().replace("ё", "е")))
+        return bool(
             MAKE_RU.match(word)
             or MAKE_EN.match(word)
             or IMPERATIVE_RU.match(word)
@@ -195,6 +197,8 @@ def unnegated(question: str) -> str:
             or (INFINITIVE_RU.match(word) and not NOT_INFINITIVE_RU.search(word))
             or object_of(word) in ACTION_OBJECTS
         )
-        return " " if action else match.group(0)
 
-    return NEGATED.sub(drop, question)
+    def drop(match: re.Match, group: int | None = None) -> str:
+        return " " if action(match.group(group or match.lastindex or 0)) else match.group(0)
+
+    return NEGATED_AFTER.sub(lambda m: drop(m, 1), NEGATED.sub(drop, question))

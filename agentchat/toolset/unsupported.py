@@ -8,6 +8,7 @@ import re
 
 from agentchat.toolset.clauses import IF_CLAUSE, QUOTED, main_clause
 from agentchat.toolset.morphology import past_ru
+from agentchat.toolset.tokens import unnegated
 from agentchat.toolset.versions import ROLLBACK
 
 REQUESTS_WITHOUT_TOOL = re.compile(
@@ -82,7 +83,7 @@ def request_without_tool(question: str) -> str | None:
     undoing a deploy or migration has a tool (``ROLLBACK``: rollback_deploy), undoing anything else has none."""
     if ROLLBACK.search(question):
         return None
-    asked = IF_CLAUSE.sub(" ", main_clause(QUOTED.sub(" ", question)))
+    asked = unnegated(IF_CLAUSE.sub(" ", main_clause(QUOTED.sub(" ", question))))  # «откатывать не надо»: not asked
     patterns = [REQUESTS_WITHOUT_TOOL] if DOCUMENTED.search(asked) else [REQUESTS_WITHOUT_TOOL, NOT_MADE]
     for pattern in patterns:
         match = next((m for m in pattern.finditer(asked) if not _past(asked, m)), None)

@@ -43,6 +43,9 @@ DEPLOY_HISTORY = re.compile(
     r"|\bdeploy(ment)? (history|log)\b|\b(when|who)\b.{0,50}\b(deployed|migrated|rolled out|shipped|pushed|promoted"
     r"|released|ran the migration)"
     r"|\bwhen did the last (deploy|migration)"
+    # the deploy told first, who asked after («мы вчера задеплоили в прод, … скажи кто это был», a QA check)
+    r"|(задеплоил|выкатил|деплоил|выкатывал|выложил|развернул)\w*\b[^?]{0,80}\b(кто|кем)\b"
+    r"|\b(deployed|shipped|rolled out|promoted)\b[^?]{0,80}\bwho\b"
     r"|\b(какие|сколько)\s+(деплоев|деплои|миграци\w*|выкатк\w*)\b.{0,20}(запускал|делал|выполнял|проводил)\w*"
     # how often it went out («сколько раз его деплоили?», "how many times was it deployed?")
     r"|\bсколько\s+раз\b.{0,30}(деплоил|выкатывал|выкладывал|переносил|мигрировал|разворачивал|развёртывал)"

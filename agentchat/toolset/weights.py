@@ -9,6 +9,7 @@ for a named object, a migration's preview), which the router keeps next to it.
 import re
 
 from agentchat.toolset.clauses import PREVIEW_SEEN, question_after_context, question_before_context
+from agentchat.toolset.listing import values_listed
 from agentchat.toolset.reading import READING_WEIGHT, Reading, about_page_object, read_question, reading_tool
 from agentchat.toolset.words import (
     BY_ID,
@@ -32,7 +33,6 @@ from agentchat.toolset.words import (
     TITLE_QUOTED,
     TITLED,
     VALUES,
-    VALUES_LISTED,
 )
 
 
@@ -160,7 +160,9 @@ GRAND_TOTAL = re.compile(
     r"|\btotal\b(?![\w\s]{0,30}?\b(by|per)\b)"
     # how much something cost or used («сколько стоил газ в 2025», «во сколько обошлась Москва», "how much did coal
     # cost"): one figure, its conditions read from the dataset's values (llm.offline.sql_values)
-    r"|\bсколько\s+(стоил\w*|потратил\w*|заплатил\w*|потребил\w*|израсходовал\w*)|\bво\s+сколько\s+обош\w*"
+    r"|\bсколько\s+(\w+\s+){0,2}?(стоил\w*|потратил\w*|заплатил\w*|потребил\w*|израсходовал\w*)|\bво\s+сколько\s+обош\w*"
+    # a measure named first («потребление Санкт-Петербурга за 2025 год», "consumption in 2024?"): its total
+    r"|^\W*(потребление|стоимость|расход|затраты|consumption|cost|spending)\b"
     r"|\bhow much\b(?:\s+\w+){0,4}?\s+(cost|costs|spent|spend|paid|pay|consumed|consume|use|used)\b",
     re.I,
 )
@@ -200,7 +202,7 @@ def writes_sql(question: str) -> bool:
         COUNT.search(s) and not COUNT_CONDITION.search(s) for s in re.split(r"(?<=[.?!])\s+|\n", question)
     )
     rows = FIRST_ROWS.search(question) or ALL_ROWS.search(question)
-    values = VALUES.search(question) or VALUES_LISTED.search(question)
+    values = VALUES.search(question) or values_listed(question)
     return bool(plain_count or rows or values or extreme_asked(question) or aggregate_asked(question))
 
 

@@ -252,6 +252,8 @@ SQL_IN_TEXT = re.compile(r"\bselect\b.+\bfrom\b|\bselect\s+(\d|\*|count\()|\bwit
 RUN_WORDS = re.compile(r"^(run|execute|exec|выполни|запусти|прогони|выполнить|запустить)$")
 # A negated action: «не деплой пока», «не надо запускать», "don't run it yet", «без коммита». What is negated is
 # not asked for (never read as a request: a read question must not get a write card).
+# A verb negated after it («откатывать не надо, просто скажи кто», a QA check refused «откатывать»).
+NEGATED_AFTER = re.compile(r"(?<!\w)([\w'-]+)(\s+не\s+(надо|нужно|стоит|требуется)\b)", re.I)
 NEGATED = re.compile(
     r"(?<!\w)((не\s+(надо|нужно|стоит|спеши\w*)\s+|не\s+|без\s+|don'?t\s+|do not\s+|never\s+|no need to\s+"
     r"|without\s+)((ничего|пока|это|его|ее|её|их|сейчас|anything|yet|now|it|that|this)\s+)?)"
@@ -351,7 +353,9 @@ TARGETING = ("permission", "deploy", "migration", "task", "backup")
 OBJECT_IMPERATIVE_RU = re.compile(r"^[а-я]{2,}(ни|нь)$")  # not -шь: «умеешь», «можешь» are questions
 # A count or the first rows of a dataset: on its page the planner reads its table first, then writes the SQL.
 COUNT = re.compile(
-    r"(сколько|скока|скоко) (всего )?(записей|строк)|how many (rows|records)|count (the )?rows|number of rows", re.I
+    r"(сколько|скока|скоко) (всего )?(записей|строк)|количеств\w* (записей|строк)|how many (rows|records)"
+    r"|count (the )?rows|number of rows",
+    re.I,
 )
 # A count restricted by a condition (a year, a comparison, a filter, a grouping) is not the plain count the
 # planner writes itself: the SQL is asked for («сколько строк за 2023 год», "how many rows have a negative value").
@@ -370,15 +374,6 @@ FIRST_ROWS = re.compile(
 )
 # A name as written in Superset, a table's above all (``energy_consumption``, ``orders_v2``).
 IDENTIFIER = r"[a-z][a-z0-9]*_\w+"
-# The values of columns named by their label or name («какие регионы вообще есть в данных?», "which sources are in the
-# data?", turns_day12 h1211): not the columns themselves, nor the objects that use the dataset (``sql_steps.sql_for``).
-VALUES_LISTED = re.compile(
-    r"\b(какие|перечисли\w*|which|what)\s+(?!(\w+\s+)?(колонк|столбц|пол[еяю]|метрик|columns?|fields?|metrics?|графи|чарт"
-    r"|charts?|дашборд|dashboards?|таблиц|tables?|датасет|datasets?|баз|databases?|владел|owners?|прав|рол))"
-    r"[^.?!]{0,40}\b(есть|встречаются|бывают|are there|are in|exist|appear)\b[^.?!]{0,30}"
-    r"\b(данных|датасете|таблице|data|dataset|table)\b",
-    re.I,
-)
 # A column's values («какие значения есть в колонке source», "distinct values of region"): ``sql_steps.sql_for``.
 VALUES = re.compile(
     r"\b(значени\w*|values?)\b.{0,20}\b(колонк\w*|столбц\w*|пол[еяю]\w*|columns?|fields?)\b"

@@ -3,10 +3,11 @@ never read). Each is a class of question, checked here with other words than the
 
 import pytest
 
-from agentchat.llm.offline.sql_steps import sql_for
+from agentchat.llm.offline.sql_aggregate import listed_columns
+from agentchat.llm.offline.sql_steps import sql_for, sql_instead
 from agentchat.toolset.aspects import asked_aspect
+from agentchat.toolset.listing import VALUES_LISTED
 from agentchat.toolset.unsupported import request_without_tool
-from agentchat.toolset.words import VALUES_LISTED
 from tests.llm.test_offline_planner import knowledge, only_call, specs, step  # noqa: F401 - fixtures
 from tests.llm.test_sql_values import READ
 
@@ -88,3 +89,50 @@ def test_the_values_of_columns_named_by_their_label_are_listed(question, columns
 )
 def test_the_columns_or_the_objects_of_a_dataset_are_no_values(question):
     assert VALUES_LISTED.search(question) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "columns"),
+    [("какие источники энергии есть?", ["source"]), ("список регионов", ["region"]), ("list the regions", ["region"])],
+)
+def test_a_column_s_values_are_listed_by_its_label_alone(question, columns):
+    """A QA check: «какие источники энергии есть?» was shown the dataset's columns."""
+    assert listed_columns(question, READ) == columns
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["какой регион потребил больше всего?", "какие колонки есть?", "which region has the most rows?"],
+)
+def test_a_figure_or_the_schema_lists_no_values(question):
+    assert listed_columns(question, READ) == []
+
+
+@pytest.mark.parametrize(
+    ("question", "instead"),
+    [
+        ("количество записей по газу", True),
+        ("по Татарстану по источникам", True),
+        ("какие колонки есть?", False),
+        ("опиши датасет", False),
+    ],
+)
+def test_a_figure_asked_where_the_dataset_was_described_goes_on_to_sql(question, instead):
+    """A QA check: «количество записей по газу» was answered with the dataset's description."""
+    explore = "superset_explore_database"
+    assert sql_instead(explore, explore, question) is instead
+
+
+def test_an_action_negated_after_its_verb_is_not_asked(specs, knowledge):  # noqa: F811
+    """A QA check: «откатывать не надо, просто скажи кто это был» was refused «откатывать»."""
+    question = "мы вчера задеплоили в прод, откатывать не надо, просто скажи кто это был"
+    assert request_without_tool(question) is None
+    name, _args = only_call(step(specs, knowledge, question, "dashboard/1@prod", role="admin"))
+    assert name == "deploy_history"
+
+
+@pytest.mark.parametrize("question", ["запускай, превью я видел", "go ahead, I already saw the preview"])
+def test_a_bare_go_ahead_on_a_plan_s_page_runs_it(specs, knowledge, question):  # noqa: F811
+    """A QA check: "go ahead…" was refused «go»; «запускай…» was not understood."""
+    name, args = only_call(step(specs, knowledge, question, "migration/1@ss-dev", role="admin"))
+    assert (name, args) == ("execute_migration", {"migration_id": 1})

@@ -6,8 +6,8 @@ named, never dropped. The values here are the demo data's own (``scripts.devstac
 import pytest
 
 from agentchat.llm.offline.answers import answer_from_result
-from agentchat.llm.offline.sql_aggregate import aggregate_sql
-from agentchat.llm.offline.sql_steps import figure_step, sql_after_values, still_unread
+from agentchat.llm.offline.sql_aggregate import aggregate_sql, unread_words
+from agentchat.llm.offline.sql_steps import figure_step, sql_after_values, sql_for, still_unread
 from agentchat.llm.offline.sql_values import value_conditions, values_read, values_where
 from agentchat.llm.offline.state import Result, Turn
 from scripts.devstack.energy_data import REGIONS, SOURCES
@@ -160,3 +160,43 @@ def test_a_sum_over_no_rows_is_said_as_no_value_not_null(language):
         column="total_consumption",
     )
     assert "= NULL" not in answer
+
+
+def test_a_count_keeps_the_value_it_is_asked_for():
+    """A QA check: «сколько записей по Москве?» answered the count of every row (2088)."""
+    question = "сколько записей по Москве?"
+    assert sql_for(question, READ, None) is None  # the values are read first
+    assert sql_for(question, READ, None, VALUES) == (
+        'SELECT COUNT(*) AS row_count FROM "energy_consumption" WHERE "region" = \'Москва\''
+    )
+    assert sql_for("how many rows for Moscow?", READ, None, VALUES) is None  # no Russian value is "Moscow"
+    assert sql_for("сколько строк в датасете?", READ, None) == 'SELECT COUNT(*) AS row_count FROM "energy_consumption"'
+
+
+@pytest.mark.parametrize(
+    ("question", "where"),
+    [
+        ("сколько газа потребили?", "WHERE \"source\" = 'Газ'"),
+        (
+            "потребление Санкт-Петербурга за 2025 год",
+            "WHERE \"region\" = 'Санкт-Петербург' AND \"date\" >= '2025-01-01'",
+        ),
+        ("сколько стоил уголь за 2024 год", "WHERE \"source\" = 'Уголь'"),
+        ("сколько стоило угля в 2024", "WHERE \"source\" = 'Уголь'"),  # a fleeting vowel
+    ],
+)
+def test_a_total_asked_in_other_words_keeps_its_value(question, where):
+    assert where in (_sql(question) or ""), _sql(question)
+
+
+@pytest.mark.parametrize(
+    ("question", "unread"),
+    [
+        ("Москва и Питер: потребление по источникам", ["питер"]),  # a heading before a colon is the subject
+        ("сумма cost_rub по годам", []),  # a breakdown by year is not written
+    ],
+)
+def test_a_figure_that_leaves_out_its_subject_or_period_is_not_written(question, unread):
+    """A QA check: «Москва и Питер: потребление по источникам» summed every region; «по годам» gave one total."""
+    assert _sql(question) is None
+    assert value_conditions(unread_words(question, READ), VALUES)[1] == unread

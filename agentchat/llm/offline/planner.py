@@ -51,13 +51,14 @@ from agentchat.llm.offline.replies import (
     unsupported_text,
 )
 from agentchat.llm.offline.sql_steps import (
-    database_tables_args,
+    explore_next,
     figure_step,
     only_database,
     refers_to_missing_query,
     sql_after_values,
     sql_first_step,
     sql_for,
+    sql_instead,
 )
 from agentchat.llm.offline.state import ASK_WITHOUT_PAGE, HAND_OVER, Choice, Knowledge, Result, Turn
 from agentchat.runtime.registry import tool_spec
@@ -339,9 +340,9 @@ def _after_results(turn: Turn, choice: Choice, mentions: Mentions) -> AIMessage:
     if (written := sql_after_values(turn, mentions.row_limit)) is not None:  # the values a condition names, read
         return _call(SQL, written) if written else _ask(turn, SQL, "sql")
     intended = choice.tool if choice.kind == "tool" else ""
-    if last.tool == "superset_explore_database" and (tables := database_tables_args(turn.question, last.payload or {})):
-        return _call(last.tool, {"env_id": last.args.get("env_id"), **tables})  # the database behind the dataset
-    reads_dataset = intended in ("get_dataset_details", "search_datasets")
+    if last.tool == "superset_explore_database" and (following := explore_next(turn.question, last, turn.tools)):
+        return _call(*following)  # the database behind the dataset, or the values of the columns it lists
+    reads_dataset = sql_instead(intended, last.tool, turn.question)
     if reads_dataset and writes_sql(turn.question) and "superset_execute_sql" in turn.tools:
         intended = "superset_execute_sql"  # "first 5 rows of energy_consumption": its rows, not its description
     if intended == last.tool and (read := found_part_read(turn, last)):

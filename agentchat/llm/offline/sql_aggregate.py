@@ -23,7 +23,8 @@ from typing import Any
 
 from agentchat.llm.offline.environments import TIER_PART
 from agentchat.llm.offline.sql_values import text_columns, value_conditions, values_where
-from agentchat.toolset.aspects import fold, plain_words, sentences
+from agentchat.toolset.aspects import fold, plain_words
+from agentchat.toolset.listing import listing_phrases
 from agentchat.toolset.weights import BREAKDOWN, DUPLICATES, GRAND_TOTAL, RANKING, aggregate_asked
 from agentchat.toolset.words import COUNT, MONTH
 
@@ -62,6 +63,9 @@ PART_OF_YEAR = re.compile(
     r"|\bhalf[- ]year\b|(?<![\w-])h[12](?!\w)",
     re.I,
 )
+# A breakdown by year («сумма cost_rub по годам», "consumption by year"): a date's part the SQL does not write (its
+# function differs per database), so the SQL is asked for rather than one total given (a QA check).
+BY_YEAR = re.compile(r"\bпо\s+годам\b|\bгод\s+к\s+году\b|\b(by|per)\s+years?\b|\byearly\b|\byear over year\b", re.I)
 #: Rows a ranking shows when the question gives no number; rows of duplicates listed; rows of a breakdown.
 RANKING_ROWS, DUPLICATE_ROWS, BREAKDOWN_ROWS = 10, 50, 100
 _STEM = 5  # letters of a label's word compared with the question's words («регион» ~ «регионов», «потреб»)
@@ -81,7 +85,7 @@ _FRAME_STEMS = frozenset(
     dupes dupli rows row recor data datas table show give tell get calcu compu count please pls spend spent paid pay
     value amount sold consu used use uses whole entire there total and or more than also now okay just then есть
     спаси добры здрав приве thank thanks hello млн млрд тыс милли тысяч знак округ decim round digit milli billi
-    thous обошл стоил потра запла электр энерг power energ""".split()
+    thous обошл стоил потра запла электр энерг power energ скока скоко запис колич""".split()
 ) | frozenset(_NUMBERS)
 
 
@@ -97,7 +101,9 @@ def unread_words(question: str, payload: dict[str, Any]) -> list[str]:
     known |= _plain_stems()
     # the sentences (and dash-joined clauses) that ask the figure; the others are context («Готовлю записку для
     # руководства — …», «Спасибо!»)
-    parts = [c for p in sentences(question) for c in re.split(r"\s[—–-]\s|;", p) if c.strip()]
+    # A heading before a colon is the question's subject, not context («Москва и Питер: потребление по источникам»
+    # summed every region, a QA check): sentences are split at their ends only.
+    parts = [c for p in re.split(r"(?<=[.!?])\s+|\n+", question) for c in re.split(r"\s[—–-]\s|;", p) if c.strip()]
     asking = [p for p in parts if aggregate_asked(p) or COUNT.search(p) or p.rstrip().endswith("?")] or [question]
     words = re.findall(r"[a-zа-яё]+", fold(" ".join(asking)))
     return [
@@ -140,14 +146,10 @@ def aggregate_sql(
     selecting from ``relation``; ``quote`` quotes an identifier; ``values`` ``{column: [values]}`` of its text
     columns, when read (``sql_values``): the values the question names become its conditions. None when the question
     names no column to group by or no measure, or a condition it does not write (see the module docstring)."""
-    conditions, unread = value_conditions(unread_words(question, payload), values or {})
-    condition = CONDITION.search(NO_BREAKDOWN.sub(" ", question))
-    if condition and conditions and not HARD_CONDITION.search(NO_BREAKDOWN.sub(" ", question)):
-        condition = None  # «в Москве», «только газ»: the values read are the condition
-    if MONTH.search(question) or condition or unread:
+    found = figure_where(question, payload, quote, values)
+    if found is None:
         return None  # a month or a condition («кроме газа», "where source = …") is not written: the SQL is asked for
-    if _period_unread(question):
-        return None
+    where, conditions = found
     functions = _functions(question)
     overall = GRAND_TOTAL.search(question) or functions  # "whats the max consumption_mwh": over all rows
     total = bool(overall) and not (RANKING.search(question) or BREAKDOWN.search(question))
@@ -183,13 +185,6 @@ def aggregate_sql(
             return None  # no column to take it of: the SQL is asked for, never a total in its place
     if not measures and COUNT.search(question):
         measures = ["COUNT(*) AS row_count"]  # "how many rows per region?"
-    clauses = values_where(conditions, quote)
-    dated = next((c for c in columns if _dated(c)), None)
-    if (year := YEAR.search(question)) and dated:
-        first = int(year.group(1))
-        column = quote(dated["name"])
-        clauses.append(f"{column} >= '{first}-01-01' AND {column} < '{first + 1}-01-01'")
-    where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
     if (total or conditions) and not dimensions and measures:
         return f"SELECT {', '.join(measures)} FROM {relation}{where}"  # noqa: S608 - one figure over all rows
     if not dimensions or not measures:
@@ -211,6 +206,39 @@ _MIN_MAX = re.compile(r"\b(min|max|minimum|maximum|мин|макс)\b", re.I)
 _BOTH_RU = re.compile(r"минимальн\w*\s+и\s+максимальн\w*|максимальн\w*\s+и\s+минимальн\w*", re.I)
 
 
+def figure_where(
+    question: str, payload: dict[str, Any], quote: Callable[[Any], str], values: dict[str, list[str]] | None = None
+) -> tuple[str, dict[str, list[str]]] | None:
+    """The conditions of a figure ``question`` asks of the dataset in ``payload``: ``(" WHERE …" or "",
+    {column: [values]})`` — the values it names (``values``, when read: ``sql_values``) and its year on the dataset's
+    date column; None when it says a condition that is not written (a word no name nor value accounts for, a
+    negation, a month, a part of a year, a breakdown by year), so the SQL is asked for rather than a figure of more
+    rows given."""
+    conditions, unread = value_conditions(unread_words(question, payload), values or {})
+    condition = CONDITION.search(NO_BREAKDOWN.sub(" ", question))
+    if condition and conditions and not HARD_CONDITION.search(NO_BREAKDOWN.sub(" ", question)):
+        condition = None  # «в Москве», «только газ»: the values read are the condition
+    if MONTH.search(question) or condition or unread or _period_unread(question):
+        return None
+    clauses = values_where(conditions, quote)
+    dated = next((c for c in payload.get("columns") or [] if c.get("name") and _dated(c)), None)
+    if (year := YEAR.search(question)) and dated:
+        first = int(year.group(1))
+        column = quote(dated["name"])
+        clauses.append(f"{column} >= '{first}-01-01' AND {column} < '{first + 1}-01-01'")
+    return (f" WHERE {' AND '.join(clauses)}" if clauses else "", conditions)
+
+
+def listed_columns(question: str, payload: dict[str, Any]) -> list[str]:
+    """The names of the dataset's text columns whose values ``question`` lists («какие регионы вообще есть в данных?
+    и источники тоже перечисли» → ``region``, ``source``; turns_day12 h1211, a QA check), in the dataset's order; []
+    when it asks a figure (a ranking names a column too: "which region consumed most") or its schema."""
+    if aggregate_asked(question) or COUNT.search(question):
+        return []
+    named = {c["name"] for p in listing_phrases(question) for c in named_columns(p, payload)}
+    return [name for name in text_columns(payload) if name in named]
+
+
 def named_columns(question: str, payload: dict[str, Any]) -> list[dict[str, Any]]:
     """The text columns of the dataset in ``payload`` that ``question`` names by name or label («регионы» →
     ``region``, labelled «Регион»), in the dataset's order."""
@@ -220,14 +248,11 @@ def named_columns(question: str, payload: dict[str, Any]) -> list[dict[str, Any]
 
 
 def _period_unread(question: str) -> bool:
-    """A year not read or a part of a year: «за 2024 и 2025 годы», «за 24 год», "year 1812", "Q1 2025",
-    «первое полугодие» — a period the SQL would leave out."""
+    """A year not read, a part of a year or a breakdown by year: «за 2024 и 2025 годы», «за 24 год», "year 1812",
+    "Q1 2025", «первое полугодие», «по годам» — a period the SQL would leave out."""
     two_years = len(set(YEAR.findall(question))) > 1
-    return (
-        two_years
-        or bool(YEAR_SAID.search(question) and not YEAR.search(question))
-        or bool(PART_OF_YEAR.search(question))
-    )
+    unread = YEAR_SAID.search(question) and not YEAR.search(question)
+    return two_years or bool(unread or PART_OF_YEAR.search(question) or BY_YEAR.search(question))
 
 
 def _functions(question: str) -> list[str]:

@@ -12,11 +12,17 @@ from typing import Any
 
 from agentchat.llm.offline.answers.base import items
 from agentchat.llm.offline.mentions import Mentions
-from agentchat.llm.offline.sql_aggregate import aggregate_sql, named_columns, unread_words, values_wanted
+from agentchat.llm.offline.sql_aggregate import (
+    aggregate_sql,
+    figure_where,
+    listed_columns,
+    unread_words,
+    values_wanted,
+)
 from agentchat.llm.offline.sql_values import VALUES_ROW_LIMIT, value_conditions, values_read, values_sql
 from agentchat.llm.offline.state import Result, Turn
 from agentchat.toolset.weights import ALL_ROWS, aggregate_asked, extreme_asked, writes_sql
-from agentchat.toolset.words import COUNT, FIRST_ROWS, VALUES, VALUES_LISTED
+from agentchat.toolset.words import COUNT, FIRST_ROWS, VALUES
 
 # A query of the conversation referred to («запрос выше», "the query from above", "run that query again").
 EARLIER_QUERY = re.compile(
@@ -54,8 +60,9 @@ def sql_for(
         return None
     if aggregate_asked(question) and (sql := aggregate_sql(question, payload, relation, _identifier, values)):
         return sql  # a ranking, a breakdown or duplicates ("how many rows per region?" is no plain count)
-    if COUNT.search(question):
-        return f"SELECT COUNT(*) AS row_count FROM {relation}"  # noqa: S608 - see the module docstring
+    if COUNT.search(question):  # «сколько записей по Москве?» counted every row (a QA check): its conditions too
+        found = figure_where(question, payload, _identifier, values)
+        return None if found is None else f"SELECT COUNT(*) AS row_count FROM {relation}{found[0]}"  # noqa: S608
     extreme = extreme_asked(question)
     if extreme:  # «max(date) in prod», «макс дату глянь»: a column of the dataset only
         function, named = extreme
@@ -64,7 +71,7 @@ def sql_for(
             return None
         alias = _identifier(f"{function.lower()}_{column}")
         return f"SELECT {function}({_identifier(column)}) AS {alias} FROM {relation}"  # noqa: S608
-    if VALUES_LISTED.search(question) and (columns := [c["name"] for c in named_columns(question, payload)]):
+    if columns := listed_columns(question, payload):
         return values_sql(payload, relation, _identifier, columns)  # «какие регионы есть в данных?»
     if VALUES.search(question) and not FIRST_ROWS.search(question):
         names = [str(c.get("name")) for c in payload.get("columns") or [] if c.get("name")]
@@ -96,7 +103,8 @@ def values_step(question: str, payload: dict[str, Any]) -> dict[str, Any] | None
     """``{"sql", "row_limit"}`` of the query that reads the dataset's text values (``sql_values``) when the figure
     ``question`` asks is not written only for words they may account for; else None."""
     relation = _relation(payload)
-    if relation is None or not aggregate_asked(question) or not values_wanted(question, payload):
+    figure = aggregate_asked(question) or COUNT.search(question)
+    if relation is None or not figure or not values_wanted(question, payload):
         return None
     sql = values_sql(payload, relation, _identifier)
     return {"sql": sql, "row_limit": VALUES_ROW_LIMIT} if sql else None
@@ -148,6 +156,33 @@ def only_database(payload: dict[str, Any]) -> int | None:
     (none or several: the person picks one from the answer)."""
     rows, _total = items(payload.get("databases"))
     return rows[0].get("id") if len(rows) == 1 else None
+
+
+def sql_instead(intended: str, last: str, question: str) -> bool:
+    """True when the figure, rows or values ``question`` asks are read with SQL although the tool ``intended`` reads
+    a dataset: one found by name ("first 5 rows of energy_consumption"), or the page's dataset read by ``last``
+    (``superset_explore_database``) when a figure is asked («по Татарстану по источникам», «количество записей по
+    газу» were shown its description, a QA check)."""
+    if intended in ("get_dataset_details", "search_datasets"):
+        return True
+    figure = aggregate_asked(question) or bool(COUNT.search(question))
+    return intended == last == "superset_explore_database" and figure
+
+
+def explore_next(question: str, read: Result, offered: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """After ``superset_explore_database`` answered ``read``, the call the question still asks, as ``(tool, args)``:
+    the tables of the dataset's own database (``database_tables_args``), or the values of its columns the question
+    lists («какие источники энергии есть?» was shown the columns, a QA check) when the SQL tool is ``offered``; else
+    None (the dataset's description answers it)."""
+    payload = read.payload if isinstance(read.payload, dict) else {}
+    if tables := database_tables_args(question, payload):
+        return read.tool, {"env_id": read.args.get("env_id"), **tables}
+    dataset_id = read.args.get("dataset_id")
+    if "superset_execute_sql" in offered and dataset_id and payload.get("mode") == "dataset":
+        sql = sql_for(question, payload, None) if listed_columns(question, payload) else None
+        if sql:
+            return "superset_execute_sql", {"env_id": read.args.get("env_id"), "dataset_id": dataset_id, "sql": sql}
+    return None
 
 
 def database_tables_args(question: str, payload: dict[str, Any]) -> dict[str, Any] | None:

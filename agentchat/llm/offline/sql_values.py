@@ -91,16 +91,22 @@ def values_where(conditions: dict[str, list[str]], quote: Callable[[Any], str]) 
 def _names(word: str, value: str) -> bool:
     """``word`` is one of ``value``'s words (three letters or more) in another case form: the same, the value's word
     with an ending of up to three letters («газ» → «газу»), or a shared stem that leaves at most two letters of the
-    value's word and three of the question's («Москва» → «Москвы», «Центральный» → «Центральном»)."""
+    value's word and three of the question's («Москва» → «Москвы», «Центральный» → «Центральном»), also without a
+    fleeting vowel («уголь» → «угля»)."""
     for part in re.findall(r"[a-zа-яё]+", value.casefold().replace("ё", "е")):
         if len(part) < 3:
             continue
-        common = len(os.path.commonprefix([word, part]))
         if word == part or (word.startswith(part) and len(word) - len(part) <= 3):
             return True
-        if common >= 3 and len(part) - common <= 2 and len(word) - common <= 3:
-            return True
+        for stem in {part, FLEETING.sub("", part)}:  # «уголь» → «угл»: «угля», «углем»
+            common = len(os.path.commonprefix([word, stem]))
+            if common >= 3 and len(stem) - common <= 2 and len(word) - common <= 3:
+                return True
     return False
+
+
+# A vowel Russian drops before the last consonant in other cases («уголь» → «угля», «Питер» stays).
+FLEETING = re.compile(r"[ое](?=[бвгджзклмнпрстфхцчшщ]ь?$)")
 
 
 def _literal(text: Any) -> str:
