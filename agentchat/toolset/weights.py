@@ -9,7 +9,7 @@ for a named object, a migration's preview), which the router keeps next to it.
 import re
 
 from agentchat.toolset.clauses import PREVIEW_SEEN, question_after_context, question_before_context
-from agentchat.toolset.listing import values_listed
+from agentchat.toolset.listing import VALUES_LISTED
 from agentchat.toolset.reading import READING_WEIGHT, Reading, about_page_object, read_question, reading_tool
 from agentchat.toolset.words import (
     BY_ID,
@@ -202,7 +202,7 @@ def writes_sql(question: str) -> bool:
         COUNT.search(s) and not COUNT_CONDITION.search(s) for s in re.split(r"(?<=[.?!])\s+|\n", question)
     )
     rows = FIRST_ROWS.search(question) or ALL_ROWS.search(question)
-    values = VALUES.search(question) or values_listed(question)
+    values = VALUES.search(question) or VALUES_LISTED.search(question)  # not a loose «список …»: «what does …»
     return bool(plain_count or rows or values or extreme_asked(question) or aggregate_asked(question))
 
 

@@ -8,6 +8,7 @@ from agentchat.llm.offline.sql_steps import sql_for, sql_instead
 from agentchat.toolset.aspects import asked_aspect
 from agentchat.toolset.listing import VALUES_LISTED
 from agentchat.toolset.unsupported import request_without_tool
+from agentchat.toolset.weights import writes_sql
 from tests.llm.test_offline_planner import knowledge, only_call, specs, step  # noqa: F401 - fixtures
 from tests.llm.test_sql_values import READ
 
@@ -136,3 +137,11 @@ def test_a_bare_go_ahead_on_a_plan_s_page_runs_it(specs, knowledge, question):  
     """A QA check: "go ahead…" was refused «go»; «запускай…» was not understood."""
     name, args = only_call(step(specs, knowledge, question, "migration/1@ss-dev", role="admin"))
     assert (name, args) == ("execute_migration", {"migration_id": 1})
+
+
+def test_a_what_question_about_a_metric_is_no_listing_of_values():
+    """turns_day6 y06 ran ``SELECT * … LIMIT 10`` for "What does the avg_price metric … compute?" once any «what …»
+    was read as a listing: only the dataset's columns decide a listing, after it is read."""
+    question = "What does the avg_price metric in energy_consumption compute exactly? Want to put it in the glossary."
+    assert writes_sql(question) is False
+    assert listed_columns(question, READ) == []

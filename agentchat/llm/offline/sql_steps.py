@@ -21,6 +21,7 @@ from agentchat.llm.offline.sql_aggregate import (
 )
 from agentchat.llm.offline.sql_values import VALUES_ROW_LIMIT, value_conditions, values_read, values_sql
 from agentchat.llm.offline.state import Result, Turn
+from agentchat.toolset.listing import values_listed
 from agentchat.toolset.weights import ALL_ROWS, aggregate_asked, extreme_asked, writes_sql
 from agentchat.toolset.words import COUNT, FIRST_ROWS, VALUES
 
@@ -51,9 +52,10 @@ def sql_for(
     of a column the dataset does not have). ``values`` are its text columns' values when read (``sql_values``).
 
     Returns:
-        ``SELECT COUNT(*) AS row_count FROM …``, ``SELECT DISTINCT "col" FROM … ORDER BY 1 LIMIT 50``, a ranking or
-        the duplicates (``sql_aggregate``; None when its columns are not found) or ``SELECT * FROM … LIMIT n``
-        (``row_limit``, default 10).
+        ``SELECT COUNT(*) AS row_count FROM …`` (with the conditions ``sql_aggregate.figure_where`` writes; None when
+        one is not written), ``SELECT DISTINCT "col" FROM … ORDER BY 1 LIMIT 50``, the values of the columns a
+        question lists (``sql_values.values_sql``), a ranking, a total or the duplicates (``sql_aggregate``; None
+        when its columns are not found) or ``SELECT * FROM … LIMIT n`` (``row_limit``, default 10).
     """
     relation = _relation(payload)
     if relation is None:
@@ -206,7 +208,9 @@ def sql_first_step(turn: Turn, mentions: Mentions, args: dict[str, Any]) -> tupl
         return None
     if mentions.sql and not {"database_id", "database_name", "dataset_id"} & set(args):
         return "superset_explore_database", {"env_id": args["env_id"]}
-    if writes_sql(turn.question) and args.get("dataset_id") and not mentions.sql:
+    # «список регионов» with the SQL tool chosen: the dataset's columns decide whether values are listed
+    listed = writes_sql(turn.question) or values_listed(turn.question)
+    if listed and args.get("dataset_id") and not mentions.sql:
         return "superset_explore_database", {"env_id": args["env_id"], "dataset_id": args["dataset_id"]}
     return None
 

@@ -23,15 +23,15 @@ VALUES_PER_COLUMN, TEXT_COLUMNS = 100, 5
 #: The rows the values query may return (the SQL tool's ``row_limit``).
 VALUES_ROW_LIMIT = VALUES_PER_COLUMN * TEXT_COLUMNS
 COLUMN, VALUE = "column", "value"  # the values query's result columns
+# A column type that holds no words: numbers, dates and times, flags.
+NOT_TEXT = re.compile(r"int|real|float|double|numeric|decimal|number|date|time|bool", re.I)
 
 
 def text_columns(payload: dict[str, Any]) -> list[str]:
     """The names of the dataset's text columns (not numeric, not a date or time) in ``payload``
     (``superset_explore_database``'s dataset answer), at most ``TEXT_COLUMNS``."""
-    numeric = re.compile(r"int|real|float|double|numeric|decimal|number|date|time|bool", re.I)
-    names = [
-        str(c["name"]) for c in payload.get("columns") or [] if c.get("name") and not numeric.search(str(c.get("type")))
-    ]
+    columns = payload.get("columns") or []
+    names = [str(c["name"]) for c in columns if c.get("name") and not NOT_TEXT.search(str(c.get("type")))]
     return names[:TEXT_COLUMNS]
 
 
