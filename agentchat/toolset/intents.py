@@ -17,6 +17,7 @@ from agentchat.toolset.listing import VALUES_LISTED
 from agentchat.toolset.reading import CHECK, MAKE, asks_for_review, asks_to_see, read_question, unnegated
 from agentchat.toolset.versions import DEPLOY_HISTORY, ROLLBACK, VERSION_GIT, VERSIONS_COMPARED
 from agentchat.toolset.weights import intent_scores
+from agentchat.toolset.words import TERSE_BACKUP
 
 STRONG, MEDIUM, WEAK = 0.16, 0.09, 0.045
 
@@ -51,13 +52,6 @@ FORMAT_WORDS = (
 SQL_TEXT = r"(\bselect\b.+\bfrom\b|\bselect\s+(\d|\*|count\()|`[^`]*\bselect\b[^`]*`|\bwith\b\s+\w+\s+as\s*\()"
 IMPERATIVE_RU = r"(сделай|создай|заведи|запусти|выполни|примени|добавь|сохрани|зафиксируй)"
 
-# «бэкап дева!», "full backup of prod before tonight's release please", «бэкап прода перед релизом, сейчас»: the noun
-# and the environment alone are a terse request for one (turns_day6 y45, turns_day9 e961, turns_day12 h1243).
-TERSE_BACKUP = (
-    r"^\s*(?:(?:полн\w*|full|fresh|свеж\w*|нов\w*|new)\s+)?(?:бэкап|бекап|backup)\s+(?:of\s+|для\s+)?[\w-]+"
-    r"(?:\s+(?:before|перед)\b.*?)?(?:\s*,?\s*(?:пожалуйста|please|pls|плиз|плз|сейчас|срочно|немедленно|now|asap))*"
-    r"\s*[!.]*\s*$"
-)
 RULES: list[Rule] = [
     # --- what the agent can do
     # «вы»: a polite or plural «что вы умеете / чем можете помочь» asks the same (turns_day8 d865)

@@ -33,6 +33,7 @@ from agentchat.toolset.words import (
     SHOW,
     SHOW_WORDS,
     SUBJECT_EN,
+    TERSE_REQUEST,
     WISH_EN,
     WISH_HAVE_EN,
 )
@@ -58,6 +59,8 @@ def verb_of(
         return MAKE  # "could we get a virtual dataset…", "it would be nice to have docs": something new is asked for
     if MOVE_TO_ENV.search(question):
         return MAKE  # "can we get this onto staging?": moving it there is asked for
+    if TERSE_REQUEST.search(question):
+        return MAKE  # «бэкап прода сейчас»: a backup asked for without its verb
     lead = True  # still at the head of the sentence (English verbs count only there)
     head_ru = True  # still at the head of a Russian clause (after particles only)
     for i, token in enumerate(tokens):

@@ -380,3 +380,12 @@ VALUES = re.compile(
     r"|\b(distinct|unique)\s+values\b|\b(уникальн|различн)\w*\s+значени\w*|\bvalues of\b",
     re.I,
 )
+
+# «бэкап дева!», "full backup of prod before tonight's release please", «бэкап прода перед релизом, сейчас»: the noun
+# and the environment alone are a terse request for one (turns_day6 y45, turns_day9 e961, turns_day12 h1243).
+TERSE_BACKUP = (
+    r"^\s*(?:(?:полн\w*|full|fresh|свеж\w*|нов\w*|new)\s+)?(?:бэкап|бекап|backup)\s+(?:of\s+|для\s+)?[\w-]+"
+    r"(?:\s+(?:before|перед)\b.*?)?(?:\s*,?\s*(?:пожалуйста|please|pls|плиз|плз|сейчас|срочно|немедленно|now|asap))*"
+    r"\s*[!.]*\s*$"
+)
+TERSE_REQUEST = re.compile(TERSE_BACKUP, re.I)  # read as a request to make one (``reading.read_question``)

@@ -7,6 +7,7 @@ from agentchat.llm.offline.sql_aggregate import listed_columns
 from agentchat.llm.offline.sql_steps import sql_for, sql_instead
 from agentchat.toolset.aspects import asked_aspect
 from agentchat.toolset.listing import VALUES_LISTED
+from agentchat.toolset.reading import MAKE, read_question
 from agentchat.toolset.unsupported import request_without_tool
 from agentchat.toolset.weights import writes_sql
 from tests.llm.test_offline_planner import knowledge, only_call, specs, step  # noqa: F401 - fixtures
@@ -145,3 +146,10 @@ def test_a_what_question_about_a_metric_is_no_listing_of_values():
     question = "What does the avg_price metric in energy_consumption compute exactly? Want to put it in the glossary."
     assert writes_sql(question) is False
     assert listed_columns(question, READ) == []
+
+
+def test_a_terse_backup_is_a_request_to_make_one_whoever_asks():
+    """A QA check: «бэкап прода сейчас» listed the backups for an analyst (no run allowed) and on a dashboard page
+    (no run offered there) instead of saying so: read as a request, the role or the page refuses it."""
+    assert read_question("бэкап прода сейчас").verb == MAKE
+    assert read_question("бэкап прода есть?").verb != MAKE
