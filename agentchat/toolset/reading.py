@@ -41,7 +41,7 @@ import re
 from dataclasses import dataclass, field
 
 from agentchat.toolset.aspects import asked_aspect, unheard_action, unheard_focus
-from agentchat.toolset.clauses import PREVIEW_SEEN, QUOTED, main_clause, question_after_context, question_before_context
+from agentchat.toolset.clauses import PREVIEW_SEEN, main_clause, question_after_context, question_before_context
 from agentchat.toolset.part_reads import no_object_read, part_read
 from agentchat.toolset.tokens import corrected, object_of, tokens_of, unnegated, unprefixed
 from agentchat.toolset.verbs import told_to, verb_of
@@ -188,10 +188,9 @@ def read_question(question: str) -> Reading:
         A ``Reading``; ``verb`` is '' when neither an imperative, a question word nor a "?" is found.
     """
     main = unnegated(PREVIEW_SEEN.sub("", main_clause(question)) or question)
-    unquoted = QUOTED.sub(" ", main)  # a quoted name or message names no object («commit message: «charts: …»»)
-    tokens = [unprefixed(corrected(t)) for t in tokens_of(unquoted)]
+    tokens = [unprefixed(corrected(t)) for t in tokens_of(main)]
     # The sentence of each token: a qualifier qualifies an object of its own sentence only.
-    sentences = [n for n, part in enumerate(re.split(r"[.?!;]+", unquoted)) for _ in tokens_of(part)]
+    sentences = [n for n, part in enumerate(re.split(r"[.?!;]+", main)) for _ in tokens_of(part)]
     found = set()
     in_sentence: set[tuple[int, str]] = set()
     places = []

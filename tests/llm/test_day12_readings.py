@@ -153,3 +153,18 @@ def test_a_terse_backup_is_a_request_to_make_one_whoever_asks():
     (no run offered there) instead of saying so: read as a request, the role or the page refuses it."""
     assert read_question("бэкап прода сейчас").verb == MAKE
     assert read_question("бэкап прода есть?").verb != MAKE
+
+
+@pytest.mark.parametrize(
+    ("question", "role", "tool"),
+    [
+        ("Can you generate the chart docs for this dashboard?", "engineer", "run_llm_documentation"),
+        ("Could you run the LLM review on this dashboard? I think the charts are off.", "admin", "run_llm_validation"),
+    ],
+)
+def test_a_title_the_planner_guessed_keeps_its_words_read(specs, knowledge, question, role, tool):  # noqa: F811
+    """A held row of turns_day12 (diagnosed by a helper in general terms): the planner quotes a guessed title
+    ("the … dashboard") for the router, and reading the request without quoted text lost the request's own words;
+    only what the person quoted is left out (a commit message), in the person's own text."""
+    name, _args = only_call(step(specs, knowledge, question, "dashboard/1@ss-dev", role=role))
+    assert name == tool
