@@ -14,7 +14,9 @@ _SCHEMA = (
 NOT_VALUES = re.compile(_SCHEMA, re.I)
 # The listing word and the words after it, or the words before «перечисли».
 LISTING = re.compile(
-    r"\b(?:какие|перечисли\w*|список|which|what|list)\s+((?:[\w-]+\s+){0,2}[\w-]+)"
+    r"\b(?:какие|перечисли\w*|список|which|what|list)\s+"
+    # "what does the avg_price metric compute?" asks no listing: a verb follows the question word (a QA check)
+    r"(?!(?:does|do|did|is|are|was|were|can|could|should|will|would|has|have)\b)((?:[\w-]+\s+){0,2}[\w-]+)"
     r"|((?:[\w-]+\s+)?[\w-]+)\s+(?:тоже\s+|также\s+|ещё\s+|еще\s+)?перечисли\w*",
     re.I,
 )

@@ -14,6 +14,7 @@ from policies.defaults import ENVIRONMENTS
 from tests.llm.test_day9_readings import PAYLOAD
 from tests.llm.test_day10_readings import _turn_after
 from tests.llm.test_offline_planner import knowledge, only_call, specs, step  # noqa: F401 - fixtures
+from tests.llm.test_sql_values import VALUES
 
 ACTIVE = [(env_id, row[1]) for env_id, row in ENVIRONMENTS.items()]
 
@@ -286,8 +287,10 @@ def test_the_context_around_a_figure_is_no_condition():
         "Добрый день. Готовлю отчёт для директора — подскажите, пожалуйста, какие три региона потребили больше всего "
         "за 2025 год. Спасибо!"
     )
-    assert unread_words(question, {**PAYLOAD, "source": {"table": "energy_consumption"}}) == []
-    assert (_sql(question) or "").endswith("LIMIT 3")
+    read = {**PAYLOAD, "source": {"table": "energy_consumption"}}
+    # the eighth session: the clause before the dash is read for values first, and is context when it names none
+    assert unread_words(question, read, VALUES) == []
+    assert (aggregate_sql(question, read, "t", lambda name: f'"{name}"', VALUES) or "").endswith("LIMIT 3")
     assert unread_words("Готовлю отчёт. Сколько потребила Москва в 2025?", PAYLOAD) == ["москва"]
 
 

@@ -200,3 +200,34 @@ def test_a_figure_that_leaves_out_its_subject_or_period_is_not_written(question,
     """A QA check: «Москва и Питер: потребление по источникам» summed every region; «по годам» gave one total."""
     assert _sql(question) is None
     assert value_conditions(unread_words(question, READ), VALUES)[1] == unread
+
+
+@pytest.mark.parametrize(
+    ("question", "sql"),
+    [
+        (
+            "Свердловская область, уголь, 2024 — сколько потребили?",  # a heading before a dash is the subject
+            'SELECT SUM(consumption_mwh) AS "total_consumption" FROM t WHERE "region" = \'Свердловская область\' AND '
+            "\"source\" = 'Уголь' AND \"date\" >= '2024-01-01' AND \"date\" < '2025-01-01'",
+        ),
+        (
+            "Москва, 2025: потребление по источникам",  # a year before a colon is read
+            'SELECT "source", SUM(consumption_mwh) AS "total_consumption" FROM t WHERE "region" = \'Москва\' AND '
+            '"date" >= \'2025-01-01\' AND "date" < \'2026-01-01\' GROUP BY "source" ORDER BY 2 DESC LIMIT 100',
+        ),
+        (
+            "минимальное потребление гидро по регионам",  # the function of the measure, not its total
+            'SELECT "region", MIN("consumption_mwh") AS "min_consumption_mwh" FROM t WHERE "source" = \'Гидро\' '
+            'GROUP BY "region" ORDER BY 2 DESC LIMIT 100',
+        ),
+    ],
+)
+def test_a_second_fresh_check_s_wrong_figures_keep_every_condition(question, sql):
+    """A second QA check: the region and the source before a dash, the year before a colon were left out, and
+    «минимальное потребление» was written as a SUM."""
+    assert _sql(question) == sql
+
+
+def test_the_top_records_of_a_value_are_no_total():
+    """A second QA check: «топ-5 записей по стоимости в Краснодарском крае» answered the region's total."""
+    assert _sql("топ-5 записей по стоимости в Краснодарском крае") is None

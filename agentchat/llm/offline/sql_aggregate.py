@@ -54,7 +54,7 @@ ALL_OF = re.compile(
 NO_BREAKDOWN = re.compile(r"без разбивки|without (a )?breakdown", re.I)
 # A year: «за 2024 год», "in 2024", and one standing alone ("total consumption 2024", "for the year 2025" summed both
 # years: a QA check), not a date's part (2024-01-01) nor a count («у меня 2088»).
-YEAR = re.compile(r"(?<![\w.:/-])((?:199|20[0-3])\d)(?![\d:/_a-zA-Z]|[.-]\d)")  # «2025г.» too
+YEAR = re.compile(r"(?<![\w.:/-])((?:199|20[0-3])\d)(?![\d/_a-zA-Z]|[.:-]\d)")  # «2025г.», «Москва, 2025: …» too
 # A year said in any form («за 24 год», «2025г.», "year 1812", "FY25"): when ``YEAR`` reads none, the SQL is asked for.
 YEAR_SAID = re.compile(r"\d\s*-?(й|ый|ом)?\s*(год\w*|гг?)(?![а-яё])|\b(year|fy)\s*-?\d|\b\d+\s+years?\b", re.I)
 # A part of a year: a quarter or a half ("Q1", «1 кв.», «второй квартал», "H2", «полугодие»).
@@ -89,28 +89,44 @@ _FRAME_STEMS = frozenset(
 ) | frozenset(_NUMBERS)
 
 
-def unread_words(question: str, payload: dict[str, Any]) -> list[str]:
+def unread_words(question: str, payload: dict[str, Any], values: dict[str, list[str]] | None = None) -> list[str]:
     """The words of ``question`` that neither the dataset in ``payload`` (its table, columns, metrics, their names
     and labels) nor the plain and framing words account for, in order, folded — each a condition the SQL might
-    leave out (see ``_FRAME_STEMS``). Numbers (a year, a count) are not words here; environment names neither."""
+    leave out (see ``_FRAME_STEMS``). Numbers (a year, a count) are not words here; environment names neither.
+
+    Read: the sentences that ask the figure (the others are context: «Спасибо!»), a heading before a colon among
+    them («Москва и Питер: потребление по источникам»). A clause before a dash is the figure's subject when one of
+    its words names a value of ``values`` («Свердловская область, уголь, 2024 — сколько потребили?» summed every
+    region, a QA check) or the values are not read yet, and context otherwise («Готовлю отчёт для директора — …»)."""
     source = payload.get("source") or {}
     named = [str(source.get("table") or "")]
     for item in [*(payload.get("columns") or []), *(payload.get("metrics") or [])]:
         named += [str(item.get("name") or ""), str(item.get("label") or "")]
     known = {w[:5] for text in named for w in re.findall(r"[a-zа-яё]+", text.casefold().replace("ё", "е"))}
     known |= _plain_stems()
-    # the sentences (and dash-joined clauses) that ask the figure; the others are context («Готовлю записку для
-    # руководства — …», «Спасибо!»)
-    # A heading before a colon is the question's subject, not context («Москва и Питер: потребление по источникам»
-    # summed every region, a QA check): sentences are split at their ends only.
-    parts = [c for p in re.split(r"(?<=[.!?])\s+|\n+", question) for c in re.split(r"\s[—–-]\s|;", p) if c.strip()]
-    asking = [p for p in parts if aggregate_asked(p) or COUNT.search(p) or p.rstrip().endswith("?")] or [question]
-    words = re.findall(r"[a-zа-яё]+", fold(" ".join(asking)))
-    return [
-        w
-        for w in dict.fromkeys(words)
-        if len(w) >= 3 and w[:5] not in known and not w.startswith(_UNITS) and not TIER_PART.fullmatch(w)
-    ]
+
+    def unread(text: str) -> list[str]:
+        words = re.findall(r"[a-zа-яё]+", fold(text))
+        return [
+            w
+            for w in dict.fromkeys(words)
+            if len(w) >= 3 and w[:5] not in known and not w.startswith(_UNITS) and not TIER_PART.fullmatch(w)
+        ]
+
+    def asks(text: str) -> bool:
+        return bool(aggregate_asked(text) or COUNT.search(text) or text.rstrip().endswith("?"))
+
+    parts = [p for p in re.split(r"(?<=[.!?])\s+|\n+", question) if p.strip()]
+    found: list[str] = []
+    for sentence in [p for p in parts if asks(p)] or [question]:
+        clauses = [c for c in re.split(r"\s[—–-]\s|;", sentence) if c.strip()]
+        asking = [c for c in clauses if asks(c)] or clauses
+        found += unread(" ".join(asking))
+        for clause in (c for c in clauses if c not in asking):
+            before = unread(clause)
+            if values is None or value_conditions(before, values)[0]:
+                found += before
+    return list(dict.fromkeys(found))
 
 
 # Units and scales in any case form («в рублях», «млн», «мвтч»): the figure's unit, no condition; read by prefix
@@ -185,7 +201,8 @@ def aggregate_sql(
             return None  # no column to take it of: the SQL is asked for, never a total in its place
     if not measures and COUNT.search(question):
         measures = ["COUNT(*) AS row_count"]  # "how many rows per region?"
-    if (total or conditions) and not dimensions and measures:
+    ranked = RANKING.search(question) or BREAKDOWN.search(question)  # «топ-5 записей … в Москве»: no total of it
+    if (total or (conditions and not ranked)) and not dimensions and measures:
         return f"SELECT {', '.join(measures)} FROM {relation}{where}"  # noqa: S608 - one figure over all rows
     if not dimensions or not measures:
         return None
@@ -204,6 +221,11 @@ def aggregate_sql(
 _AVERAGE = re.compile(r"\b(average|avg|mean)\b|\bсредн\w*", re.I)
 _MIN_MAX = re.compile(r"\b(min|max|minimum|maximum|мин|макс)\b", re.I)
 _BOTH_RU = re.compile(r"минимальн\w*\s+и\s+максимальн\w*|максимальн\w*\s+и\s+минимальн\w*", re.I)
+# «минимальное потребление гидро по регионам», «максимальная стоимость»: the function of that measure (a QA check got
+# the SUM); «регион с максимальным потреблением» still ranks by the total.
+_OF_MEASURE = re.compile(
+    r"(?<!\bс )(?<!\bсо )\b(минимальн|максимальн)\w*\s+(?:значени\w*\s+)?(потреблени|стоимост|цен|расход)", re.I
+)
 
 
 def figure_where(
@@ -214,7 +236,7 @@ def figure_where(
     date column; None when it says a condition that is not written (a word no name nor value accounts for, a
     negation, a month, a part of a year, a breakdown by year), so the SQL is asked for rather than a figure of more
     rows given."""
-    conditions, unread = value_conditions(unread_words(question, payload), values or {})
+    conditions, unread = value_conditions(unread_words(question, payload, values), values or {})
     condition = CONDITION.search(NO_BREAKDOWN.sub(" ", question))
     if condition and conditions and not HARD_CONDITION.search(NO_BREAKDOWN.sub(" ", question)):
         condition = None  # «в Москве», «только газ»: the values read are the condition
@@ -261,6 +283,7 @@ def _functions(question: str) -> list[str]:
     words = {m.group(1).casefold()[:3] for m in _MIN_MAX.finditer(question)}
     if _BOTH_RU.search(question):
         words |= {"min", "max", "мин", "мак"}
+    words |= {m.group(1).casefold()[:3] for m in _OF_MEASURE.finditer(question)}
     found += ["MIN"] if words & {"min", "мин"} else []
     return found + (["MAX"] if words & {"max", "мак"} else [])
 

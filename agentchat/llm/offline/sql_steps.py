@@ -129,7 +129,8 @@ def still_unread(turn: Turn) -> list[str]:
     read = next((r for r in reversed(turn.results) if r.tool == "superset_explore_database" and r.ok), None)
     if read is None or not isinstance(read.payload, dict):
         return []
-    return value_conditions(unread_words(turn.question, read.payload), _values_result(turn)[1])[1]
+    values = _values_result(turn)[1]
+    return value_conditions(unread_words(turn.question, read.payload, values or None), values)[1]
 
 
 def _values_result(turn: Turn) -> tuple[Result | None, dict[str, list[str]]]:
