@@ -231,3 +231,9 @@ def test_a_second_fresh_check_s_wrong_figures_keep_every_condition(question, sql
 def test_the_top_records_of_a_value_are_no_total():
     """A second QA check: «топ-5 записей по стоимости в Краснодарском крае» answered the region's total."""
     assert _sql("топ-5 записей по стоимости в Краснодарском крае") is None
+
+
+def test_only_before_a_value_is_its_condition():
+    """A second QA check: «потребление по регионам только по ВИЭ» was asked back: «только» is how a value is said."""
+    assert "WHERE \"source\" = 'ВИЭ'" in (_sql("потребление по регионам только по ВИЭ") or "")
+    assert _sql("потребление по регионам только по ВИЭ", values=None) is None

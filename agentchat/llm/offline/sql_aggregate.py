@@ -85,7 +85,7 @@ _FRAME_STEMS = frozenset(
     dupes dupli rows row recor data datas table show give tell get calcu compu count please pls spend spent paid pay
     value amount sold consu used use uses whole entire there total and or more than also now okay just then есть
     спаси добры здрав приве thank thanks hello млн млрд тыс милли тысяч знак округ decim round digit milli billi
-    thous обошл стоил потра запла электр энерг power energ скока скоко запис колич""".split()
+    thous обошл стоил потра запла электр энерг power energ скока скоко запис колич тольк only""".split()
 ) | frozenset(_NUMBERS)
 
 
