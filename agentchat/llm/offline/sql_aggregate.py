@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agentchat.llm.offline.environments import TIER_PART
-from agentchat.llm.offline.sql_values import text_columns, value_conditions, values_where
+from agentchat.llm.offline.sql_values import dated, numeric, text_columns, value_conditions, values_where
 from agentchat.toolset.aspects import fold, plain_words
 from agentchat.toolset.listing import listing_phrases
 from agentchat.toolset.weights import BREAKDOWN, DUPLICATES, GRAND_TOTAL, RANKING, aggregate_asked
@@ -181,15 +181,15 @@ def aggregate_sql(
             f"SELECT {listed}, COUNT(*) AS copies FROM {relation} GROUP BY {listed} "  # noqa: S608
             f"HAVING COUNT(*) > 1 ORDER BY copies DESC LIMIT {DUPLICATE_ROWS}"
         )
-    dimensions = [c for c in named if not _numeric(c) and not _dated(c)]
+    dimensions = [c for c in named if not numeric(c) and not dated(c)]
     metrics = [m for m in payload.get("metrics") or [] if _measure(m, words)]
     if PRICE_ASKED.search(question):  # «какой источник дешевле всего?»: ranked by the price, not the total cost
         metrics.sort(key=lambda m: "price" not in str(m.get("name")).casefold())
     measures = [f"{m['expression']} AS {quote(m['name'])}" for m in metrics]
     if not measures:
-        measures = [f"SUM({quote(c['name'])}) AS {quote('sum_' + c['name'])}" for c in named if _numeric(c)]
+        measures = [f"SUM({quote(c['name'])}) AS {quote('sum_' + c['name'])}" for c in named if numeric(c)]
     if functions:  # "average consumption_mwh by region" was written as its SUM (a fresh check)
-        numbers = [c for c in named if _numeric(c)]
+        numbers = [c for c in named if numeric(c)]
         carried = [m for m in metrics if any(f.casefold() in str(m.get("name")).casefold() for f in functions)]
         if numbers:
             measures = [
@@ -243,19 +243,25 @@ def figure_where(
     if MONTH.search(question) or condition or unread or _period_unread(question):
         return None
     clauses = values_where(conditions, quote)
-    dated = next((c for c in payload.get("columns") or [] if c.get("name") and _dated(c)), None)
-    if (year := YEAR.search(question)) and dated:
+    date_column = next((c for c in payload.get("columns") or [] if c.get("name") and dated(c)), None)
+    if (year := YEAR.search(question)) and date_column:
         first = int(year.group(1))
-        column = quote(dated["name"])
+        column = quote(date_column["name"])
         clauses.append(f"{column} >= '{first}-01-01' AND {column} < '{first + 1}-01-01'")
     return (f" WHERE {' AND '.join(clauses)}" if clauses else "", conditions)
+
+
+def figure_asked(question: str) -> bool:
+    """A figure of the data is asked: a ranking, a breakdown, a total, a function of a column or duplicates
+    (``weights.aggregate_asked``), or a count of rows."""
+    return bool(aggregate_asked(question) or COUNT.search(question))
 
 
 def listed_columns(question: str, payload: dict[str, Any]) -> list[str]:
     """The names of the dataset's text columns whose values ``question`` lists («какие регионы вообще есть в данных?
     и источники тоже перечисли» → ``region``, ``source``; turns_day12 h1211, a QA check), in the dataset's order; []
     when it asks a figure (a ranking names a column too: "which region consumed most") or its schema."""
-    if aggregate_asked(question) or COUNT.search(question):
+    if figure_asked(question):
         return []
     named = {c["name"] for p in listing_phrases(question) for c in named_columns(p, payload)}
     return [name for name in text_columns(payload) if name in named]
@@ -327,14 +333,6 @@ def _measure(metric: dict[str, Any], words: set[str]) -> bool:
     if any(len(p) >= 4 and any(w.startswith(p[: _STEM + 1]) for w in words) for p in parts):
         return True
     return _label_named(metric.get("label"), words)
-
-
-def _numeric(column: dict[str, Any]) -> bool:
-    return bool(re.search(r"int|real|float|double|numeric|decimal|number", str(column.get("type")), re.I))
-
-
-def _dated(column: dict[str, Any]) -> bool:
-    return bool(re.search(r"date|time", str(column.get("type")), re.I))
 
 
 def _rows(question: str) -> int:

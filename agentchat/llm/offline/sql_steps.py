@@ -14,12 +14,13 @@ from agentchat.llm.offline.answers.base import items
 from agentchat.llm.offline.mentions import Mentions
 from agentchat.llm.offline.sql_aggregate import (
     aggregate_sql,
+    figure_asked,
     figure_where,
     listed_columns,
     unread_words,
     values_wanted,
 )
-from agentchat.llm.offline.sql_values import VALUES_ROW_LIMIT, value_conditions, values_read, values_sql
+from agentchat.llm.offline.sql_values import VALUES_ROW_LIMIT, dated, value_conditions, values_read, values_sql
 from agentchat.llm.offline.state import Result, Turn
 from agentchat.toolset.listing import values_listed
 from agentchat.toolset.weights import ALL_ROWS, aggregate_asked, extreme_asked, writes_sql
@@ -105,8 +106,7 @@ def values_step(question: str, payload: dict[str, Any]) -> dict[str, Any] | None
     """``{"sql", "row_limit"}`` of the query that reads the dataset's text values (``sql_values``) when the figure
     ``question`` asks is not written only for words they may account for; else None."""
     relation = _relation(payload)
-    figure = aggregate_asked(question) or COUNT.search(question)
-    if relation is None or not figure or not values_wanted(question, payload):
+    if relation is None or not figure_asked(question) or not values_wanted(question, payload):
         return None
     sql = values_sql(payload, relation, _identifier)
     return {"sql": sql, "row_limit": VALUES_ROW_LIMIT} if sql else None
@@ -168,8 +168,7 @@ def sql_instead(intended: str, last: str, question: str) -> bool:
     газу» were shown its description, a QA check)."""
     if intended in ("get_dataset_details", "search_datasets"):
         return True
-    figure = aggregate_asked(question) or bool(COUNT.search(question))
-    return intended == last == "superset_explore_database" and figure
+    return intended == last == "superset_explore_database" and figure_asked(question)
 
 
 def explore_next(question: str, read: Result, offered: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
@@ -225,8 +224,8 @@ def _column(payload: dict[str, Any], name: str) -> str | None:
 def _date_column(payload: dict[str, Any]) -> str | None:
     """The dataset's only date or time column (its type holds DATE or TIME), else its column called ``date``, or
     None (none, or several and none of them ``date``)."""
-    dated = [str(c["name"]) for c in payload.get("columns") or [] if re.search(r"date|time", str(c.get("type")), re.I)]
-    return dated[0] if len(dated) == 1 else _column(payload, "date")
+    dates = [str(c["name"]) for c in payload.get("columns") or [] if dated(c)]
+    return dates[0] if len(dates) == 1 else _column(payload, "date")
 
 
 def _relation(payload: dict[str, Any]) -> str | None:

@@ -23,15 +23,28 @@ VALUES_PER_COLUMN, TEXT_COLUMNS = 100, 5
 #: The rows the values query may return (the SQL tool's ``row_limit``).
 VALUES_ROW_LIMIT = VALUES_PER_COLUMN * TEXT_COLUMNS
 COLUMN, VALUE = "column", "value"  # the values query's result columns
-# A column type that holds no words: numbers, dates and times, flags.
-NOT_TEXT = re.compile(r"int|real|float|double|numeric|decimal|number|date|time|bool", re.I)
+# Column types, by the words Superset's type names hold: numbers, dates and times, flags (the rest hold words).
+NUMERIC = re.compile(r"int|real|float|double|numeric|decimal|number", re.I)
+DATED = re.compile(r"date|time", re.I)
+FLAG = re.compile(r"bool", re.I)
+
+
+def numeric(column: dict[str, Any]) -> bool:
+    """The column's type is a number's (``NUMERIC``)."""
+    return bool(NUMERIC.search(str(column.get("type"))))
+
+
+def dated(column: dict[str, Any]) -> bool:
+    """The column's type is a date's or a time's (``DATED``)."""
+    return bool(DATED.search(str(column.get("type"))))
 
 
 def text_columns(payload: dict[str, Any]) -> list[str]:
     """The names of the dataset's text columns (not numeric, not a date or time) in ``payload``
     (``superset_explore_database``'s dataset answer), at most ``TEXT_COLUMNS``."""
     columns = payload.get("columns") or []
-    names = [str(c["name"]) for c in columns if c.get("name") and not NOT_TEXT.search(str(c.get("type")))]
+    text = [c for c in columns if c.get("name") and not (numeric(c) or dated(c) or FLAG.search(str(c.get("type"))))]
+    names = [str(c["name"]) for c in text]
     return names[:TEXT_COLUMNS]
 
 
