@@ -163,6 +163,9 @@ GRAND_TOTAL = re.compile(
     r"|\bсколько\s+(\w+\s+){0,2}?(стоил\w*|потратил\w*|заплатил\w*|потребил\w*|израсходовал\w*)|\bво\s+сколько\s+обош\w*"
     # a measure named first («потребление Санкт-Петербурга за 2025 год», "consumption in 2024?"): its total
     r"|^\W*(потребление|стоимость|расход|затраты|consumption|cost|spending)\b"
+    # "what was the cost of hydro in December 2024?", «какой была стоимость газа в 2025?»
+    r"|\bwhat\s+(was|were|is|are)\s+(the\s+|our\s+)?(total\s+)?(cost|costs|consumption|spend|spending)\b"
+    r"|\bкак(ой|ая|ое|ова|ово)\s+(был\w*\s+)?(общ\w+\s+|суммарн\w+\s+)?(стоимость|потребление|расход|затраты)\b"
     r"|\bhow much\b(?:\s+\w+){0,4}?\s+(cost|costs|spent|spend|paid|pay|consumed|consume|use|used)\b",
     re.I,
 )
@@ -173,8 +176,32 @@ GRAND_TOTAL = re.compile(
 # average", which qualify another figure, nor a time (run and refresh times are no column of the data).
 _NOT_A_COLUMN = r"(?!\s+(\w+\s+)?(time|duration|latency|runtime|время|длительн|скорост|задержк))"
 FUNCTION_ASKED = re.compile(
-    rf"(?<!on )\b(average|avg|mean|min|max|minimum|maximum|мин|макс)\b{_NOT_A_COLUMN}"
+    rf"(?<!on )(?<!\bi )\b(average|avg|mean|min|max|minimum|maximum|мин|макс)\b{_NOT_A_COLUMN}"
     rf"|(?<!в )(?<!\w)средн\w*(?!\w){_NOT_A_COLUMN}",
+    re.I,
+)
+
+
+# A breakdown by year or by month («потребление по месяцам», "total cost by year", «помесячно», "year over year"):
+# written on the dataset's date column (``llm.offline.sql_periods``).
+BY_YEAR = re.compile(
+    r"\bпо\s+годам\b|\bгод\s+к\s+году\b|\b(by|per)\s+years?\b|\byearly\b|\bannual(ly)?\b|\byear[- ]over[- ]year\b"
+    r"|\byoy\b|\bпогодов\w*",
+    re.I,
+)
+BY_MONTH = re.compile(
+    r"\bпо\s+месяцам\b|\bпомесячн\w*|\bежемесячн\w*|\bмесяц\s+к\s+месяцу\b|\b(by|per)\s+months?\b|\bmonthly\b"
+    r"|\bmonth[- ]over[- ]month\b|\bmonth\s+by\s+month\b",
+    re.I,
+)
+# How many different values a column holds («сколько регионов в данных?», «в скольких регионах есть атом?», "how
+# many sources are there?"): a count of distinct values when the word names a text column of the dataset
+# (``llm.offline.sql_aggregate.distinct_sql``), not rows, times or a measure.
+DISTINCT_COUNT = re.compile(
+    r"(?<!\w)(?:сколько|скока|скоко|скольких|число|количество)\s+(?:разных\s+|различных\s+|уникальных\s+)?"
+    r"(?P<ru>(?!(?:записей|строк|раз|всего|стоил|потреб|денег|мвт|квт|рубл|тысяч|млн|процент|лет|месяц|дней)\w*)"
+    r"[а-яё]{4,})"
+    r"|\bhow\s+many\s+(?:different\s+|distinct\s+|unique\s+)?(?P<en>(?!rows|records|times|mwh|rubles)[a-z]{4,})",
     re.I,
 )
 
@@ -190,12 +217,15 @@ def aggregate_asked(question: str) -> bool:
         or BREAKDOWN.search(asked)
         or GRAND_TOTAL.search(asked)
         or FUNCTION_ASKED.search(asked)
+        or BY_YEAR.search(asked)
+        or BY_MONTH.search(asked)
     )
 
 
 def writes_sql(question: str) -> bool:
     """True when the planner writes the SQL for ``question`` itself from the dataset's source
-    (``llm.offline.sql_steps.sql_for``): a plain count, the first rows, a column's values, its max or min."""
+    (``llm.offline.sql_steps.sql_for``): a plain count, the first rows, a column's values, its max or min, a count of
+    a column's different values, or a figure (``aggregate_asked``)."""
     # The condition is looked for in the count's own sentence: «скока строк в датасете? хочу сверить с выгрузкой,
     # у меня 2088» asks a plain count (2088 is the person's figure, not a year; turns_day6 y48).
     plain_count = any(
@@ -203,7 +233,8 @@ def writes_sql(question: str) -> bool:
     )
     rows = FIRST_ROWS.search(question) or ALL_ROWS.search(question)
     values = VALUES.search(question) or VALUES_LISTED.search(question)  # not a loose «список …»: «what does …»
-    return bool(plain_count or rows or values or extreme_asked(question) or aggregate_asked(question))
+    distinct = DISTINCT_COUNT.search(question)
+    return bool(plain_count or rows or values or distinct or extreme_asked(question) or aggregate_asked(question))
 
 
 def first_step(question: str, tool: str, object_type: str | None = None) -> str | None:

@@ -229,12 +229,11 @@ def test_more_rankings_and_breakdowns_are_read(question, head):
         "средняя стоимость газа за 2025г.",
         "сумма потребления за 24 год",  # a year not read was left out: the total of every year
         "сумма потребления за 2024 и 2025 годы по регионам",  # only 2024 was summed
-        "итого стоимость за Q1 2025",
-        "сумма потребления за второй квартал 2025 года",
     ],
 )
 def test_a_condition_the_sql_would_leave_out_is_never_dropped(question):
-    """Also a part of a year, which a held row of turns_day11 left out (diagnosed by a helper in general terms)."""
+    """A part of a year, which a held row of turns_day11 left out (diagnosed by a helper in general terms), is now
+    written as its date range: tests/llm/test_sql_periods.py."""
     assert _sql(question) is None
 
 

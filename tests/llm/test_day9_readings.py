@@ -151,7 +151,7 @@ def test_duplicates_group_by_the_columns_named():
 @pytest.mark.parametrize(
     "question",
     [
-        "в каком регионе меньше всего потребили в декабре 2025?",  # a month is not written: the SQL is asked for
+        "в каком регионе меньше всего потребили в 2025 по кварталам?",  # a quarter's breakdown: the SQL is asked for
         "top 5 regions by consumption where source = 'Газ'",  # nor a condition
         "какой регион самый большой по населению?",  # no column of this dataset named
     ],

@@ -84,7 +84,7 @@ CLASSES = {
         ("dataset/2@prod", "сколько записей с пустым регионом?", "superset_execute_sql"),
         ("dataset/2@prod", "how many rows since 2022?", "superset_execute_sql"),
         ("dataset/2@prod", "how many rows are there?", "superset_explore_database"),  # the plain count: table first
-        ("dataset/2@prod", "а по месяцам?", "superset_execute_sql"),
+        ("dataset/2@prod", "а по месяцам?", "superset_explore_database"),  # a breakdown by month: the table first
         ("dataset/2@prod", "and for the previous quarter?", "superset_execute_sql"),
     ],
     # An English wish to be given something new is a request; whether names are all right is a review.
@@ -150,7 +150,7 @@ CLASSES = {
         ("dataset/3@ss-dev", "what's the earliest record here?", "superset_execute_sql"),
         ("dataset/3@ss-dev", "выведи несколько строк для примера", "superset_explore_database"),
         ("dataset/5@prod", "самое свежее значение какое?", "superset_execute_sql"),
-        ("dataset/5@prod", "сколько уникальных клиентов?", "superset_execute_sql"),
+        ("dataset/5@prod", "сколько уникальных клиентов?", "superset_explore_database"),  # a column's values counted
         ("dataset/5@prod", "are there nulls in the price column?", "superset_execute_sql"),
     ],
     # A name as written in Superset (an identifier) is searched for before the tool that needs its id.

@@ -26,7 +26,7 @@ from agentchat.toolset.aspects import (
 from agentchat.toolset.intents import ACTION_REQUEST, ROLLBACK, STRONG, action_requested
 from agentchat.toolset.reading import Reading, about_page_object, read_question
 from agentchat.toolset.unsupported import request_without_tool
-from agentchat.toolset.weights import writes_sql
+from agentchat.toolset.weights import aggregate_asked, writes_sql
 from agentchat.toolset.words import PAGE_PARTS, PAGE_READ, SEARCH_OF, SQL_IN_TEXT, TITLE_QUOTED, TITLED
 
 # Read tools that answer with a summary or a listing of their object: what stands in place of a specific question
@@ -58,6 +58,11 @@ def changes_state(name: str) -> bool:
     return spec is not None and spec.category != "read"
 
 
+# A verb that compares («сравни», "compare"): figures of the data compared are one breakdown.
+COMPARED = re.compile(r"сравн|compar", re.I)
+SQL_READS = ("superset_execute_sql", "superset_explore_database")
+
+
 def asked_aspect_of(turn: Turn, choice: Choice) -> Aspect | None:
     """What the question asks about that no tool returns (``toolset.aspects``), or None: a named aspect; else a word
     nobody asked a tool about, when the tool chosen answers with a summary or a listing (``GENERAL_READS``: its
@@ -71,13 +76,14 @@ def asked_aspect_of(turn: Turn, choice: Choice) -> Aspect | None:
     if named is not None and named.kind == "question" and _told_not_asked(turn.question, choice):
         named = None  # «запусти миграцию, релиз согласован с CAB»: said as context, not asked
     reads = choice.kind == "unknown" or choice.kind == "tool" and not changes_state(choice.tool)
-    if named is None and reads and _unknown_verb(reading.unheard_action):
+    compared = _figures_compared(reading.unheard_action or "", choice.tool, turn.question)
+    if named is None and reads and _unknown_verb(reading.unheard_action) and not compared:
         return unheard_action_aspect(reading.unheard_action)  # «пометь датасет как …»: no summary in its place
     if named is None and choice.kind == "tool" and choice.tool not in SEARCHES:
         # Another tool's verb («сертифицируй дашборд» chose the review run): neither its card nor its answer
         # stands in for the asked (a search is a step on the way to the tool the verb names).
         foreign = foreign_verb(turn.question, choice.tool)
-        if foreign and _unknown_verb(foreign):
+        if foreign and _unknown_verb(foreign) and not _figures_compared(foreign, choice.tool, turn.question):
             return unheard_action_aspect(foreign)
     specific = choice.kind == "tool" and choice.tool not in GENERAL_READS
     if named is not None or not reading.unheard or specific or reading.quantity or reading.rows:
@@ -89,6 +95,12 @@ def _told_not_asked(question: str, choice: Choice) -> bool:
     """True when ``question`` is a request for the operation chosen that asks nothing besides (``asks_anything``)."""
     operation = choice.kind in ("tool", "unavailable") and changes_state(choice.tool)
     return operation and action_requested(question) and not asks_anything(question)
+
+
+def _figures_compared(verb: str, tool: str, question: str) -> bool:
+    """Figures of the data compared with SQL («сравни потребление 2024 и 2025 по регионам» was told «Не могу выполнить
+    «сравни»» above the very table that compares them): a breakdown serves the comparison."""
+    return tool in SQL_READS and bool(COMPARED.match(verb)) and aggregate_asked(question)
 
 
 def _unknown_verb(verb: str) -> bool:

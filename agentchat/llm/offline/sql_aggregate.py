@@ -22,11 +22,22 @@ from collections.abc import Callable
 from typing import Any
 
 from agentchat.llm.offline.environments import TIER_PART
+from agentchat.llm.offline.sql_periods import (
+    YEAR,
+    YEAR_SPAN,
+    Period,
+    backend_of,
+    by_period_sql,
+    date_column,
+    period_clauses,
+    read_period,
+    without_period,
+)
 from agentchat.llm.offline.sql_values import dated, numeric, text_columns, value_conditions, values_where
 from agentchat.toolset.aspects import fold, plain_words
 from agentchat.toolset.listing import listing_phrases
-from agentchat.toolset.weights import BREAKDOWN, DUPLICATES, GRAND_TOTAL, RANKING, aggregate_asked
-from agentchat.toolset.words import COUNT, MONTH
+from agentchat.toolset.weights import BREAKDOWN, DISTINCT_COUNT, DUPLICATES, GRAND_TOTAL, RANKING, aggregate_asked
+from agentchat.toolset.words import COUNT
 
 LEAST = re.compile(
     r"меньше всего|дешевле всего|реже всего|наименьш|самы[йеx]\s+(низк|дешёв|дешев|мал)|least|lowest"
@@ -46,26 +57,18 @@ CONDITION = re.compile(
 )
 # The part of ``CONDITION`` no value read of the dataset writes (``sql_values``): a negation, an operator, a literal.
 HARD_CONDITION = re.compile(r"\b(where|except|excluding|without|где|кроме|без|исключая)\b|[=<>]|(?<!\w)'|'(?!\w)", re.I)
+# A threshold on a figure («больше 10 млн МВт·ч», "more than 1000", «не менее 5»): a HAVING the SQL does not write.
+THRESHOLD = re.compile(
+    r"(?<!\w)(больше|меньше|выше|ниже|более|менее|свыше|от|до|не менее|не более|over|above|below|under|more than"
+    r"|less than|at least|at most|exceed\w*)\s+\d",
+    re.I,
+)
 # What a grand total names over all values («по всем регионам и источникам», "across all regions"): no column to
 # group by; «без разбивки» ("no breakdown") is no condition either.
 ALL_OF = re.compile(
     r"\bпо\s+всем\s+[а-яё]+(\s*(,|и)\s*[а-яё]+)*|\b(across|over|for)\s+all\s+\w+(\s*(,|and)\s*\w+)*", re.I
 )
 NO_BREAKDOWN = re.compile(r"без разбивки|without (a )?breakdown", re.I)
-# A year: «за 2024 год», "in 2024", and one standing alone ("total consumption 2024", "for the year 2025" summed both
-# years: a QA check), not a date's part (2024-01-01) nor a count («у меня 2088»).
-YEAR = re.compile(r"(?<![\w.:/-])((?:199|20[0-3])\d)(?![\d/_a-zA-Z]|[.:-]\d)")  # «2025г.», «Москва, 2025: …» too
-# A year said in any form («за 24 год», «2025г.», "year 1812", "FY25"): when ``YEAR`` reads none, the SQL is asked for.
-YEAR_SAID = re.compile(r"\d\s*-?(й|ый|ом)?\s*(год\w*|гг?)(?![а-яё])|\b(year|fy)\s*-?\d|\b\d+\s+years?\b", re.I)
-# A part of a year: a quarter or a half ("Q1", «1 кв.», «второй квартал», "H2", «полугодие»).
-PART_OF_YEAR = re.compile(
-    r"(?<![\w-])[qк]\s?[1-4](?!\w)|(?<!\w)[1-4]\s?-?(й\s)?(кв|квартал\w*)(?!\w)|квартал\w*|\bquarters?\b|полугоди\w*"
-    r"|\bhalf[- ]year\b|(?<![\w-])h[12](?!\w)",
-    re.I,
-)
-# A breakdown by year («сумма cost_rub по годам», "consumption by year"): a date's part the SQL does not write (its
-# function differs per database), so the SQL is asked for rather than one total given (a QA check).
-BY_YEAR = re.compile(r"\bпо\s+годам\b|\bгод\s+к\s+году\b|\b(by|per)\s+years?\b|\byearly\b|\byear over year\b", re.I)
 #: Rows a ranking shows when the question gives no number; rows of duplicates listed; rows of a breakdown.
 RANKING_ROWS, DUPLICATE_ROWS, BREAKDOWN_ROWS = 10, 50, 100
 _STEM = 5  # letters of a label's word compared with the question's words («регион» ~ «регионов», «потреб»)
@@ -85,7 +88,8 @@ _FRAME_STEMS = frozenset(
     dupes dupli rows row recor data datas table show give tell get calcu compu count please pls spend spent paid pay
     value amount sold consu used use uses whole entire there total and or more than also now okay just then есть
     спаси добры здрав приве thank thanks hello млн млрд тыс милли тысяч знак округ decim round digit milli billi
-    thous обошл стоил потра запла электр энерг power energ скока скоко запис колич тольк only""".split()
+    thous обошл стоил потра запла электр энерг power energ скока скоко запис колич тольк only менял измен динам
+    тренд trend chang разны разли уника diffe disti uniqu""".split()
 ) | frozenset(_NUMBERS)
 
 
@@ -106,7 +110,7 @@ def unread_words(question: str, payload: dict[str, Any], values: dict[str, list[
     known |= _plain_stems()
 
     def unread(text: str) -> list[str]:
-        words = re.findall(r"[a-zа-яё]+", fold(text))
+        words = re.findall(r"[a-zа-яё]+", fold(without_period(text)))
         return [
             w
             for w in dict.fromkeys(words)
@@ -145,7 +149,7 @@ def values_wanted(question: str, payload: dict[str, Any]) -> bool:
     """True when the figure ``question`` asks of the dataset in ``payload`` is not written only for words the
     dataset's names do not account for, which its text columns' values may (``sql_values``): a month, a negation or
     an operator, a year not read or a part of a year are not written whatever the values are."""
-    if MONTH.search(question) or HARD_CONDITION.search(NO_BREAKDOWN.sub(" ", question)) or _period_unread(question):
+    if read_period(question) is None or HARD_CONDITION.search(NO_BREAKDOWN.sub(" ", question)):
         return False
     return bool(unread_words(question, payload)) and bool(text_columns(payload))
 
@@ -167,8 +171,9 @@ def aggregate_sql(
         return None  # a month or a condition («кроме газа», "where source = …") is not written: the SQL is asked for
     where, conditions = found
     functions = _functions(question)
+    period = read_period(question) or Period()
     overall = GRAND_TOTAL.search(question) or functions  # "whats the max consumption_mwh": over all rows
-    total = bool(overall) and not (RANKING.search(question) or BREAKDOWN.search(question))
+    total = bool(overall) and not (RANKING.search(question) or BREAKDOWN.search(question) or period.by)
     words = _words(ALL_OF.sub(" ", question) if total else question)  # «по всем регионам»: no group by region
     columns = [c for c in payload.get("columns") or [] if c.get("name")]
     named = [c for c in columns if _named(c, words)]
@@ -201,6 +206,10 @@ def aggregate_sql(
             return None  # no column to take it of: the SQL is asked for, never a total in its place
     if not measures and COUNT.search(question):
         measures = ["COUNT(*) AS row_count"]  # "how many rows per region?"
+    if period.by:  # «потребление по месяцам за 2025», "total cost by year and source": a row per period (and value)
+        return by_period_sql(
+            period, payload, relation, quote, where, [quote(d["name"]) for d in dimensions[:1]], measures
+        )
     ranked = RANKING.search(question) or BREAKDOWN.search(question)  # «топ-5 записей … в Москве»: no total of it
     if (total or (conditions and not ranked)) and not dimensions and measures:
         return f"SELECT {', '.join(measures)} FROM {relation}{where}"  # noqa: S608 - one figure over all rows
@@ -218,7 +227,7 @@ def aggregate_sql(
 # An average, a minimum or a maximum asked of a column («средняя стоимость по источникам», "min and max consumption per
 # region"): that function, not the dataset's total. A lone Russian «максимальный» ranks (a ranking's «регион с
 # максимальным потреблением»); «минимальное и максимальное» together are the functions.
-_AVERAGE = re.compile(r"\b(average|avg|mean)\b|\bсредн\w*", re.I)
+_AVERAGE = re.compile(r"\b(average|avg)\b|(?<!\bi )\bmean\b|\bсредн\w*", re.I)  # not "I mean"
 _MIN_MAX = re.compile(r"\b(min|max|minimum|maximum|мин|макс)\b", re.I)
 _BOTH_RU = re.compile(r"минимальн\w*\s+и\s+максимальн\w*|максимальн\w*\s+и\s+минимальн\w*", re.I)
 # «минимальное потребление гидро по регионам», «максимальная стоимость»: the function of that measure (a QA check got
@@ -240,15 +249,44 @@ def figure_where(
     condition = CONDITION.search(NO_BREAKDOWN.sub(" ", question))
     if condition and conditions and not HARD_CONDITION.search(NO_BREAKDOWN.sub(" ", question)):
         condition = None  # «в Москве», «только газ»: the values read are the condition
-    if MONTH.search(question) or condition or unread or _period_unread(question):
+    period = read_period(question)
+    if period is None or condition or unread or THRESHOLD.search(YEAR.sub(" ", question)):
         return None
     clauses = values_where(conditions, quote)
-    date_column = next((c for c in payload.get("columns") or [] if c.get("name") and dated(c)), None)
-    if (year := YEAR.search(question)) and date_column:
-        first = int(year.group(1))
-        column = quote(date_column["name"])
-        clauses.append(f"{column} >= '{first}-01-01' AND {column} < '{first + 1}-01-01'")
+    if period.ranges or period.months:
+        column = date_column(payload)
+        said = None if column is None else period_clauses(period, quote(column), backend_of(payload))
+        if said is None:
+            return None  # a period of a dataset with no date column, or a date's part of an unknown database
+        clauses += said
     return (f" WHERE {' AND '.join(clauses)}" if clauses else "", conditions)
+
+
+def distinct_sql(
+    question: str,
+    payload: dict[str, Any],
+    relation: str,
+    quote: Callable[[Any], str],
+    values: dict[str, list[str]] | None = None,
+) -> str | None:
+    """``SELECT COUNT(DISTINCT "column") …`` when ``question`` asks how many different values a text column of the
+    dataset in ``payload`` holds («сколько регионов в данных?», «в скольких регионах есть атом?» with the values
+    read as its condition; ``weights.DISTINCT_COUNT``); None when the word counted names no text column, or a number
+    other than a year is said («сколько регионов потребили больше 1000 МВт·ч?» is no count of all regions)."""
+    counted = distinct_asked(question, payload)
+    found = figure_where(question, payload, quote, values) if counted else None
+    if counted is None or found is None or re.search(r"\d", YEAR_SPAN.sub(" ", YEAR.sub(" ", question))):
+        return None
+    name = counted
+    return f"SELECT COUNT(DISTINCT {quote(name)}) AS {quote(name + '_count')} FROM {relation}{found[0]}"  # noqa: S608
+
+
+def distinct_asked(question: str, payload: dict[str, Any]) -> str | None:
+    """The name of the text column of the dataset in ``payload`` whose different values ``question`` counts
+    («сколько регионов», "how many sources": ``weights.DISTINCT_COUNT``), or None."""
+    match = DISTINCT_COUNT.search(question)
+    columns = named_columns(match.group("ru") or match.group("en"), payload) if match else []
+    return str(columns[0]["name"]) if columns else None
 
 
 def figure_asked(question: str) -> bool:
@@ -273,14 +311,6 @@ def named_columns(question: str, payload: dict[str, Any]) -> list[dict[str, Any]
     words = _words(question)
     text = set(text_columns(payload))
     return [c for c in payload.get("columns") or [] if c.get("name") in text and _named(c, words)]
-
-
-def _period_unread(question: str) -> bool:
-    """A year not read, a part of a year or a breakdown by year: «за 2024 и 2025 годы», «за 24 год», "year 1812",
-    "Q1 2025", «первое полугодие», «по годам» — a period the SQL would leave out."""
-    two_years = len(set(YEAR.findall(question))) > 1
-    unread = YEAR_SAID.search(question) and not YEAR.search(question)
-    return two_years or bool(unread or PART_OF_YEAR.search(question) or BY_YEAR.search(question))
 
 
 def _functions(question: str) -> list[str]:

@@ -14,6 +14,8 @@ from agentchat.llm.offline.answers.base import items
 from agentchat.llm.offline.mentions import Mentions
 from agentchat.llm.offline.sql_aggregate import (
     aggregate_sql,
+    distinct_asked,
+    distinct_sql,
     figure_asked,
     figure_where,
     listed_columns,
@@ -23,7 +25,7 @@ from agentchat.llm.offline.sql_aggregate import (
 from agentchat.llm.offline.sql_values import VALUES_ROW_LIMIT, dated, value_conditions, values_read, values_sql
 from agentchat.llm.offline.state import Result, Turn
 from agentchat.toolset.listing import values_listed
-from agentchat.toolset.weights import ALL_ROWS, aggregate_asked, extreme_asked, writes_sql
+from agentchat.toolset.weights import ALL_ROWS, DISTINCT_COUNT, aggregate_asked, extreme_asked, writes_sql
 from agentchat.toolset.words import COUNT, FIRST_ROWS, VALUES
 
 # A query of the conversation referred to («запрос выше», "the query from above", "run that query again").
@@ -53,6 +55,7 @@ def sql_for(
     of a column the dataset does not have). ``values`` are its text columns' values when read (``sql_values``).
 
     Returns:
+        ``SELECT COUNT(DISTINCT "col") …`` of a text column counted (``sql_aggregate.distinct_sql``),
         ``SELECT COUNT(*) AS row_count FROM …`` (with the conditions ``sql_aggregate.figure_where`` writes; None when
         one is not written), ``SELECT DISTINCT "col" FROM … ORDER BY 1 LIMIT 50``, the values of the columns a
         question lists (``sql_values.values_sql``), a ranking, a total or the duplicates (``sql_aggregate``; None
@@ -63,6 +66,8 @@ def sql_for(
         return None
     if aggregate_asked(question) and (sql := aggregate_sql(question, payload, relation, _identifier, values)):
         return sql  # a ranking, a breakdown or duplicates ("how many rows per region?" is no plain count)
+    if distinct_asked(question, payload):  # «сколько регионов в данных?»; None: a condition not written
+        return distinct_sql(question, payload, relation, _identifier, values)
     if COUNT.search(question):  # «сколько записей по Москве?» counted every row (a QA check): its conditions too
         found = figure_where(question, payload, _identifier, values)
         return None if found is None else f"SELECT COUNT(*) AS row_count FROM {relation}{found[0]}"  # noqa: S608
@@ -84,8 +89,8 @@ def sql_for(
             return None
         quoted = _identifier(column)
         return f"SELECT DISTINCT {quoted} FROM {relation} ORDER BY 1 LIMIT {VALUES_LIMIT}"  # noqa: S608
-    if aggregate_asked(question):
-        return None  # a ranking, a breakdown or duplicates whose columns are not found: the SQL is asked for
+    if aggregate_asked(question) or DISTINCT_COUNT.search(question):
+        return None  # a figure whose columns are not found («сколько дашбордов …» is no first rows): the SQL is asked
     if ALL_ROWS.search(question) and row_limit is None:
         return f"SELECT * FROM {relation}"  # noqa: S608 - the SQL tool's row cap applies and is said
     return f"SELECT * FROM {relation} LIMIT {10 if row_limit is None else row_limit}"  # noqa: S608 - see the module docstring
@@ -106,7 +111,9 @@ def values_step(question: str, payload: dict[str, Any]) -> dict[str, Any] | None
     """``{"sql", "row_limit"}`` of the query that reads the dataset's text values (``sql_values``) when the figure
     ``question`` asks is not written only for words they may account for; else None."""
     relation = _relation(payload)
-    if relation is None or not figure_asked(question) or not values_wanted(question, payload):
+    if relation is None or not (figure_asked(question) or distinct_asked(question, payload)):
+        return None
+    if not values_wanted(question, payload):
         return None
     sql = values_sql(payload, relation, _identifier)
     return {"sql": sql, "row_limit": VALUES_ROW_LIMIT} if sql else None

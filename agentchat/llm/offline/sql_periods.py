@@ -1,0 +1,265 @@
+"""The period a figure's question names, written on the dataset's date column by the SQL the offline planner writes
+itself (issue 29: «сколько стоил газ в январе 2025?», «потребление Москвы за первый квартал 2024», "total cost by
+year", «как менялось потребление газа по месяцам в 2024?» were asked back as SQL; "monthly consumption for
+Moscow… I mean Москва, 2024" was given one average).
+
+Read (``read_period``): a year («за 2025 год», "in 2024", "FY" forms are not), this or last year («в прошлом году»,
+"this year": by today's date, ``django.utils.timezone.localdate``), a range of years («с 2024 по 2025»,
+"2024–2025"), several years («2024 и 2025», "2024 vs 2025": each year a row), a month («в январе 2025», "March
+2024"), a range of months («с января по март 2025»), a quarter («Q1 2025», «первый квартал», «1 кв.»), a half
+(«первое полугодие», "H2"), and a breakdown by year or by month («по годам», «помесячно», "monthly", "year over
+year"). A month, a quarter or a half of one year is a date range; of no year or of several, the months of every
+year, a row per year. Anything else said of time («по кварталам», «за последние 3 месяца», "week 12", «за 24 год»)
+is not read: None, and the SQL is asked for, never a figure of another period.
+
+A date range is plain SQL (``"date" >= '2025-01-01' AND "date" < '2025-04-01'``); a date's part (the year or
+month of a row) differs per database, so it is written once as PostgreSQL's ``TO_CHAR`` and transpiled by sqlglot
+into the dataset's backend's dialect (SQLite: ``STRFTIME``); with a backend sqlglot does not know, it is not
+written (None).
+"""
+
+import datetime as dt
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import sqlglot
+from django.utils import timezone
+
+from agentchat.llm.offline.sql_values import dated
+from agentchat.superset.sql_safety import dialect_for
+from agentchat.toolset.weights import BY_MONTH, BY_YEAR
+
+# Two years joined by a dash («2024-2025 гг», "2024–2025"): a range (``YEAR`` reads neither: a date's part).
+YEAR_SPAN = re.compile(r"(?<![\w.:/-])((?:199|20[0-3])\d)\s*[-–—]\s*((?:199|20[0-3])\d)(?![\d/_a-zA-Z]|[.:-]\d)")
+YEAR = re.compile(r"(?<![\w.:/-])((?:199|20[0-3])\d)(?![\d/_a-zA-Z]|[.:-]\d)")  # «2025г.», «Москва, 2025: …» too
+# A year said in a form not read («за 24 год», "year 1812", "FY25"): the SQL is asked for.
+YEAR_SAID = re.compile(r"\d\s*-?(й|ый|ом)?\s*(год\w*|гг?)(?![а-яё])|\b(year|fy)\s*-?\d|\b\d+\s+years?\b", re.I)
+THIS_YEAR = re.compile(r"\b(в\s+)?(этом|текущем|нынешнем)\s+году\b|\bза\s+(этот|текущий)\s+год\b|\bthis\s+year\b", re.I)
+LAST_YEAR = re.compile(
+    r"\b(в\s+)?прошлом\s+году\b|\bза\s+прошлый\s+год\b|\b(last|previous|past)\s+year\b(?!s)|\bпрошлогодн\w*", re.I
+)
+_MONTHS = (
+    r"январ\w*|january|jan", r"феврал\w*|february|feb", r"март\w*|march|mar", r"апрел\w*|april|apr",
+    r"ма[йяе]|may", r"июн\w*|june|jun", r"июл\w*|july|jul", r"август\w*|august|aug",
+    r"сентябр\w*|september|sept|sep", r"октябр\w*|october|oct", r"ноябр\w*|november|nov", r"декабр\w*|december|dec",
+)  # fmt: skip
+# A month's name; an English abbreviation or "may" only before a year ("Mar 2025"; "may" alone is a modal).
+MONTH = re.compile(
+    "|".join(rf"(?<![\w-])(?P<m{n}>{m})(?![\w-])" for n, m in enumerate(_MONTHS, 1)),
+    re.I,
+)
+_SHORT = re.compile(r"jan|feb|mar|apr|may|jun|jul|aug|sept?|oct|nov|dec", re.I)
+_ORDINAL = {"перв": 1, "втор": 2, "трет": 3, "четв": 4, "firs": 1, "seco": 2, "thir": 3, "four": 4,
+            "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}  # fmt: skip
+QUARTER = re.compile(
+    r"(?<![\w-])[qк]\s?(?P<a>[1-4])(?!\w)|(?<!\w)(?P<b>[1-4])\s?-?(?:й|ый|ом|м)?\s*(?:кв\.?|квартал\w*)(?!\w)"
+    r"|(?P<c>перв|втор|трет|четв[её]рт)\w*\s+квартал\w*|\b(?P<d>first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter\b"
+    r"|\bquarter\s+(?P<e>[1-4])\b",
+    re.I,
+)
+HALF = re.compile(
+    r"(?P<a>перв|втор)\w*\s+полугоди\w*|(?<!\w)(?P<b>[12])\s?-?(?:е|ое)?\s*полугоди\w*|\b(?P<c>first|second)\s+half\b"
+    r"|(?<![\w-])h(?P<d>[12])(?!\w)",
+    re.I,
+)
+# Time words the reading above leaves: a quarter or half not read, periods it does not break down by.
+PERIOD_UNREAD = re.compile(
+    r"квартал\w*|полугоди\w*|\bquarter\w*|\bhalf[- ]year\w*|недел\w*|\bweek\w*|по\s+дням|ежедневн\w*|\bdaily\b"
+    r"|\bпоследни[ехм]\s+\d|\blast\s+\d|\bytd\b|\bmtd\b|с\s+начала\s+года",
+    re.I,
+)
+# Between two years or months: a range («с 2024 по 2025», "2024–2025", «с января по март»); else a list.
+_RANGE = re.compile(r"^\s*(по|до|to|through|till|until|[-–—]|and)\s*$", re.I)
+_RANGE_OPENED = re.compile(r"(?<!\w)(с|со|from|between)\s*$", re.I)
+_RANGE_WORDS = re.compile(r"\b(between|through|until|till|compared?|versus|vs)\b|\bсравн\w*", re.I)
+_DASH_OR_TO = re.compile(r"^\s*(по|до|to|through|till|until|[-–—])\s*$", re.I)
+#: Rows of a breakdown by year or month (24 months × 6 regions is 144 rows; the SQL tool's own row cap applies).
+PERIOD_ROWS = 500
+_PARTS = {"year": "YYYY", "month": "YYYY-MM"}
+
+
+@dataclass(frozen=True)
+class Period:
+    """A figure's period: ``ranges`` ``[(first day, day after the last)]`` of the date column (none: every row),
+    ``months`` the months of every year (1–12; empty: all), ``by`` the date's part each row is (``"year"``,
+    ``"month"`` or None: one figure)."""
+
+    ranges: tuple[tuple[dt.date, dt.date], ...] = ()
+    months: tuple[int, ...] = ()
+    by: str | None = None
+
+
+def read_period(question: str, today: dt.date | None = None) -> Period | None:
+    """The period ``question`` names (see the module docstring); ``today`` for «в этом году» (default: today's local
+    date). None when it says a period this reading does not write, so the SQL is asked for."""
+    today = today or timezone.localdate()
+    years = [int(y) for y in YEAR.findall(question)]
+    years += [today.year] if THIS_YEAR.search(question) else []
+    years += [today.year - 1] if LAST_YEAR.search(question) else []
+    if PERIOD_UNREAD.search(HALF.sub(" ", QUARTER.sub(" ", question))):
+        return None  # «по кварталам», «за последние 3 месяца»
+    if YEAR_SAID.search(question) and not (YEAR.search(question) or YEAR_SPAN.search(question)):
+        return None  # «за 24 год», "FY25"
+    months = _months(question)
+    if months is None:
+        return None
+    by = "month" if BY_MONTH.search(question) else "year" if BY_YEAR.search(question) else None
+    years = list(dict.fromkeys(years))
+    if span := YEAR_SPAN.search(question):
+        years = [int(span.group(1)), int(span.group(2))]
+    if len(years) > 1 and (span or _years_range(question)):
+        first, last = min(years), max(years)
+        return Period(
+            ranges=((dt.date(first, 1, 1), dt.date(last + 1, 1, 1)),),
+            months=months,
+            by=by or ("year" if months else None),
+        )
+    if len(years) > 1:  # «2024 и 2025», "2024 vs 2025": a row per year
+        return Period(ranges=_joined(tuple(_year(y) for y in years)), months=months, by=by or "year")
+    if years and months:  # a month, a quarter or a half of one year: a date range
+        ranges = tuple((_day(years[0], m), _day(years[0], m + 1)) for m in months)
+        return Period(ranges=_joined(ranges), by=by)
+    if years:
+        return Period(ranges=(_year(years[0]),), by=by)
+    return Period(months=months, by=by or ("year" if months else None))
+
+
+def without_period(text: str) -> str:
+    """``text`` without the words of a period this module reads (months, quarters, halves, this or last year, a
+    breakdown by year or month): they are no condition the SQL leaves out (``sql_aggregate.unread_words``)."""
+    for pattern in (BY_YEAR, BY_MONTH, THIS_YEAR, LAST_YEAR, QUARTER, HALF, MONTH, _RANGE_WORDS):
+        text = pattern.sub(" ", text)
+    return text
+
+
+def period_clauses(period: Period, column: str, backend: Any) -> list[str] | None:
+    """The WHERE clauses of ``period`` on the date ``column`` (quoted), in ``backend``'s dialect (Superset's database
+    ``backend``); None when a date's part is needed and sqlglot does not know the backend."""
+    clauses = []
+    if period.ranges:
+        ranges = [
+            f"{column} >= '{first.isoformat()}' AND {column} < '{end.isoformat()}'" for first, end in period.ranges
+        ]
+        clauses.append(ranges[0] if len(ranges) == 1 else "(" + " OR ".join(f"({r})" for r in ranges) + ")")
+    if period.months:
+        part = date_part(column, "MM", backend)
+        if part is None:
+            return None
+        clauses.append(f"{part} IN ({', '.join(repr(f'{m:02d}') for m in period.months)})")
+    return clauses
+
+
+def period_column(period: Period, column: str, backend: Any, quote: Any) -> str | None:
+    """The SELECT item of the date's part ``period`` is broken down by (``TO_CHAR(…, 'YYYY') AS "year"`` in
+    ``backend``'s dialect), or None (no breakdown, or a backend sqlglot does not know)."""
+    if period.by is None:
+        return None
+    part = date_part(column, _PARTS[period.by], backend)
+    return None if part is None else f"{part} AS {quote(period.by)}"
+
+
+def date_part(column: str, pattern: str, backend: Any) -> str | None:
+    """``TO_CHAR(column, pattern)`` (PostgreSQL's format: ``YYYY``, ``MM``, ``YYYY-MM``) transpiled to the dialect of
+    Superset's database ``backend`` (``superset.sql_safety.dialect_for``); None for a backend it does not name."""
+    dialect = dialect_for(backend)
+    if dialect is None:
+        return None
+    return sqlglot.transpile(f"TO_CHAR({column}, '{pattern}')", read="postgres", write=dialect)[0]
+
+
+def _months(question: str) -> tuple[int, ...] | None:
+    """The months of the year ``question`` names (a month, a range of months, a quarter, a half), () for none, None
+    for a month said twice in a way not read («январь и март» with a quarter)."""
+    found = [(m.start(), m.end(), _month(m)) for m in MONTH.finditer(question)]
+    found = [f for f in found if f[2]]
+    quarters = {_ordinal(m) for m in QUARTER.finditer(question)}
+    halves = {_ordinal(m) for m in HALF.finditer(question)}
+    if sum(map(bool, (found, quarters, halves))) > 1:
+        return None
+    if quarters:
+        return tuple(m for q in sorted(quarters) for m in range(3 * q - 2, 3 * q + 1))
+    if halves:
+        return tuple(m for h in sorted(halves) for m in range(6 * h - 5, 6 * h + 1))
+    if len(found) == 2 and _RANGE.match(question[found[0][1] : found[1][0]]) and found[0][2] < found[1][2]:
+        return tuple(range(found[0][2], found[1][2] + 1))  # «с января по март»
+    return tuple(sorted({f[2] for f in found}))
+
+
+def _ordinal(match: re.Match[str]) -> int:
+    """The number of a ``QUARTER`` or ``HALF`` match: its digit or its ordinal word («первый», "second")."""
+    said = next(g for g in match.groups() if g)
+    return int(said) if said.isdigit() else _ORDINAL[said.casefold()[:4]]
+
+
+def _month(match: re.Match[str]) -> int:
+    """The month (1–12) of a ``MONTH`` match; 0 for an English abbreviation or "may" not before a year."""
+    number = int(next(name for name, value in match.groupdict().items() if value)[1:])
+    word = match.group(0)
+    if _SHORT.fullmatch(word) and not YEAR.match(match.string[match.end() :].lstrip(" .,")):
+        return 0
+    return number
+
+
+def _years_range(question: str) -> bool:
+    """The two years of ``question`` bound a range («с 2024 по 2025», "2024-2025"), not a list («2024 и 2025»)."""
+    spans = [m.span() for m in YEAR.finditer(question)]
+    if len(spans) != 2:
+        return False
+    between = question[spans[0][1] : spans[1][0]]
+    opened = _RANGE_OPENED.search(question[: spans[0][0]])
+    return bool(_DASH_OR_TO.match(between) or (opened and _RANGE.match(between)))
+
+
+def _year(year: int) -> tuple[dt.date, dt.date]:
+    return dt.date(year, 1, 1), dt.date(year + 1, 1, 1)
+
+
+def _day(year: int, month: int) -> dt.date:
+    """The first day of ``month`` of ``year`` (month 13: January of the next year)."""
+    return dt.date(year + (month - 1) // 12, (month - 1) % 12 + 1, 1)
+
+
+def _joined(ranges: tuple[tuple[dt.date, dt.date], ...]) -> tuple[tuple[dt.date, dt.date], ...]:
+    """Adjacent ranges joined into one (January, February, March → January 1 to April 1)."""
+    joined: list[tuple[dt.date, dt.date]] = []
+    for first, end in sorted(ranges):
+        if joined and joined[-1][1] == first:
+            joined[-1] = (joined[-1][0], end)
+        else:
+            joined.append((first, end))
+    return tuple(joined)
+
+
+def by_period_sql(
+    period: Period,
+    payload: dict[str, Any],
+    relation: str,
+    quote: Callable[[Any], str],
+    where: str,
+    dimensions: list[str],
+    measures: list[str],
+) -> str | None:
+    """The breakdown by ``period.by`` (the year or month of the dataset's date column), then by ``dimensions``, of
+    ``measures``, in the order of time; None with no measure, no date column or a database whose date parts sqlglot
+    does not write."""
+    column = date_column(payload)
+    part = None if column is None else period_column(period, quote(column), backend_of(payload), quote)
+    if part is None or not measures:
+        return None
+    keys = ", ".join(str(n) for n in range(1, len(dimensions) + 2))
+    return (
+        f"SELECT {', '.join([part, *dimensions, *measures])} FROM {relation}{where} "  # noqa: S608
+        f"GROUP BY {keys} ORDER BY {keys} LIMIT {PERIOD_ROWS}"
+    )
+
+
+def date_column(payload: dict[str, Any]) -> str | None:
+    """The name of the dataset's first date or time column in ``payload``, or None."""
+    return next((str(c["name"]) for c in payload.get("columns") or [] if c.get("name") and dated(c)), None)
+
+
+def backend_of(payload: dict[str, Any]) -> Any:
+    """Superset's ``backend`` of the dataset's database (``source.backend``), or None."""
+    return (payload.get("source") or {}).get("backend")

@@ -1,0 +1,132 @@
+"""Issue 29, the ninth session: the period a figure's question names is written on the dataset's date column
+(``llm.offline.sql_periods``): a month, a quarter, a half, this or last year, a range or a list of years, a breakdown
+by year or month; a count of a column's different values (``sql_aggregate.distinct_sql``). What is not read (a
+breakdown by quarter, «за последние 3 месяца», a threshold) is still asked for as SQL, never dropped."""
+
+import datetime as dt
+
+import pytest
+
+from agentchat.llm.offline.sql_aggregate import aggregate_sql, distinct_sql, unread_words
+from agentchat.llm.offline.sql_periods import Period, read_period
+from agentchat.llm.offline.sql_steps import sql_for
+from tests.llm.test_day9_readings import PAYLOAD
+
+TODAY = dt.date(2026, 12, 7)
+SQLITE = {**PAYLOAD, "source": {"table": "energy_consumption", "backend": "sqlite"}, "mode": "dataset"}
+UNKNOWN = {**PAYLOAD, "source": {"table": "energy_consumption", "backend": "somedb"}, "mode": "dataset"}
+VALUES = {"region": ["Москва", "Новосибирская область"], "source": ["Газ", "Атом", "Уголь"]}
+
+
+def _sql(question: str, payload=SQLITE, values=None) -> str | None:
+    return aggregate_sql(question, payload, "t", lambda name: f'"{name}"', values)
+
+
+def _range(first: str, end: str) -> tuple[dt.date, dt.date]:
+    return dt.date.fromisoformat(first), dt.date.fromisoformat(end)
+
+
+@pytest.mark.parametrize(
+    ("question", "period"),
+    [
+        ("сколько стоил газ в январе 2025?", Period(ranges=(_range("2025-01-01", "2025-02-01"),))),
+        ("потребление Москвы за первый квартал 2024", Period(ranges=(_range("2024-01-01", "2024-04-01"),))),
+        ("итого стоимость за Q1 2025", Period(ranges=(_range("2025-01-01", "2025-04-01"),))),
+        ("сумма за 1 кв. 2025", Period(ranges=(_range("2025-01-01", "2025-04-01"),))),
+        ("сумма потребления за второй квартал 2025 года", Period(ranges=(_range("2025-04-01", "2025-07-01"),))),
+        ("consumption in H2 2024", Period(ranges=(_range("2024-07-01", "2025-01-01"),))),
+        ("потребление за первое полугодие 2025", Period(ranges=(_range("2025-01-01", "2025-07-01"),))),
+        ("сколько потребили с января по март 2025", Period(ranges=(_range("2025-01-01", "2025-04-01"),))),
+        ("cost for Mar 2025", Period(ranges=(_range("2025-03-01", "2025-04-01"),))),
+        ("потребление с 2024 по 2025 год", Period(ranges=(_range("2024-01-01", "2026-01-01"),))),
+        ("потребление за 2024-2025 гг", Period(ranges=(_range("2024-01-01", "2026-01-01"),))),
+        ("стоимость газа в прошлом году", Period(ranges=(_range("2025-01-01", "2026-01-01"),))),
+        ("cost this year", Period(ranges=(_range("2026-01-01", "2027-01-01"),))),
+        ("сравни 2024 и 2025", Period(ranges=(_range("2024-01-01", "2026-01-01"),), by="year")),
+        ("потребление по месяцам за 2025 год", Period(ranges=(_range("2025-01-01", "2026-01-01"),), by="month")),
+        ("total cost by year", Period(by="year")),
+        ("сколько потребили в марте?", Period(months=(3,), by="year")),  # March of every year: a row per year
+        ("may I see the total?", Period()),  # "may" alone is a modal
+    ],
+)
+def test_a_period_is_read(question, period):
+    assert read_period(question, TODAY) == period
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["потребление по кварталам", "сумма за 24 год", "за последние 3 месяца", "по неделям", "Q1 2025 и январь"],
+)
+def test_a_period_not_read_is_none(question):
+    assert read_period(question, TODAY) is None
+
+
+def test_a_part_of_a_year_is_its_date_range_on_any_database():
+    expected = 'SELECT SUM(cost_rub) AS "total_cost" FROM t WHERE "date" >= \'2025-01-01\' AND "date" < \'2025-04-01\''
+    assert _sql("итого стоимость за Q1 2025") == expected
+    assert _sql("итого стоимость за Q1 2025", UNKNOWN) == expected  # plain comparisons: no dialect needed
+    assert '"date" >= \'2025-12-01\' AND "date" < \'2026-01-01\' GROUP BY "region" ORDER BY 2 ASC' in (
+        _sql("в каком регионе меньше всего потребили в декабре 2025?") or ""
+    )
+
+
+def test_a_breakdown_by_month_is_written_in_the_database_s_dialect():
+    assert _sql("потребление газа по месяцам за 2024", values=VALUES) == (
+        'SELECT STRFTIME(\'%Y-%m\', "date") AS "month", SUM(consumption_mwh) AS "total_consumption" FROM t '
+        "WHERE \"source\" = 'Газ' AND \"date\" >= '2024-01-01' AND \"date\" < '2025-01-01' GROUP BY 1 ORDER BY 1 "
+        "LIMIT 500"
+    )
+    postgres = {**SQLITE, "source": {"table": "energy_consumption", "backend": "postgresql"}}
+    assert (_sql("total cost by year and source", postgres) or "").startswith(
+        'SELECT TO_CHAR("date", \'YYYY\') AS "year", "source", SUM(cost_rub) AS "total_cost"'
+    )
+    assert _sql("total cost by year", UNKNOWN) is None  # a date's part of a database sqlglot does not know
+
+
+def test_two_years_are_a_row_each_and_a_month_of_every_year_a_row_per_year():
+    assert "GROUP BY 1, 2 ORDER BY 1, 2" in (_sql("сравни потребление 2024 и 2025 по регионам") or "")
+    assert _sql("сколько потребили в марте?") == (
+        'SELECT STRFTIME(\'%Y\', "date") AS "year", SUM(consumption_mwh) AS "total_consumption" FROM t '
+        "WHERE STRFTIME('%m', \"date\") IN ('03') GROUP BY 1 ORDER BY 1 LIMIT 500"
+    )
+
+
+def test_period_words_are_no_condition_left_out():
+    assert unread_words("как менялось потребление по месяцам в прошлом году?", SQLITE) == []
+    assert unread_words("стоимость в первом квартале 2025 помесячно", SQLITE) == []
+
+
+def test_i_mean_is_no_average():
+    """A QA check: "monthly consumption for Moscow… I mean Москва, 2024" was given AVG(consumption_mwh)."""
+    assert "AVG(" not in (_sql("consumption by month, I mean Москва, 2024", values=VALUES) or "")
+
+
+def test_a_threshold_is_not_dropped():
+    """«сколько регионов потребили больше 10 млн» was answered with every region's total (the threshold left out)."""
+    assert _sql("регионы, которые потребили больше 10000000 МВт·ч") is None
+    assert distinct_sql("сколько регионов потребили больше 10 млн МВт·ч?", SQLITE, "t", lambda n: f'"{n}"') is None
+
+
+@pytest.mark.parametrize(
+    ("question", "sql"),
+    [
+        ("сколько регионов в данных?", 'SELECT COUNT(DISTINCT "region") AS "region_count" FROM t'),
+        ("how many sources are there?", 'SELECT COUNT(DISTINCT "source") AS "source_count" FROM t'),
+        (
+            "в скольких регионах есть атом?",
+            'SELECT COUNT(DISTINCT "region") AS "region_count" FROM t WHERE "source" = \'Атом\'',
+        ),
+        ("сколько разных источников у Москвы?", None),  # the values not read yet: «москвы» is unread
+    ],
+)
+def test_different_values_of_a_column_are_counted(question, sql):
+    values = VALUES if "атом" in question else None
+    assert distinct_sql(question, SQLITE, "t", lambda n: f'"{n}"', values) == sql
+
+
+def test_a_count_of_no_column_is_no_first_rows():
+    """«сколько дашбордов используют этот датасет?» read the table's first ten rows."""
+    assert sql_for("сколько дашбордов используют этот датасет?", SQLITE, None) is None
+    assert sql_for("сколько регионов в данных?", SQLITE, None) == (
+        'SELECT COUNT(DISTINCT "region") AS "region_count" FROM "energy_consumption"'
+    )
