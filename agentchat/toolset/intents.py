@@ -175,8 +175,8 @@ RULES: list[Rule] = [
     # --- git
     _r(
         "get_git_status",
-        r"(сохран[её]н\w*|закоммич\w*|зафиксирован\w*|незафиксирован\w*)\b.*(git|гит|репозитор)"
-        r"|(\bgit|\bгит|репозитор)\w*\b.*\b(сохран[её]н\w*|закоммич\w*|зафиксирован\w*)",
+        r"(сохран[её]н\w*|закомм?ич\w*|зафиксирован\w*|незафиксирован\w*)\b.*(git|гит|репозитор)"
+        r"|(\bgit|\bгит|репозитор)\w*\b.*\b(сохран[её]н\w*|закомм?ич\w*|зафиксирован\w*)",
         STRONG,
     ),
     _r(
@@ -184,7 +184,7 @@ RULES: list[Rule] = [
         r"(отличает|совпадает|изменилось|what changed|\bdiff\b|since the last commit|is .* committed)",
         STRONG,
     ),
-    _r("get_git_status", r"не\s?зафиксирован|не\s?закоммич|uncommitted|not committed|\bgit status\b", STRONG),
+    _r("get_git_status", r"не\s?зафиксирован|не\s?закомм?ич|uncommitted|not committed|\bgit status\b", STRONG),
     _r(
         "commit_changes",
         r"закоммит|зафиксируй|\bcommit (this|the|it|dashboard)|сохрани .*(репозитор|git|гит|ветк)",

@@ -216,7 +216,8 @@ def rank_with_rules(
 
     Two tools are kept in the top 3 whatever their scores (issue 16): the planner's first step for the best tool
     (next to it), and the tool the question's reading asks for (``reading.reading_tool``, or the tool that stands
-    in for it on the page, ``PAGE_STAND_INS``), so a top-K cut offers the LLM what the offline planner would call.
+    in for it on the page, ``PAGE_STAND_INS``; also the stand-in of the tool the rules weigh most), so a top-K cut
+    offers the LLM what the offline planner would call.
     """
     rules = rule_scores(question, object_type)
     votes = votes or {}
@@ -238,6 +239,11 @@ def rank_with_rules(
     meant = PAGE_STAND_INS.get((object_type or "", meant or ""), meant)
     at = next((i for i, r in enumerate(ranked) if r.name == meant), 0)
     if at > 2:  # the reading's tool, when similarity and keywords left it out of the top 3
+        ranked.insert(2, ranked.pop(at))
+    strongest = max(rules, key=lambda name: rules[name], default="")
+    stand_in = PAGE_STAND_INS.get((object_type or "", strongest))
+    at = next((i for i, r in enumerate(ranked) if r.name == stand_in), 0)
+    if at > 2:  # the page's stand-in for the tool a rule names most («есть незакоммиченное после деплоя?»)
         ranked.insert(2, ranked.pop(at))
     return ranked
 

@@ -39,7 +39,8 @@ VERSION_GIT = re.compile(r"\bgit\b|\bгит\w*|репозитор\w*|\bрепо\
 # Who deployed what and when (issue 28 item 5): a question about past deploys, not a request for one.
 DEPLOY_HISTORY = re.compile(
     r"\b(когда|кто|кем)\b.{0,50}(деплоил|задеплоил|выкатывал|выкатил|катил|выкладывал|выложил|разв[её]ртывал|развернул|переносил|перен[её]с"
-    r"|мигрировал|запускал\w* миграц)|истори\w* (деплое|выкат|развёртыван|развертыван|миграци)"
+    r"|мигрировал|запускал\w* миграц|(выполнял|проводил|делал|запускал)\w*\s+(деплой|деплои|развёртыван|развертыван"
+    r"|выкатк|релиз))|истори\w* (деплое|выкат|развёртыван|развертыван|миграци)"
     r"|\bdeploy(ment)? (history|log)\b|\b(when|who)\b.{0,50}\b(deployed|migrated|rolled out|shipped|pushed|promoted"
     r"|released|ran the migration)"
     r"|\bwhen did the last (deploy|migration)"

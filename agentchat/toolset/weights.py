@@ -128,7 +128,7 @@ def extreme_asked(question: str) -> tuple[str, str | None] | None:
 # A ranking asked: "top 3", «топ-5», «три … больше всего», "the most", "lowest" (read with the dataset's columns).
 RANKING = re.compile(
     r"\b(top|топ)[\s-]*\d{1,3}\b|(больше|меньше|дороже|дешевле|чаще|реже)\s+(всего|всех)|наибольш\w*|наименьш\w*"
-    r"|самы[йеx]\s+(больш|высок|низк|дорог|дешёв|дешев|мал)\w*|\b(the\s+)?(most|least|highest|lowest|largest"
+    r"|сам(ый|ая|ое|ые|ых|ым|ой|ую|ом|ыми)\s+(больш|высок|низк|дорог|дешёв|дешев|мал)\w*|\b(the\s+)?(most|least|highest|lowest|largest"
     r"|smallest|biggest)\b",
     re.I,
 )
@@ -206,6 +206,19 @@ DISTINCT_COUNT = re.compile(
 )
 
 
+# The period the data covers («за какой период есть данные?», «с какого числа начинаются данные и до какого идут?»,
+# "what date range does this data cover?", "what years does the data cover?"): the first and last date of the
+# dataset's date column (``llm.offline.sql_steps.sql_for``), not a dashboard's default time range.
+DATA_SPAN = re.compile(
+    r"за\s+какой\s+(период|срок)\b(?!.{0,40}(показыва|строит|отобража))|какой\s+период\s+(охватыва|покрыва|занима)\w*"
+    r"|\b(с|от)\s+какого\s+(числа|года|месяца|времени)\b|\bс\s+какой\s+даты\b|\bкакие\s+годы\s+(есть|охват\w*|покрыв\w*)"
+    r"|\b(what|which)\s+(date\s+range|period|time\s+span|time\s+range|years|dates)\s+(does|do|is|are)\s+(the|this|it)\b"
+    r"(?=.{0,30}\b(cover|span|have|in|include)\w*)|\bhow\s+far\s+back\b|\b(earliest|first)\s+and\s+(latest|last)\s+"
+    r"(date|record|row)s?\b|\bdata\s+(start|begin)s?\b|\bданн\w*\s+(начина|охватыва)\w*",
+    re.I,
+)
+
+
 def aggregate_asked(question: str) -> bool:
     """True when ``question`` asks a ranking, a breakdown per a column's values, a grand total or duplicates of the data
     (``llm.offline.sql_aggregate``: the dataset's columns decide whether the planner can write it)."""
@@ -225,7 +238,7 @@ def aggregate_asked(question: str) -> bool:
 def writes_sql(question: str) -> bool:
     """True when the planner writes the SQL for ``question`` itself from the dataset's source
     (``llm.offline.sql_steps.sql_for``): a plain count, the first rows, a column's values, its max or min, a count of
-    a column's different values, or a figure (``aggregate_asked``)."""
+    a column's different values, the period the data covers, or a figure (``aggregate_asked``)."""
     # The condition is looked for in the count's own sentence: «скока строк в датасете? хочу сверить с выгрузкой,
     # у меня 2088» asks a plain count (2088 is the person's figure, not a year; turns_day6 y48).
     plain_count = any(
@@ -233,7 +246,7 @@ def writes_sql(question: str) -> bool:
     )
     rows = FIRST_ROWS.search(question) or ALL_ROWS.search(question)
     values = VALUES.search(question) or VALUES_LISTED.search(question)  # not a loose «список …»: «what does …»
-    distinct = DISTINCT_COUNT.search(question)
+    distinct = DISTINCT_COUNT.search(question) or DATA_SPAN.search(question)
     return bool(plain_count or rows or values or distinct or extreme_asked(question) or aggregate_asked(question))
 
 

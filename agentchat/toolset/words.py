@@ -353,7 +353,7 @@ TARGETING = ("permission", "deploy", "migration", "task", "backup")
 OBJECT_IMPERATIVE_RU = re.compile(r"^[а-я]{2,}(ни|нь)$")  # not -шь: «умеешь», «можешь» are questions
 # A count or the first rows of a dataset: on its page the planner reads its table first, then writes the SQL.
 COUNT = re.compile(
-    r"(сколько|скока|скоко) (всего )?(записей|строк)|количеств\w* (записей|строк)|how many (rows|records)"
+    r"(сколько|скока|скоко|скок) (всего )?(записей|строк)|количеств\w* (записей|строк)|how many (rows|records)"
     r"|count (the )?rows|number of rows",
     re.I,
 )

@@ -130,3 +130,45 @@ def test_a_count_of_no_column_is_no_first_rows():
     assert sql_for("сколько регионов в данных?", SQLITE, None) == (
         'SELECT COUNT(DISTINCT "region") AS "region_count" FROM "energy_consumption"'
     )
+
+
+def test_the_period_a_ranking_ranks_is_its_rows():
+    """«какой месяц 2025 был самым дорогим?» was asked back as SQL; the month that cost most, not the highest price."""
+    assert _sql("какой месяц 2025 был самым дорогим?") == (
+        'SELECT STRFTIME(\'%Y-%m\', "date") AS "month", SUM(cost_rub) AS "total_cost" FROM t '
+        "WHERE \"date\" >= '2025-01-01' AND \"date\" < '2026-01-01' GROUP BY 1 ORDER BY 2 DESC LIMIT 10"
+    )
+    assert (_sql("which year had the lowest consumption?") or "").endswith("GROUP BY 1 ORDER BY 2 ASC LIMIT 10")
+
+
+@pytest.mark.parametrize(
+    ("question", "sql"),
+    [
+        (
+            "топ-5 записей по потреблению за 2025",
+            "SELECT * FROM t WHERE \"date\" >= '2025-01-01' AND \"date\" < '2026-01-01' "
+            'ORDER BY "consumption_mwh" DESC LIMIT 5',
+        ),
+        ("show the 10 most expensive rows", 'SELECT * FROM t ORDER BY "cost_rub" DESC LIMIT 10'),
+        ("top 3 rows", None),  # no column to order by: the SQL is asked for
+    ],
+)
+def test_the_top_records_are_ordered_by_the_measure_named(question, sql):
+    """A QA check of the eighth session: «топ-5 записей … в Москве» was no total, and was asked back as SQL."""
+    assert _sql(question) == sql
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "за какой период есть данные в датасете?",
+        "what date range does this data cover?",
+        "с какого числа начинаются данные и до какого идут?",
+        "what years does the data cover?",
+    ],
+)
+def test_the_period_the_data_covers_is_its_first_and_last_date(question):
+    """These were answered with the dataset's description, or «none of my tools returns default time ranges»."""
+    assert sql_for(question, SQLITE, None) == (
+        'SELECT MIN("date") AS first_date, MAX("date") AS last_date FROM "energy_consumption"'
+    )

@@ -229,8 +229,11 @@ def test_a_second_fresh_check_s_wrong_figures_keep_every_condition(question, sql
 
 
 def test_the_top_records_of_a_value_are_no_total():
-    """A second QA check: «топ-5 записей по стоимости в Краснодарском крае» answered the region's total."""
-    assert _sql("топ-5 записей по стоимости в Краснодарском крае") is None
+    """A second QA check: «топ-5 записей по стоимости в Краснодарском крае» answered the region's total; now its
+    records, ordered by the cost (the ninth session)."""
+    assert _sql("топ-5 записей по стоимости в Краснодарском крае") == (
+        'SELECT * FROM t WHERE "region" = \'Краснодарский край\' ORDER BY "cost_rub" DESC LIMIT 5'
+    )
 
 
 def test_only_before_a_value_is_its_condition():

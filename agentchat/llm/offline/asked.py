@@ -26,7 +26,7 @@ from agentchat.toolset.aspects import (
 from agentchat.toolset.intents import ACTION_REQUEST, ROLLBACK, STRONG, action_requested
 from agentchat.toolset.reading import Reading, about_page_object, read_question
 from agentchat.toolset.unsupported import request_without_tool
-from agentchat.toolset.weights import aggregate_asked, writes_sql
+from agentchat.toolset.weights import DATA_SPAN, aggregate_asked, writes_sql
 from agentchat.toolset.words import PAGE_PARTS, PAGE_READ, SEARCH_OF, SQL_IN_TEXT, TITLE_QUOTED, TITLED
 
 # Read tools that answer with a summary or a listing of their object: what stands in place of a specific question
@@ -73,6 +73,8 @@ def asked_aspect_of(turn: Turn, choice: Choice) -> Aspect | None:
     named = aspect_named(reading.aspect)
     if named is not None and named.name == "chart_detail" and SQL_IN_TEXT.search(turn.question):
         named = None  # the SQL is given («отформатируй запрос из чарта …: select …»): no chart's own is asked, f1021
+    if named is not None and named.name == "time_range" and DATA_SPAN.search(turn.question):
+        named = None  # "what date range does this data cover?": the data's first and last date, no chart's default
     if named is not None and named.kind == "question" and _told_not_asked(turn.question, choice):
         named = None  # «запусти миграцию, релиз согласован с CAB»: said as context, not asked
     reads = choice.kind == "unknown" or choice.kind == "tool" and not changes_state(choice.tool)
@@ -95,6 +97,14 @@ def _told_not_asked(question: str, choice: Choice) -> bool:
     """True when ``question`` is a request for the operation chosen that asks nothing besides (``asks_anything``)."""
     operation = choice.kind in ("tool", "unavailable") and changes_state(choice.tool)
     return operation and action_requested(question) and not asks_anything(question)
+
+
+def figure_read(question: str, reading: Reading) -> bool:
+    """A figure of the data is asked (``Reading.figure``), in the whole message or in the question it ends with after
+    context («Смотрю этот отчёт, … мне нужны деньги. Сколько в рублях стоило потребление Санкт-Петербурга за декабрь
+    2025?» named the report, and the dashboard's summary stood in for the figure: turns_day13 m1333)."""
+    asked = re.split(r"(?<=[.!])\s+", question.strip())[-1]  # the last sentence, when it asks
+    return reading.figure or (asked != question.strip() and asked.endswith("?") and read_question(asked).figure)
 
 
 def _figures_compared(verb: str, tool: str, question: str) -> bool:

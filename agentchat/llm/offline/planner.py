@@ -28,6 +28,7 @@ from agentchat.llm.offline.asked import (
     asked_aspect_of,
     changes_state,
     dataset_users,
+    figure_read,
     found_args,
     found_part_read,
     instead_tool,
@@ -113,12 +114,11 @@ def tool_choose(*, question: str, page: Page, offered: Sequence[str], knowledge:
     unbuilt = _unbuilt_wanted(question, page, knowledge, best_offered)
     if unbuilt:
         return Choice("unavailable", unbuilt, rules=STRONG)
-    # The reading's tool, when the page offers it, is what a question about the page means: a keyword of a tool
-    # another page offers does not turn it into "not available here" («какие датасеты создадутся» on a migration
-    # page is its preview, not a dataset search).
+    # The reading's tool, when the page offers it, is what a question about the page means: another page's tool's
+    # keyword is no "not available here" («какие датасеты создадутся» on a migration page is its preview).
     reading = read_question(question)
     meant = reading_tool(reading, page.object_type)
-    if reading.figure and SQL not in offered and knowledge.not_offered_reason(SQL, page) == "page":
+    if figure_read(question, reading) and SQL not in offered and knowledge.not_offered_reason(SQL, page) == "page":
         return Choice("unavailable", SQL, rules=STRONG)  # a figure of the data on a page without SQL: said so
     refused = reading.verb == MAKE and meant in knowledge.catalogue and meant not in offered and meant not in MOVES
     refused = refused and not reading.aspect  # what no tool does is said by its aspect («export … to PDF»)

@@ -34,21 +34,20 @@ from agentchat.llm.offline.sql_periods import (
     without_period,
 )
 from agentchat.llm.offline.sql_values import dated, numeric, text_columns, value_conditions, values_where
+from agentchat.llm.offline.sql_words import (
+    LEAST,
+    NUMBERS,
+    PRICE_ASKED,
+    column_named,
+    measure_named,
+    question_words,
+    rows_asked,
+)
 from agentchat.toolset.aspects import fold, plain_words
 from agentchat.toolset.listing import listing_phrases
 from agentchat.toolset.weights import BREAKDOWN, DISTINCT_COUNT, DUPLICATES, GRAND_TOTAL, RANKING, aggregate_asked
 from agentchat.toolset.words import COUNT
 
-LEAST = re.compile(
-    r"меньше всего|дешевле всего|реже всего|наименьш|самы[йеx]\s+(низк|дешёв|дешев|мал)|least|lowest"
-    r"|smallest|fewest",
-    re.I,
-)
-_NUMBERS = {
-    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "ten": 10, "один": 1, "одну": 1, "два": 2, "две": 2,
-    "три": 3, "четыре": 4, "пять": 5, "десять": 10, "тройка": 3, "тройку": 3, "пятёрка": 5, "пятерку": 5,
-    "пятёрку": 5, "десятка": 10, "десятку": 10,
-}  # fmt: skip
 # What the two shapes do not write, so the person is asked for the SQL rather than shown another figure.
 CONDITION = re.compile(
     r"\b(where|only|except|excluding|without|from (?!the dataset|this)|где|только|кроме|без|исключая)\b|[=<>]"
@@ -69,9 +68,8 @@ ALL_OF = re.compile(
     r"\bпо\s+всем\s+[а-яё]+(\s*(,|и)\s*[а-яё]+)*|\b(across|over|for)\s+all\s+\w+(\s*(,|and)\s*\w+)*", re.I
 )
 NO_BREAKDOWN = re.compile(r"без разбивки|without (a )?breakdown", re.I)
-#: Rows a ranking shows when the question gives no number; rows of duplicates listed; rows of a breakdown.
-RANKING_ROWS, DUPLICATE_ROWS, BREAKDOWN_ROWS = 10, 50, 100
-_STEM = 5  # letters of a label's word compared with the question's words («регион» ~ «регионов», «потреб»)
+#: Rows of duplicates listed; rows of a breakdown.
+DUPLICATE_ROWS, BREAKDOWN_ROWS = 50, 100
 
 
 # The words of a figure's question besides the dataset's own (its table, columns, metrics and their labels) and the
@@ -89,8 +87,9 @@ _FRAME_STEMS = frozenset(
     value amount sold consu used use uses whole entire there total and or more than also now okay just then есть
     спаси добры здрав приве thank thanks hello млн млрд тыс милли тысяч знак округ decim round digit milli billi
     thous обошл стоил потра запла электр энерг power energ скока скоко запис колич тольк only менял измен динам
-    тренд trend chang разны разли уника diffe disti uniqu""".split()
-) | frozenset(_NUMBERS)
+    тренд trend chang разны разли уника diffe disti uniqu expen cheap дорог самым самой самую самом был была было
+    были скок""".split()
+) | frozenset(NUMBERS)
 
 
 def unread_words(question: str, payload: dict[str, Any], values: dict[str, list[str]] | None = None) -> list[str]:
@@ -174,9 +173,9 @@ def aggregate_sql(
     period = read_period(question) or Period()
     overall = GRAND_TOTAL.search(question) or functions  # "whats the max consumption_mwh": over all rows
     total = bool(overall) and not (RANKING.search(question) or BREAKDOWN.search(question) or period.by)
-    words = _words(ALL_OF.sub(" ", question) if total else question)  # «по всем регионам»: no group by region
+    words = question_words(ALL_OF.sub(" ", question) if total else question)  # «по всем регионам»: no group by region
     columns = [c for c in payload.get("columns") or [] if c.get("name")]
-    named = [c for c in columns if _named(c, words)]
+    named = [c for c in columns if column_named(c, words)]
     if DUPLICATES.search(question):
         keys = [quote(c["name"]) for c in (named or columns)]
         if not keys:
@@ -186,8 +185,12 @@ def aggregate_sql(
             f"SELECT {listed}, COUNT(*) AS copies FROM {relation} GROUP BY {listed} "  # noqa: S608
             f"HAVING COUNT(*) > 1 ORDER BY copies DESC LIMIT {DUPLICATE_ROWS}"
         )
+    if RANKING.search(question) and TOP_ROWS.search(question):  # «топ-5 записей по потреблению за 2025»
+        return _top_rows(question, payload, relation, quote, where, named)
     dimensions = [c for c in named if not numeric(c) and not dated(c)]
-    metrics = [m for m in payload.get("metrics") or [] if _measure(m, words)]
+    if period.by and PRICE_ASKED.search(question) and not PRICE_NAMED.search(question):
+        words = (words - {"price"}) | {"cost", "стоимость"}  # «самый дорогой месяц»: the month that cost most
+    metrics = [m for m in payload.get("metrics") or [] if measure_named(m, words)]
     if PRICE_ASKED.search(question):  # «какой источник дешевле всего?»: ranked by the price, not the total cost
         metrics.sort(key=lambda m: "price" not in str(m.get("name")).casefold())
     measures = [f"{m['expression']} AS {quote(m['name'])}" for m in metrics]
@@ -207,9 +210,10 @@ def aggregate_sql(
     if not measures and COUNT.search(question):
         measures = ["COUNT(*) AS row_count"]  # "how many rows per region?"
     if period.by:  # «потребление по месяцам за 2025», "total cost by year and source": a row per period (and value)
-        return by_period_sql(
-            period, payload, relation, quote, where, [quote(d["name"]) for d in dimensions[:1]], measures
-        )
+        order = "ASC" if LEAST.search(question) else "DESC"
+        rank = (order, rows_asked(question)) if RANKING.search(question) else None
+        keys = [quote(d["name"]) for d in dimensions[:1]]
+        return by_period_sql(period, payload, relation, quote, where, keys, measures, rank)
     ranked = RANKING.search(question) or BREAKDOWN.search(question)  # «топ-5 записей … в Москве»: no total of it
     if (total or (conditions and not ranked)) and not dimensions and measures:
         return f"SELECT {', '.join(measures)} FROM {relation}{where}"  # noqa: S608 - one figure over all rows
@@ -217,7 +221,7 @@ def aggregate_sql(
         return None
     dimension = quote(dimensions[0]["name"])
     order = "ASC" if LEAST.search(question) else "DESC"
-    limit = _rows(question) if RANKING.search(question) else BREAKDOWN_ROWS
+    limit = rows_asked(question) if RANKING.search(question) else BREAKDOWN_ROWS
     return (
         f"SELECT {dimension}, {', '.join(measures)} FROM {relation}{where} "  # noqa: S608
         f"GROUP BY {dimension} ORDER BY 2 {order} LIMIT {limit}"
@@ -260,6 +264,37 @@ def figure_where(
             return None  # a period of a dataset with no date column, or a date's part of an unknown database
         clauses += said
     return (f" WHERE {' AND '.join(clauses)}" if clauses else "", conditions)
+
+
+# A price named as such («цена», "price per MWh"), not money in a word of ranking («дорогой»).
+PRICE_NAMED = re.compile(r"\bцен\w*|\bpric\w*|за\s+мвт|per\s+mwh", re.I)
+# Records, not a figure per value: «топ-5 записей по потреблению», "the 10 most expensive rows".
+TOP_ROWS = re.compile(r"\b(запис(ей|и|ь)|строк[иа]?|rows?|records?|entries)\b", re.I)
+
+
+def _top_rows(
+    question: str,
+    payload: dict[str, Any],
+    relation: str,
+    quote: Callable[[Any], str],
+    where: str,
+    named: list[dict[str, Any]],
+) -> str | None:
+    """The records of the dataset with the highest (or lowest) value of the numeric column ``question`` names, or of
+    the column its metric named sums (``total_consumption`` → ``consumption_mwh``); money in words («самые дорогие»)
+    is the cost. None when no such column is named."""
+    numbers = [str(c["name"]) for c in named if numeric(c)]
+    words = question_words(question) | ({"cost", "стоимость"} if PRICE_ASKED.search(question) else set())
+    for metric in payload.get("metrics") or []:
+        summed = re.fullmatch(r"\s*SUM\(\s*\"?(\w+)\"?\s*\)\s*", str(metric.get("expression") or ""), re.I)
+        if summed and measure_named(metric, words):
+            numbers.append(summed.group(1))
+    if not numbers:
+        numbers = [str(c["name"]) for c in payload.get("columns") or [] if numeric(c) and column_named(c, words)]
+    if not numbers:
+        return None
+    order = "ASC" if LEAST.search(question) else "DESC"
+    return f"SELECT * FROM {relation}{where} ORDER BY {quote(numbers[0])} {order} LIMIT {rows_asked(question)}"  # noqa: S608
 
 
 def distinct_sql(
@@ -308,9 +343,9 @@ def listed_columns(question: str, payload: dict[str, Any]) -> list[str]:
 def named_columns(question: str, payload: dict[str, Any]) -> list[dict[str, Any]]:
     """The text columns of the dataset in ``payload`` that ``question`` names by name or label («регионы» →
     ``region``, labelled «Регион»), in the dataset's order."""
-    words = _words(question)
+    words = question_words(question)
     text = set(text_columns(payload))
-    return [c for c in payload.get("columns") or [] if c.get("name") in text and _named(c, words)]
+    return [c for c in payload.get("columns") or [] if c.get("name") in text and column_named(c, words)]
 
 
 def _functions(question: str) -> list[str]:
@@ -322,56 +357,3 @@ def _functions(question: str) -> list[str]:
     words |= {m.group(1).casefold()[:3] for m in _OF_MEASURE.finditer(question)}
     found += ["MIN"] if words & {"min", "мин"} else []
     return found + (["MAX"] if words & {"max", "мак"} else [])
-
-
-# Money asked in words that name no column («во сколько обошлось», "how much did we pay"): the cost's measure.
-COST_ASKED = re.compile(r"обош[её]?л|стоил|потратил|заплатил|\bpaid\b|\bspent\b|\bpay\b", re.I)
-
-
-# A price asked in words («дешевле всего», "the most expensive"): the price's measure, ranked first.
-PRICE_ASKED = re.compile(r"дешев|дешёв|дорог|cheap|expensive|pric|цен[аыу]\b", re.I)
-
-
-def _words(question: str) -> set[str]:
-    """The question's words, case-folded («ё» as «е»), with "cost" and «стоимость» when money is asked in others,
-    "price" when a price is."""
-    folded = question.casefold().replace("ё", "е")
-    words = set(re.findall(r"[a-zа-яё0-9]+", folded)) | set(re.findall(r"[a-z0-9]+(?:_[a-z0-9]+)+", folded))
-    words |= {"cost", "стоимость"} if COST_ASKED.search(question) else set()
-    return words | {"price"} if PRICE_ASKED.search(question) else words
-
-
-def _named(column: dict[str, Any], words: set[str]) -> bool:
-    """The question names ``column`` by its name ("region" in "regions", "consumption" for consumption_mwh) or its
-    label's first word («Регион»)."""
-    name = str(column["name"]).casefold()
-    if any(w == name or (len(name) >= 4 and w.startswith(name)) or (len(w) >= 5 and name.startswith(w)) for w in words):
-        return True
-    return _label_named(column.get("label"), words)
-
-
-def _label_named(label: Any, words: set[str]) -> bool:
-    first = next(iter(re.findall(r"[a-zа-яё]+", str(label or "").casefold().replace("ё", "е"))), "")
-    return len(first) >= _STEM and any(w.startswith(first[: _STEM + 1]) for w in words)
-
-
-def _measure(metric: dict[str, Any], words: set[str]) -> bool:
-    """A metric named by a word of its name beyond "total"/"sum"/"avg" ("total consumption") or its label."""
-    parts = [
-        p for p in str(metric.get("name") or "").casefold().split("_") if p not in ("total", "sum", "avg", "count")
-    ]
-    if any(len(p) >= 4 and any(w.startswith(p[: _STEM + 1]) for w in words) for p in parts):
-        return True
-    return _label_named(metric.get("label"), words)
-
-
-def _rows(question: str) -> int:
-    """The number of rows a ranking asks for: "top 3", «топ-5», «какие 2 источника», «какие три региона»;
-    ``RANKING_ROWS`` by default."""
-    if match := re.search(
-        r"\b(?:top|топ)[\s-]*(\d{1,3})\b|\b(\d{1,2})\s+(?!(?:год|лет|месяц|недел|дн|дек|year|month|week|day))[a-zа-яё]",
-        question,
-        re.I,
-    ):
-        return int(next(g for g in match.groups() if g))
-    return next((n for w, n in _NUMBERS.items() if re.search(rf"\b{w}\b", question, re.I)), RANKING_ROWS)

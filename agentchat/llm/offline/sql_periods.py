@@ -29,7 +29,7 @@ from django.utils import timezone
 
 from agentchat.llm.offline.sql_values import dated
 from agentchat.superset.sql_safety import dialect_for
-from agentchat.toolset.weights import BY_MONTH, BY_YEAR
+from agentchat.toolset.weights import BY_MONTH, BY_YEAR, RANKING
 
 # Two years joined by a dash («2024-2025 гг», "2024–2025"): a range (``YEAR`` reads neither: a date's part).
 YEAR_SPAN = re.compile(r"(?<![\w.:/-])((?:199|20[0-3])\d)\s*[-–—]\s*((?:199|20[0-3])\d)(?![\d/_a-zA-Z]|[.:-]\d)")
@@ -73,6 +73,8 @@ PERIOD_UNREAD = re.compile(
 # Between two years or months: a range («с 2024 по 2025», "2024–2025", «с января по март»); else a list.
 _RANGE = re.compile(r"^\s*(по|до|to|through|till|until|[-–—]|and)\s*$", re.I)
 _RANGE_OPENED = re.compile(r"(?<!\w)(с|со|from|between)\s*$", re.I)
+# The period a ranking ranks («какой месяц 2025 был самым дорогим?», "which year had the highest consumption?").
+RANKED_PERIOD = re.compile(r"\b(?:как\w*|в\s+как\w*|which|what)\s+(месяц\w*|год\w*|month|year)\b", re.I)
 _RANGE_WORDS = re.compile(r"\b(between|through|until|till|compared?|versus|vs)\b|\bсравн\w*", re.I)
 _DASH_OR_TO = re.compile(r"^\s*(по|до|to|through|till|until|[-–—])\s*$", re.I)
 #: Rows of a breakdown by year or month (24 months × 6 regions is 144 rows; the SQL tool's own row cap applies).
@@ -106,6 +108,8 @@ def read_period(question: str, today: dt.date | None = None) -> Period | None:
     if months is None:
         return None
     by = "month" if BY_MONTH.search(question) else "year" if BY_YEAR.search(question) else None
+    if by is None and RANKING.search(question) and (ranked := RANKED_PERIOD.search(question)):
+        by = "year" if ranked.group(1).casefold()[0] in "гy" else "month"  # «какой месяц был самым дорогим?»
     years = list(dict.fromkeys(years))
     if span := YEAR_SPAN.search(question):
         years = [int(span.group(1)), int(span.group(2))]
@@ -129,7 +133,7 @@ def read_period(question: str, today: dt.date | None = None) -> Period | None:
 def without_period(text: str) -> str:
     """``text`` without the words of a period this module reads (months, quarters, halves, this or last year, a
     breakdown by year or month): they are no condition the SQL leaves out (``sql_aggregate.unread_words``)."""
-    for pattern in (BY_YEAR, BY_MONTH, THIS_YEAR, LAST_YEAR, QUARTER, HALF, MONTH, _RANGE_WORDS):
+    for pattern in (BY_YEAR, BY_MONTH, THIS_YEAR, LAST_YEAR, QUARTER, HALF, MONTH, RANKED_PERIOD, _RANGE_WORDS):
         text = pattern.sub(" ", text)
     return text
 
@@ -240,18 +244,21 @@ def by_period_sql(
     where: str,
     dimensions: list[str],
     measures: list[str],
+    ranked: tuple[str, int] | None = None,
 ) -> str | None:
     """The breakdown by ``period.by`` (the year or month of the dataset's date column), then by ``dimensions``, of
-    ``measures``, in the order of time; None with no measure, no date column or a database whose date parts sqlglot
-    does not write."""
+    ``measures``, in the order of time — or, ``ranked`` ``("DESC"|"ASC", rows)``, by the first measure («какой месяц
+    2025 был самым дорогим?»); None with no measure, no date column or a database whose date parts sqlglot does not
+    write."""
     column = date_column(payload)
     part = None if column is None else period_column(period, quote(column), backend_of(payload), quote)
     if part is None or not measures:
         return None
     keys = ", ".join(str(n) for n in range(1, len(dimensions) + 2))
+    order, limit = (f"{len(dimensions) + 2} {ranked[0]}", ranked[1]) if ranked else (keys, PERIOD_ROWS)
     return (
         f"SELECT {', '.join([part, *dimensions, *measures])} FROM {relation}{where} "  # noqa: S608
-        f"GROUP BY {keys} ORDER BY {keys} LIMIT {PERIOD_ROWS}"
+        f"GROUP BY {keys} ORDER BY {order} LIMIT {limit}"
     )
 
 

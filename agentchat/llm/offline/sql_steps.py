@@ -25,7 +25,7 @@ from agentchat.llm.offline.sql_aggregate import (
 from agentchat.llm.offline.sql_values import VALUES_ROW_LIMIT, dated, value_conditions, values_read, values_sql
 from agentchat.llm.offline.state import Result, Turn
 from agentchat.toolset.listing import values_listed
-from agentchat.toolset.weights import ALL_ROWS, DISTINCT_COUNT, aggregate_asked, extreme_asked, writes_sql
+from agentchat.toolset.weights import ALL_ROWS, DATA_SPAN, DISTINCT_COUNT, aggregate_asked, extreme_asked, writes_sql
 from agentchat.toolset.words import COUNT, FIRST_ROWS, VALUES
 
 # A query of the conversation referred to («запрос выше», "the query from above", "run that query again").
@@ -68,6 +68,9 @@ def sql_for(
         return sql  # a ranking, a breakdown or duplicates ("how many rows per region?" is no plain count)
     if distinct_asked(question, payload):  # «сколько регионов в данных?»; None: a condition not written
         return distinct_sql(question, payload, relation, _identifier, values)
+    if DATA_SPAN.search(question) and (column := _date_column(payload)):  # «за какой период есть данные?»
+        quoted, count = _identifier(column), "COUNT(*) AS row_count, " if COUNT.search(question) else ""
+        return f"SELECT {count}MIN({quoted}) AS first_date, MAX({quoted}) AS last_date FROM {relation}"  # noqa: S608
     if COUNT.search(question):  # «сколько записей по Москве?» counted every row (a QA check): its conditions too
         found = figure_where(question, payload, _identifier, values)
         return None if found is None else f"SELECT COUNT(*) AS row_count FROM {relation}{found[0]}"  # noqa: S608
@@ -188,7 +191,8 @@ def explore_next(question: str, read: Result, offered: dict[str, Any]) -> tuple[
         return read.tool, {"env_id": read.args.get("env_id"), **tables}
     dataset_id = read.args.get("dataset_id")
     if "superset_execute_sql" in offered and dataset_id and payload.get("mode") == "dataset":
-        sql = sql_for(question, payload, None) if listed_columns(question, payload) else None
+        asked = listed_columns(question, payload) or DATA_SPAN.search(question)
+        sql = sql_for(question, payload, None) if asked else None
         if sql:
             return "superset_execute_sql", {"env_id": read.args.get("env_id"), "dataset_id": dataset_id, "sql": sql}
     return None

@@ -1,0 +1,72 @@
+"""How a figure's question names the dataset's columns and measures, for the SQL the offline planner writes itself
+(``sql_aggregate``): a column by its name or its label's first letters, a metric by a word of its name, money said in
+words, the order (most or least) and the number of rows asked."""
+
+import re
+from typing import Any
+
+#: Rows a ranking shows when the question gives no number.
+RANKING_ROWS = 10
+LEAST = re.compile(
+    r"меньше всего|дешевле всего|реже всего|наименьш|сам(ый|ая|ое|ые|ых|ым|ой|ую|ом|ыми)\s+(низк|дешёв|дешев|мал)"
+    r"|least|lowest|smallest|fewest",
+    re.I,
+)
+NUMBERS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "ten": 10, "один": 1, "одну": 1, "два": 2, "две": 2,
+    "три": 3, "четыре": 4, "пять": 5, "десять": 10, "тройка": 3, "тройку": 3, "пятёрка": 5, "пятерку": 5,
+    "пятёрку": 5, "десятка": 10, "десятку": 10,
+}  # fmt: skip
+_STEM = 5  # letters of a label's word compared with the question's words («регион» ~ «регионов», «потреб»)
+
+# Money asked in words that name no column («во сколько обошлось», "how much did we pay"): the cost's measure.
+COST_ASKED = re.compile(r"обош[её]?л|стоил|потратил|заплатил|\bpaid\b|\bspent\b|\bpay\b", re.I)
+
+
+# A price asked in words («дешевле всего», "the most expensive"): the price's measure, ranked first.
+PRICE_ASKED = re.compile(r"дешев|дешёв|дорог|cheap|expensive|pric|цен[аыу]\b", re.I)
+
+
+def question_words(question: str) -> set[str]:
+    """The question's words, case-folded («ё» as «е»), with "cost" and «стоимость» when money is asked in others,
+    "price" when a price is."""
+    folded = question.casefold().replace("ё", "е")
+    words = set(re.findall(r"[a-zа-яё0-9]+", folded)) | set(re.findall(r"[a-z0-9]+(?:_[a-z0-9]+)+", folded))
+    words |= {"cost", "стоимость"} if COST_ASKED.search(question) else set()
+    return words | {"price"} if PRICE_ASKED.search(question) else words
+
+
+def column_named(column: dict[str, Any], words: set[str]) -> bool:
+    """The question names ``column`` by its name ("region" in "regions", "consumption" for consumption_mwh) or its
+    label's first word («Регион»)."""
+    name = str(column["name"]).casefold()
+    if any(w == name or (len(name) >= 4 and w.startswith(name)) or (len(w) >= 5 and name.startswith(w)) for w in words):
+        return True
+    return _label_named(column.get("label"), words)
+
+
+def _label_named(label: Any, words: set[str]) -> bool:
+    first = next(iter(re.findall(r"[a-zа-яё]+", str(label or "").casefold().replace("ё", "е"))), "")
+    return len(first) >= _STEM and any(w.startswith(first[: _STEM + 1]) for w in words)
+
+
+def measure_named(metric: dict[str, Any], words: set[str]) -> bool:
+    """A metric named by a word of its name beyond "total"/"sum"/"avg" ("total consumption") or its label."""
+    parts = [
+        p for p in str(metric.get("name") or "").casefold().split("_") if p not in ("total", "sum", "avg", "count")
+    ]
+    if any(len(p) >= 4 and any(w.startswith(p[: _STEM + 1]) for w in words) for p in parts):
+        return True
+    return _label_named(metric.get("label"), words)
+
+
+def rows_asked(question: str) -> int:
+    """The number of rows a ranking asks for: "top 3", «топ-5», «какие 2 источника», «какие три региона»;
+    ``RANKING_ROWS`` by default."""
+    if match := re.search(
+        r"\b(?:top|топ)[\s-]*(\d{1,3})\b|\b(\d{1,2})\s+(?!(?:год|лет|месяц|недел|дн|дек|year|month|week|day))[a-zа-яё]",
+        question,
+        re.I,
+    ):
+        return int(next(g for g in match.groups() if g))
+    return next((n for w, n in NUMBERS.items() if re.search(rf"\b{w}\b", question, re.I)), RANKING_ROWS)
