@@ -219,6 +219,15 @@ DATA_SPAN = re.compile(
 )
 
 
+# A share of a value in a total («доля атома в потреблении Москвы», "what share of cost is gas", «сколько процентов
+# потребления приходится на уголь»), not a change in per cent («на сколько процентов выросли»: asked for as SQL).
+SHARE = re.compile(
+    r"(?<!\w)(дол[яиюе]|share|какой\s+процент|сколько\s+процентов(?!\s+(вырос|упал|снизил|увеличил|изменил))"
+    r"|what\s+percent(age)?\s+of)(?!\w)",
+    re.I,
+)
+
+
 def aggregate_asked(question: str) -> bool:
     """True when ``question`` asks a ranking, a breakdown per a column's values, a grand total or duplicates of the data
     (``llm.offline.sql_aggregate``: the dataset's columns decide whether the planner can write it)."""
@@ -232,6 +241,7 @@ def aggregate_asked(question: str) -> bool:
         or FUNCTION_ASKED.search(asked)
         or BY_YEAR.search(asked)
         or BY_MONTH.search(asked)
+        or SHARE.search(asked)
     )
 
 

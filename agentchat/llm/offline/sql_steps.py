@@ -22,10 +22,19 @@ from agentchat.llm.offline.sql_aggregate import (
     unread_words,
     values_wanted,
 )
+from agentchat.llm.offline.sql_shares import share_sql
 from agentchat.llm.offline.sql_values import VALUES_ROW_LIMIT, dated, value_conditions, values_read, values_sql
 from agentchat.llm.offline.state import Result, Turn
 from agentchat.toolset.listing import values_listed
-from agentchat.toolset.weights import ALL_ROWS, DATA_SPAN, DISTINCT_COUNT, aggregate_asked, extreme_asked, writes_sql
+from agentchat.toolset.weights import (
+    ALL_ROWS,
+    DATA_SPAN,
+    DISTINCT_COUNT,
+    SHARE,
+    aggregate_asked,
+    extreme_asked,
+    writes_sql,
+)
 from agentchat.toolset.words import COUNT, FIRST_ROWS, VALUES
 
 # A query of the conversation referred to («запрос выше», "the query from above", "run that query again").
@@ -43,6 +52,8 @@ TABLES_LISTED = re.compile(
     re.I,
 )
 DATABASE_WORD = re.compile(r"\b(?:database|db)\b|\bбаз[аеуыо]\w*", re.I)
+# A quantity asked in any words («сколько», «на сколько», "how much", "how many"): never answered with first rows.
+HOW_MUCH = re.compile(r"(?<!\w)(на\s+)?скольк\w*|\bhow\s+(much|many)\b", re.I)
 #: Rows of distinct values listed (the SQL's LIMIT); the tool's own row cap applies too.
 VALUES_LIMIT = 50
 
@@ -64,6 +75,8 @@ def sql_for(
     relation = _relation(payload)
     if relation is None:
         return None
+    if SHARE.search(question):  # «доля атома в потреблении Москвы за 2025»; None: asked for as SQL
+        return share_sql(question, payload, relation, _identifier, values)
     if aggregate_asked(question) and (sql := aggregate_sql(question, payload, relation, _identifier, values)):
         return sql  # a ranking, a breakdown or duplicates ("how many rows per region?" is no plain count)
     if distinct_asked(question, payload):  # «сколько регионов в данных?»; None: a condition not written
@@ -92,8 +105,8 @@ def sql_for(
             return None
         quoted = _identifier(column)
         return f"SELECT DISTINCT {quoted} FROM {relation} ORDER BY 1 LIMIT {VALUES_LIMIT}"  # noqa: S608
-    if aggregate_asked(question) or DISTINCT_COUNT.search(question):
-        return None  # a figure whose columns are not found («сколько дашбордов …» is no first rows): the SQL is asked
+    if aggregate_asked(question) or DISTINCT_COUNT.search(question) or HOW_MUCH.search(question):
+        return None  # a figure not written («сколько дашбордов …», «на сколько процентов выросли …» are no rows)
     if ALL_ROWS.search(question) and row_limit is None:
         return f"SELECT * FROM {relation}"  # noqa: S608 - the SQL tool's row cap applies and is said
     return f"SELECT * FROM {relation} LIMIT {10 if row_limit is None else row_limit}"  # noqa: S608 - see the module docstring

@@ -54,7 +54,7 @@ def values_sql(
     """The one query that reads the distinct values of the dataset's text columns (or of ``columns``) from
     ``relation``, as rows ``(column, value)``; None when there is no such column. ``quote`` quotes an identifier."""
     parts = [
-        f"SELECT {_literal(name)} AS {quote(COLUMN)}, {quote(VALUE)} FROM (SELECT DISTINCT {quote(name)} AS "  # noqa: S608
+        f"SELECT {literal(name)} AS {quote(COLUMN)}, {quote(VALUE)} FROM (SELECT DISTINCT {quote(name)} AS "  # noqa: S608
         f"{quote(VALUE)} FROM {relation} WHERE {quote(name)} IS NOT NULL LIMIT {VALUES_PER_COLUMN}) AS values_{n}"
         for n, name in enumerate(text_columns(payload) if columns is None else columns)
     ]
@@ -96,7 +96,7 @@ def values_where(conditions: dict[str, list[str]], quote: Callable[[Any], str]) 
     """The SQL conditions of ``conditions`` (``value_conditions``): ``"col" = 'v'`` or ``"col" IN ('a', 'b')``."""
     out = []
     for column, values in conditions.items():
-        listed = ", ".join(_literal(v) for v in values)
+        listed = ", ".join(literal(v) for v in values)
         out.append(f"{quote(column)} = {listed}" if len(values) == 1 else f"{quote(column)} IN ({listed})")
     return out
 
@@ -122,6 +122,6 @@ def _names(word: str, value: str) -> bool:
 FLEETING = re.compile(r"[ое](?=[бвгджзклмнпрстфхцчшщ]ь?$)")
 
 
-def _literal(text: Any) -> str:
+def literal(text: Any) -> str:
     """``text`` as an SQL string literal (an inner ``'`` doubled)."""
     return "'" + str(text).replace("'", "''") + "'"

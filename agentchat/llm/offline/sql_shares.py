@@ -1,0 +1,68 @@
+"""A share of one value of the data in a summed measure, written by the offline planner itself (issue 29, the ninth
+session: «какая доля атома в потреблении Москвы за 2025?» was asked back as SQL): the value the share is of, read
+like any value of a condition (``sql_values``), goes into a ``CASE``; the other values named and the period are the
+conditions (``sql_aggregate.figure_where``)."""
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from agentchat.llm.offline.sql_aggregate import figure_where, named_columns, unread_words
+from agentchat.llm.offline.sql_values import literal, numeric, value_conditions
+from agentchat.llm.offline.sql_words import column_named, measure_named, question_words
+from agentchat.toolset.weights import BREAKDOWN, SHARE
+
+# A metric that sums one column (``SUM(consumption_mwh)``): its column is the share's measure.
+SUMMED = re.compile(r"\s*SUM\(\s*\"?(\w+)\"?\s*\)\s*", re.I)
+
+
+def share_sql(
+    question: str,
+    payload: dict[str, Any],
+    relation: str,
+    quote: Callable[[Any], str],
+    values: dict[str, list[str]] | None = None,
+) -> str | None:
+    """The share, in per cent, of one value of the data in a summed measure («какая доля атома в потреблении Москвы
+    за 2025?», "what share of total cost is gas, by region?"): ``ROUND(100.0 * SUM(CASE WHEN "source" = 'Атом' THEN
+    "consumption_mwh" ELSE 0 END) / SUM("consumption_mwh"), 2)``, over the other conditions said, per a column named
+    to break it down by. The value the share is of is the first one named after the share's word (else the first
+    named); the measure is a metric that sums one column, or a numeric column named. None when no value is named
+    (the values are not read yet, or none matches), no such measure is, or a condition is not written."""
+    conditions, _unread = value_conditions(unread_words(question, payload, values), values or {})
+    share_at = SHARE.search(question)
+    pairs = [(c, v) for c, vs in conditions.items() for v in vs]
+    if share_at is None or not pairs:
+        return None
+    folded = question.casefold().replace("ё", "е")
+
+    def said_at(pair: tuple[str, str]) -> int:
+        found = [
+            m.start()
+            for m in re.finditer(r"[a-zа-яё]+", folded)
+            if value_conditions([m.group(0)], {pair[0]: [pair[1]]})[0]
+        ]
+        after = [i for i in found if i >= share_at.end()]
+        return (after or [len(folded) + i for i in found] or [10**6])[0]
+
+    column, value = min(pairs, key=said_at)
+    found = figure_where(question, payload, quote, values, apart=(column, value))
+    words = question_words(question)
+    summed = [
+        m.group(1)
+        for metric in payload.get("metrics") or []
+        if measure_named(metric, words) and (m := SUMMED.fullmatch(str(metric.get("expression") or "")))
+    ]
+    summed += [str(c["name"]) for c in payload.get("columns") or [] if numeric(c) and column_named(c, words)]
+    if found is None or not summed:
+        return None
+    measure = quote(summed[0])
+    share = (
+        f"ROUND(100.0 * SUM(CASE WHEN {quote(column)} = {literal(value)} THEN {measure} ELSE 0 END) / "
+        f"SUM({measure}), 2) AS {quote('share_percent')}"
+    )
+    by = [c for c in named_columns(question, payload) if c["name"] != column]
+    if BREAKDOWN.search(question) and by:
+        key = quote(by[0]["name"])
+        return f"SELECT {key}, {share} FROM {relation}{found[0]} GROUP BY {key} ORDER BY 2 DESC"  # noqa: S608
+    return f"SELECT {share} FROM {relation}{found[0]}"  # noqa: S608
