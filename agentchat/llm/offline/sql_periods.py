@@ -54,7 +54,8 @@ _SHORT = re.compile(r"jan|feb|mar|apr|may|jun|jul|aug|sept?|oct|nov|dec", re.I)
 _ORDINAL = {"перв": 1, "втор": 2, "трет": 3, "четв": 4, "firs": 1, "seco": 2, "thir": 3, "four": 4,
             "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}  # fmt: skip
 QUARTER = re.compile(
-    r"(?<![\w-])[qк]\s?(?P<a>[1-4])(?!\w)|(?<!\w)(?P<b>[1-4])\s?-?(?:й|ый|ом|м)?\s*(?:кв\.?|квартал\w*)(?!\w)"
+    r"(?<![\w-])[qк]\s?(?P<a>[1-4])(?!\w)"
+    r"|(?<!\w)(?P<b>[1-4](?:\s*(?:,|и|and|&)\s*[1-4])*)\s?-?(?:й|ый|ом|м|е)?\s*(?:кв\.?|квартал\w*)(?!\w)"
     r"|(?P<c>перв|втор|трет|четв[её]рт)\w*\s+квартал\w*|\b(?P<d>first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter\b"
     r"|\bquarter\s+(?P<e>[1-4])\b",
     re.I,
@@ -64,10 +65,22 @@ HALF = re.compile(
     r"|(?<![\w-])h(?P<d>[12])(?!\w)",
     re.I,
 )
+# A date given to the day or in digits («1-15 января», «на 1 января», «с 10 по 20 марта», "March 15", 2025-03-11,
+# 2025-03, 01.01.2025): not read — a month's range would leave the days out, and a digits' date was dropped whole
+# (a QA check: each gave a figure of another period).
+DAY_DATE = re.compile(
+    r"(?<![\w.])\d{4}-\d{1,2}(?:-\d{1,2})?(?![\w-])|(?<![\w.])\d{1,2}\.\d{1,2}(?:\.\d{2,4})?(?![\w.])"
+    r"|(?<![\w.,])\d{1,2}(?:\s*[-–—]\s*\d{1,2})?\s*(?:-?го\s+)?(?:январ|феврал|март|апрел|ма[йяе]|июн|июл|август"
+    r"|сентябр|октябр|ноябр|декабр|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
+    r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?(?![\d:])",
+    re.I,
+)
 # Time words the reading above leaves: a quarter or half not read, periods it does not break down by.
 PERIOD_UNREAD = re.compile(
     r"квартал\w*|полугоди\w*|\bquarter\w*|\bhalf[- ]year\w*|недел\w*|\bweek\w*|по\s+дням|ежедневн\w*|\bdaily\b"
-    r"|\bпоследни[ехм]\s+\d|\blast\s+\d|\bytd\b|\bmtd\b|с\s+начала\s+года",
+    r"|\bпоследни[ехм]\s+\d|\blast\s+\d|\bytd\b|\bmtd\b|с\s+начала\s+года|\d+\s+месяц\w*|\b\d+\s+months?\b"
+    r"|\bпервы[ехм]\s+\w+\s+месяц\w*|\bfirst\s+\w+\s+months\b|позапрошл\w*|прошл\w+\s+(месяц|квартал|недел)\w*"
+    r"|\b(last|previous|past)\s+(month|quarter|week)\b|зим\w*|весн\w*|летом|лето\b|осен\w*|\b(winter|spring|summer|autumn|fall)\b",
     re.I,
 )
 # Between two years or months: a range («с 2024 по 2025», "2024–2025", «с января по март»); else a list.
@@ -100,7 +113,7 @@ def read_period(question: str, today: dt.date | None = None) -> Period | None:
     years = [int(y) for y in YEAR.findall(question)]
     years += [today.year] if THIS_YEAR.search(question) else []
     years += [today.year - 1] if LAST_YEAR.search(question) else []
-    if PERIOD_UNREAD.search(HALF.sub(" ", QUARTER.sub(" ", question))):
+    if DAY_DATE.search(question) or PERIOD_UNREAD.search(HALF.sub(" ", QUARTER.sub(" ", question))):
         return None  # «по кварталам», «за последние 3 месяца»
     if YEAR_SAID.search(question) and not (YEAR.search(question) or YEAR_SPAN.search(question)):
         return None  # «за 24 год», "FY25"
@@ -113,6 +126,8 @@ def read_period(question: str, today: dt.date | None = None) -> Period | None:
     years = list(dict.fromkeys(years))
     if span := YEAR_SPAN.search(question):
         years = [int(span.group(1)), int(span.group(2))]
+    if len(years) > 1 and len(months) > 1:
+        return None  # «с ноября 2024 по февраль 2025», «январь 2024 и март 2025»: the months of which year
     if len(years) > 1 and (span or _years_range(question)):
         first, last = min(years), max(years)
         return Period(
@@ -178,8 +193,8 @@ def _months(question: str) -> tuple[int, ...] | None:
     for a month said twice in a way not read («январь и март» with a quarter)."""
     found = [(m.start(), m.end(), _month(m)) for m in MONTH.finditer(question)]
     found = [f for f in found if f[2]]
-    quarters = {_ordinal(m) for m in QUARTER.finditer(question)}
-    halves = {_ordinal(m) for m in HALF.finditer(question)}
+    quarters = {n for m in QUARTER.finditer(question) for n in _ordinals(m)}
+    halves = {n for m in HALF.finditer(question) for n in _ordinals(m)}
     if sum(map(bool, (found, quarters, halves))) > 1:
         return None
     if quarters:
@@ -191,10 +206,12 @@ def _months(question: str) -> tuple[int, ...] | None:
     return tuple(sorted({f[2] for f in found}))
 
 
-def _ordinal(match: re.Match[str]) -> int:
-    """The number of a ``QUARTER`` or ``HALF`` match: its digit or its ordinal word («первый», "second")."""
+def _ordinals(match: re.Match[str]) -> set[int]:
+    """The numbers of a ``QUARTER`` or ``HALF`` match: its digits («2 и 3 кварталы», a QA check summed only the
+    third) or its ordinal word («первый», "second")."""
     said = next(g for g in match.groups() if g)
-    return int(said) if said.isdigit() else _ORDINAL[said.casefold()[:4]]
+    digits = re.findall(r"\d", said)
+    return {int(d) for d in digits} if digits else {_ORDINAL[said.casefold()[:4]]}
 
 
 def _month(match: re.Match[str]) -> int:

@@ -20,7 +20,9 @@ NUMBERS = {
 _STEM = 5  # letters of a label's word compared with the question's words («регион» ~ «регионов», «потреб»)
 
 # Money asked in words that name no column («во сколько обошлось», "how much did we pay"): the cost's measure.
-COST_ASKED = re.compile(r"обош[её]?л|стоил|потратил|заплатил|\bpaid\b|\bspent\b|\bpay\b", re.I)
+COST_ASKED = re.compile(
+    r"обош[её]?л|стоил|потратил|заплатил|затрат|\bpaid\b|\bspent\b|\bpay\b|\bexpens|\bspending\b", re.I
+)
 
 
 # A price asked in words («дешевле всего», "the most expensive"): the price's measure, ranked first.
