@@ -261,3 +261,19 @@ def test_values_apart_are_a_row_each_and_one_record_is_one_row():
     )
     assert (_sql("самая дорогая запись за декабрь 2025") or "").endswith('ORDER BY "cost_rub" DESC LIMIT 1')
     assert "SUM(cost_rub)" in (_sql("затраты на газ в 2025", values=VALUES) or "")
+
+
+@pytest.mark.parametrize(
+    ("question", "where"),
+    [
+        ("потребление кроме газа за 2025", "WHERE \"source\" <> 'Газ' AND \"date\" >= '2025-01-01'"),
+        ("потребление без учёта атома и угля", "WHERE \"source\" NOT IN ('Атом', 'Уголь')"),
+        ("стоимость угля по регионам кроме Москвы", "WHERE \"source\" = 'Уголь' AND \"region\" <> 'Москва'"),
+        ("потребление кроме Москвы и Питера", None),  # «Питера» names no value: the SQL is asked for
+        ("стоимость без НДС за 2025", None),  # no value after the negation
+    ],
+)
+def test_values_after_a_negation_are_left_out(question, where):
+    """A QA check: «кроме газа», «без учёта …», «не считая …» were asked back as SQL."""
+    sql = _sql(question, values=VALUES)
+    assert (where in sql) if (where and sql) else sql is where

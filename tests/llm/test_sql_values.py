@@ -76,7 +76,7 @@ def test_the_values_named_are_the_figure_s_conditions(question, sql):
 @pytest.mark.parametrize(
     "question",
     [
-        "потребление всех регионов кроме Москвы за 2024",  # a negation is not written
+        "потребление всех регионов кроме Москвы и Питера за 2024",  # a negation of a word no value is
         "сколько потребили по области за 2024",  # «области»: two regions alike
         "total cost 2024 Moscow",
         "потребление в Москве за последние 3 месяца",  # a period not read

@@ -33,11 +33,26 @@ from agentchat.llm.offline.sql_periods import (
     read_period,
     without_period,
 )
-from agentchat.llm.offline.sql_values import dated, numeric, text_columns, value_conditions, values_where
+from agentchat.llm.offline.sql_values import (
+    NEGATION,
+    dated,
+    negated_values,
+    numeric,
+    text_columns,
+    value_conditions,
+    values_where,
+)
 from agentchat.llm.offline.sql_words import (
     LEAST,
+    NOT_WRITTEN,
     NUMBERS,
+    ONE_RECORD,
+    PER_UNIT,
     PRICE_ASKED,
+    PRICE_NAMED,
+    SEPARATELY,
+    THRESHOLD,
+    TOP_ROWS,
     column_named,
     measure_named,
     question_words,
@@ -64,13 +79,6 @@ CONDITION = re.compile(
 )
 # The part of ``CONDITION`` no value read of the dataset writes (``sql_values``): a negation, an operator, a literal.
 HARD_CONDITION = re.compile(r"\b(where|except|excluding|without|где|кроме|без|исключая)\b|[=<>]|(?<!\w)'|'(?!\w)", re.I)
-# A threshold on a figure («больше 10 млн МВт·ч», "more than 1000", «не менее 5»): a HAVING the SQL does not write.
-THRESHOLD = re.compile(
-    r"(?<!\w)(больше|меньше|выше|ниже|более|менее|свыше|от|до|не менее|не более|over|above|below|under|more than"
-    # a tolerance in per cent («расхождение больше 5%») is context, no HAVING
-    r"|less than|at least|at most|exceed\w*)\s+\d+(?:[.,]\d+)?(?![\d.,]|\s*(?:%|процент|percent))",
-    re.I,
-)
 # What a grand total names over all values («по всем регионам и источникам», "across all regions"): no column to
 # group by; «без разбивки» ("no breakdown") is no condition either.
 ALL_OF = re.compile(
@@ -157,7 +165,7 @@ def values_wanted(question: str, payload: dict[str, Any]) -> bool:
     """True when the figure ``question`` asks of the dataset in ``payload`` is not written only for words the
     dataset's names do not account for, which its text columns' values may (``sql_values``): a month, a negation or
     an operator, a year not read or a part of a year are not written whatever the values are."""
-    if read_period(question) is None or HARD_CONDITION.search(NO_BREAKDOWN.sub(" ", question)):
+    if read_period(question) is None or HARD_CONDITION.search(NEGATION.sub(" ", NO_BREAKDOWN.sub(" ", question))):
         return False
     return bool(unread_words(question, payload)) and bool(text_columns(payload))
 
@@ -266,13 +274,14 @@ def figure_where(
     ``(column, value)`` a share is of) and its period on the dataset's date column; None when it says a condition
     that is not written (a word no name nor value accounts for, a negation, a threshold, a period not read), so the
     SQL is asked for rather than a figure of more rows given."""
+    left_out, question = negated_values(question, values or {})  # «кроме газа»: "source" <> 'Газ'
     conditions, unread = value_conditions(unread_words(question, payload, values), values or {})
     if apart is not None:
         conditions = {c: [v for v in vs if (c, v) != apart] for c, vs in conditions.items()}
         conditions = {c: vs for c, vs in conditions.items() if vs}
     condition = CONDITION.search(NO_BREAKDOWN.sub(" ", question))
-    if condition and conditions and not HARD_CONDITION.search(NO_BREAKDOWN.sub(" ", question)):
-        condition = None  # «в Москве», «только газ»: the values read are the condition
+    if (conditions or left_out) and not HARD_CONDITION.search(NO_BREAKDOWN.sub(" ", question)):
+        condition = None  # «в Москве», «только газ», «кроме газа»: the values read are the condition
     period = read_period(question)
     if period is None or condition or unread or THRESHOLD.search(YEAR.sub(" ", question)):
         return None
@@ -280,7 +289,7 @@ def figure_where(
         return None  # «в процентах», «в тысячах МВт·ч», «округли», «среднемесячное»: a figure the SQL does not shape
     if SEPARATELY.search(question) and not (period.by or any(len(vs) > 1 for vs in conditions.values())):
         return None  # apart from what: asked
-    clauses = values_where(conditions, quote)
+    clauses = values_where(conditions, quote) + values_where(left_out, quote, left_out=True)
     if period.ranges or period.months:
         column = date_column(payload)
         said = None if column is None else period_clauses(period, quote(column), backend_of(payload))
@@ -288,27 +297,6 @@ def figure_where(
             return None  # a period of a dataset with no date column, or a date's part of an unknown database
         clauses += said
     return (f" WHERE {' AND '.join(clauses)}" if clauses else "", conditions)
-
-
-# What a figure is asked in that the planner's SQL does not shape, so the SQL is asked for rather than a figure in
-# other terms given (a QA check: each was dropped): per cent outside a share, a scale or rounding, an average per
-# day or month (the average of the records is another figure), values apart («газа и угля по отдельности»: one sum).
-NOT_WRITTEN = re.compile(
-    r"процент\w*|\bpercent\w*|%|\bв\s+(тысяч\w*|тыс\.?|млн|миллион\w*|млрд|миллиард\w*)|\bin\s+(thousands|millions"
-    r"|billions)\b|округл\w*|\bround(ed|ing)?\b|\bdecimals?\b|среднемесячн\w*|среднесуточн\w*|среднедневн\w*"
-    r"|\b(в|за)\s+(день|сутки|месяц)\b|\bв\s+среднем\s+за\s+\w+|\b(per|a)\s+(day|month)\b|\b(daily|monthly)\s+average"
-    r"|\baverage\s+(daily|monthly)\b",
-    re.I,
-)
-# Values or years apart («газа и угля по отдельности», «2024 и 2025 отдельно»): a row each, never one sum.
-SEPARATELY = re.compile(r"по\s+отдельности|отдельно|раздельно|\bseparately\b|\bapart\b", re.I)
-# A price per unit («сколько стоил 1 МВт·ч газа», "cost per MWh"): the price's measure, not the total cost.
-PER_UNIT = re.compile(r"\b1\s*(мвт|квт|mwh|kwh)|\bза\s+(1\s+)?(мвт|квт)|\bper\s+(mwh|kwh|unit)\b", re.I)
-# A price named as such («цена», "price per MWh"), not money in a word of ranking («дорогой»).
-PRICE_NAMED = re.compile(r"\bцен\w*|\bpric\w*|за\s+мвт|per\s+mwh", re.I)
-# Records, not a figure per value: «топ-5 записей по потреблению», "the 10 most expensive rows".
-ONE_RECORD = re.compile(r"\b(запись|строка|строку|record|row|entry)\b", re.I)  # «самая дорогая запись»: one
-TOP_ROWS = re.compile(r"\b(запис(ей|и|ь)|строк[иа]?|rows?|records?|entries)\b", re.I)
 
 
 def _top_rows(
