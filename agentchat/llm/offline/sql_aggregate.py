@@ -54,6 +54,7 @@ from agentchat.llm.offline.sql_words import (
     THRESHOLD,
     TOP_ROWS,
     column_named,
+    measure_columns,
     measure_named,
     question_words,
     rows_asked,
@@ -310,14 +311,8 @@ def _top_rows(
     """The records of the dataset with the highest (or lowest) value of the numeric column ``question`` names, or of
     the column its metric named sums (``total_consumption`` → ``consumption_mwh``); money in words («самые дорогие»)
     is the cost. None when no such column is named."""
-    numbers = [str(c["name"]) for c in named if numeric(c)]
     words = question_words(question) | ({"cost", "стоимость"} if PRICE_ASKED.search(question) else set())
-    for metric in payload.get("metrics") or []:
-        summed = re.fullmatch(r"\s*SUM\(\s*\"?(\w+)\"?\s*\)\s*", str(metric.get("expression") or ""), re.I)
-        if summed and measure_named(metric, words):
-            numbers.append(summed.group(1))
-    if not numbers:
-        numbers = [str(c["name"]) for c in payload.get("columns") or [] if numeric(c) and column_named(c, words)]
+    numbers = [str(c["name"]) for c in named if numeric(c)] + measure_columns(payload, words, numeric)
     if not numbers:
         return None
     order = "ASC" if LEAST.search(question) else "DESC"

@@ -9,11 +9,8 @@ from typing import Any
 
 from agentchat.llm.offline.sql_aggregate import figure_where, named_columns, unread_words
 from agentchat.llm.offline.sql_values import literal, numeric, value_conditions
-from agentchat.llm.offline.sql_words import column_named, measure_named, question_words
+from agentchat.llm.offline.sql_words import measure_columns, question_words
 from agentchat.toolset.weights import BREAKDOWN, SHARE
-
-# A metric that sums one column (``SUM(consumption_mwh)``): its column is the share's measure.
-SUMMED = re.compile(r"\s*SUM\(\s*\"?(\w+)\"?\s*\)\s*", re.I)
 
 
 def share_sql(
@@ -48,12 +45,7 @@ def share_sql(
     column, value = min(pairs, key=said_at)
     found = figure_where(question, payload, quote, values, apart=(column, value))
     words = question_words(question)
-    summed = [
-        m.group(1)
-        for metric in payload.get("metrics") or []
-        if measure_named(metric, words) and (m := SUMMED.fullmatch(str(metric.get("expression") or "")))
-    ]
-    summed += [str(c["name"]) for c in payload.get("columns") or [] if numeric(c) and column_named(c, words)]
+    summed = measure_columns(payload, words, numeric)
     if found is None or not summed:
         return None
     measure = quote(summed[0])

@@ -3,6 +3,7 @@
 words, the order (most or least) and the number of rows asked."""
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 #: Rows a ranking shows when the question gives no number.
@@ -102,3 +103,19 @@ PRICE_NAMED = re.compile(r"\bцен\w*|\bpric\w*|за\s+мвт|per\s+mwh", re.I)
 # Records, not a figure per value: «топ-5 записей по потреблению», "the 10 most expensive rows".
 ONE_RECORD = re.compile(r"\b(запись|строка|строку|record|row|entry)\b", re.I)  # «самая дорогая запись»: one
 TOP_ROWS = re.compile(r"\b(запис(ей|и|ь)|строк[иа]?|rows?|records?|entries)\b", re.I)
+
+
+# A metric that sums one column (``SUM(consumption_mwh)``).
+SUMMED = re.compile(r"\s*SUM\(\s*\"?(\w+)\"?\s*\)\s*", re.I)
+
+
+def measure_columns(payload: dict[str, Any], words: set[str], numeric: Callable[[dict[str, Any]], bool]) -> list[str]:
+    """The numeric columns the question's ``words`` name as a measure: the column a named metric sums
+    (``total_consumption`` → ``consumption_mwh``), then the numeric columns named by name or label (``numeric``
+    tells a column's type: ``sql_values.numeric``)."""
+    summed = [
+        m.group(1)
+        for metric in payload.get("metrics") or []
+        if measure_named(metric, words) and (m := SUMMED.fullmatch(str(metric.get("expression") or "")))
+    ]
+    return summed + [str(c["name"]) for c in payload.get("columns") or [] if numeric(c) and column_named(c, words)]
