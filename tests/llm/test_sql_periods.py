@@ -277,3 +277,38 @@ def test_values_after_a_negation_are_left_out(question, where):
     """A QA check: «кроме газа», «без учёта …», «не считая …» were asked back as SQL."""
     sql = _sql(question, values=VALUES)
     assert (where in sql) if (where and sql) else sql is where
+
+
+def test_months_with_a_dash_and_the_top_months_and_an_extreme_month():
+    """A QA check: «январь-февраль 2025», «топ-3 месяца по стоимости» and «в каком месяце … было минимальным» were
+    asked back as SQL."""
+    assert (_sql("потребление январь-февраль 2025") or "").endswith(
+        "\"date\" >= '2025-01-01' AND \"date\" < '2025-03-01'"
+    )
+    assert (_sql("топ-3 месяца по стоимости") or "").endswith("GROUP BY 1 ORDER BY 2 DESC LIMIT 3")
+    assert (_sql("в каком месяце 2025 потребление газа было минимальным", values=VALUES) or "").endswith(
+        "GROUP BY 1 ORDER BY 2 ASC LIMIT 10"
+    )
+    assert _sql("потребление за 9 месяцев 2025") is None  # months counted are still no period read
+
+
+def test_a_second_fresh_check_s_wrong_figures():
+    """A second QA check (90 turns): quarters said with endings or as words kept only the last; a share per year was
+    one figure; the first and last date of a region dropped the region; a moving average was a plain one."""
+    assert read_period("во 2-м и 4-м квартале 2024 года", TODAY) == Period(
+        ranges=(_range("2024-04-01", "2024-07-01"), _range("2024-10-01", "2025-01-01"))
+    )
+    assert read_period("первый, второй и третий кварталы 2025", TODAY) == Period(
+        ranges=(_range("2025-01-01", "2025-10-01"),)
+    )
+    assert (sql_for("доля газа в стоимости по годам", SQLITE, None, VALUES) or "").endswith("GROUP BY 1 ORDER BY 1")
+    assert sql_for("Когда первая и последняя дата по ВИЭ в Москве?", SQLITE, None) is None
+    assert _sql("скользящее среднее потребления по месяцам 2025") is None
+    assert _sql("потребление за последний месяц") is None
+
+
+def test_a_value_spelt_with_a_hyphen_or_in_two_words_is_left_out():
+    values = {"region": ["Санкт-Петербург", "Свердловская область", "Новосибирская область"]}
+    assert "NOT IN ('Санкт-Петербург', 'Свердловская область')" in (
+        _sql("потребление за 2025 не считая Санкт-Петербурга и Свердловской области", values=values) or ""
+    )

@@ -218,7 +218,7 @@ def test_a_figure_that_leaves_out_its_subject_or_period_is_not_written(question,
         (
             "минимальное потребление гидро по регионам",  # the function of the measure, not its total
             'SELECT "region", MIN("consumption_mwh") AS "min_consumption_mwh" FROM t WHERE "source" = \'Гидро\' '
-            'GROUP BY "region" ORDER BY 2 DESC LIMIT 100',
+            'GROUP BY "region" ORDER BY 2 ASC LIMIT 100',
         ),
     ],
 )

@@ -74,6 +74,8 @@ def asked_aspect_of(turn: Turn, choice: Choice) -> Aspect | None:
     named = aspect_named(reading.aspect)
     if named is not None and named.name == "chart_detail" and SQL_IN_TEXT.search(turn.question):
         named = None  # the SQL is given («отформатируй запрос из чарта …: select …»): no chart's own is asked, f1021
+    if named is not None and named.name == "past_state" and choice.tool in SQL_READS and aggregate_asked(turn.question):
+        named = None  # "What was the total cost last year by region?": a figure of the data's past, not an object's
     if DATA_SPAN.search(turn.question) and choice.tool in SQL_READS and (named is None or named.name in SPANS):
         return None  # "what date range does this data cover?": the data's first and last date, no chart's default
     if named is not None and named.kind == "question" and _told_not_asked(turn.question, choice):

@@ -23,6 +23,7 @@ from typing import Any
 
 from agentchat.llm.offline.environments import TIER_PART
 from agentchat.llm.offline.sql_periods import (
+    EXTREME_SAID,
     YEAR,
     YEAR_SPAN,
     Period,
@@ -106,7 +107,9 @@ _FRAME_STEMS = frozenset(
     спаси добры здрав приве thank thanks hello млн млрд тыс милли тысяч знак округ decim round digit milli billi
     thous обошл стоил потра запла электр энерг power energ скока скоко запис колич тольк only менял измен динам
     тренд trend chang разны разли уника diffe disti uniqu expen cheap дорог самым самой самую самом был была было
-    были скок доля доли долю доле share прихо отдел разде separ apart затра""".split()
+    были скок доля доли долю доле share прихо отдел разде separ apart затра перва первы последн дата даты датой
+    когда начин закан конча start begin
+    first last earli lates range cover каког идут идет числ дату""".split()
 ) | frozenset(NUMBERS)
 
 
@@ -233,7 +236,8 @@ def aggregate_sql(
         measures = ["COUNT(*) AS row_count"]  # "how many rows per region?"
     if period.by:  # «потребление по месяцам за 2025», "total cost by year and source": a row per period (and value)
         order = "ASC" if LEAST.search(question) else "DESC"
-        rank = (order, rows_asked(question)) if RANKING.search(question) else None
+        ranked = RANKING.search(question) or EXTREME_SAID.search(question)  # «в каком месяце … максимальным»
+        rank = (order, rows_asked(question)) if ranked else None
         keys = [quote(d["name"]) for d in dimensions[:1]]
         return by_period_sql(period, payload, relation, quote, where, keys, measures, rank)
     ranked = RANKING.search(question) or BREAKDOWN.search(question)  # «топ-5 записей … в Москве»: no total of it

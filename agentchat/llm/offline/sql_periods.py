@@ -47,7 +47,7 @@ _MONTHS = (
 )  # fmt: skip
 # A month's name; an English abbreviation or "may" only before a year ("Mar 2025"; "may" alone is a modal).
 MONTH = re.compile(
-    "|".join(rf"(?<![\w-])(?P<m{n}>{m})(?![\w-])" for n, m in enumerate(_MONTHS, 1)),
+    "|".join(rf"(?<!\w)(?P<m{n}>{m})(?!\w)" for n, m in enumerate(_MONTHS, 1)),  # «январь-февраль» too
     re.I,
 )
 _SHORT = re.compile(r"jan|feb|mar|apr|may|jun|jul|aug|sept?|oct|nov|dec", re.I)
@@ -55,8 +55,8 @@ _ORDINAL = {"перв": 1, "втор": 2, "трет": 3, "четв": 4, "firs": 
             "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}  # fmt: skip
 QUARTER = re.compile(
     r"(?<![\w-])[qк]\s?(?P<a>[1-4])(?!\w)"
-    r"|(?<!\w)(?P<b>[1-4](?:\s*(?:,|и|and|&)\s*[1-4])*)\s?-?(?:й|ый|ом|м|е)?\s*(?:кв\.?|квартал\w*)(?!\w)"
-    r"|(?P<c>перв|втор|трет|четв[её]рт)\w*\s+квартал\w*|\b(?P<d>first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter\b"
+    r"|(?<!\w)(?P<b>[1-4](?:-?(?:й|ый|ом|м|е))?(?:\s*(?:,|и|and|&)\s*[1-4](?:-?(?:й|ый|ом|м|е))?)*)\s*(?:кв\.?|квартал\w*)(?!\w)"
+    r"|(?P<c>(?:(?:перв|втор|трет|четв[её]рт)\w*\s*(?:,|и)\s*)*(?:перв|втор|трет|четв[её]рт))\w*\s+квартал\w*|\b(?P<d>first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter\b"
     r"|\bquarter\s+(?P<e>[1-4])\b",
     re.I,
 )
@@ -78,7 +78,9 @@ DAY_DATE = re.compile(
 # Time words the reading above leaves: a quarter or half not read, periods it does not break down by.
 PERIOD_UNREAD = re.compile(
     r"квартал\w*|полугоди\w*|\bquarter\w*|\bhalf[- ]year\w*|недел\w*|\bweek\w*|по\s+дням|ежедневн\w*|\bdaily\b"
-    r"|\bпоследни[ехм]\s+\d|\blast\s+\d|\bytd\b|\bmtd\b|с\s+начала\s+года|\d+\s+месяц\w*|\b\d+\s+months?\b"
+    r"|\bпоследни[ехм]\s+\d|\blast\s+\d|\bytd\b|\bmtd\b|с\s+начала\s+года"
+    r"|(?<!топ-)(?<!топ )(?<!top-)(?<!top )\b\d+\s+(месяц\w*|months?)\b"
+    r"|последн\w*\s+(\d+\s+)?(месяц|квартал|недел|год|дн|день|лет)\w*|\b(last|past)\s+(\d+\s+)?(months?|quarters?|weeks?|days?)\b"
     r"|\bпервы[ехм]\s+\w+\s+месяц\w*|\bfirst\s+\w+\s+months\b|позапрошл\w*|прошл\w+\s+(месяц|квартал|недел)\w*"
     r"|\b(last|previous|past)\s+(month|quarter|week)\b|зим\w*|весн\w*|летом|лето\b|осен\w*|\b(winter|spring|summer|autumn|fall)\b",
     re.I,
@@ -87,7 +89,11 @@ PERIOD_UNREAD = re.compile(
 _RANGE = re.compile(r"^\s*(по|до|to|through|till|until|[-–—]|and)\s*$", re.I)
 _RANGE_OPENED = re.compile(r"(?<!\w)(с|со|from|between)\s*$", re.I)
 # The period a ranking ranks («какой месяц 2025 был самым дорогим?», "which year had the highest consumption?").
-RANKED_PERIOD = re.compile(r"\b(?:как\w*|в\s+как\w*|which|what)\s+(месяц\w*|год\w*|month|year)\b", re.I)
+RANKED_PERIOD = re.compile(
+    r"\b(?:как\w*|в\s+как\w*|which|what|(?:топ|top)[\s-]*\d{1,2})\s+(месяц\w*|год\w*|лет|months?|years?)\b", re.I
+)
+# An extreme said of a period («в каком месяце потребление было максимальным»): a ranking of periods too.
+EXTREME_SAID = re.compile(r"максимальн\w*|минимальн\w*|\bmaximum\b|\bminimum\b", re.I)
 _RANGE_WORDS = re.compile(r"\b(between|through|until|till|compared?|versus|vs)\b|\bсравн\w*", re.I)
 _DASH_OR_TO = re.compile(r"^\s*(по|до|to|through|till|until|[-–—])\s*$", re.I)
 #: Rows of a breakdown by year or month (24 months × 6 regions is 144 rows; the SQL tool's own row cap applies).
@@ -121,7 +127,8 @@ def read_period(question: str, today: dt.date | None = None) -> Period | None:
     if months is None:
         return None
     by = "month" if BY_MONTH.search(question) else "year" if BY_YEAR.search(question) else None
-    if by is None and RANKING.search(question) and (ranked := RANKED_PERIOD.search(question)):
+    ranking = RANKING.search(question) or EXTREME_SAID.search(question)
+    if by is None and ranking and (ranked := RANKED_PERIOD.search(question)):
         by = "year" if ranked.group(1).casefold()[0] in "гy" else "month"  # «какой месяц был самым дорогим?»
     years = list(dict.fromkeys(years))
     if span := YEAR_SPAN.search(question):
@@ -211,7 +218,8 @@ def _ordinals(match: re.Match[str]) -> set[int]:
     third) or its ordinal word («первый», "second")."""
     said = next(g for g in match.groups() if g)
     digits = re.findall(r"\d", said)
-    return {int(d) for d in digits} if digits else {_ORDINAL[said.casefold()[:4]]}
+    words = re.findall(r"перв|втор|трет|четв|first|second|third|fourth|1st|2nd|3rd|4th", said.casefold())
+    return {int(d) for d in digits} if digits else {_ORDINAL[w[:4]] for w in words}
 
 
 def _month(match: re.Match[str]) -> int:

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agentchat.llm.offline.sql_aggregate import figure_where, named_columns, unread_words
+from agentchat.llm.offline.sql_periods import backend_of, date_column, period_column, read_period
 from agentchat.llm.offline.sql_values import literal, numeric, value_conditions
 from agentchat.llm.offline.sql_words import measure_columns, question_words
 from agentchat.toolset.weights import BREAKDOWN, SHARE
@@ -53,6 +54,12 @@ def share_sql(
         f"ROUND(100.0 * SUM(CASE WHEN {quote(column)} = {literal(value)} THEN {measure} ELSE 0 END) / "
         f"SUM({measure}), 2) AS {quote('share_percent')}"
     )
+    period = read_period(question)
+    if period is not None and period.by:  # «доля газа в стоимости по годам»: a share per year, never one figure
+        part = period_column(period, quote(date_column(payload) or ""), backend_of(payload), quote)
+        if part is None or date_column(payload) is None:
+            return None
+        return f"SELECT {part}, {share} FROM {relation}{found[0]} GROUP BY 1 ORDER BY 1"  # noqa: S608
     by = [c for c in named_columns(question, payload) if c["name"] != column]
     if BREAKDOWN.search(question) and by:
         key = quote(by[0]["name"])

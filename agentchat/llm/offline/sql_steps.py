@@ -13,6 +13,7 @@ from typing import Any
 from agentchat.llm.offline.answers.base import items
 from agentchat.llm.offline.mentions import Mentions
 from agentchat.llm.offline.sql_aggregate import (
+    CONDITION,
     aggregate_sql,
     distinct_asked,
     distinct_sql,
@@ -81,6 +82,9 @@ def sql_for(
         return sql  # a ranking, a breakdown or duplicates ("how many rows per region?" is no plain count)
     if distinct_asked(question, payload):  # «сколько регионов в данных?»; None: a condition not written
         return distinct_sql(question, payload, relation, _identifier, values)
+    spanned = DATA_SPAN.search(question) or extreme_asked(question)
+    if spanned and CONDITION.search(DATA_SPAN.sub(" ", question)):
+        return None  # «первая и последняя дата по ВИЭ в Москве»: a condition the span does not write (a QA check)
     if DATA_SPAN.search(question) and (column := _date_column(payload)):  # «за какой период есть данные?»
         quoted, count = _identifier(column), "COUNT(*) AS row_count, " if COUNT.search(question) else ""
         return f"SELECT {count}MIN({quoted}) AS first_date, MAX({quoted}) AS last_date FROM {relation}"  # noqa: S608

@@ -118,15 +118,18 @@ def negated_values(question: str, values: dict[str, list[str]]) -> tuple[dict[st
     left_out: dict[str, list[str]] = {}
     text = question
     for match in reversed(list(NEGATION.finditer(question))):
-        end, found = match.end(), []
-        for word in re.finditer(r"[^\W\d_]+(?:-[^\W\d_]+)?|,", question[match.end() :]):
-            said = word.group(0)
+        end, found = match.end(), list[tuple[str, str]]()
+        for word in re.finditer(r"[^\W\d_]+|,", question[match.end() :]):  # «Санкт-Петербурга»: two words
+            said = word.group(0).casefold().replace("ё", "е")
             if said == "," or _CONNECTOR.match(said):
                 continue
-            named, _unread = value_conditions([said.casefold().replace("ё", "е")], values)
+            named, _unread = value_conditions([said], values)
+            if not named and any(_names(said, v) for _c, v in found):
+                end = match.end() + word.end()  # «Свердловской области»: a word of the value taken
+                continue
             if not named:
                 break
-            found += [(c, v) for c, vs in named.items() for v in vs]
+            found += [(c, v) for c, vs in named.items() for v in vs if (c, v) not in found]
             end = match.end() + word.end()
         if found:
             text = text[: match.start()] + " " + text[end:]
