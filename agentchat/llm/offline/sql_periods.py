@@ -55,8 +55,10 @@ _ORDINAL = {"перв": 1, "втор": 2, "трет": 3, "четв": 4, "firs": 
             "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}  # fmt: skip
 QUARTER = re.compile(
     r"(?<![\w-])[qк]\s?(?P<a>[1-4])(?!\w)"
-    r"|(?<!\w)(?P<b>[1-4](?:-?(?:й|ый|ом|м|е))?(?:\s*(?:,|и|and|&)\s*[1-4](?:-?(?:й|ый|ом|м|е))?)*)\s*(?:кв\.?|квартал\w*)(?!\w)"
-    r"|(?P<c>(?:(?:перв|втор|трет|четв[её]рт)\w*\s*(?:,|и)\s*)*(?:перв|втор|трет|четв[её]рт))\w*\s+квартал\w*|\b(?P<d>first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter\b"
+    r"|(?<!\w)(?P<b>[1-4](?:-?(?:й|ый|ом|м|е))?(?:\s*(?:,|и|and|&)\s*[1-4](?:-?(?:й|ый|ом|м|е))?)*)"
+    r"\s*(?:кв\.?|квартал\w*)(?!\w)"
+    r"|(?P<c>(?:(?:перв|втор|трет|четв[её]рт)\w*\s*(?:,|и)\s*)*(?:перв|втор|трет|четв[её]рт))\w*\s+квартал\w*"
+    r"|\b(?P<d>first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter\b"
     r"|\bquarter\s+(?P<e>[1-4])\b",
     re.I,
 )
@@ -80,9 +82,11 @@ PERIOD_UNREAD = re.compile(
     r"квартал\w*|полугоди\w*|\bquarter\w*|\bhalf[- ]year\w*|недел\w*|\bweek\w*|по\s+дням|ежедневн\w*|\bdaily\b"
     r"|\bпоследни[ехм]\s+\d|\blast\s+\d|\bytd\b|\bmtd\b|с\s+начала\s+года"
     r"|(?<!топ-)(?<!топ )(?<!top-)(?<!top )\b\d+\s+(месяц\w*|months?)\b"
-    r"|последн\w*\s+(\d+\s+)?(месяц|квартал|недел|год|дн|день|лет)\w*|\b(last|past)\s+(\d+\s+)?(months?|quarters?|weeks?|days?)\b"
+    r"|последн\w*\s+(\d+\s+)?(месяц|квартал|недел|год|дн|день|лет)\w*"
+    r"|\b(last|past)\s+(\d+\s+)?(months?|quarters?|weeks?|days?)\b"
     r"|\bпервы[ехм]\s+\w+\s+месяц\w*|\bfirst\s+\w+\s+months\b|позапрошл\w*|прошл\w+\s+(месяц|квартал|недел)\w*"
-    r"|\b(last|previous|past)\s+(month|quarter|week)\b|зим\w*|весн\w*|летом|лето\b|осен\w*|\b(winter|spring|summer|autumn|fall)\b",
+    r"|\b(last|previous|past)\s+(month|quarter|week)\b|зим\w*|весн\w*|летом|лето\b|осен\w*"
+    r"|\b(winter|spring|summer|autumn|fall)\b",
     re.I,
 )
 # Between two years or months: a range («с 2024 по 2025», "2024–2025", «с января по март»); else a list.
