@@ -312,3 +312,13 @@ def test_a_value_spelt_with_a_hyphen_or_in_two_words_is_left_out():
     assert "NOT IN ('Санкт-Петербург', 'Свердловская область')" in (
         _sql("потребление за 2025 не считая Санкт-Петербурга и Свердловской области", values=values) or ""
     )
+
+
+def test_two_months_joined_by_and_are_a_list_not_a_range():
+    """Found in the review: "January and March 2025" was read as January to March (February summed too)."""
+    assert read_period("cost in January and March 2025", TODAY) == Period(
+        ranges=(_range("2025-01-01", "2025-02-01"), _range("2025-03-01", "2025-04-01"))
+    )
+    assert read_period("cost between January and March 2025", TODAY) == Period(
+        ranges=(_range("2025-01-01", "2025-04-01"),)
+    )

@@ -212,7 +212,7 @@ def _months(question: str) -> tuple[int, ...] | None:
         return tuple(m for q in sorted(quarters) for m in range(3 * q - 2, 3 * q + 1))
     if halves:
         return tuple(m for h in sorted(halves) for m in range(6 * h - 5, 6 * h + 1))
-    if len(found) == 2 and _RANGE.match(question[found[0][1] : found[1][0]]) and found[0][2] < found[1][2]:
+    if len(found) == 2 and _bounds(question, found[0][:2], found[1][:2]) and found[0][2] < found[1][2]:
         return tuple(range(found[0][2], found[1][2] + 1))  # «с января по март»
     return tuple(sorted({f[2] for f in found}))
 
@@ -238,10 +238,15 @@ def _month(match: re.Match[str]) -> int:
 def _years_range(question: str) -> bool:
     """The two years of ``question`` bound a range («с 2024 по 2025», "2024-2025"), not a list («2024 и 2025»)."""
     spans = [m.span() for m in YEAR.finditer(question)]
-    if len(spans) != 2:
-        return False
-    between = question[spans[0][1] : spans[1][0]]
-    opened = _RANGE_OPENED.search(question[: spans[0][0]])
+    return len(spans) == 2 and _bounds(question, spans[0], spans[1])
+
+
+def _bounds(question: str, first: tuple[int, int], second: tuple[int, int]) -> bool:
+    """The two words at spans ``first`` and ``second`` of ``question`` bound a range: a dash or «по» / "to" between
+    them, or «с … и …» / "between … and …" around them; «и» / "and" alone lists them ("January and March" is no
+    February)."""
+    between = question[first[1] : second[0]]
+    opened = _RANGE_OPENED.search(question[: first[0]])
     return bool(_DASH_OR_TO.match(between) or (opened and _RANGE.match(between)))
 
 
