@@ -322,3 +322,18 @@ def test_two_months_joined_by_and_are_a_list_not_a_range():
     assert read_period("cost between January and March 2025", TODAY) == Period(
         ranges=(_range("2025-01-01", "2025-04-01"),)
     )
+
+
+@pytest.mark.parametrize(
+    ("question", "where"),
+    [
+        ("сколько стоил газ в январе 2025 НЕ в Москве?", "\"source\" = 'Газ' AND \"region\" <> 'Москва'"),
+        ("сколько стоил не газ в январе 2025?", "WHERE \"source\" <> 'Газ'"),
+        ("стоимость газа в 2025, но не в Москве", "\"region\" <> 'Москва'"),
+        ("сколько стоил газ в январе 2025 не только в Москве?", None),
+    ],
+)
+def test_a_bare_not_before_a_value_negates_it(question, where):
+    """A fresh check: «газ НЕ в Москве» was written as "region" = 'Москва' — the opposite figure, silently."""
+    sql = _sql(question, values=VALUES)
+    assert (where in sql) if (where and sql) else sql is where

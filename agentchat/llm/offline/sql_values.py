@@ -105,10 +105,15 @@ def values_where(conditions: dict[str, list[str]], quote: Callable[[Any], str], 
 
 # A negation before values («кроме газа», «без учёта угля и ВИЭ», «не считая Москвы», "excluding coal"): the values
 # it names are left out of the figure (a QA check: each was asked back as SQL).
+# A bare «не» / "not" before a value («газ НЕ в Москве», «не газ», "not in Moscow") negates it too: read as «= Москва»
+# it gave the opposite figure (a fresh check); «не только», «не менее», "not only" are no negation of a value.
 NEGATION = re.compile(
-    r"(?<!\w)(кроме|без\s+уч[её]та|без|не\s+считая|за\s+исключением|исключая|except|excluding|without)\s+", re.I
+    r"(?<!\w)(кроме|без\s+уч[её]та|без|не\s+считая|за\s+исключением|исключая|except|excluding|without"
+    r"|не(?!\s+(?:только|менее|более|больше|меньше))|not(?!\s+only))\s+",
+    re.I,
 )
-_CONNECTOR = re.compile(r"^(и|а\s+также|and|or|или)$", re.I)
+# Between a negation and its values: lists («и», ",") and prepositions («не в Москве», "not in Moscow").
+_CONNECTOR = re.compile(r"^(и|а\s+также|and|or|или|в|во|на|из|по|у|для|от|in|from|at|for|of)$", re.I)
 
 
 def negated_values(question: str, values: dict[str, list[str]]) -> tuple[dict[str, list[str]], str]:

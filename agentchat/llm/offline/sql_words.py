@@ -90,7 +90,8 @@ NOT_WRITTEN = re.compile(
     r"процент\w*|\bpercent\w*|%|\bв\s+(тысяч\w*|тыс\.?|млн|миллион\w*|млрд|миллиард\w*)|\bin\s+(thousands|millions"
     r"|billions)\b|округл\w*|\bround(ed|ing)?\b|\bdecimals?\b|среднемесячн\w*|среднесуточн\w*|среднедневн\w*"
     r"|\b(в|за)\s+(день|сутки|месяц)\b|\bв\s+среднем\s+за\s+\w+|\b(per|a)\s+(day|month)\b|\b(daily|monthly)\s+average"
-    r"|\baverage\s+(daily|monthly)\b|скользящ\w*|нарастающ\w*|\b(moving|rolling|running|cumulative)\b",
+    r"|\baverage\s+(daily|monthly)\b|скользящ\w*|нарастающ\w*|\b(moving|rolling|running|cumulative)\b"
+    r"|\bне\s+только\b|\bnot\s+only\b",  # «не только в Москве»: which rows, then?
     re.I,
 )
 # Values or years apart («газа и угля по отдельности», «2024 и 2025 отдельно»): a row each, never one sum.
