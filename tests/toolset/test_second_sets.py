@@ -43,6 +43,9 @@ TURNS_DAY12 = ASPECTS_PATH.with_name("turns_day12.yaml")
 # A ninth session's set (2026-12-07), the same way, by six more people: half held (every even row); scored on main
 # 54b2a45 before this session's change.
 TURNS_DAY13 = ASPECTS_PATH.with_name("turns_day13.yaml")
+# A tenth session's set (2026-12-07), the same way, by six more people: half held (every even row); scored on main
+# b339ca4 before this session's change.
+TURNS_DAY14 = ASPECTS_PATH.with_name("turns_day14.yaml")
 FROZEN = {
     TURNS_DAY2: "feea61ad6f5507f73658687b126b846831ee1b389274d49138aba0fcc88835c5",
     ASPECTS2: "4a02b50eba5c7364b2e0b8df4390aad99dac2948408c4e93a7006abdfadaece3",
@@ -58,6 +61,7 @@ FROZEN = {
     TURNS_DAY11: "aef7c3f934219ec16a9da5fe219ff72161f6eee8f05daa4f26f90e4f8c79b167",
     TURNS_DAY12: "b78d427eab8e111d413b3b366f21e6f9ab2793dee3dc2f8e3f567e7e8726ccd9",
     TURNS_DAY13: "bcef4c7183cef860312e63ce3fb869483dd6ea5285520f850e9766aa47c718a6",
+    TURNS_DAY14: "de99e7ec4f5505c91e24a5e8e833142ac1d56d33976953a47bc913edee88ea98",
 }
 
 
@@ -92,6 +96,7 @@ def test_second_day_set_names_real_pages_roles_and_tools_and_holds_half():
         TURNS_DAY11,
         TURNS_DAY12,
         TURNS_DAY13,
+        TURNS_DAY14,
     ],
     ids=lambda p: p.name,
 )
@@ -104,7 +109,7 @@ def test_the_later_day_sets_name_real_pages_roles_and_tools(path):
     assert {q.role for q in questions} <= set(ROLES)
     assert {t for q in questions for t in (*q.first, *q.reach)} <= {*TOOLS, NO_TOOL}
     assert all(q.held for q in questions) == (path in (TURNS_DAY4, TURNS_DAY7))  # wholly held; the others read
-    halves = (TURNS_DAY8, TURNS_DAY9, TURNS_DAY10, TURNS_DAY11, TURNS_DAY12, TURNS_DAY13)
+    halves = (TURNS_DAY8, TURNS_DAY9, TURNS_DAY10, TURNS_DAY11, TURNS_DAY12, TURNS_DAY13, TURNS_DAY14)
     assert any(q.held for q in questions) == (path in (TURNS_DAY4, TURNS_DAY7, *halves))
     if path in halves:
         assert [q.held for q in questions] == [i % 2 == 1 for i in range(len(questions))]
