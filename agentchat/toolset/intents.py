@@ -166,7 +166,9 @@ RULES: list[Rule] = [
         "dataset",
     ),
     # --- permissions
-    _r("superset_audit_permissions", r"доступ|\bправ(а|ами)?\b|кто (может|имеет)|кому|\bрол(ь|и|ей)\b", STRONG),
+    _r(
+        "superset_audit_permissions", r"доступ|\bправ(а|ами)?\b|кто (может|имеет)|(?<!\w)кому\b|\bрол(ь|и|ей)\b", STRONG
+    ),
     _r("superset_audit_permissions", r"\baccess\b|permission|who can|\broles?\b|\bgrant", STRONG),
     # --- background tasks
     _r("get_task_status", r"(задач\w*|\bjob\b|\btask\b)\s*(#|№|id\s*)?([0-9a-f-]{6,}|\d+)", STRONG),

@@ -161,6 +161,9 @@ GRAND_TOTAL = re.compile(
     # how much something cost or used («сколько стоил газ в 2025», «во сколько обошлась Москва», "how much did coal
     # cost"): one figure, its conditions read from the dataset's values (llm.offline.sql_values)
     r"|\bсколько\s+(\w+\s+){0,2}?(стоил\w*|потратил\w*|заплатил\w*|потребил\w*|израсходовал\w*)|\bво\s+сколько\s+обош\w*"
+    # a quantity asked in its unit («скок МВт·ч ушло по Татарстану», «сколько денег за 2024», "how many MWh")
+    r"|(?<!\w)(сколько|скок\w*|скоко)\s+(всего\s+)?(мвт|мегаватт|квт|рубл|денег|деньж)\w*"
+    r"|\bhow\s+(many|much)\s+(mwh|megawatt|kwh|rubles|roubles|money)"
     # a measure named first («потребление Санкт-Петербурга за 2025 год», "consumption in 2024?"): its total
     r"|^\W*(потребление|стоимость|расход|затраты|consumption|cost|spending)\b"
     # "what was the cost of hydro in December 2024?", «какой была стоимость газа в 2025?»
@@ -182,16 +185,22 @@ FUNCTION_ASKED = re.compile(
 )
 
 
-# A breakdown by year or by month («потребление по месяцам», "total cost by year", «помесячно», "year over year"):
-# written on the dataset's date column (``llm.offline.sql_periods``).
+# A breakdown by year, by quarter or by month («потребление по месяцам», "total cost by year", «помесячно», "year over
+# year", «по кварталам»): written on the dataset's date column (``llm.offline.sql_periods``).
 BY_YEAR = re.compile(
-    r"\bпо\s+годам\b|\bгод\s+к\s+году\b|\b(by|per)\s+years?\b|\byearly\b|\bannual(ly)?\b|\byear[- ]over[- ]year\b"
-    r"|\byoy\b|\bпогодов\w*",
+    r"\bпо\s+(\w+\s+и\s+)?годам\b|\bгод\s+к\s+году\b|\b(by|per)\s+(\w+\s+and\s+)?years?\b|\byearly\b"
+    r"|\bannual(ly)?\b|\byear[- ]over[- ]year\b|\byoy\b|\bпогодов\w*",
     re.I,
 )
 BY_MONTH = re.compile(
-    r"\bпо\s+месяцам\b|\bпомесячн\w*|\bежемесячн\w*|\bмесяц\s+к\s+месяцу\b|\b(by|per)\s+months?\b|\bmonthly\b"
-    r"|\bmonth[- ]over[- ]month\b|\bmonth\s+by\s+month\b",
+    r"\bпо\s+(\w+\s+и\s+)?месяцам\b|\bпомесячн\w*|\bежемесячн\w*|\bмесяц\s+к\s+месяцу\b"
+    r"|\b(by|per)\s+(\w+\s+and\s+)?months?\b|\bmonthly\b|\bmonth[- ]over[- ]month\b|\bmonth\s+by\s+month\b",
+    re.I,
+)
+BY_QUARTER = re.compile(
+    r"\bпо\s+(\w+\s+и\s+)?кварталам\b|\bпоквартальн\w*|\bежеквартальн\w*"
+    r"|\b(by|per)\s+(\w+\s+and\s+)?quarters?\b|\bquarterly\b|\bquarter[- ]over[- ]quarter\b|\bqoq\b"
+    r"|\bквартал\s+к\s+кварталу\b",
     re.I,
 )
 # How many different values a column holds («сколько регионов в данных?», «в скольких регионах есть атом?», "how
@@ -241,6 +250,7 @@ def aggregate_asked(question: str) -> bool:
         or FUNCTION_ASKED.search(asked)
         or BY_YEAR.search(asked)
         or BY_MONTH.search(asked)
+        or BY_QUARTER.search(asked)
         or SHARE.search(asked)
     )
 

@@ -264,7 +264,7 @@ NEGATED = re.compile(
 ACTION_OBJECTS = ("deploy", "migration", "git", "backup", "branch", "validation", "docs")
 # On a dataset page, a quantity or a superlative asks for numbers from the data (superset_execute_sql).
 QUANTITY_WORDS = re.compile(
-    r"^(сколько|наибольш\w*|наименьш\w*|больше|меньше|чаще|реже|lowest|highest|least|most|biggest|smallest"
+    r"^(сколько|скок|скока|скоко|наибольш\w*|наименьш\w*|больше|меньше|чаще|реже|lowest|highest|least|most|biggest|smallest"
     r"|largest|top|much|many|latest|earliest|newest|oldest|последн\w*|ранн\w*|поздн\w*|свеж\w*|самы\w*)$"
 )
 # Infinitives of seeing after a modal ask to see («хочу посмотреть бэкапы», «можно узнать статус?»).

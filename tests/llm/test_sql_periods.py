@@ -55,7 +55,7 @@ def test_a_period_is_read(question, period):
 
 @pytest.mark.parametrize(
     "question",
-    ["потребление по кварталам", "сумма за 24 год", "за последние 3 месяца", "по неделям", "Q1 2025 и январь"],
+    ["потребление по полугодиям", "сумма за 24 год", "за последние 3 месяца", "по неделям", "Q1 2025 и январь"],
 )
 def test_a_period_not_read_is_none(question):
     assert read_period(question, TODAY) is None

@@ -13,6 +13,8 @@ from agentchat.llm.offline.arguments import args_fill
 from agentchat.llm.offline.mentions import Mentions
 from agentchat.llm.offline.naming import KIND_TOOLS, tool_kind
 from agentchat.llm.offline.replies import ROWS_KEY
+from agentchat.llm.offline.sql_aggregate import CONDITION
+from agentchat.llm.offline.sql_periods import read_period
 from agentchat.llm.offline.state import Choice, Result, Turn
 from agentchat.runtime.registry import tool_spec
 from agentchat.toolset.aspects import (
@@ -106,8 +108,31 @@ def figure_read(question: str, reading: Reading) -> bool:
     """A figure of the data is asked (``Reading.figure``), in the whole message or in the question it ends with after
     context («Смотрю этот отчёт, … мне нужны деньги. Сколько в рублях стоило потребление Санкт-Петербурга за декабрь
     2025?» named the report, and the dashboard's summary stood in for the figure: turns_day13 m1333)."""
-    asked = re.split(r"(?<=[.!])\s+", question.strip())[-1]  # the last sentence, when it asks
+    asked = _last_sentence(question)
     return reading.figure or (asked != question.strip() and asked.endswith("?") and read_question(asked).figure)
+
+
+def _last_sentence(question: str) -> str:
+    """The last sentence of ``question``, or its last part after a colon («хочу сверить с дашбордом: сколько …?»)."""
+    return re.split(r"(?<=[.!:])\s+", question.strip())[-1]
+
+
+def figure_asked_part(turn: Turn) -> str | None:
+    """The figure question the turn's question ends with after context that names no condition and no period of its
+    own («хочу сверить цифру с дашбордом: сколько всего денег за 2024 год?»; the context's words were asked back as
+    SQL not written, or the whole read as a dataset to create: turns_day14), when the SQL tool is offered; else None
+    — the whole is read, and a context that might narrow the figure («смотрю Москву. Сколько …?») is never dropped."""
+    question = turn.question
+    asked = _last_sentence(question)
+    if "superset_execute_sql" not in turn.tools:
+        return None
+    context = question.strip()[: -len(asked)] if asked != question.strip() else ""
+    if not context or not asked.endswith("?") or not read_question(asked).figure or read_question(context).figure:
+        return None
+    period = read_period(context)
+    if re.search(r"\d", context) or CONDITION.search(context) or period is None or period.ranges or period.months:
+        return None
+    return asked
 
 
 def _figures_compared(verb: str, tool: str, question: str) -> bool:
@@ -270,3 +295,16 @@ def page_parts(reading: Reading, object_type: str | None) -> bool:
     if not reading.objects:
         return reading.membership or reading.target  # "is X part of it?", "what's the target of this one?"
     return set(reading.objects) <= {*PAGE_PARTS, object_type or ""}
+
+
+def env_ready(turn: Turn, tool: str, mentions: Mentions) -> bool:
+    """True when ``tool`` takes no environment or one is named or picked on the page."""
+    return "env_id" not in properties(turn, tool) or bool(mentions.envs or turn.page.env_id)
+
+
+def search_args(turn: Turn, tool: str, mentions: Mentions) -> dict[str, Any]:
+    """The search ``tool``'s arguments from the question and the page: ``{"env_id"?, "query"?}``."""
+    args, _ = args_fill(
+        tool=tool, parameters=turn.tools[tool].get("parameters") or {}, mentions=mentions, page=turn.page
+    )
+    return {k: v for k, v in args.items() if k in ("env_id", "query")}

@@ -28,6 +28,8 @@ from agentchat.llm.offline.asked import (
     asked_aspect_of,
     changes_state,
     dataset_users,
+    env_ready,
+    figure_asked_part,
     figure_read,
     found_args,
     found_part_read,
@@ -36,6 +38,7 @@ from agentchat.llm.offline.asked import (
     named_unfilled,
     page_parts,
     properties,
+    search_args,
 )
 from agentchat.llm.offline.followup import bare_answer, bare_direction, previous_answered
 from agentchat.llm.offline.mentions import Mentions, mentions_read
@@ -209,6 +212,7 @@ def plan_step(turn: Turn, knowledge: Knowledge) -> AIMessage:
         named = name_quoted(question, mentions_read(question, knowledge.environments).search_text)
         return tool_choose(question=named, page=page, offered=list(turn.tools), knowledge=knowledge)
 
+    turn.question = figure_asked_part(turn) or turn.question  # a figure asked after context: that question
     choice = choose(turn.question)
     bare = bare_answer(turn.question, knowledge.environments)
     if turn.previous_question and (bare or choice.kind in ("unknown", "tool") and choice.rules <= 0):
@@ -284,8 +288,8 @@ def _first_call(turn: Turn, tool: str, mentions: Mentions) -> AIMessage:
     )
     for name in [*missing, *named_unfilled(turn, tool, args, mentions)]:
         search = SEARCH_FOR.get(name)
-        if search in turn.tools and mentions.search_text and _env_ready(turn, search, mentions):
-            found = _search_args(turn, search, mentions)
+        if search in turn.tools and mentions.search_text and env_ready(turn, search, mentions):
+            found = search_args(turn, search, mentions)
             if args.get("source_env_id") and "env_id" in found:
                 # The object moved (deploy, migration) lives in the source: "deploy X to prod" looks X up there.
                 found["env_id"] = args["source_env_id"]
@@ -299,7 +303,7 @@ def _first_call(turn: Turn, tool: str, mentions: Mentions) -> AIMessage:
     noun = next((o for o in read_question(turn.question).objects if o in AUDITED_SEARCH), mentions.names_kind)
     named = AUDITED_SEARCH.get(noun or "")
     if audit and named in turn.tools and mentions.search_text:
-        return _call(named, _search_args(turn, named, mentions))  # «у кого доступ к датасету orders_clean»
+        return _call(named, search_args(turn, named, mentions))  # «у кого доступ к датасету orders_clean»
     if missing:
         if tool == "superset_create_dataset" and missing[0] == "table_name" and mentions.sql:
             return _text(clarify_text(turn, tool, "virtual_name"))
@@ -317,17 +321,6 @@ def _ask(turn: Turn, tool: str, parameter: str) -> AIMessage:
         return _text(no_earlier_query_text(turn.language))  # «тот запрос» with none before: asked, not written
     meta = {HAND_OVER: True} if sql_asked else {}
     return AIMessage(content=clarify_text(turn, tool, parameter), response_metadata=meta)
-
-
-def _env_ready(turn: Turn, tool: str, mentions: Mentions) -> bool:
-    return "env_id" not in properties(turn, tool) or bool(mentions.envs or turn.page.env_id)
-
-
-def _search_args(turn: Turn, tool: str, mentions: Mentions) -> dict[str, Any]:
-    args, _ = args_fill(
-        tool=tool, parameters=turn.tools[tool].get("parameters") or {}, mentions=mentions, page=turn.page
-    )
-    return {k: v for k, v in args.items() if k in ("env_id", "query")}
 
 
 # --- after results ------------------------------------------------------------------------------------------

@@ -82,11 +82,16 @@ CONDITION = re.compile(
 # The part of ``CONDITION`` no value read of the dataset writes (``sql_values``): a negation, an operator, a literal.
 HARD_CONDITION = re.compile(r"\b(where|except|excluding|without|где|кроме|без|исключая)\b|[=<>]|(?<!\w)'|'(?!\w)", re.I)
 # What a grand total names over all values («по всем регионам и источникам», "across all regions"): no column to
-# group by; «без разбивки» ("no breakdown") is no condition either.
+# group by; «без разбивки» ("no breakdown") is no condition either, nor the answer's form («только цифру, без
+# графиков»: turns_day14 read the dataset and showed its description).
 ALL_OF = re.compile(
     r"\bпо\s+всем\s+[а-яё]+(\s*(,|и)\s*[а-яё]+)*|\b(across|over|for)\s+all\s+\w+(\s*(,|and)\s*\w+)*", re.I
 )
-NO_BREAKDOWN = re.compile(r"без разбивки|without (a )?breakdown", re.I)
+NO_BREAKDOWN = re.compile(
+    r"без\s+(разбивки|график\w*|диаграмм\w*|картин\w*|визуализаци\w*)"
+    r"|\b(without|no)\s+(a\s+)?(breakdown|charts?|graphs?|visuali[sz]ations?)\b",
+    re.I,
+)
 #: Rows of duplicates listed; rows of a breakdown.
 DUPLICATE_ROWS, BREAKDOWN_ROWS = 50, 100
 
@@ -108,7 +113,7 @@ _FRAME_STEMS = frozenset(
     thous обошл стоил потра запла электр энерг power energ скока скоко запис колич тольк only менял измен динам
     тренд trend chang разны разли уника diffe disti uniqu expen cheap дорог самым самой самую самом был была было
     были скок доля доли долю доле share прихо отдел разде separ apart затра перва первы последн дата даты датой
-    когда начин закан конча start begin
+    когда начин закан конча start begin денег деньг money ушло ушли ушел ушла графи диагр chart graph визуа картин
     first last earli lates range cover каког идут идет числ дату""".split()
 ) | frozenset(NUMBERS)
 
@@ -130,7 +135,7 @@ def unread_words(question: str, payload: dict[str, Any], values: dict[str, list[
     known |= _plain_stems()
 
     def unread(text: str) -> list[str]:
-        words = re.findall(r"[a-zа-яё]+", fold(without_period(text)))
+        words = re.findall(r"[a-zа-яё]+", fold(_WATT_HOURS.sub(" мвт ", without_period(text))))
         return [
             w
             for w in dict.fromkeys(words)
@@ -157,6 +162,7 @@ def unread_words(question: str, payload: dict[str, Any], values: dict[str, list[
 # (no other short stem is: «мин» is no «Минск»). An environment's tier («на проде», "in prod") is where, not a
 # condition either (``environments.TIER_PART``).
 _UNITS = ("руб", "мвт", "квт", "млн", "млрд", "тыс", "mwh", "kwh", "rub", "roub", "₽")
+_WATT_HOURS = re.compile(r"(мега|кило)ватт?[- ]?час\w*|(mega|kilo)watt[- ]?hours?", re.I)  # «мегаватт-часов»: a unit
 
 
 @functools.cache
@@ -219,6 +225,8 @@ def aggregate_sql(
     if PRICE_ASKED.search(question):  # «какой источник дешевле всего?»: ranked by the price, not the total cost
         metrics.sort(key=lambda m: "price" not in str(m.get("name")).casefold())
     measures = [f"{m['expression']} AS {quote(m['name'])}" for m in metrics]
+    if PER_UNIT.search(question) and not any("price" in str(m.get("name")).casefold() for m in metrics):
+        return None  # a price with no price metric: never a column's sum in its place (asked for as SQL)
     if not measures:
         measures = [f"SUM({quote(c['name'])}) AS {quote('sum_' + c['name'])}" for c in named if numeric(c)]
     if functions:  # "average consumption_mwh by region" was written as its SUM (a fresh check)

@@ -29,7 +29,7 @@ from django.utils import timezone
 
 from agentchat.llm.offline.sql_values import dated
 from agentchat.superset.sql_safety import dialect_for
-from agentchat.toolset.weights import BY_MONTH, BY_YEAR, RANKING
+from agentchat.toolset.weights import BY_MONTH, BY_QUARTER, BY_YEAR, RANKING
 
 # Two years joined by a dash («2024-2025 гг», "2024–2025"): a range (``YEAR`` reads neither: a date's part).
 YEAR_SPAN = re.compile(r"(?<![\w.:/-])((?:199|20[0-3])\d)\s*[-–—]\s*((?:199|20[0-3])\d)(?![\d/_a-zA-Z]|[.:-]\d)")
@@ -102,14 +102,23 @@ _RANGE_WORDS = re.compile(r"\b(between|through|until|till|compared?|versus|vs)\b
 _DASH_OR_TO = re.compile(r"^\s*(по|до|to|through|till|until|[-–—])\s*$", re.I)
 #: Rows of a breakdown by year or month (24 months × 6 regions is 144 rows; the SQL tool's own row cap applies).
 PERIOD_ROWS = 500
-_PARTS = {"year": "YYYY", "month": "YYYY-MM"}
+# The date's part of a row per period, as PostgreSQL writes it (``date_part``); a quarter has no format letter
+# sqlglot writes for every database, so it is the year and the quarter of the month («2025-Q1»).
+_PARTS = {
+    "year": "TO_CHAR({c}, 'YYYY')",
+    "month": "TO_CHAR({c}, 'YYYY-MM')",
+    "quarter": "TO_CHAR({c}, 'YYYY') || '-Q' || CASE WHEN TO_CHAR({c}, 'MM') <= '03' THEN '1'"
+    " WHEN TO_CHAR({c}, 'MM') <= '06' THEN '2' WHEN TO_CHAR({c}, 'MM') <= '09' THEN '3' ELSE '4' END",
+}
+# The breakdown a question asks, the first that matches («по месяцам» before «по годам»).
+_BY = (("month", BY_MONTH), ("quarter", BY_QUARTER), ("year", BY_YEAR))
 
 
 @dataclass(frozen=True)
 class Period:
     """A figure's period: ``ranges`` ``[(first day, day after the last)]`` of the date column (none: every row),
     ``months`` the months of every year (1–12; empty: all), ``by`` the date's part each row is (``"year"``,
-    ``"month"`` or None: one figure)."""
+    ``"quarter"``, ``"month"`` or None: one figure)."""
 
     ranges: tuple[tuple[dt.date, dt.date], ...] = ()
     months: tuple[int, ...] = ()
@@ -123,14 +132,16 @@ def read_period(question: str, today: dt.date | None = None) -> Period | None:
     years = [int(y) for y in YEAR.findall(question)]
     years += [today.year] if THIS_YEAR.search(question) else []
     years += [today.year - 1] if LAST_YEAR.search(question) else []
-    if DAY_DATE.search(question) or PERIOD_UNREAD.search(HALF.sub(" ", QUARTER.sub(" ", question))):
-        return None  # «по кварталам», «за последние 3 месяца»
+    if DAY_DATE.search(question) or PERIOD_UNREAD.search(
+        HALF.sub(" ", QUARTER.sub(" ", BY_QUARTER.sub(" ", question)))
+    ):
+        return None  # «за последние 3 месяца», «по неделям»
     if YEAR_SAID.search(question) and not (YEAR.search(question) or YEAR_SPAN.search(question)):
         return None  # «за 24 год», "FY25"
     months = _months(question)
     if months is None:
         return None
-    by = "month" if BY_MONTH.search(question) else "year" if BY_YEAR.search(question) else None
+    by = next((b for b, said in _BY if said.search(question)), None)
     ranking = RANKING.search(question) or EXTREME_SAID.search(question)
     if by is None and ranking and (ranked := RANKED_PERIOD.search(question)):
         by = "year" if ranked.group(1).casefold()[0] in "гy" else "month"  # «какой месяц был самым дорогим?»
@@ -159,7 +170,18 @@ def read_period(question: str, today: dt.date | None = None) -> Period | None:
 def without_period(text: str) -> str:
     """``text`` without the words of a period this module reads (months, quarters, halves, this or last year, a
     breakdown by year or month): they are no condition the SQL leaves out (``sql_aggregate.unread_words``)."""
-    for pattern in (BY_YEAR, BY_MONTH, THIS_YEAR, LAST_YEAR, QUARTER, HALF, MONTH, RANKED_PERIOD, _RANGE_WORDS):
+    for pattern in (
+        BY_YEAR,
+        BY_MONTH,
+        BY_QUARTER,
+        THIS_YEAR,
+        LAST_YEAR,
+        QUARTER,
+        HALF,
+        MONTH,
+        RANKED_PERIOD,
+        _RANGE_WORDS,
+    ):
         text = pattern.sub(" ", text)
     return text
 
@@ -186,17 +208,20 @@ def period_column(period: Period, column: str, backend: Any, quote: Any) -> str 
     ``backend``'s dialect), or None (no breakdown, or a backend sqlglot does not know)."""
     if period.by is None:
         return None
-    part = date_part(column, _PARTS[period.by], backend)
+    part = _transpiled(_PARTS[period.by].format(c=column), backend)
     return None if part is None else f"{part} AS {quote(period.by)}"
 
 
 def date_part(column: str, pattern: str, backend: Any) -> str | None:
     """``TO_CHAR(column, pattern)`` (PostgreSQL's format: ``YYYY``, ``MM``, ``YYYY-MM``) transpiled to the dialect of
     Superset's database ``backend`` (``superset.sql_safety.dialect_for``); None for a backend it does not name."""
+    return _transpiled(f"TO_CHAR({column}, '{pattern}')", backend)
+
+
+def _transpiled(expression: str, backend: Any) -> str | None:
+    """PostgreSQL's ``expression`` in the dialect of ``backend`` (``date_part``), or None."""
     dialect = dialect_for(backend)
-    if dialect is None:
-        return None
-    return sqlglot.transpile(f"TO_CHAR({column}, '{pattern}')", read="postgres", write=dialect)[0]
+    return None if dialect is None else sqlglot.transpile(expression, read="postgres", write=dialect)[0]
 
 
 def _months(question: str) -> tuple[int, ...] | None:

@@ -22,9 +22,13 @@ _STEM = 5  # letters of a label's word compared with the question's words («р�
 
 # Money asked in words that name no column («во сколько обошлось», "how much did we pay"): the cost's measure.
 COST_ASKED = re.compile(
-    r"обош[её]?л|стоил|потратил|заплатил|затрат|\bpaid\b|\bspent\b|\bpay\b|\bexpens|\bspending\b", re.I
+    r"обош[её]?л|\bденьг|\bденег\b|\bmoney\b|стоил|потратил|заплатил|затрат|\bpaid\b|\bspent\b|\bpay\b|\bexpens|\bspending\b",
+    re.I,
 )
 
+# Energy asked by its unit («скок МВт·ч ушло по Татарстану», "how many MWh"): the consumption measure. A price per
+# unit («сколько стоил 1 МВт·ч») is read as the price before it (``PER_UNIT``).
+ENERGY_UNIT = re.compile(r"(?<!\w)(мвт|мегаватт|квт|киловатт|mwh|kwh|megawatt|kilowatt)", re.I)
 
 # A price asked in words («дешевле всего», "the most expensive"): the price's measure, ranked first.
 PRICE_ASKED = re.compile(r"дешев|дешёв|дорог|cheap|expensive|pric|цен[аыу]\b", re.I)
@@ -32,10 +36,12 @@ PRICE_ASKED = re.compile(r"дешев|дешёв|дорог|cheap|expensive|pric
 
 def question_words(question: str) -> set[str]:
     """The question's words, case-folded («ё» as «е»), with "cost" and «стоимость» when money is asked in others,
-    "price" when a price is."""
+    "price" when a price is, "consumption" and «потребление» when energy is asked by its unit and money is not."""
     folded = question.casefold().replace("ё", "е")
     words = set(re.findall(r"[a-zа-яё0-9]+", folded)) | set(re.findall(r"[a-z0-9]+(?:_[a-z0-9]+)+", folded))
+    money = COST_ASKED.search(question) or PRICE_ASKED.search(question)
     words |= {"cost", "стоимость"} if COST_ASKED.search(question) else set()
+    words |= {"consumption", "потребление"} if ENERGY_UNIT.search(question) and not money else set()
     return words | {"price"} if PRICE_ASKED.search(question) else words
 
 

@@ -1,0 +1,153 @@
+"""Issue 29, the tenth session: what turns_day14's read half found, read by the offline planner (the held half was
+never read). Each is a class of question, checked here with other words than the row's; the SQL written runs on
+SQLite holding the demo's rows (``scripts.devstack.energy_data.build_energy_db``), and its figures are compared
+with sums over those rows computed here."""
+
+import sqlite3
+from collections import defaultdict
+
+import pytest
+
+from agentchat.llm.offline.sql_steps import sql_for
+from agentchat.toolset.aspects import asked_aspect
+from agentchat.toolset.intents import rule_scores
+from agentchat.toolset.reading import read_question
+from scripts.devstack.energy_data import build_energy_db, energy_rows
+from tests.llm.test_offline_planner import knowledge, only_call, specs, step  # noqa: F401 - fixtures
+from tests.llm.test_sql_periods import SQLITE
+
+VALUES = {
+    "region": ["Москва", "Республика Татарстан", "Санкт-Петербург", "Свердловская область"],
+    "source": ["Атом", "Газ", "Уголь"],
+}
+
+
+@pytest.fixture(scope="module")
+def energy(tmp_path_factory):
+    path = tmp_path_factory.mktemp("energy") / "energy.db"
+    build_energy_db(path)
+    with sqlite3.connect(path) as conn:
+        yield conn
+
+
+def _rows(energy, question: str) -> list[tuple]:
+    sql = sql_for(question, SQLITE, None, VALUES)
+    assert sql is not None, question
+    return energy.execute(sql).fetchall()
+
+
+@pytest.mark.parametrize(
+    "question", ["потребление по кварталам за 2025", "consumption by quarter in 2025", "поквартально потребление 2025"]
+)
+def test_a_breakdown_by_quarter_is_a_row_per_quarter_of_the_year(energy, question):
+    """m1439: «по кварталам» was asked back as SQL («нет портируемого TO_CHAR»): the quarter is the year and the
+    quarter of the month, written once and transpiled."""
+    expected: dict[str, float] = defaultdict(float)
+    for date, _region, _source, mwh, _cost in energy_rows():
+        if date.startswith("2025"):
+            expected[f"2025-Q{(int(date[5:7]) + 2) // 3}"] += mwh
+
+    rows = _rows(energy, question)
+
+    assert [r[0] for r in rows] == ["2025-Q1", "2025-Q2", "2025-Q3", "2025-Q4"]
+    assert [round(r[1], 1) for r in rows] == [round(expected[q], 1) for q in sorted(expected)]
+
+
+def test_a_breakdown_by_quarter_and_source_of_two_years(energy):
+    rows = _rows(energy, "стоимость по источникам и кварталам за 2024 и 2025")
+
+    assert len(rows) == 40  # 8 quarters × 5 sources
+    gas_q1_2024 = sum(r[4] for r in energy_rows() if r[0][:7] in ("2024-01", "2024-02", "2024-03") and r[2] == "Газ")
+    assert round(next(r[2] for r in rows if r[:2] == ("2024-Q1", "Газ")), 2) == round(gas_q1_2024, 2)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "скок МВт·ч ушло по Республике Татарстан за 2024 год? только цифру, без графиков",
+        "сколько мегаватт-часов потребил Татарстан в 2024 году?",
+        "how many MWh did Татарстан use in 2024, no charts please",
+    ],
+)
+def test_energy_asked_by_its_unit_is_the_consumption(energy, question):
+    """m1443: «скок МВт·ч ушло» was not read as a figure, and «без графиков» (the answer's form) as a negation: the
+    dataset's description was shown in place of the figure."""
+    expected = sum(r[3] for r in energy_rows() if r[0].startswith("2024") and r[1] == "Республика Татарстан")
+
+    ((figure,),) = _rows(energy, question)
+
+    assert round(figure, 1) == round(expected, 1)
+
+
+def test_money_asked_as_money_is_the_cost(energy):
+    expected = sum(r[4] for r in energy_rows() if r[0].startswith("2025") and r[2] == "Газ")
+
+    ((figure,),) = _rows(energy, "сколько денег ушло на газ в 2025?")
+
+    assert round(figure, 2) == round(expected, 2)
+
+
+def test_a_price_per_mwh_is_the_price_metric_or_asked_for():
+    """A dataset with no price metric got the total cost for «сколько стоил 1 МВт·ч» (found while writing these)."""
+    price = {"name": "avg_price", "expression": "SUM(cost_rub) / SUM(consumption_mwh)", "label": None}
+    priced = {**SQLITE, "metrics": [*SQLITE["metrics"], price]}
+    question = "сколько стоил 1 МВт·ч газа в 2025?"
+
+    assert (sql_for(question, priced, None, VALUES) or "").startswith(
+        'SELECT SUM(cost_rub) / SUM(consumption_mwh) AS "avg_price"'
+    )
+    assert sql_for(question, SQLITE, None, VALUES) is None
+
+
+def test_a_negated_value_is_still_a_condition_beside_the_answer_s_form():
+    sql = sql_for("потребление в 2025 кроме газа, без графиков", SQLITE, None, VALUES) or ""
+    assert "\"source\" <> 'Газ'" in sql
+
+
+def test_a_figure_after_context_and_a_colon_is_the_figure(specs, knowledge):  # noqa: F811
+    """m1431: «хочу сверить цифру с дашбордом: сколько всего денег … за 2024 год?» was read as a dataset to create
+    (the dataset page offers it) and asked for a table."""
+    question = "хочу сверить цифру с дашбордом: сколько всего денег за 2024 год?"
+    assert only_call(step(specs, knowledge, question, "dataset/1@ss-dev", role="engineer"))[0] == (
+        "superset_explore_database"
+    )
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "смотрю на Москву в отчёте: сколько всего стоил газ за 2024 год?",  # the context names a value
+        "нужно за 2025: сколько стоил газ?",  # and a period
+    ],
+)
+def test_a_context_that_may_narrow_the_figure_is_read_with_it(specs, knowledge, question):  # noqa: F811
+    message = step(specs, knowledge, question, "dataset/1@ss-dev", role="engineer")
+    # the whole is read: its words are either written into the SQL or named when the SQL is asked for
+    assert message.tool_calls or "SQL" in message.content
+
+
+def test_which_schedule_is_no_one_who_may_access():
+    """m1409: «по какому расписанию её грузят» audited permissions («какому» holds «кому»)."""
+    assert "superset_audit_permissions" not in rule_scores("по какому расписанию её грузят", "dataset")
+    assert "superset_audit_permissions" in rule_scores("кому доступен этот датасет?", "dataset")
+
+
+@pytest.mark.parametrize(
+    ("question", "aspect"),
+    [
+        ("во сколько эта таблица обновляется? по какому расписанию её грузят", "data_freshness"),
+        ("when is this table refreshed?", "data_freshness"),
+        ("can you set up nightly auto-backups of prod at 2am?", "schedule"),
+        ("please configure daily backups for ss-dev", "schedule"),
+    ],
+)
+def test_a_load_schedule_and_recurring_backups_are_what_no_tool_serves(question, aspect):
+    """m1409, m1427: the load schedule was answered with a permission audit, and nightly backups with the list of
+    backups, with no word that neither was served."""
+    assert asked_aspect(question).name == aspect
+
+
+@pytest.mark.parametrize("question", ["did the nightly backup of prod succeed?", "сделай бэкап прода"])
+def test_a_backup_run_or_its_outcome_is_no_schedule(question):
+    assert asked_aspect(question) is None or asked_aspect(question).name != "schedule"
+    assert not read_question(question).aspect == "schedule"
