@@ -13,6 +13,7 @@ from asgiref.sync import sync_to_async
 from pydantic import Field
 
 from agentchat.context.ids import ObjectId
+from agentchat.errors import NOT_APPLICABLE
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
 from agentchat.runtime.spec import ToolArgs
@@ -86,7 +87,8 @@ def _deploy_rows(*event_types: str) -> Any:
 def deploy_history(args: DeployHistoryArgs) -> list[dict[str, Any]]:
     """The deploys ``args`` asks for (see ``deploy_history_tool``), newest first, at most ``args.limit``; asked
     about one dashboard, the rollbacks of what its deploys made in the target are listed too."""
-    entries = [_entry(row) for row in _deploy_rows(*FINAL_EVENTS)]
+    # a call that found nothing to apply to (nothing to roll back) changed nothing: no deploy of the history
+    entries = [_entry(row) for row in _deploy_rows(*FINAL_EVENTS) if row.outcome != NOT_APPLICABLE]
     if args.target_env_id:
         entries = [e for e in entries if e["target_env_id"] == args.target_env_id]
     if args.dashboard_id is not None:

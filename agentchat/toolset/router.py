@@ -36,7 +36,7 @@ from agentchat.toolset.reading import read_question, reading_tool
 from agentchat.toolset.tokens import quotes_unified
 from agentchat.toolset.vectors import VectorStore, normalised
 from agentchat.toolset.weights import first_step
-from agentchat.toolset.words import PAGE_STAND_INS
+from agentchat.toolset.words import PAGE_STAND_INS, READ_WHEN_MOOT
 
 log = logging.getLogger(__name__)
 ALWAYS_OFFERED = "show_capabilities"
@@ -235,6 +235,10 @@ def rank_with_rules(
         # The planner's first step for the best tool (a search for a named dashboard, a migration's preview)
         # stays next to it, so a top-K cut never offers a tool without the step it needs (issue 16).
         ranked.insert(1, ranked.pop(at))
+    moot = READ_WHEN_MOOT.get(ranked[0].name) if ranked else None
+    at = next((i for i, r in enumerate(ranked) if r.name == moot), 0)
+    if at > 2:  # the read shown when the best tool finds nothing to apply to (nothing to roll back)
+        ranked.insert(2, ranked.pop(at))
     meant = reading_tool(read_question(question), object_type)
     meant = PAGE_STAND_INS.get((object_type or "", meant or ""), meant)
     at = next((i for i, r in enumerate(ranked) if r.name == meant), 0)

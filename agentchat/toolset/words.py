@@ -328,6 +328,10 @@ REVIEWED = ("validation", "dashboard", "docs", "problems", "content")
 # A tool whose other-verb counterpart is its own first step is not held back by the reading (a migration is
 # previewed first, DESIGN §11).
 FIRST_STEP = {"execute_migration": "preview_migration"}
+# The read shown after a tool found nothing to apply to (``errors.NOT_APPLICABLE``): «откати последний деплой» with no
+# copy saved before a deploy there shows what was deployed there (issue 29: the reason, then what can be shown);
+# the router keeps it in the top 3 beside the tool, so a top-K cut offers it.
+READ_WHEN_MOOT = {"rollback_deploy": "deploy_history"}
 # Tools that act on one dashboard or dataset by id; given a name instead, the planner searches for it first
 # (issue 16: a name → search_dashboards), so the router keeps the search beside them.
 BY_ID = {

@@ -9,9 +9,11 @@ from collections import defaultdict
 import pytest
 
 from agentchat.llm.offline.sql_steps import sql_for
+from agentchat.llm.offline.state import Result
 from agentchat.toolset.aspects import asked_aspect
 from agentchat.toolset.intents import rule_scores
 from agentchat.toolset.reading import read_question
+from agentchat.toolset.router import rank_with_rules
 from scripts.devstack.energy_data import build_energy_db, energy_rows
 from tests.llm.test_offline_planner import knowledge, only_call, specs, step  # noqa: F401 - fixtures
 from tests.llm.test_sql_periods import SQLITE
@@ -151,3 +153,40 @@ def test_a_load_schedule_and_recurring_backups_are_what_no_tool_serves(question,
 def test_a_backup_run_or_its_outcome_is_no_schedule(question):
     assert asked_aspect(question) is None or asked_aspect(question).name != "schedule"
     assert not read_question(question).aspect == "schedule"
+
+
+NOTHING = "There is nothing to roll back in prod: the agent has made no deploy or migration there that saved a copy."
+
+
+def test_nothing_to_roll_back_is_said_and_then_the_deploy_history_is_read(specs, knowledge):  # noqa: F811
+    """Twelve read rows of the older sets ask to roll back the last deploy; with no copy saved before a deploy there
+    the answer was the reason alone: what was deployed there is what can be shown (issue 29: cannot, but …)."""
+    moot = Result("rollback_deploy", {"env_id": "prod"}, {"error": "not_applicable", "message": NOTHING}, False)
+    question = "roll back the last deploy to prod"
+
+    assert only_call(step(specs, knowledge, question, "@prod", results=[moot])) == (
+        "deploy_history",
+        {"target_env_id": "prod"},
+    )
+    history = Result("deploy_history", {"target_env_id": "prod"}, {"target_env_id": "prod", "deploys": []}, True)
+    answer = step(specs, knowledge, question, "@prod", results=[moot, history]).content
+    assert answer.startswith(NOTHING), answer
+    assert "prod" in answer.split(NOTHING, 1)[1], answer  # the history follows the reason
+
+
+def test_a_failed_rollback_is_told_as_before():
+    """Only a call that found nothing to apply to is followed by a read: a failure is the answer."""
+    from agentchat.llm.offline.replies import read_after_moot
+    from agentchat.llm.offline.state import Turn
+
+    failed = Result("rollback_deploy", {"env_id": "prod"}, {"error": "upstream_unavailable", "message": "503"}, False)
+    turn = Turn("roll back", "en", {}, {"deploy_history": {}, "rollback_deploy": {}}, [failed])
+    assert read_after_moot(turn, failed) is None
+
+
+def test_the_router_keeps_the_deploy_history_beside_a_rollback():
+    similarities = {"rollback_deploy": 0.9, "list_backups": 0.8, "run_backup": 0.8, "get_task_status": 0.7}
+    similarities["deploy_history"] = 0.1
+    ranked = rank_with_rules(question="roll back the last deploy", similarities=similarities, object_type=None)
+
+    assert "deploy_history" in [r.name for r in ranked[:3]]

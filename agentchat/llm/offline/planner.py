@@ -52,6 +52,7 @@ from agentchat.llm.offline.replies import (
     failure_text,
     no_earlier_query_text,
     not_understood_text,
+    read_after_moot,
     unsupported_text,
 )
 from agentchat.llm.offline.sql_steps import (
@@ -329,7 +330,8 @@ def _ask(turn: Turn, tool: str, parameter: str) -> AIMessage:
 def _after_results(turn: Turn, choice: Choice, mentions: Mentions) -> AIMessage:
     last = turn.results[-1]
     if not last.ok:
-        return _text(failure_text(turn, last))
+        moot_read = read_after_moot(turn, last)  # nothing to roll back: what was deployed there, after the reason
+        return _call(*moot_read) if moot_read else _text(failure_text(turn, last))
     if (written := sql_after_values(turn, mentions.row_limit)) is not None:  # the values a condition names, read
         return _call(SQL, written) if written else _ask(turn, SQL, "sql")
     intended = choice.tool if choice.kind == "tool" else ""
