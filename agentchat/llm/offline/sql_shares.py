@@ -10,8 +10,11 @@ from typing import Any
 from agentchat.llm.offline.sql_aggregate import figure_where, named_columns, unread_words
 from agentchat.llm.offline.sql_periods import backend_of, date_column, period_column, read_period
 from agentchat.llm.offline.sql_values import literal, numeric, value_conditions
-from agentchat.llm.offline.sql_words import measure_columns, question_words
-from agentchat.toolset.weights import BREAKDOWN, SHARE
+from agentchat.llm.offline.sql_words import RANKING_ROWS, measure_columns, question_words, rows_asked
+from agentchat.toolset.weights import BREAKDOWN, RANKING, SHARE
+
+# Words between a share's word and what it is of («доля каждого региона», "the share of each source").
+_EACH = re.compile(r"of|each|every|the|all|by|per|кажд\w*|всех|по|из", re.I)
 
 
 def share_sql(
@@ -30,8 +33,14 @@ def share_sql(
     conditions, _unread = value_conditions(unread_words(question, payload, values), values or {})
     share_at = SHARE.search(question)
     pairs = [(c, v) for c, vs in conditions.items() for v in vs]
-    if share_at is None or not pairs:
+    if share_at is None:
         return None
+    # «доля каждого региона в потреблении за 2025», "top 5 regions … each one's share", «доли источников … по Москве»
+    said_next = [w.casefold() for w in re.findall(r"[^\W\d_]+", question[share_at.end() :])[:4]]
+    said_next = [w for w in said_next if not _EACH.fullmatch(w)][:1]  # «доля каждого региона», "share of each source"
+    of_column = named_columns(" ".join(said_next), payload) and not value_conditions(said_next, values or {})[0]
+    if not pairs or of_column:
+        return _shares_of_each(question, payload, relation, quote, values)
     folded = question.casefold().replace("ё", "е")
 
     def said_at(pair: tuple[str, str]) -> int:
@@ -65,3 +74,29 @@ def share_sql(
         key = quote(by[0]["name"])
         return f"SELECT {key}, {share} FROM {relation}{found[0]} GROUP BY {key} ORDER BY 2 DESC"  # noqa: S608
     return f"SELECT {share} FROM {relation}{found[0]}"  # noqa: S608
+
+
+def _shares_of_each(
+    question: str,
+    payload: dict[str, Any],
+    relation: str,
+    quote: Callable[[Any], str],
+    values: dict[str, list[str]] | None,
+) -> str | None:
+    """The share, in per cent, of each value of the one text column named in the summed measure, beside its sum,
+    largest first («доля каждого региона в потреблении за 2025»): ``SUM(m) / SUM(SUM(m)) OVER ()`` over the
+    conditions said; a ranking keeps its top rows («топ-5 регионов … и доля каждого»: shares of the whole, the
+    window is summed before the LIMIT). None unless exactly one text column and one measure are named, or when a
+    condition is not written."""
+    by = named_columns(question, payload)
+    summed = measure_columns(payload, question_words(question), numeric)
+    found = figure_where(question, payload, quote, values)
+    if len(by) != 1 or not summed or found is None:
+        return None
+    key, measure = quote(by[0]["name"]), quote(summed[0])
+    limit = f" LIMIT {rows_asked(question)}" if RANKING.search(question) else f" LIMIT {RANKING_ROWS * 10}"
+    return (
+        f"SELECT {key}, SUM({measure}) AS {quote('sum_' + summed[0])}, "  # noqa: S608
+        f"ROUND(100.0 * SUM({measure}) / SUM(SUM({measure})) OVER (), 2) AS {quote('share_percent')} "
+        f"FROM {relation}{found[0]} GROUP BY {key} ORDER BY 2 DESC{limit}"
+    )

@@ -100,6 +100,9 @@ NOT_WRITTEN = re.compile(
     r"|\bне\s+только\b|\bnot\s+only\b",  # «не только в Москве»: which rows, then?
     re.I,
 )
+# Per cent as the unit of a share («доля угля … в процентах?», "each one's share of the total, in %"): a share is
+# written in per cent (``sql_shares``), so the word is no condition left out.
+PERCENT_UNIT = re.compile(r"(?<!\w)(в\s+)?процент\w*|\b(in\s+)?(per\s*cent|percent(age)?s?)\b|(\bin\s+)?%", re.I)
 # Values or years apart («газа и угля по отдельности», «2024 и 2025 отдельно»): a row each, never one sum.
 SEPARATELY = re.compile(r"по\s+отдельности|отдельно|раздельно|\bseparately\b|\bapart\b", re.I)
 # A price per unit («сколько стоил 1 МВт·ч газа», "cost per MWh"): the price's measure, not the total cost.
