@@ -164,6 +164,10 @@ GRAND_TOTAL = re.compile(
     # a quantity asked in its unit («скок МВт·ч ушло по Татарстану», «сколько денег за 2024», "how many MWh")
     r"|(?<!\w)(сколько|скок\w*|скоко)\s+(всего\s+)?(мвт|мегаватт|квт|рубл|денег|деньж)\w*"
     r"|\bhow\s+(many|much)\s+(mwh|megawatt|kwh|rubles|roubles|money)"
+    # the price of a unit («цена за мегаватт-час угля», "what did one MWh of gas cost"): one figure (the price)
+    r"|\b(one|an?|1|each)\s+(mwh|kwh|megawatt)\b.{0,40}\bcost|\bprice\s+(of|per)\s+(an?\s+|one\s+)?(mwh|kwh)"
+    r"|цен[аыу]\s+(за\s+)?(1\s+|один\s+)?(мвт|мегаватт|квт|киловатт)"
+    r"|\bкак(ая|ой|ова)\s+(была\s+|будет\s+)?(средн\w+\s+)?цен[аы]\b|\bwhat\s+(was|is)\s+the\s+(average\s+)?price\b"
     # a measure named first («потребление Санкт-Петербурга за 2025 год», "consumption in 2024?"): its total
     r"|^\W*(потребление|стоимость|расход|затраты|consumption|cost|spending)\b"
     # "what was the cost of hydro in December 2024?", «какой была стоимость газа в 2025?»

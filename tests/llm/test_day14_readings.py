@@ -234,3 +234,101 @@ def test_the_shares_of_a_column_s_values_within_a_value_named(energy):
 def test_the_share_of_one_value_is_read_as_before(energy):
     sql = sql_for("доля Москвы в потреблении по источникам", SQLITE, None, VALUES) or ""
     assert "CASE WHEN \"region\" = 'Москва'" in sql
+
+
+# --- a fresh check's findings (200 questions, every figure checked against the data) ---------------------------
+
+
+def _priced() -> dict:
+    price = {"name": "avg_price", "expression": "SUM(cost_rub) / SUM(consumption_mwh)", "label": None}
+    return {**SQLITE, "metrics": [*SQLITE["metrics"], price]}
+
+
+def _share(energy, question: str) -> float:
+    ((figure,),) = _rows(energy, question)
+    return figure
+
+
+def test_a_share_of_two_values_is_one_share_of_both(energy):
+    """«доля газа и угля в потреблении в 2025» filtered on coal and gave gas's share in it: 0."""
+    rows = [r for r in energy_rows() if r[0].startswith("2025")]
+    both = sum(r[3] for r in rows if r[2] in ("Газ", "Уголь")) / sum(r[3] for r in rows)
+
+    assert _share(energy, "доля газа и угля в потреблении в 2025") == round(100 * both, 2)
+
+
+def test_a_share_falls_to_what_follows_prikhoditsya_na(energy):
+    """«какая доля стоимости Татарстана приходится на газ?» gave Tatarstan's share of gas's cost."""
+    rows = [r for r in energy_rows() if r[1] == "Республика Татарстан"]
+    gas = sum(r[4] for r in rows if r[2] == "Газ") / sum(r[4] for r in rows)
+
+    assert _share(energy, "какая доля стоимости Татарстана приходится на газ?") == round(100 * gas, 2)
+
+
+def test_a_share_of_a_value_named_with_its_column_is_that_value_s(energy):
+    """«доля региона Москва в потреблении» gave 100 (a share of each region, filtered to Moscow)."""
+    moscow = sum(r[3] for r in energy_rows() if r[1] == "Москва") / sum(r[3] for r in energy_rows())
+
+    assert _share(energy, "доля региона Москва в потреблении") == round(100 * moscow, 2)
+
+
+def test_the_top_rows_of_a_ranking_and_their_share(energy):
+    """«топ-2 региона по потреблению угля и доля каждого» gave coal's share of everything, one number."""
+    coal: dict[str, float] = defaultdict(float)
+    for _date, region, source, mwh, _cost in energy_rows():
+        if source == "Уголь":
+            coal[region] += mwh
+    top = sorted(coal.items(), key=lambda item: -item[1])[:2]
+
+    rows = _rows(energy, "топ-2 региона по потреблению угля и доля каждого")
+
+    assert [(r[0], r[2]) for r in rows] == [(k, round(100 * v / sum(coal.values()), 2)) for k, v in top]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "доля каждого региона в потреблении по кварталам за 2025",  # a share per quarter was one set, silently
+        "доля каждого региона в стоимости за 2025 кроме Москвы",  # of which whole: asked
+        "потребление газа в 2025 в Москве, но не в декабре",  # was December only
+        "стоимость за 2025 кроме января",
+    ],
+)
+def test_what_the_shapes_cannot_say_for_sure_is_asked_for(question):
+    assert sql_for(question, SQLITE, None, VALUES) is None
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "сколько стоил МВт·ч газа в 2025?",
+        "стоимость МВт·ч газа в 2025",
+        "цена за мегаватт-час газа в 2025",
+        "какая цена газа в 2025?",
+    ],
+)
+def test_the_price_of_a_unit_is_the_price_never_the_total(energy, question):
+    """«сколько стоил МВт·ч газа в Москве в 2025?» gave the total cost (225 bn) for a price of 3,287 a MWh."""
+    rows = [r for r in energy_rows() if r[0].startswith("2025") and r[2] == "Газ"]
+    ((price,),) = energy.execute(sql_for(question, _priced(), None, VALUES) or "").fetchall()
+
+    assert round(price, 2) == round(sum(r[4] for r in rows) / sum(r[3] for r in rows), 2)
+
+
+def test_energy_and_money_asked_together_are_both_written(energy):
+    """«сколько МВт·ч и сколько денег в 2025?» gave the cost alone."""
+    rows = [r for r in energy_rows() if r[0].startswith("2025")]
+
+    ((mwh, cost),) = _rows(energy, "сколько МВт·ч и сколько денег в 2025?")
+
+    assert (round(mwh, 1), round(cost, 2)) == (round(sum(r[3] for r in rows), 1), round(sum(r[4] for r in rows), 2))
+
+
+def test_money_in_words_no_figure_reads_is_never_the_first_rows():
+    assert sql_for("дорогой ли газ?", SQLITE, None, VALUES) is None
+
+
+def test_a_breakdown_s_adverb_is_no_action_nobody_serves():
+    """ "quarterly consumption in 2025" said «I cannot do “quarterly”» above the right table."""
+    assert read_question("quarterly consumption in 2025").unheard_action == ""
+    assert read_question("yearly cost of coal").unheard_action == ""

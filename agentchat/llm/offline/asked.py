@@ -13,8 +13,9 @@ from agentchat.llm.offline.arguments import args_fill
 from agentchat.llm.offline.mentions import Mentions
 from agentchat.llm.offline.naming import KIND_TOOLS, tool_kind
 from agentchat.llm.offline.replies import ROWS_KEY
-from agentchat.llm.offline.sql_aggregate import CONDITION
+from agentchat.llm.offline.sql_aggregate import CONDITION, NO_BREAKDOWN
 from agentchat.llm.offline.sql_periods import read_period
+from agentchat.llm.offline.sql_words import ANSWER_FORM
 from agentchat.llm.offline.state import Choice, Result, Turn
 from agentchat.runtime.registry import tool_spec
 from agentchat.toolset.aspects import (
@@ -118,21 +119,41 @@ def _last_sentence(question: str) -> str:
 
 
 def figure_asked_part(turn: Turn) -> str | None:
-    """The figure question the turn's question ends with after context that names no condition and no period of its
-    own («хочу сверить цифру с дашбордом: сколько всего денег за 2024 год?»; the context's words were asked back as
-    SQL not written, or the whole read as a dataset to create: turns_day14), when the SQL tool is offered; else None
-    — the whole is read, and a context that might narrow the figure («смотрю Москву. Сколько …?») is never dropped."""
-    question = turn.question
-    asked = _last_sentence(question)
+    """The figure question of the turn's question without what only says the answer's form («без графиков, просто
+    цифру») and without the context it ends with after («хочу сверить цифру с дашбордом: сколько всего денег за 2024
+    год?»; the context's words were asked back as SQL not written, or the whole read as a dataset to create, and «без
+    графиков» read as charts: the dataset's description in place of the figure — turns_day14 and a QA check), when
+    the SQL tool is offered; else None. The whole is read when the context might narrow the figure: a number, a
+    period, a condition («смотрю Москву. Сколько …?»), a capitalised name, or fewer than three words (a heading such as
+    «Газ:» is the figure's subject)."""
+    question = turn.question.strip()
     if "superset_execute_sql" not in turn.tools:
         return None
-    context = question.strip()[: -len(asked)] if asked != question.strip() else ""
-    if not context or not asked.endswith("?") or not read_question(asked).figure or read_question(context).figure:
+    plain = re.sub(r"\s+", " ", ANSWER_FORM.sub(" ", NO_BREAKDOWN.sub(" ", question))).strip(" ,;—-")
+    asked = _last_sentence(plain)
+    context = plain[: -len(asked)].strip(" ,;:—-") if asked != plain else ""
+    reading = read_question(asked)
+    if not (reading.figure and (asked.endswith("?") or not context) or aggregate_asked(asked)):
         return None
+    if context and not _plain_context(context):
+        return None
+    return asked if asked != question else None
+
+
+def _plain_context(context: str) -> bool:
+    """A context before a figure's question that cannot narrow it (``figure_asked_part``)."""
+    words = re.findall(r"[^\W\d_]+", context)
     period = read_period(context)
-    if re.search(r"\d", context) or CONDITION.search(context) or period is None or period.ranges or period.months:
-        return None
-    return asked
+    named = re.search(r"(?<![.!?:]\s)(?<!^)\b[A-ZА-ЯЁ]", context)  # a capital not starting a sentence: a name
+    if (
+        len(words) < 3
+        or named
+        or read_question(context).figure
+        or re.search(r"\d", context)
+        or CONDITION.search(context)
+    ):
+        return False
+    return period is not None and not (period.ranges or period.months)
 
 
 def _figures_compared(verb: str, tool: str, question: str) -> bool:

@@ -115,6 +115,7 @@ _FRAME_STEMS = frozenset(
     тренд trend chang разны разли уника diffe disti uniqu expen cheap дорог самым самой самую самом был была было
     были скок доля доли долю доле share прихо отдел разде separ apart затра перва первы последн дата даты датой
     когда начин закан конча start begin денег деньг money ушло ушли ушел ушла графи диагр chart graph визуа картин
+    цена цены цену price
     first last earli lates range cover каког идут идет числ дату""".split()
 ) | frozenset(NUMBERS)
 
@@ -282,17 +283,17 @@ def figure_where(
     payload: dict[str, Any],
     quote: Callable[[Any], str],
     values: dict[str, list[str]] | None = None,
-    apart: tuple[str, str] | None = None,
+    apart: frozenset[tuple[str, str]] = frozenset(),
 ) -> tuple[str, dict[str, list[str]]] | None:
     """The conditions of a figure ``question`` asks of the dataset in ``payload``: ``(" WHERE …" or "",
-    {column: [values]})`` — the values it names (``values``, when read: ``sql_values``; but ``apart``, a
-    ``(column, value)`` a share is of) and its period on the dataset's date column; None when it says a condition
+    {column: [values]})`` — the values it names (``values``, when read: ``sql_values``; but ``apart``, the
+    ``(column, value)`` pairs a share is of) and its period on the dataset's date column; None when it says a condition
     that is not written (a word no name nor value accounts for, a negation, a threshold, a period not read), so the
     SQL is asked for rather than a figure of more rows given."""
     left_out, question = negated_values(question, values or {})  # «кроме газа»: "source" <> 'Газ'
     conditions, unread = value_conditions(unread_words(question, payload, values), values or {})
-    if apart is not None:
-        conditions = {c: [v for v in vs if (c, v) != apart] for c, vs in conditions.items()}
+    if apart:
+        conditions = {c: [v for v in vs if (c, v) not in apart] for c, vs in conditions.items()}
         conditions = {c: vs for c, vs in conditions.items() if vs}
     condition = CONDITION.search(NO_BREAKDOWN.sub(" ", question))
     if (conditions or left_out) and not HARD_CONDITION.search(NO_BREAKDOWN.sub(" ", question)):

@@ -89,6 +89,8 @@ PERIOD_UNREAD = re.compile(
     r"|\b(winter|spring|summer|autumn|fall)\b",
     re.I,
 )
+# A negation right before a period («не в декабре», «кроме января», "except Q4", "excluding 2024").
+_NEGATED = re.compile(r"(?<!\w)(не|кроме|без|исключая|except|excluding|not|without)\s+((в|во|за|in|for)\s+)?$", re.I)
 # Between two years or months: a range («с 2024 по 2025», "2024–2025", «с января по март»); else a list.
 _RANGE = re.compile(r"^\s*(по|до|to|through|till|until|[-–—]|and)\s*$", re.I)
 _RANGE_OPENED = re.compile(r"(?<!\w)(с|со|from|between)\s*$", re.I)
@@ -132,6 +134,8 @@ def read_period(question: str, today: dt.date | None = None) -> Period | None:
     years = [int(y) for y in YEAR.findall(question)]
     years += [today.year] if THIS_YEAR.search(question) else []
     years += [today.year - 1] if LAST_YEAR.search(question) else []
+    if _period_left_out(question):
+        return None  # «в 2025, но не в декабре», «кроме января»: the rest of which period, asked (a QA check)
     if DAY_DATE.search(question) or PERIOD_UNREAD.search(
         HALF.sub(" ", QUARTER.sub(" ", BY_QUARTER.sub(" ", question)))
     ):
@@ -165,6 +169,12 @@ def read_period(question: str, today: dt.date | None = None) -> Period | None:
     if years:
         return Period(ranges=(_year(years[0]),), by=by)
     return Period(months=months, by=by or ("year" if months else None))
+
+
+def _period_left_out(question: str) -> bool:
+    """A month, quarter, half or year said right after a negation («но не в декабре», «кроме 2024», "except Q4")."""
+    periods = (MONTH, QUARTER, HALF, YEAR)
+    return any(_NEGATED.search(question[: m.start()]) for pattern in periods for m in pattern.finditer(question))
 
 
 def without_period(text: str) -> str:

@@ -9,12 +9,17 @@ from typing import Any
 
 from agentchat.llm.offline.sql_aggregate import figure_where, named_columns, unread_words
 from agentchat.llm.offline.sql_periods import backend_of, date_column, period_column, read_period
-from agentchat.llm.offline.sql_values import literal, numeric, value_conditions
+from agentchat.llm.offline.sql_values import literal, names_value, negated_values, numeric, value_conditions
 from agentchat.llm.offline.sql_words import RANKING_ROWS, measure_columns, question_words, rows_asked
 from agentchat.toolset.weights import BREAKDOWN, RANKING, SHARE
 
 # Words between a share's word and what it is of («доля каждого региона», "the share of each source").
 _EACH = re.compile(r"of|each|every|the|all|by|per|кажд\w*|всех|по|из", re.I)
+# A share of each row of a ranking or breakdown said after its values («топ-3 региона по газу и их доля», "each
+# one's share").
+_EACH_ONE = re.compile(r"(?<!\w)(их|каждо\w*|each|their|every)(?!\w)", re.I)
+# What a share falls to, said after the whole it is of («доля стоимости Татарстана приходится на газ»).
+_FALLS_TO = re.compile(r"приход(ит|я)\w*\s+на|accounted\s+for\s+by|goes\s+to|falls\s+to")
 
 
 def share_sql(
@@ -30,37 +35,39 @@ def share_sql(
     to break it down by. The value the share is of is the first one named after the share's word (else the first
     named); the measure is a metric that sums one column, or a numeric column named. None when no value is named
     (the values are not read yet, or none matches), no such measure is, or a condition is not written."""
-    conditions, _unread = value_conditions(unread_words(question, payload, values), values or {})
+    kept = negated_values(question, values or {})[1]  # «кроме Москвы» is no value a share is of
+    conditions, _unread = value_conditions(unread_words(kept, payload, values), values or {})
     share_at = SHARE.search(question)
     pairs = [(c, v) for c, vs in conditions.items() for v in vs]
     if share_at is None:
         return None
-    # «доля каждого региона в потреблении за 2025», "top 5 regions … each one's share", «доли источников … по Москве»
+    folded = question.casefold().replace("ё", "е")
+    # «какая доля стоимости Татарстана приходится на газ?»: the share is of what follows «приходится на»
+    anchor = next((m.end() for m in _FALLS_TO.finditer(folded) if m.start() >= share_at.start()), share_at.end())
+    said = {p: [m.start() for m in re.finditer(r"[a-zа-яё]+", folded) if names_value(m.group(0), p[1])] for p in pairs}
+    after = sorted((min(i for i in said[p] if i >= anchor), p) for p in pairs if any(i >= anchor for i in said[p]))
+    # «доля каждого региона в потреблении за 2025», «доли источников … по Москве» (not «доля региона Москва»),
+    # «топ-3 региона по стоимости газа и их доля»: a share of each value of the column named
     said_next = [w.casefold() for w in re.findall(r"[^\W\d_]+", question[share_at.end() :])[:4]]
     said_next = [w for w in said_next if not _EACH.fullmatch(w)][:1]  # «доля каждого региона», "share of each source"
-    of_column = named_columns(" ".join(said_next), payload) and not value_conditions(said_next, values or {})[0]
-    if not pairs or of_column:
+    valued = {c for c, _v in pairs}
+    next_columns = {c["name"] for c in named_columns(" ".join(said_next), payload)}
+    other_columns = {c["name"] for c in named_columns(question, payload)} - valued
+    ranked_each = not after and other_columns and (RANKING.search(question) or _EACH_ONE.search(question))
+    if not pairs or (next_columns and not next_columns & valued) or ranked_each:
         return _shares_of_each(question, payload, relation, quote, values)
-    folded = question.casefold().replace("ё", "е")
-
-    def said_at(pair: tuple[str, str]) -> int:
-        found = [
-            m.start()
-            for m in re.finditer(r"[a-zа-яё]+", folded)
-            if value_conditions([m.group(0)], {pair[0]: [pair[1]]})[0]
-        ]
-        after = [i for i in found if i >= share_at.end()]
-        return (after or [len(folded) + i for i in found] or [10**6])[0]
-
-    column, value = min(pairs, key=said_at)
-    found = figure_where(question, payload, quote, values, apart=(column, value))
+    column = after[0][1][0] if after else pairs[0][0]
+    shared = frozenset((column, v) for v in conditions[column])  # «доля газа и угля»: one share of both
+    found = figure_where(question, payload, quote, values, apart=shared)
     words = question_words(question)
     summed = measure_columns(payload, words, numeric)
     if found is None or not summed:
         return None
     measure = quote(summed[0])
+    listed = sorted(v for _c, v in shared)
+    test = f"= {literal(listed[0])}" if len(listed) == 1 else f"IN ({', '.join(literal(v) for v in listed)})"
     share = (
-        f"ROUND(100.0 * SUM(CASE WHEN {quote(column)} = {literal(value)} THEN {measure} ELSE 0 END) / "
+        f"ROUND(100.0 * SUM(CASE WHEN {quote(column)} {test} THEN {measure} ELSE 0 END) / "
         f"SUM({measure}), 2) AS {quote('share_percent')}"
     )
     period = read_period(question)
@@ -86,13 +93,16 @@ def _shares_of_each(
     """The share, in per cent, of each value of the one text column named in the summed measure, beside its sum,
     largest first («доля каждого региона в потреблении за 2025»): ``SUM(m) / SUM(SUM(m)) OVER ()`` over the
     conditions said; a ranking keeps its top rows («топ-5 регионов … и доля каждого»: shares of the whole, the
-    window is summed before the LIMIT). None unless exactly one text column and one measure are named, or when a
-    condition is not written."""
+    window is summed before the LIMIT). None unless exactly one text column and one measure are named, when a
+    condition is not written, with a breakdown by period or with a value left out (the whole is then unclear)."""
     by = named_columns(question, payload)
     summed = measure_columns(payload, question_words(question), numeric)
     found = figure_where(question, payload, quote, values)
     if len(by) != 1 or not summed or found is None:
         return None
+    period = read_period(question)
+    if (period is not None and period.by) or negated_values(question, values or {})[0]:
+        return None  # per quarter, or of the whole but a value («кроме Москвы»): of which total, asked (a QA check)
     key, measure = quote(by[0]["name"]), quote(summed[0])
     limit = f" LIMIT {rows_asked(question)}" if RANKING.search(question) else f" LIMIT {RANKING_ROWS * 10}"
     return (

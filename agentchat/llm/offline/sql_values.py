@@ -83,7 +83,7 @@ def value_conditions(words: list[str], values: dict[str, list[str]]) -> tuple[di
     Returns:
         ``({column: [values taken]}, [words still unread])``.
     """
-    named = {w: [(c, v) for c, vs in values.items() for v in vs if _names(w, v)] for w in words}
+    named = {w: [(c, v) for c, vs in values.items() for v in vs if names_value(w, v)] for w in words}
     taken = {pairs[0] for pairs in named.values() if len(pairs) == 1}
     conditions: dict[str, list[str]] = {}
     for column, value in sorted(taken):
@@ -129,7 +129,7 @@ def negated_values(question: str, values: dict[str, list[str]]) -> tuple[dict[st
             if said == "," or _CONNECTOR.match(said):
                 continue
             named, _unread = value_conditions([said], values)
-            if not named and any(_names(said, v) for _c, v in found):
+            if not named and any(names_value(said, v) for _c, v in found):
                 end = match.end() + word.end()  # «Свердловской области»: a word of the value taken
                 continue
             if not named:
@@ -143,7 +143,7 @@ def negated_values(question: str, values: dict[str, list[str]]) -> tuple[dict[st
     return left_out, text
 
 
-def _names(word: str, value: str) -> bool:
+def names_value(word: str, value: str) -> bool:
     """``word`` is one of ``value``'s words (three letters or more) in another case form: the same, the value's word
     with an ending of up to three letters («газ» → «газу»), or a shared stem that leaves at most two letters of the
     value's word and three of the question's («Москва» → «Москвы», «Центральный» → «Центральном»), also without a

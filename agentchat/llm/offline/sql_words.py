@@ -36,12 +36,11 @@ PRICE_ASKED = re.compile(r"дешев|дешёв|дорог|cheap|expensive|pric
 
 def question_words(question: str) -> set[str]:
     """The question's words, case-folded («ё» as «е»), with "cost" and «стоимость» when money is asked in others,
-    "price" when a price is, "consumption" and «потребление» when energy is asked by its unit and money is not."""
+    "price" when a price is, "consumption" and «потребление» when energy is asked by its unit and not as a price's."""
     folded = question.casefold().replace("ё", "е")
     words = set(re.findall(r"[a-zа-яё0-9]+", folded)) | set(re.findall(r"[a-z0-9]+(?:_[a-z0-9]+)+", folded))
-    money = COST_ASKED.search(question) or PRICE_ASKED.search(question)
     words |= {"cost", "стоимость"} if COST_ASKED.search(question) else set()
-    words |= {"consumption", "потребление"} if ENERGY_UNIT.search(question) and not money else set()
+    words |= {"consumption", "потребление"} if ENERGY_UNIT.search(question) and not PER_UNIT.search(question) else set()
     return words | {"price"} if PRICE_ASKED.search(question) else words
 
 
@@ -103,10 +102,18 @@ NOT_WRITTEN = re.compile(
 # Per cent as the unit of a share («доля угля … в процентах?», "each one's share of the total, in %"): a share is
 # written in per cent (``sql_shares``), so the word is no condition left out.
 PERCENT_UNIT = re.compile(r"(?<!\w)(в\s+)?процент\w*|\b(in\s+)?(per\s*cent|percent(age)?s?)\b|(\bin\s+)?%", re.I)
+# What says only the answer's form («только цифру», «просто число», "just the number"): no condition, no object.
+ANSWER_FORM = re.compile(r"(?<!\w)(только|просто|одной|just|only)\s+(одн\w+\s+)?(цифр\w*|числ\w*|number|figure)", re.I)
 # Values or years apart («газа и угля по отдельности», «2024 и 2025 отдельно»): a row each, never one sum.
 SEPARATELY = re.compile(r"по\s+отдельности|отдельно|раздельно|\bseparately\b|\bapart\b", re.I)
 # A price per unit («сколько стоил 1 МВт·ч газа», "cost per MWh"): the price's measure, not the total cost.
-PER_UNIT = re.compile(r"\b1\s*(мвт|квт|mwh|kwh)|\bза\s+(1\s+)?(мвт|квт)|\bper\s+(mwh|kwh|unit)\b", re.I)
+# Also the price asked as what a unit cost («сколько стоил МВт·ч газа», «стоимость МВт·ч», "what did one MWh cost").
+PER_UNIT = re.compile(
+    r"\b1\s*(мвт|квт|mwh|kwh)|\bза\s+(1\s+|один\s+|одну\s+)?(мвт|квт|мегаватт|киловатт)|\bper\s+(mwh|kwh|unit)\b"
+    r"|(стоил\w*|стоит|стоимость|цен[аыу])\s+(одного\s+|1\s+)?(мвт|квт|мегаватт|киловатт)"
+    r"|\b(one|an?|each)\s+(mwh|kwh|megawatt)",
+    re.I,
+)
 # A price named as such («цена», "price per MWh"), not money in a word of ranking («дорогой»).
 PRICE_NAMED = re.compile(r"\bцен\w*|\bpric\w*|за\s+мвт|per\s+mwh", re.I)
 
