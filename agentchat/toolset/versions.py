@@ -63,6 +63,9 @@ DEPLOY_HISTORY = re.compile(
 # Undo a deploy or migration from the copy saved before it (issue 28 item 4): a write, not a question about it.
 ROLLBACK = re.compile(
     r"\b(откат\w*|откати\w*)\b.{0,60}(деплой|деплоя|выкат\w*|миграци\w*|релиз\w*|прод\w*|\bprod\b|копи\w*)"
+    # «откати этот дашборд», «откати его к прошлой версии», a bare «откати» on a dashboard's page (a fresh check:
+    # «Этого я сделать не могу («откати»)» above a list that names the rollback)
+    r"|\bоткати(те)?\b.{0,40}(дашборд\w*|\bего\b|\bеё\b|\bэто\b|изменени\w*|верси\w*)|^\W*откати(те)?\W*$"
     r"|\bотмени\w*\b.{0,40}(деплой|деплоя|выкат\w*|последн\w* миграци\w*|миграци\w*,? котор)"
     r"|\b(верни\w*|восстанови\w*)\b.{0,60}(как было|из копии|к копии|копи\w* (№ ?)?\d|до (деплоя|выкатки|миграции)"
     r"|назад|обратно|предыдущ\w*)"

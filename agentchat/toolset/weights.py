@@ -154,7 +154,7 @@ BREAKDOWN = re.compile(
 # One figure over all rows ("total cost in 2025, one number", «итого стоимость за 2025 год, без разбивки», «сколько
 # потреблено всего за 2024 год»): the measure with no column to group by (turns_day11 g1149 asked for the SQL).
 GRAND_TOTAL = re.compile(
-    r"(?<!\w)(итого|в сумме|суммарн\w*|сумм[аыу]|одн[ау] цифр\w*|одним числом|без разбивки|всего\s+за)(?!\w)"
+    r"(?<!\w)(итого|в сумме|суммарн\w*|сумм[аыу]|одн(а|у|ой) цифр\w*|одним числом|без разбивки|всего\s+за)(?!\w)"
     r"|\bсколько\b[^.?!]{0,40}(?<!больше )(?<!меньше )(?<!\w)всего(?!\w)"  # not «всего 5 строк»: only five
     r"|\b(in total|grand total|overall|altogether|one (number|figure)|no breakdown|without (a )?breakdown|sum of)\b"
     r"|\btotal\b(?![\w\s]{0,30}?\b(by|per)\b)"

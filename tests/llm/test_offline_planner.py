@@ -135,7 +135,6 @@ def test_deploy_without_target_asks_where(specs, knowledge):
     [
         ("удали этот дашборд", "ru"),
         ("remove this chart from the dashboard", "en"),
-        ("откати этот дашборд на прошлую версию", "ru"),  # no tool restores a version or a backup
         ("restore the dashboard from yesterday's backup", "en"),
         ("give petrov the engineer role", "en"),  # day set d44: was «a permissions audit needs an environment»
         ("make ivanova an admin", "en"),

@@ -13,7 +13,7 @@ from agentchat.llm.offline.arguments import args_fill
 from agentchat.llm.offline.mentions import Mentions
 from agentchat.llm.offline.naming import KIND_TOOLS, tool_kind
 from agentchat.llm.offline.replies import ROWS_KEY
-from agentchat.llm.offline.sql_aggregate import CONDITION, NO_BREAKDOWN
+from agentchat.llm.offline.sql_aggregate import CONDITION
 from agentchat.llm.offline.sql_periods import read_period
 from agentchat.llm.offline.sql_words import ANSWER_FORM
 from agentchat.llm.offline.state import Choice, Result, Turn
@@ -129,7 +129,7 @@ def figure_asked_part(turn: Turn) -> str | None:
     question = turn.question.strip()
     if "superset_execute_sql" not in turn.tools:
         return None
-    plain = re.sub(r"\s+", " ", ANSWER_FORM.sub(" ", NO_BREAKDOWN.sub(" ", question))).strip(" ,;—-")
+    plain = re.sub(r"\s+", " ", ANSWER_FORM.sub(" ", question)).strip(" ,;—-")  # «без разбивки» is kept: a total
     asked = _last_sentence(plain)
     context = plain[: -len(asked)].strip(" ,;:—-") if asked != plain else ""
     reading = read_question(asked)

@@ -44,6 +44,7 @@ from agentchat.llm.offline.sql_values import (
     values_where,
 )
 from agentchat.llm.offline.sql_words import (
+    ANSWER_FORM,
     LEAST,
     NOT_WRITTEN,
     NUMBERS,
@@ -89,8 +90,7 @@ ALL_OF = re.compile(
     r"\bпо\s+всем\s+[а-яё]+(\s*(,|и)\s*[а-яё]+)*|\b(across|over|for)\s+all\s+\w+(\s*(,|and)\s*\w+)*", re.I
 )
 NO_BREAKDOWN = re.compile(
-    r"без\s+(разбивки|график\w*|диаграмм\w*|картин\w*|визуализаци\w*)"
-    r"|\b(without|no)\s+(a\s+)?(breakdown|charts?|graphs?|visuali[sz]ations?)\b",
+    rf"без\s+разбивки(\s+по\s+[а-яё]+)?|\b(without|no)\s+(a\s+)?breakdown(\s+(by|per)\s+\w+)?\b|{ANSWER_FORM.pattern}",
     re.I,
 )
 #: Rows of duplicates listed; rows of a breakdown.
@@ -199,11 +199,12 @@ def aggregate_sql(
     if found is None:
         return None  # a month or a condition («кроме газа», "where source = …") is not written: the SQL is asked for
     where, conditions = found
-    functions = _functions(question)
+    functions = [f for f in _functions(question) if f != "AVG" or not PER_UNIT.search(question)]  # a price is one
     period = read_period(question) or Period()
     overall = GRAND_TOTAL.search(question) or functions  # "whats the max consumption_mwh": over all rows
-    total = bool(overall) and not (RANKING.search(question) or BREAKDOWN.search(question) or period.by)
-    words = question_words(ALL_OF.sub(" ", question) if total else question)  # «по всем регионам»: no group by region
+    unsplit = NO_BREAKDOWN.sub(" ", PER_UNIT.sub(" ", question))  # «без разбивки по источникам», "per MWh": no key
+    total = bool(overall) and not (RANKING.search(question) or BREAKDOWN.search(unsplit) or period.by)
+    words = question_words(ALL_OF.sub(" ", unsplit) if total else question)  # «по всем регионам»: no group by region
     columns = [c for c in payload.get("columns") or [] if c.get("name")]
     named = [c for c in columns if column_named(c, words)]
     if DUPLICATES.search(question):

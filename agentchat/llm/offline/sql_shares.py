@@ -10,7 +10,7 @@ from typing import Any
 from agentchat.llm.offline.sql_aggregate import figure_where, named_columns, unread_words
 from agentchat.llm.offline.sql_periods import backend_of, date_column, period_column, read_period
 from agentchat.llm.offline.sql_values import literal, names_value, negated_values, numeric, value_conditions
-from agentchat.llm.offline.sql_words import RANKING_ROWS, measure_columns, question_words, rows_asked
+from agentchat.llm.offline.sql_words import LEAST, RANKING_ROWS, measure_columns, question_words, rows_asked
 from agentchat.toolset.weights import BREAKDOWN, RANKING, SHARE
 
 # Words between a share's word and what it is of («доля каждого региона», "the share of each source").
@@ -32,9 +32,11 @@ def share_sql(
     """The share, in per cent, of one value of the data in a summed measure («какая доля атома в потреблении Москвы
     за 2025?», "what share of total cost is gas, by region?"): ``ROUND(100.0 * SUM(CASE WHEN "source" = 'Атом' THEN
     "consumption_mwh" ELSE 0 END) / SUM("consumption_mwh"), 2)``, over the other conditions said, per a column named
-    to break it down by. The value the share is of is the first one named after the share's word (else the first
-    named); the measure is a metric that sums one column, or a numeric column named. None when no value is named
-    (the values are not read yet, or none matches), no such measure is, or a condition is not written."""
+    to break it down by. The value the share is of is the first one named after the share's word or after «приходится
+    на» (else the first named), with the other values of its column («доля газа и угля»: ``IN``); the measure is a
+    metric that sums one column, or a numeric column named. With no value named, a column named right after the
+    share's word, or a ranking's rows and «их доля»: the share of each value (``_shares_of_each``). None when no
+    such measure is, or a condition is not written."""
     kept = negated_values(question, values or {})[1]  # «кроме Москвы» is no value a share is of
     conditions, _unread = value_conditions(unread_words(kept, payload, values), values or {})
     share_at = SHARE.search(question)
@@ -105,8 +107,9 @@ def _shares_of_each(
         return None  # per quarter, or of the whole but a value («кроме Москвы»): of which total, asked (a QA check)
     key, measure = quote(by[0]["name"]), quote(summed[0])
     limit = f" LIMIT {rows_asked(question)}" if RANKING.search(question) else f" LIMIT {RANKING_ROWS * 10}"
+    order = "ASC" if RANKING.search(question) and LEAST.search(question) else "DESC"  # «топ-2 с наименьшим …»
     return (
         f"SELECT {key}, SUM({measure}) AS {quote('sum_' + summed[0])}, "  # noqa: S608
         f"ROUND(100.0 * SUM({measure}) / SUM(SUM({measure})) OVER (), 2) AS {quote('share_percent')} "
-        f"FROM {relation}{found[0]} GROUP BY {key} ORDER BY 2 DESC{limit}"
+        f"FROM {relation}{found[0]} GROUP BY {key} ORDER BY 2 {order}{limit}"
     )

@@ -24,8 +24,8 @@ from agentchat.llm.offline.sql_aggregate import (
     values_wanted,
 )
 from agentchat.llm.offline.sql_shares import share_sql
-from agentchat.llm.offline.sql_values import VALUES_ROW_LIMIT, dated, value_conditions, values_read, values_sql
-from agentchat.llm.offline.sql_words import COST_ASKED, PRICE_ASKED
+from agentchat.llm.offline.sql_values import VALUES_ROW_LIMIT, dated, numeric, value_conditions, values_read, values_sql
+from agentchat.llm.offline.sql_words import COST_ASKED, PRICE_ASKED, measure_columns, question_words
 from agentchat.llm.offline.state import Result, Turn
 from agentchat.toolset.listing import values_listed
 from agentchat.toolset.weights import (
@@ -112,8 +112,8 @@ def sql_for(
         return f"SELECT DISTINCT {quoted} FROM {relation} ORDER BY 1 LIMIT {VALUES_LIMIT}"  # noqa: S608
     if aggregate_asked(question) or DISTINCT_COUNT.search(question) or HOW_MUCH.search(question):
         return None  # a figure not written («сколько дашбордов …», «на сколько процентов выросли …» are no rows)
-    if PRICE_ASKED.search(question) or COST_ASKED.search(question):
-        return None  # money asked in words no figure here reads («цена газа …?»): never the first rows
+    if PRICE_ASKED.search(question) or COST_ASKED.search(question) or _measure_named(question, payload):
+        return None  # money or a measure asked in words no figure here reads («цена газа …?»): never the first rows
     if ALL_ROWS.search(question) and row_limit is None:
         return f"SELECT * FROM {relation}"  # noqa: S608 - the SQL tool's row cap applies and is said
     return f"SELECT * FROM {relation} LIMIT {10 if row_limit is None else row_limit}"  # noqa: S608 - see the module docstring
@@ -244,6 +244,11 @@ def sql_first_step(turn: Turn, mentions: Mentions, args: dict[str, Any]) -> tupl
     if listed and args.get("dataset_id") and not mentions.sql:
         return "superset_explore_database", {"env_id": args["env_id"], "dataset_id": args["dataset_id"]}
     return None
+
+
+def _measure_named(question: str, payload: dict[str, Any]) -> bool:
+    """The question names a measure of the dataset (a metric, a numeric column) outside a request for rows."""
+    return not FIRST_ROWS.search(question) and bool(measure_columns(payload, question_words(question), numeric))
 
 
 def _column(payload: dict[str, Any], name: str) -> str | None:

@@ -102,8 +102,13 @@ NOT_WRITTEN = re.compile(
 # Per cent as the unit of a share («доля угля … в процентах?», "each one's share of the total, in %"): a share is
 # written in per cent (``sql_shares``), so the word is no condition left out.
 PERCENT_UNIT = re.compile(r"(?<!\w)(в\s+)?процент\w*|\b(in\s+)?(per\s*cent|percent(age)?s?)\b|(\bin\s+)?%", re.I)
-# What says only the answer's form («только цифру», «просто число», "just the number"): no condition, no object.
-ANSWER_FORM = re.compile(r"(?<!\w)(только|просто|одной|just|only)\s+(одн\w+\s+)?(цифр\w*|числ\w*|number|figure)", re.I)
+# What says only the answer's form («только цифру», «без графиков», "just the number", "no charts"): no condition,
+# no object (turns_day14 m1443 read «без графиков» as charts and showed the dataset's description).
+ANSWER_FORM = re.compile(
+    r"(?<!\w)(только|просто|одной|just|only)\s+(одн\w+\s+)?(цифр\w*|числ\w*|number|figure)"
+    r"|без\s+(график\w*|диаграмм\w*|картин\w*|визуализаци\w*)|\b(without|no)\s+(charts?|graphs?|visuali[sz]ations?)\b",
+    re.I,
+)
 # Values or years apart («газа и угля по отдельности», «2024 и 2025 отдельно»): a row each, never one sum.
 SEPARATELY = re.compile(r"по\s+отдельности|отдельно|раздельно|\bseparately\b|\bapart\b", re.I)
 # A price per unit («сколько стоил 1 МВт·ч газа», "cost per MWh"): the price's measure, not the total cost.
