@@ -229,27 +229,24 @@ def rank_with_rules(
         vote = agreement * vote_weight
         ranked.append(Ranked(name, sim + rule + vote, sim, rule, vote, agreement))
     ranked.sort(key=lambda r: (-r.score, r.name))
-    step = first_step(question, ranked[0].name, object_type) if ranked else None
-    at = next((i for i, r in enumerate(ranked) if r.name == step), 0)
-    if at > 1:
-        # The planner's first step for the best tool (a search for a named dashboard, a migration's preview)
-        # stays next to it, so a top-K cut never offers a tool without the step it needs (issue 16).
-        ranked.insert(1, ranked.pop(at))
-    moot = READ_WHEN_MOOT.get(ranked[0].name) if ranked else None
-    at = next((i for i, r in enumerate(ranked) if r.name == moot), 0)
-    if at > 2:  # the read shown when the best tool finds nothing to apply to (nothing to roll back)
-        ranked.insert(2, ranked.pop(at))
+    # The planner's first step for the best tool (a search for a named dashboard, a migration's preview) stays next
+    # to it, so a top-K cut never offers a tool without the step it needs (issue 16).
+    _keep_within(ranked, first_step(question, ranked[0].name, object_type) if ranked else None, 1)
+    # the read shown when the best tool finds nothing to apply to (nothing to roll back)
+    _keep_within(ranked, READ_WHEN_MOOT.get(ranked[0].name) if ranked else None, 2)
     meant = reading_tool(read_question(question), object_type)
-    meant = PAGE_STAND_INS.get((object_type or "", meant or ""), meant)
-    at = next((i for i, r in enumerate(ranked) if r.name == meant), 0)
-    if at > 2:  # the reading's tool, when similarity and keywords left it out of the top 3
-        ranked.insert(2, ranked.pop(at))
+    _keep_within(ranked, PAGE_STAND_INS.get((object_type or "", meant or ""), meant), 2)  # the reading's tool
     strongest = max(rules, key=lambda name: rules[name], default="")
-    stand_in = PAGE_STAND_INS.get((object_type or "", strongest))
-    at = next((i for i, r in enumerate(ranked) if r.name == stand_in), 0)
-    if at > 2:  # the page's stand-in for the tool a rule names most («есть незакоммиченное после деплоя?»)
-        ranked.insert(2, ranked.pop(at))
+    # the page's stand-in for the tool a rule names most («есть незакоммиченное после деплоя?»)
+    _keep_within(ranked, PAGE_STAND_INS.get((object_type or "", strongest)), 2)
     return ranked
+
+
+def _keep_within(ranked: list[Ranked], name: str | None, place: int) -> None:
+    """Move the tool ``name`` up to index ``place`` of ``ranked`` (in place) when it ranks lower; else nothing."""
+    at = next((i for i, r in enumerate(ranked) if r.name == name), 0)
+    if at > place:
+        ranked.insert(place, ranked.pop(at))
 
 
 _ROUTERS: dict[int, ToolRouter] = {}

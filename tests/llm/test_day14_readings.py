@@ -180,7 +180,7 @@ def test_nothing_to_roll_back_is_said_and_then_the_deploy_history_is_read(specs,
 
 def test_a_failed_rollback_is_told_as_before():
     """Only a call that found nothing to apply to is followed by a read: a failure is the answer."""
-    from agentchat.llm.offline.replies import read_after_moot
+    from agentchat.llm.offline.asked import read_after_moot
     from agentchat.llm.offline.state import Turn
 
     failed = Result("rollback_deploy", {"env_id": "prod"}, {"error": "upstream_unavailable", "message": "503"}, False)

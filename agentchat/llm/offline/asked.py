@@ -30,7 +30,7 @@ from agentchat.toolset.intents import ACTION_REQUEST, ROLLBACK, STRONG, action_r
 from agentchat.toolset.reading import Reading, about_page_object, read_question
 from agentchat.toolset.unsupported import request_without_tool
 from agentchat.toolset.weights import DATA_SPAN, aggregate_asked, writes_sql
-from agentchat.toolset.words import PAGE_PARTS, PAGE_READ, SEARCH_OF, SQL_IN_TEXT, TITLE_QUOTED, TITLED
+from agentchat.toolset.words import PAGE_PARTS, PAGE_READ, READ_WHEN_MOOT, SEARCH_OF, SQL_IN_TEXT, TITLE_QUOTED, TITLED
 
 # Read tools that answer with a summary or a listing of their object: what stands in place of a specific question
 # when nothing serves it (the issue's «generic answer»).
@@ -329,3 +329,13 @@ def search_args(turn: Turn, tool: str, mentions: Mentions) -> dict[str, Any]:
         tool=tool, parameters=turn.tools[tool].get("parameters") or {}, mentions=mentions, page=turn.page
     )
     return {k: v for k, v in args.items() if k in ("env_id", "query")}
+
+
+def read_after_moot(turn: Turn, result: Result) -> tuple[str, dict] | None:
+    """The read shown after a call that found nothing to apply to (``words.READ_WHEN_MOOT``: a rollback with nothing
+    to roll back → the deploy history into that environment: who deployed what there, and when), as ``(tool,
+    args)``, when it is offered and not read yet; else None (the reason alone is the answer)."""
+    read = READ_WHEN_MOOT.get(result.tool)
+    if read is None or not result.moot or read not in turn.tools or not result.args.get("env_id"):
+        return None
+    return None if any(r.tool == read for r in turn.results) else (read, {"target_env_id": result.args["env_id"]})

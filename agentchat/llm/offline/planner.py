@@ -38,6 +38,7 @@ from agentchat.llm.offline.asked import (
     named_unfilled,
     page_parts,
     properties,
+    read_after_moot,
     search_args,
 )
 from agentchat.llm.offline.followup import bare_answer, bare_direction, previous_answered
@@ -52,7 +53,6 @@ from agentchat.llm.offline.replies import (
     failure_text,
     no_earlier_query_text,
     not_understood_text,
-    read_after_moot,
     unsupported_text,
 )
 from agentchat.llm.offline.sql_steps import (

@@ -9,7 +9,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from agentchat.errors import ID_ARGUMENTS, NOT_APPLICABLE, not_found_text
+from agentchat.errors import ID_ARGUMENTS, not_found_text
 from agentchat.llm.offline import answers
 from agentchat.llm.offline.answers.base import items
 from agentchat.llm.offline.answers.datasets import dependents_lines
@@ -25,7 +25,7 @@ from agentchat.toolset.aspects import Aspect
 from agentchat.toolset.reading import read_question, reading_tool
 from agentchat.toolset.verbs import told_to
 from agentchat.toolset.weights import writes_sql
-from agentchat.toolset.words import READ_WHEN_MOOT, SQL_IN_TEXT, USES
+from agentchat.toolset.words import SQL_IN_TEXT, USES
 
 ROWS_KEY = {"search_dashboards": "dashboards", "search_datasets": "datasets"}
 
@@ -42,7 +42,7 @@ def answer_text(turn: Turn) -> str:
     last = turn.results[-1]
     texts = [answers.answer_from_result(last.tool, last.payload, turn.language)]
     # a call that could not apply before this read (nothing to roll back → the deploy history): its reason first
-    texts[:0] = [answers.answer_from_error(r.tool, r.payload, turn.language) for r in turn.results[:-1] if _moot(r)]
+    texts[:0] = [answers.answer_from_error(r.tool, r.payload, turn.language) for r in turn.results[:-1] if r.moot]
     aspect = turn.aspect
     if aspect is not None:
         texts.insert(0, cannot_text(aspect, turn.language) + "\n" + instead_text(last.tool, turn.language))
@@ -133,21 +133,6 @@ def unserved_part(turn: Turn) -> str:
 
 
 DECLINED = {"denied", "expired", "cancelled"}
-
-
-def _moot(result: Result) -> bool:
-    """A call the tool found cannot apply here (``NOT_APPLICABLE``: nothing to roll back), with its reason."""
-    return not result.ok and isinstance(result.payload, dict) and result.payload.get("error") == NOT_APPLICABLE
-
-
-def read_after_moot(turn: Turn, result: Result) -> tuple[str, dict] | None:
-    """The read shown after a call that found nothing to apply to (``words.READ_WHEN_MOOT``: a rollback with nothing
-    to roll back → the deploy history into that environment: who deployed what there, and when), as ``(tool,
-    args)``, when it is offered and not read yet; else None (the reason alone is the answer)."""
-    read = READ_WHEN_MOOT.get(result.tool)
-    if read is None or not _moot(result) or read not in turn.tools or not result.args.get("env_id"):
-        return None
-    return None if any(r.tool == read for r in turn.results) else (read, {"target_env_id": result.args["env_id"]})
 
 
 def failure_text(turn: Turn, result: Result) -> str:

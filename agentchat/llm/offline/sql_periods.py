@@ -27,7 +27,7 @@ from typing import Any
 import sqlglot
 from django.utils import timezone
 
-from agentchat.llm.offline.sql_values import dated
+from agentchat.llm.offline.sql_values import NEGATION, dated
 from agentchat.superset.sql_safety import dialect_for
 from agentchat.toolset.weights import BY_MONTH, BY_QUARTER, BY_YEAR, RANKING
 
@@ -89,8 +89,8 @@ PERIOD_UNREAD = re.compile(
     r"|\b(winter|spring|summer|autumn|fall)\b",
     re.I,
 )
-# A negation right before a period («не в декабре», «кроме января», "except Q4", "excluding 2024").
-_NEGATED = re.compile(r"(?<!\w)(не|кроме|без|исключая|except|excluding|not|without)\s+((в|во|за|in|for)\s+)?$", re.I)
+# A negation (``sql_values.NEGATION``) right before a period («не в декабре», «кроме января», "excluding 2024").
+_NEGATED = re.compile(rf"(?:{NEGATION.pattern})((в|во|за|in|for)\s+)?$", re.I)
 # Between two years or months: a range («с 2024 по 2025», "2024–2025", «с января по март»); else a list.
 _RANGE = re.compile(r"^\s*(по|до|to|through|till|until|[-–—]|and)\s*$", re.I)
 _RANGE_OPENED = re.compile(r"(?<!\w)(с|со|from|between)\s*$", re.I)

@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentchat.errors import NOT_APPLICABLE
 from agentchat.llm.offline.arguments import Page
 from agentchat.toolset.aspects import Aspect
 from agentchat.toolset.router import Ranked
@@ -28,6 +29,11 @@ class Result:
     args: dict[str, Any]
     payload: Any
     ok: bool
+
+    @property
+    def moot(self) -> bool:
+        """The tool found the call cannot apply here (``errors.NOT_APPLICABLE``: nothing to roll back)."""
+        return not self.ok and isinstance(self.payload, dict) and self.payload.get("error") == NOT_APPLICABLE
 
 
 @dataclass
