@@ -32,6 +32,15 @@ _QUOTED = re.compile(r"«[^«»]*»|“[^“”]*”|„[^„“”]*[“”]|\"
 # A Russian word of three letters or more, or a one- or two-letter word standing alone (a preposition or a
 # particle: «в prod», «на staging», «и dev»): English prose practically never contains one.
 _RUSSIAN_WORD = re.compile(r"[\u0400-\u04ff]{3,}|(?<!\w)[\u0400-\u04ff]{1,2}(?!\w)")
+# A language asked for in so many words ("And in English please: сколько …?", «ответь по-русски»): the answer's
+# language whatever the rest is written in. The phrase with its «и»/"and" and «пожалуйста»/"please" is no part of
+# the question itself (``ASKED_LANGUAGE.sub`` leaves the question).
+ASKED_LANGUAGE = re.compile(
+    r"(?<!\w)((and|also|а|и)\s+)?((answer|reply|write|respond)\s+)?(in\s+(?P<en>english)|in\s+(?P<ru>russian)"
+    r"|по-(?P<en2>английски)|по-(?P<ru2>русски)|на\s+(?P<en3>английском)|на\s+(?P<ru3>русском)(\s+языке)?"
+    r")(\s+языке)?(,?\s+(please|pls|пожалуйста|плиз))?(?!\w)",
+    re.I,
+)
 
 
 def _prose(text: str) -> str:
@@ -84,7 +93,11 @@ def detect_language(text: str) -> str:
     Russian (a word of three letters or more, or a short one standing alone: «в prod», the answer to «В какое
     окружение?») unless it is English prose around a few Russian names (``_english_around_names``). Quoted names
     («…», "…", “…”, „…“) are not counted either, unless the text has no letters outside them (a whole message in
-    quotes)."""
+    quotes). A language asked for in so many words (``ASKED_LANGUAGE``: "in English please", «по-русски») is the
+    answer."""
+    asked = ASKED_LANGUAGE.search(text or "")
+    if asked:
+        return "en" if asked["en"] or asked["en2"] or asked["en3"] else "ru"
     prose = _prose(text)
     russian = _RUSSIAN_WORD.findall(prose)
     if russian and not _english_around_names(prose, len(russian)):

@@ -9,7 +9,7 @@ import re
 from agentchat.toolset.clauses import IF_CLAUSE, QUOTED, main_clause
 from agentchat.toolset.morphology import past_ru
 from agentchat.toolset.tokens import unnegated
-from agentchat.toolset.versions import ROLLBACK
+from agentchat.toolset.versions import DEPLOY_HISTORY, ROLLBACK
 
 REQUESTS_WITHOUT_TOOL = re.compile(
     r"\b(удали\w*|удалить|удалю|снеси|снесу|переимену(ю|ем)|delete|remove|drop|переименуй\w*|rename|откат\w*|rollback"
@@ -18,7 +18,7 @@ REQUESTS_WITHOUT_TOOL = re.compile(
     # «дай права» grants; «дай список ролей» asks to see (a list, an overview follows the verb).
     r"(дай|выдай|назначь|отбери|забери)\w* (?!(мне |нам )?(список|перечень|обзор|сводк|отч[её]т|инф))\S.*"
     r"(прав|рол|доступ)\w*"
-    r"|grant|revoke|"
+    r"|(?<!permission\s)(?<!the\s)\bgrant\b|revoke|"  # "permission grants", "the grants on it": what is granted
     # "give petrov the engineer role", "make her an admin" (day set d44 read a permissions audit instead)
     r"\b(give|assign)\s+\w+\s+(the\s+|an?\s+)?(\w+\s+)?(role|rights|access)\b|\bmake\s+\w+\s+an?\s+(admin|engineer|analyst)\b|"
     r"(создай|сделай|нарисуй|добавь) ((мне|нам|ещё|еще|один|одну) )?(нов\w+ )?(график|чарт)|create (a )?(new )?chart|"
@@ -81,7 +81,7 @@ def request_without_tool(question: str) -> str | None:
     What a condition clause supposes ("if I dropped it", «если удалить») or a precondition names («есть
     незакоммиченное? перед откатом хочу знать», ``main_clause``) is not asked for (turns_day10 f1059 refused «откатом»);
     undoing a deploy or migration has a tool (``ROLLBACK``: rollback_deploy), undoing anything else has none."""
-    if ROLLBACK.search(question):
+    if ROLLBACK.search(question) or DEPLOY_HISTORY.search(question):  # undone, or asked about: tools of their own
         return None
     asked = unnegated(IF_CLAUSE.sub(" ", main_clause(QUOTED.sub(" ", question))))  # «откатывать не надо»: not asked
     patterns = [REQUESTS_WITHOUT_TOOL] if DOCUMENTED.search(asked) else [REQUESTS_WITHOUT_TOOL, NOT_MADE]

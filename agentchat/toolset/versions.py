@@ -36,6 +36,12 @@ PRESENT_ELSEWHERE = re.compile(
 VERSION_GIT = re.compile(r"\bgit\b|\bгит\w*|репозитор\w*|\bрепо\b|\brepo(s|sitor\w*)?\b|коммит\w*|\bcommit\w*", re.I)
 
 
+# Rollbacks asked about, not asked for ("were there any rollbacks of this dashboard in prod?", «были ли откаты на
+# проде?», «когда его откатывали?»): the deploy history, which lists them (turns_day15: refused as «rollback»).
+ROLLBACKS_ASKED = (
+    r"\brollbacks\b|\b(was|were|has|have|had)\b.{0,40}\brolled\s+back\b|\b(any|last|previous|recent)\s+rollback\b"
+    r"|\b(был|была|были|было)\s+(ли\s+)?(\w+\s+)?откат\w*|\bоткат(ы|ов|ах|ами)\b|\bоткатывал(и|ся|ась|ось|ись)?\b"
+)
 # Who deployed what and when (issue 28 item 5): a question about past deploys, not a request for one.
 DEPLOY_HISTORY = re.compile(
     r"\b(когда|кто|кем)\b.{0,50}(деплоил|задеплоил|выкатывал|выкатил|катил|выкладывал|выложил|разв[её]ртывал|развернул|переносил|перен[её]с"
@@ -46,6 +52,7 @@ DEPLOY_HISTORY = re.compile(
     r"|\bwhen did the last (deploy|migration)"
     # the deploy told first, who asked after («мы вчера задеплоили в прод, … скажи кто это был», a QA check)
     r"|(задеплоил|выкатил|деплоил|выкатывал|выложил|развернул)\w*\b[^?]{0,80}\b(кто|кем)\b"
+    rf"|{ROLLBACKS_ASKED}"
     r"|\b(deployed|shipped|rolled out|promoted)\b[^?]{0,80}\bwho\b"
     r"|\b(какие|сколько)\s+(деплоев|деплои|миграци\w*|выкатк\w*)\b.{0,20}(запускал|делал|выполнял|проводил)\w*"
     # how often it went out («сколько раз его деплоили?», "how many times was it deployed?")
@@ -60,17 +67,20 @@ DEPLOY_HISTORY = re.compile(
 )
 
 
-# Undo a deploy or migration from the copy saved before it (issue 28 item 4): a write, not a question about it.
+# Undo a deploy or migration from the copy saved before it (issue 28 item 4): a write, not a question about it
+# (``ROLLBACKS_ASKED`` anywhere in the text is a question about past rollbacks).
 ROLLBACK = re.compile(
+    rf"^(?![\s\S]*(?:{ROLLBACKS_ASKED}))[\s\S]*?(?:"
     r"\b(откат\w*|откати\w*)\b.{0,60}(деплой|деплоя|выкат\w*|миграци\w*|релиз\w*|прод\w*|\bprod\b|копи\w*)"
     # «откати этот дашборд», «откати его к прошлой версии», a bare «откати» on a dashboard's page (a fresh check:
     # «Этого я сделать не могу («откати»)» above a list that names the rollback)
     r"|\bоткати(те)?\b.{0,40}(дашборд\w*|\bего\b|\bеё\b|\bэто\b|изменени\w*|верси\w*)|^\W*откати(те)?\W*$"
     r"|\bотмени\w*\b.{0,40}(деплой|деплоя|выкат\w*|последн\w* миграци\w*|миграци\w*,? котор)"
     r"|\b(верни\w*|восстанови\w*)\b.{0,60}(как было|из копии|к копии|копи\w* (№ ?)?\d|до (деплоя|выкатки|миграции)"
-    r"|назад|обратно|предыдущ\w*)"
+    r"|назад|обратно|предыдущ\w*|прежн\w*|(прошл|стар)\w* верси\w*)"
     r"|\broll(ing)?[ -]?back\b|\bundo\b.{0,40}\b(deploy\w*|migration|it)\b"
-    r"|\brestore\b.{0,40}\b(prod\w*|from (the )?(copy|backup)|copy)\b|\brevert\b.{0,40}\b(deploy\w*|prod\w*|migration)",
+    r"|\brestore\b.{0,40}\b(prod\w*|from (the )?(copy|backup)|copy)\b"
+    r"|\brevert\b.{0,40}\b(deploy\w*|prod\w*|migration))",
     re.I,
 )
 

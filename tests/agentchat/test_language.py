@@ -30,6 +30,12 @@ from agentchat.language import detect_language
         ('"tell me about this dashboard"', "en"),
         ("", "ru"),
         ("12345", "ru"),
+        # a language asked for in so many words is the answer's, whatever the rest is written in
+        ("And in English please: сколько всего потреблено в 2024?", "en"),
+        ("на английском, пожалуйста: сколько газа?", "en"),
+        ("answer in Russian: how much gas was used?", "ru"),
+        ("ответь по-русски: what changed?", "ru"),
+        ("переведи по-английски", "en"),
         # long input (the message limit is 8,000 characters): one unbroken word, many short words, one long
         # identifier — each decided by its letters
         ("ф" * 7990, "ru"),

@@ -8,6 +8,7 @@ Shared by ``planner``; pure functions of the turn, its reading and its mentions.
 import re
 from typing import Any
 
+from agentchat.language import ASKED_LANGUAGE
 from agentchat.llm.offline.answers.base import items
 from agentchat.llm.offline.arguments import args_fill
 from agentchat.llm.offline.mentions import Mentions
@@ -129,7 +130,9 @@ def figure_asked_part(turn: Turn) -> str | None:
     question = turn.question.strip()
     if "superset_execute_sql" not in turn.tools:
         return None
-    plain = re.sub(r"\s+", " ", ANSWER_FORM.sub(" ", question)).strip(" ,;—-")  # «без разбивки» is kept: a total
+    plain = re.sub(r"\s+", " ", ASKED_LANGUAGE.sub(" ", ANSWER_FORM.sub(" ", question))).strip(
+        " ,;:—-"
+    )  # «без разбивки» is kept: a total
     asked = _last_sentence(plain)
     context = plain[: -len(asked)].strip(" ,;:—-") if asked != plain else ""
     reading = read_question(asked)
@@ -196,17 +199,49 @@ def _missing(turn: Turn, tool: str, mentions: Mentions) -> list[str]:
     return args_fill(tool=tool, parameters=parameters, mentions=mentions, page=turn.page)[1]
 
 
+# Where a dataset is used, asked with no kind of object named ("where else is the regions dataset used?", «где ещё
+# используется energy_consumption?"): its users are the dashboards built on it.
+WHERE_USED = re.compile(r"\bwhere\b|(?<!\w)(где|куда)(?!\w)", re.I)
+
+
 def dataset_users(turn: Turn, mentions: Mentions) -> Choice | None:
     """Which dashboards or charts use a named dataset, asked where no tool finds a dataset by its name (a
     dashboard, dataset or migration page): the dashboard search by dataset serves it (issue 29 item 2, seed Story 1
     AC 3), instead of «со страницы дашборда это недоступно» (a dataset page's own tool reads only its dataset: a
     fresh check's "which dashboards use the energy_consumption dataset?" there was refused for the page)."""
     objects = set(read_question(turn.question).objects)
-    asked = {"dashboards", "dashboard", "chart"} & objects
+    asked = {"dashboards", "dashboard", "chart"} & objects or WHERE_USED.search(turn.question)
     dataset_tools = {"search_datasets", "get_dataset_details"} & set(turn.tools)
     if mentions.used_dataset and asked and "search_dashboards" in turn.tools and not dataset_tools:
         return Choice("tool", "search_dashboards", rules=STRONG)
     return None
+
+
+# A count of objects (a page's parts, dashboards), not of the data: «сколько графиков по датасетам?».
+OBJECTS_COUNTED = re.compile(
+    r"\b(сколько|how many|number of|count of)\s+(\w+\s+)?(график\w*|чарт\w*|дашборд\w*|датасет\w*|фильтр\w*"
+    r"|владельц\w*|charts?|dashboards?|datasets?|filters?|owners?)",
+    re.I,
+)
+DURATION = re.compile(r"\d+\s*(min|mins|minutes?|мин\w*|sec\w*|сек\w*|h|hours?|час\w*)\b", re.I)
+
+
+def data_figure_elsewhere(turn: Turn, choice: Choice) -> Choice | None:
+    """A figure of the data (``aggregate_asked``: a total, a breakdown, a ranking, a share) asked on a page where
+    the SQL tool is not offered (a dashboard's or a migration's: DESIGN §8): said to be unavailable here, with the
+    one-click to ask it without the page (issue 29 item 2). The page's summary stood in for it (turns_day15: «на
+    дашборде итог не сходится… посчитайте сумму cost_rub за 2024» got the dashboard's summary under «Не могу
+    выполнить «посчитайте»», though the SQL tool does it from a dataset's page). Not a count of the page's own parts
+    («сколько графиков по датасетам?»), nor what ``choice`` reads as another tool than the page's read (a search, a
+    write) or as a request no tool does."""
+    if "superset_execute_sql" in turn.tools or turn.page.object_type not in ("dashboard", "migration"):
+        return None
+    if choice.kind == "unsupported" or choice.kind == "tool" and choice.tool != PAGE_READ[turn.page.object_type]:
+        return None  # «сделай новый график по месяцам», «закоммить …», a search: another tool was asked for
+    untimed = DURATION.sub(" ", turn.question)  # "every 15 min" is a refresh's interval, no MIN() of the data
+    if not aggregate_asked(untimed) or OBJECTS_COUNTED.search(untimed):
+        return None
+    return Choice("unavailable", "superset_execute_sql", rules=STRONG)
 
 
 def kind_named(turn: Turn, choice: Choice, mentions: Mentions) -> Choice:
@@ -244,7 +279,8 @@ def named_unfilled(turn: Turn, tool: str, args: dict[str, Any], mentions: Mentio
     objects = read_question(turn.question).objects
     kinds = [k for k in ("dashboard", "dataset") if k == mentions.names_kind or k in objects]
     titled = tool in TITLED and not kinds and page.object_type == "dashboard"
-    titled = titled and bool(TITLE_QUOTED.search(turn.question)) and mentions.search_text != mentions.message
+    titles = [t for t in TITLE_QUOTED.findall(turn.question) if t.strip("«»") != mentions.message]
+    titled = titled and bool(titles) and mentions.search_text != mentions.message
     # a commit names its dashboard by a «title» only beside its «message» («закоммить «X» с сообщением «правка»»)
     titled = titled and (tool != "commit_changes" or bool(mentions.message))
     if titled and not mentions.refers_to_page and args.get("dashboard_id") == page.object_id:

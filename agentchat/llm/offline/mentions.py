@@ -86,6 +86,10 @@ NOT_A_NAME = r"(?:same|this|that|other|its|my|our|your|a|an|the|new|which|what|a
 NOT_AFTER = r"as|of|the|this|that|is|in|on|for|from|with|behind|under|used|uses|it|where|which|and|or|to|at|by|has"
 
 
+# A commit's message: the quoted text after «с сообщением», "message" ("commit with message 'nightly'").
+COMMIT_MESSAGE = r"(?:сообщени\w*|message|msg|комментари\w*)\s*[:=]?\s*[«\"“']([^»\"”']+)[»\"”']"
+
+
 def _after(text: str, pattern: str) -> str | None:
     match = re.search(pattern, text, re.I)
     return match.group(1).strip(".,;:!?«»\"'") if match else None
@@ -141,6 +145,8 @@ NAME_ENDS = re.compile(
     r"|does|do|did|look|looks|show|find|list|deploy|check|summari[sz]e|describe|tell|when|where|how|which|what"
     r"|you|i|we|before|after|since|against|than|by|per|not|already|here|over|pls|plz|ok|okay|fine"
     r"|between|across|vs|versus|with|within|между|против"
+    # what is done with it ("where is the regions dataset used?" searched for dashboards on the dataset «used»)
+    r"|used|uses|using|feeds?|использ\w*|построен\w*"
     # a comparison's predicate («а датасет одинаковый на деве и в проде?» searched for «одинаков»; a QA check)
     r"|одинаков\w*|идентичн\w*|совпада\w*|отлича\w*|различа\w*|same|identical|differ\w*"
     r"|таблиц\w*|table|баз\w*|database|db|схем\w*|schema|владе\w*|принадлеж\w*|сделал\w*|owned|owns?|created"
@@ -300,7 +306,7 @@ def mentions_read(text: str, environments: list[tuple[str, str]]) -> Mentions:
     mentions = Mentions(
         ids=ids_read(own),
         quoted=quoted,
-        message=_after(text, r"(?:сообщени\w*|message|msg|комментари\w*)\s*[:=]?\s*[«\"“]([^»\"”]+)[»\"”]"),
+        message=_after(text, COMMIT_MESSAGE),
         envs=envs,
         source_env=source,
         target_env=target,
@@ -361,12 +367,18 @@ def mentions_read(text: str, environments: list[tuple[str, str]]) -> Mentions:
     claimed = {
         str(v).lower() for v in (mentions.database, mentions.schema, mentions.owner, mentions.table, branch) if v
     }
-    mentions.search_text = _search_text(plain, quoted, claimed, environments)
+    # a commit's message is no title («закоммить с сообщением «аудит Q3»» searched dashboards for it; turns_day15)
+    unmessaged = re.sub(rf"(?:\b(?:с|with|and)\s+)?{COMMIT_MESSAGE}", " ", plain, flags=re.I)
+    mentions.search_text = _search_text(unmessaged, [q for q in quoted if q != mentions.message], claimed, environments)
     mentions.dataset_name = _after(
         plain,
         r"(?:датасет\w*|dataset)\s+(?:(?:called|named|под названием|с именем)\s+)?"
-        r"(?!для\b|for\b|from\b|из\b)([A-Za-z_]\w*)",
+        r"(?!(?:для|for|from|из|is|was|are|used|uses|using|feeds?|that|which|has|have|in|on|of|to|and|or)\b)"
+        r"([A-Za-z_]\w*)",  # "the regions dataset used …": a verb or a preposition after the noun is no name
     ) or _after(plain, r"(?:назови\w*|назовём|назовем|(?:call|name) it)\s+(?:его\s+|её\s+|ее\s+)?([A-Za-z_]\w*)")
+    # «датасет regions …, federal_district там строка?»: the dataset named after its noun, not a column (turns_day15)
+    if mentions.dataset_name and re.fullmatch(IDENTIFIER, mentions.search_text or mentions.dataset_name):
+        mentions.search_text = mentions.dataset_name
     mentions.names_kind = named_kind(plain, mentions.search_text)
     if mentions.names_kind is None:  # "the regions dataset": a one-word name before the kind's noun
         before_noun = re.search(r"\bthe\s+([A-Za-z][\w-]+)\s+(dataset|dashboard)\b", plain, re.I)

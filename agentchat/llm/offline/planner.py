@@ -27,6 +27,7 @@ from agentchat.llm.offline.arguments import Page, args_fill
 from agentchat.llm.offline.asked import (
     asked_aspect_of,
     changes_state,
+    data_figure_elsewhere,
     dataset_users,
     env_ready,
     figure_asked_part,
@@ -228,7 +229,7 @@ def plan_step(turn: Turn, knowledge: Knowledge) -> AIMessage:
     if bare_direction(turn, knowledge.environments):
         choice = Choice("tool", "deploy_dashboard", rules=STRONG)  # «в прод» on a dashboard page: move it there
     mentions = mentions_read(turn.question, knowledge.environments)
-    choice = dataset_users(turn, mentions) or kind_named(turn, choice, mentions)
+    choice = dataset_users(turn, mentions) or data_figure_elsewhere(turn, choice) or kind_named(turn, choice, mentions)
     aspect = asked_aspect_of(turn, choice)
     if aspect is not None:
         # What no tool returns is said first (issue 29 item 1): the nearest read tool's answer is shown instead,

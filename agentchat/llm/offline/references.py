@@ -56,8 +56,11 @@ def references_read(plain: str, mentions: "Mentions") -> None:
     release = RELEASE_REFERENCE.search(plain)
     if release and mentions.branch is None and re.search(r"ветк|branch", plain, re.I):
         mentions.branch = f"{'release' if release.group(1) else 'hotfix'}/{release.group(3)}"
-    if USES.search(plain) and DATASET_WORD.search(plain):
+    # The dataset by its noun, or by its table's name alone ("where else is energy_consumption used?").
+    if USES.search(plain) and (DATASET_WORD.search(plain) or mentions.names_kind == "dataset"):
         by_id = mentions.first_id("dataset")
         before = NAME_BEFORE_DATASET.search(plain)
-        named = mentions.dataset_name or (before.group(1) if before else None)
+        # "the regions dataset": a one-word name before the noun (``mentions``: ``names_kind``, ``search_text``)
+        one_word = mentions.search_text if mentions.names_kind == "dataset" else None
+        named = mentions.dataset_name or (before.group(1) if before else None) or one_word
         mentions.used_dataset = str(by_id) if by_id is not None else named

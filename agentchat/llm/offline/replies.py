@@ -16,7 +16,7 @@ from agentchat.llm.offline.answers.datasets import dependents_lines
 from agentchat.llm.offline.answers.git import git_line
 from agentchat.llm.offline.aspect_texts import cannot_text, instead_text
 from agentchat.llm.offline.followup import inactive_tiers, no_such_environment_text
-from agentchat.llm.offline.sql_steps import still_unread
+from agentchat.llm.offline.sql_steps import still_unread, values_seen
 from agentchat.llm.offline.state import Result, Turn
 from agentchat.runtime.provenance import OWN_SQL_QUESTION, SQL_FROM_USER
 from agentchat.runtime.questions import argument_question
@@ -331,6 +331,18 @@ def clarify_text(turn: Turn, tool: str, parameter: str) -> str:
     return f"{cannot_text(aspect, turn.language)}\n{closest}\n{asked}"
 
 
+# Values named in a question back, per column (the rest is «…»): enough to recognise the one meant.
+VALUES_LISTED = 8
+
+
+def _values_listed(values: dict[str, list[str]]) -> str:
+    """«region: Москва, …; source: Атом, Газ, …», at most ``VALUES_LISTED`` values of each column, sorted."""
+    return "; ".join(
+        f"{column}: " + ", ".join(sorted(vs)[:VALUES_LISTED]) + (", …" if len(vs) > VALUES_LISTED else "")
+        for column, vs in sorted(values.items())
+    )
+
+
 def _clarify_question(turn: Turn, tool: str, parameter: str) -> str:
     question = argument_question(parameter, turn.language)
     if question is not None:
@@ -346,6 +358,12 @@ def _clarify_question(turn: Turn, tool: str, parameter: str) -> str:
                 "totals, rankings and counts myself. Or send the SQL (SELECT …)."
             )
         unread = still_unread(turn) if parameter == "sql" else []
+        values = values_seen(turn) if unread else {}
+        if values:  # "gas", «масква»: the values that are there, to say it with (a fresh check: the words alone)
+            return _(
+                "I did not find “%(words)s” among the dataset's columns and values (%(values)s): say it with one of "
+                "these, or send the query (SELECT …)."
+            ) % {"words": ", ".join(unread), "values": _values_listed(values)}
         if unread:  # what the query would have left out is said (a QA check: none was)
             return _(
                 "I do not turn “%(words)s” into SQL myself: send the query (SELECT …), in backticks if you like."

@@ -163,6 +163,11 @@ def still_unread(turn: Turn) -> list[str]:
     return value_conditions(unread_words(turn.question, read.payload, values or None), values)[1]
 
 
+def values_seen(turn: Turn) -> dict[str, list[str]]:
+    """``{column: [values]}`` of the dataset's text columns when this turn's last call read them, else {}."""
+    return _values_result(turn)[1]
+
+
 def _values_result(turn: Turn) -> tuple[Result | None, dict[str, list[str]]]:
     """(the dataset's read, ``{column: [values]}``) when the last result is its values read, else (None, {})."""
     last = turn.results[-1] if turn.results else None
