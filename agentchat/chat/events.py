@@ -100,11 +100,12 @@ class ToolFinishedEvent(OutboundEvent):
     """A tool call ended; ``duration_ms`` in milliseconds; ``summarised``: the LLM got a summary, not the result
     (DESIGN §10); ``task_id``: the background task a backup/migration started (the page polls it), else omitted;
     ``html``: the result as the page shows it under the tool's line (SQL rows as a table, ``turn.results``), else
-    omitted."""
+    omitted; ``moot``: true for a call that found nothing to apply to (nothing to roll back: ``ok`` false, and no
+    failure — the reason is in the answer), else omitted."""
 
     event: ClassVar[str] = "tool_finished"
     handed_over: ClassVar[bool] = True
-    omitted_when_none: ClassVar[frozenset[str]] = frozenset({"task_id", "html"})
+    omitted_when_none: ClassVar[frozenset[str]] = frozenset({"task_id", "html", "moot"})
 
     call_id: str
     tool: str
@@ -114,6 +115,7 @@ class ToolFinishedEvent(OutboundEvent):
     summarised: bool
     task_id: int | None = None
     html: str | None = None
+    moot: bool | None = None
 
 
 class CardDecision(BaseModel):

@@ -180,6 +180,7 @@ OBJECTS: dict[str, tuple[str, ...]] = {
         "plan$",
         "preview",  # not a typo of "review": a migration's preview («превью», "preview pls")
         "маппинг",  # the database mapping of a migration (DESIGN §8)
+        "мапит",  # «куда мапится база»
         "mapping",
         "превью",
     ),

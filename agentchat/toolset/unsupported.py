@@ -9,7 +9,7 @@ import re
 from agentchat.toolset.clauses import IF_CLAUSE, QUOTED, main_clause
 from agentchat.toolset.morphology import past_ru
 from agentchat.toolset.tokens import unnegated
-from agentchat.toolset.versions import DEPLOY_HISTORY, ROLLBACK
+from agentchat.toolset.versions import DEPLOY_HISTORY, ROLLBACK, UNDO_POSSIBLE
 
 REQUESTS_WITHOUT_TOOL = re.compile(
     r"\b(удали\w*|удалить|удалю|снеси|снесу|переимену(ю|ем)|delete|remove|drop|переименуй\w*|rename|откат\w*|rollback"
@@ -21,7 +21,9 @@ REQUESTS_WITHOUT_TOOL = re.compile(
     r"|(?<!permission\s)(?<!the\s)\bgrant\b|revoke|"  # "permission grants", "the grants on it": what is granted
     # "give petrov the engineer role", "make her an admin" (day set d44 read a permissions audit instead)
     r"\b(give|assign)\s+\w+\s+(the\s+|an?\s+)?(\w+\s+)?(role|rights|access)\b|\bmake\s+\w+\s+an?\s+(admin|engineer|analyst)\b|"
-    r"(создай|сделай|нарисуй|добавь) ((мне|нам|ещё|еще|один|одну) )?(нов\w+ )?(график|чарт)|create (a )?(new )?chart|"
+    r"(создай|сделай|нарисуй|добавь|построй|постройте|нарисуйте) ((мне|нам|ещё|еще|один|одну) )?(нов\w+ )?"
+    r"(график|чарт|диаграмм)"
+    r"|create (a )?(new )?chart|\b(draw|plot|build)\s+(me\s+)?(a\s+)?(new\s+)?(chart|graph|plot)\b|"
     # Branches merged or pushed to a remote: the repositories are agentchat's own, with no remote (DESIGN §8 git).
     r"\b(с?мерджи|смёрджи|замерджи|merge)\b|"
     r"\bpush\w*\b.{0,40}\b(remote|gitlab|github|origin)\b|запушь\w*.{0,40}(gitlab|github|гитлаб|remote|origin)|"
@@ -40,7 +42,10 @@ NOT_MADE = re.compile(
     # Objects no tool makes or edits: dashboards, users, a dataset's metrics and columns, a saved plan's contents
     # (a fresh aspects set: «создай новый дашборд …», «заведи … пользователя», «добавь в датасет метрику …»,
     # «добавь в план ещё …», "add a chart …" were asked back for a dataset's table or shown a summary).
-    r"(созда[йт]|сделай|заведи|добавь)\w* ((?!описани|список|перечень|документ)\S+ ){0,4}(нов\w+ )?(дашборд|дашборды"
+    # («создай ветку feature/x под этот дашборд», «сделай бэкап дашборда»: what is made is named first)
+    r"(созда[йт]|сделай|заведи|добавь)\w* ((?!описани|список|перечень|документ|ветк|бэкап|бекап|копи|коммит)"
+    r"\S+ ){0,4}"
+    r"(нов\w+ )?(дашборд|дашборды"
     r"|дашик|пользовател[яей]\w*|юзер[ао]?|метрик[уи]|колонк[уи])\b"
     r"|добав(ь|им|ьте|ите)\w* (\S+ )?в (\S+ )?(план|plan|датасет|дашборд)\w*|"
     # a saved plan's dashboards are chosen when it is made («можешь отредактировать план?», turns_day11 g1127)
@@ -81,8 +86,8 @@ def request_without_tool(question: str) -> str | None:
     What a condition clause supposes ("if I dropped it", «если удалить») or a precondition names («есть
     незакоммиченное? перед откатом хочу знать», ``main_clause``) is not asked for (turns_day10 f1059 refused «откатом»);
     undoing a deploy or migration has a tool (``ROLLBACK``: rollback_deploy), undoing anything else has none."""
-    if ROLLBACK.search(question) or DEPLOY_HISTORY.search(question):  # undone, or asked about: tools of their own
-        return None
+    if ROLLBACK.search(question) or DEPLOY_HISTORY.search(question) or UNDO_POSSIBLE.search(question):
+        return None  # undone, asked about, or whether it can be: tools of their own (the copy saved, the history)
     asked = unnegated(IF_CLAUSE.sub(" ", main_clause(QUOTED.sub(" ", question))))  # «откатывать не надо»: not asked
     patterns = [REQUESTS_WITHOUT_TOOL] if DOCUMENTED.search(asked) else [REQUESTS_WITHOUT_TOOL, NOT_MADE]
     for pattern in patterns:

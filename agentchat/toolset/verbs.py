@@ -5,6 +5,7 @@ infinitive, check verbs with or without a clause after them, English auxiliaries
 words, and a question mark. The words are data, in ``agentchat.toolset.words``.
 """
 
+from agentchat.toolset.morphology import past_ru
 from agentchat.toolset.tokens import object_of, tokens_of
 from agentchat.toolset.words import (
     ACTION_OBJECTS,
@@ -86,7 +87,8 @@ def verb_of(
         english = token.isascii()
         if lead and english and token in ("need", "want", "wanna") and FACT_WANTED_EN.search(question):
             return SHOW  # "need the id of last night's one": a fact is asked for
-        if CHECK_WORDS.match(token) and (lead or not english):
+        if CHECK_WORDS.match(token) and (lead or not english) and (english or not past_ru(token)):
+            # «всё проверили, задеплой его» says what was done: the request's verb comes after (a QA check)
             return SHOW if CLAUSE_AFTER_CHECK.search(question) else CHECK
         if lead and english and NOUN_AFTER_EN.match(after) and (MAKE_EN.match(token) or CHECK_WORDS.match(token)):
             return SHOW  # "backup history", "review results": the word qualifies a noun asked about

@@ -36,6 +36,16 @@ PRESENT_ELSEWHERE = re.compile(
 VERSION_GIT = re.compile(r"\bgit\b|\bгит\w*|репозитор\w*|\bрепо\b|\brepo(s|sitor\w*)?\b|коммит\w*|\bcommit\w*", re.I)
 
 
+# Whether a change can be undone («если что-то пойдёт не так, миграцию можно откатить?», "can we roll it back
+# later?"): a question about the copy saved first, not a request to undo anything (a QA check: refused).
+_UNDO_POSSIBLE = (
+    r"(можно|получится|сможем|смогу|удастся|возможно(сть)?)\s+(ли\s+)?(\w+\s+){0,2}(откат|вернуть|восстанов)\w*"
+    r"|(откат|вернуть|восстанов)\w*\s+(\w+\s+){0,2}(можно|получится|сможем|удастся)"
+    r"|\b(can|could)\s+(we|i|it|this|you)\b.{0,30}\b(roll(ed)?\s*back|undo(ne)?|revert(ed)?)\b|\bway back\b"
+)
+UNDO_POSSIBLE = re.compile(_UNDO_POSSIBLE, re.I)
+
+
 # Rollbacks asked about, not asked for ("were there any rollbacks of this dashboard in prod?", «были ли откаты на
 # проде?», «когда его откатывали?»): the deploy history, which lists them (turns_day15: refused as «rollback»).
 ROLLBACKS_ASKED = (
@@ -53,6 +63,8 @@ DEPLOY_HISTORY = re.compile(
     # the deploy told first, who asked after («мы вчера задеплоили в прод, … скажи кто это был», a QA check)
     r"|(задеплоил|выкатил|деплоил|выкатывал|выложил|развернул)\w*\b[^?]{0,80}\b(кто|кем)\b"
     rf"|{ROLLBACKS_ASKED}"
+    # a migration's runs («история запусков этой миграции — кто и когда запускал?»; a QA check got its preview)
+    r"|истори\w* (запуск|прогон)\w*\s+(\w+\s+)?миграц|миграц\w*.{0,40}\b(кто|когда)\b.{0,20}\bзапускал"
     r"|\b(deployed|shipped|rolled out|promoted)\b[^?]{0,80}\bwho\b"
     r"|\b(какие|сколько)\s+(деплоев|деплои|миграци\w*|выкатк\w*)\b.{0,20}(запускал|делал|выполнял|проводил)\w*"
     # how often it went out («сколько раз его деплоили?», "how many times was it deployed?")
@@ -68,9 +80,9 @@ DEPLOY_HISTORY = re.compile(
 
 
 # Undo a deploy or migration from the copy saved before it (issue 28 item 4): a write, not a question about it
-# (``ROLLBACKS_ASKED`` anywhere in the text is a question about past rollbacks).
+# (``ROLLBACKS_ASKED`` anywhere in the text asks about past rollbacks, ``UNDO_POSSIBLE`` whether one can be done).
 ROLLBACK = re.compile(
-    rf"^(?![\s\S]*(?:{ROLLBACKS_ASKED}))[\s\S]*?(?:"
+    rf"^(?![\s\S]*(?:{ROLLBACKS_ASKED}|{_UNDO_POSSIBLE}))[\s\S]*?(?:"
     r"\b(откат\w*|откати\w*)\b.{0,60}(деплой|деплоя|выкат\w*|миграци\w*|релиз\w*|прод\w*|\bprod\b|копи\w*)"
     # «откати этот дашборд», «откати его к прошлой версии», a bare «откати» on a dashboard's page (a fresh check:
     # «Этого я сделать не могу («откати»)» above a list that names the rollback)

@@ -274,6 +274,10 @@ def writes_sql(question: str) -> bool:
     return bool(plain_count or rows or values or distinct or extreme_asked(question) or aggregate_asked(question))
 
 
+# A Russian title in capitals after a lower-case Russian word, with no quotes («задеплой Обзор регионов на прод»).
+RUSSIAN_TITLE = re.compile(r"(?<=[а-яё] )[А-ЯЁ][а-яё]{2,}(?: [а-яё]{3,})?\b")
+
+
 def first_step(question: str, tool: str, object_type: str | None = None) -> str | None:
     """The tool the planner calls before ``tool`` for ``question`` on a page of ``object_type``, or None (issue 16:
     the router keeps it next to the tool it serves, so an LLM offered the top-K gets it too).
@@ -300,9 +304,10 @@ def first_step(question: str, tool: str, object_type: str | None = None) -> str 
         nouns = {"dashboard", "dataset"} & set(reading.objects)
         if tool in BY_ID["dataset"] and not nouns and TABLE_NAME.search(question):
             return SEARCH_OF["dataset"]  # a table's name without the noun names a dataset ("access to orders_v2")
-        if tool in TITLED and not nouns and TITLE_QUOTED.search(question):
+        if tool in TITLED and not nouns and (TITLE_QUOTED.search(question) or RUSSIAN_TITLE.search(question)):
             # a title in «» with no noun is a dashboard's («сколько графиков в «Обзоре регионов»?» on another
-            # dashboard's page, «чем отличается «Обзор регионов» в ss-dev и в prod»)
+            # dashboard's page, «чем отличается «Обзор регионов» в ss-dev и в prod»), or one in capitals after a
+            # Russian word («задеплой Обзор регионов на прод»: its id was asked for; a QA check)
             return SEARCH_OF["dashboard"]
     if tool in BY_ID["dataset"] and object_type != "dataset" and re.search(PART_OF_TABLE, question, re.I):
         return SEARCH_OF["dataset"]  # «у каких колонок в regions нет описаний?»: regions is looked up first

@@ -122,7 +122,8 @@ PHRASES: dict[str, re.Pattern] = {
         # перезатрутся», «датасеты задублируются», «удалятся»); what is carried along with them is in the plan.
         r"|\b(пере|за|про|раз|с|у|об)[а-яё]{3,}(ут|ют|ят|ат)ся\b|\b(come|comes|go|goes|carried|brought) (along|over)\b"
         # Source and target compared, or what maps to what there: the plan's side-by-side (a preview).
-        r"|\bсравни\w*|\bcompare\b|\bhow different\b|\bоткуда\b(\s+\w+){0,2}\s+куда\b|\bmaps? to\b",
+        r"|\bсравни\w*|\bcompare\b|\bhow different\b|\bоткуда\b(\s+\w+){0,2}\s+куда\b|\bmaps? to\b"
+        r"|\b(мапит|мапят|маппит|смапл|замапл|сопоставл)\w*",  # «energy на деве куда мапится на проде?» (a QA check)
         re.I,
     ),  # «всё ли в порядке с метаданными?» asks for a review run
     "query": re.compile(r"сколько (всего )?(строк|записей)|how many (rows|records)|больше всего|меньше всего", re.I),

@@ -224,11 +224,8 @@ class CallRunner:
 
         Returns:
             The ToolMessage (at most ``TOOL_RESPONSE_MAX_CHARS`` characters of result JSON, DESIGN §10). A failed
-            call also sends ``error`` with the outcome's code and the call id, but the first refused arguments
-            of a tool in a turn not run from a card (``REPAIRABLE``): the model repairs them from the
-            ToolMessage, the user sees no validator text; the error frame comes if that tool's arguments are
-            refused again (issue 32 item 3).
-        """
+            call also sends ``error`` (code, call id) but for a moot call and the first refused arguments of a tool
+            in a turn not run from a card (``REPAIRABLE``: the model repairs them, issue 32 item 3)."""
         payload = tool_message_payload(
             outcome,
             max_chars=settings.TOOL_RESPONSE_MAX_CHARS,
@@ -259,6 +256,7 @@ class CallRunner:
                     summarised=payload.summarised,
                     task_id=task_id or None,
                     html=result_html(tool, outcome.result, conversation_id=conversation.pk, call_id=call_id),
+                    moot=outcome.error_code == NOT_APPLICABLE or None,
                 )
             )
         repair = outcome.error_code in REPAIRABLE and confirmation_id is None and tool not in self.repairing
@@ -343,18 +341,20 @@ class CallRunner:
         ask: tuple[str, str] | None = None,
     ) -> ToolMessage:
         """Arguments not valid JSON, not matching the schema (``invalid_args``), not from the conversation
-        (``invented_argument``), or a call the impact look-up found cannot apply (``not_applicable``: nothing to roll
-        back; ``detail`` is the reason as the user reads it): no card, no execution, an error ToolMessage, audited
-        with ``code``; ``ask``: the missing argument only the person can give and the question for them (the
-        ToolMessage's ``missing`` and ``ask_user``; the question is the message too, so no validator's text reaches
-        the person; issue 29 item 5). With no argument name in ``ask`` (an invented argument, a saved plan's
-        contradiction) the model reads ``detail`` and the person the question (``ask_user``)."""
+        (``invented_argument``), or a call the impact look-up found moot (``not_applicable``: nothing to roll back;
+        ``detail`` is the reason the user reads; the step is shown, ``tool_started`` and ``tool_finished`` ok false):
+        no card, no execution, an error ToolMessage audited with ``code``. ``ask``: the missing argument only the
+        person can give and the question for them (``missing``, ``ask_user``: the question is the message, never a
+        validator's text, issue 29 item 5; with no argument name, the model reads ``detail``)."""
         missing, asked = ask or ("", None)
         # the question is the message (no validator's text), or the model reads what to do and the person the question
         message = asked if missing else detail if code == NOT_APPLICABLE else error_text(code, language, detail=detail)
         outcome = ToolOutcome(ok=False, error_code=code, error_message=message, ask_user=asked, missing=missing or None)
+        moot = code == NOT_APPLICABLE  # made and answered: shown as a step, with the reason in the answer
+        if moot:
+            await self.emit(ToolStartedEvent(call_id=call_id, tool=spec.name, title=tool_title(spec.name, language)))
         return await self.finish(
-            conversation, spec.name, spec.category, call_id, args, outcome, announce=False, language=language
+            conversation, spec.name, spec.category, call_id, args, outcome, announce=moot, language=language
         )
 
     async def _deny(

@@ -207,7 +207,8 @@
       const el = messages.querySelector(`[data-call-id="${f.call_id}"]`) || appendText("", "tool-status");
       const name = el.dataset.title || f.title || f.tool;
       el.title = f.tool;
-      el.firstChild.textContent = `${f.ok ? "✓" : "✗"} ${name} · ${t("duration_ms", { ms: f.duration_ms })}` +
+      // a moot call (nothing to roll back) is no failure: its reason is in the answer
+      el.firstChild.textContent = `${f.ok ? "✓" : f.moot ? "–" : "✗"} ${name} · ${t("duration_ms", { ms: f.duration_ms })}` +
         (f.summarised ? ` · ${t("summarised")}` : "");
       if (f.task_id && window.AgentTasks) window.AgentTasks.track(f.task_id, el); // background task progress
       if (f.html) showResult(el, f.html);

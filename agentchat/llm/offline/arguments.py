@@ -98,11 +98,12 @@ def _source_env(m: Mentions, page: Page) -> str | None:
 
 def _target_env(m: Mentions, page: Page) -> str | None:
     source = _source_env(m, page)
-    if m.target_env and (m.target_env != source or page.object_type == "migration"):
+    others = [e for e in m.envs if e != source]
+    # «energy на деве куда мапится на проде?»: with another named too, the source's «на деве» is no target
+    if m.target_env and (m.target_env != source or page.object_type == "migration" and not others):
         # on a migration page the target said is kept even where it is the source: the saved plan refuses it in
         # words («запусти эту миграцию в ss-dev» showed the plan's prod card, tools.plan_contradiction)
         return m.target_env
-    others = [e for e in m.envs if e != source]
     return others[0] if others else None
 
 

@@ -16,7 +16,7 @@ from agentchat.llm.offline.naming import KIND_TOOLS, tool_kind
 from agentchat.llm.offline.replies import ROWS_KEY
 from agentchat.llm.offline.sql_aggregate import CONDITION
 from agentchat.llm.offline.sql_periods import read_period
-from agentchat.llm.offline.sql_words import ANSWER_FORM
+from agentchat.llm.offline.sql_words import ANSWER_FORM, COST_ASKED, ENERGY_UNIT, PRICE_ASKED
 from agentchat.llm.offline.state import Choice, Result, Turn
 from agentchat.runtime.registry import tool_spec
 from agentchat.toolset.aspects import (
@@ -223,7 +223,22 @@ OBJECTS_COUNTED = re.compile(
     r"|владельц\w*|charts?|dashboards?|datasets?|filters?|owners?)",
     re.I,
 )
+DATA_MEASURE = re.compile(
+    r"потребл\w*|потрачен\w*|\bconsum\w*|\bсумм\w*|\bитог\w*|\btotal\b|\bsum\b|\bavg\b|\baverage\b|средн\w*"
+    r"|\b[a-z]+_[a-z]+\b",  # a column's name: «сумму cost_rub»
+    re.I,
+)
 DURATION = re.compile(r"\d+\s*(min|mins|minutes?|мин\w*|sec\w*|сек\w*|h|hours?|час\w*)\b", re.I)
+
+
+# A run's preview asked for, the run itself not ("do a dry run first, don't actually migrate anything", «покажи,
+# что будет, без применения»): after the preview no migration card follows (a QA check: one did).
+PREVIEW_ONLY = re.compile(
+    r"dry.?run|пробн\w* (прогон|запуск)|без применени|\b(don'?t|do not|не)\s+(actually\s+|пока\s+|реально\s+)?"
+    r"(migrate|run|apply|execute|запуска\w*|запусти\w*|применя\w*|примени\w*|мигрируй\w*|выполня\w*|катим|катай)"
+    r"|\b(preview|just show|only show)\b(?! and (run|apply|migrate))|только (посмотреть|показать|превью|предпросмотр)",
+    re.I,
+)
 
 
 def data_figure_elsewhere(turn: Turn, choice: Choice) -> Choice | None:
@@ -239,7 +254,9 @@ def data_figure_elsewhere(turn: Turn, choice: Choice) -> Choice | None:
     if choice.kind == "unsupported" or choice.kind == "tool" and choice.tool != PAGE_READ[turn.page.object_type]:
         return None  # «сделай новый график по месяцам», «закоммить …», a search: another tool was asked for
     untimed = DURATION.sub(" ", turn.question)  # "every 15 min" is a refresh's interval, no MIN() of the data
-    if not aggregate_asked(untimed) or OBJECTS_COUNTED.search(untimed):
+    # a measure is named: «мой дашборд по регионам туда попадает?» names a dashboard by its breakdown (turns_day8)
+    measured = any(p.search(untimed) for p in (COST_ASKED, ENERGY_UNIT, PRICE_ASKED, DATA_MEASURE))
+    if not measured or not aggregate_asked(untimed) or OBJECTS_COUNTED.search(untimed):
         return None
     return Choice("unavailable", "superset_execute_sql", rules=STRONG)
 

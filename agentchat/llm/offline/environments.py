@@ -76,6 +76,23 @@ def env_for(word: str, environments: list[tuple[str, str]]) -> str | None:
     return None
 
 
+# An environment set aside after a comma or instead of another («…, а не на деве», "…, not dev", "instead of
+# staging"): not named for the call (a QA check: "the health of this dash on the prod env, not dev" read ss-dev).
+NOT_THIS_ENV = re.compile(
+    r"(,\s*(but\s+)?not|,\s*(а|но)\s+не|\binstead\s+of|\brather\s+than|(?<!\w)вместо)\s+(the\s+|на\s+|в\s+|in\s+|on\s+)?$",
+    re.I,
+)
+
+
+def set_aside_dropped(text: str, environments: list[tuple[str, str]]) -> str:
+    """``text`` without the environments it sets aside (``NOT_THIS_ENV``: "how does it look on prod, not on dev?"
+    read as a comparison of the two; a QA check), so the rest is read as asked."""
+    ids = sorted((re.escape(e) for e, _ in environments), key=len, reverse=True)
+    words = "|".join([*ids, *TIER_WORDS.values()])
+    aside = NOT_THIS_ENV.pattern.removesuffix("$") + rf"(?<![\w-])(?:{words})(?![\w-])"
+    return re.sub(aside, " ", text, flags=re.I)
+
+
 def envs_named(text: str, environments: list[tuple[str, str]]) -> tuple[list[str], str | None, str | None]:
     """Environments named in ``text``, and which is the source («из X», "from X") and target («в Y», "to Y")."""
     ids = sorted((re.escape(e) for e, _ in environments), key=len, reverse=True)
@@ -87,8 +104,8 @@ def envs_named(text: str, environments: list[tuple[str, str]]) -> tuple[list[str
     found, source, target = [], None, None
     for match in pattern.finditer(text):
         env_id = env_for(match.group("word"), environments)
-        if env_id is None:
-            continue
+        if env_id is None or NOT_THIS_ENV.search(text[: match.start()]):
+            continue  # "on prod, not dev", «на проде, а не на деве»: the one set aside is not named for the call
         if env_id not in found:
             found.append(env_id)
         prep = (match.group("prep") or "").lower()

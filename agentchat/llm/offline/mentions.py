@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from agentchat.llm.offline.environments import QUOTED, env_for, envs_named, titles_blanked
 from agentchat.llm.offline.naming import kind_words_corrected, named_kind
 from agentchat.llm.offline.numbers import OBJECT_WORDS, ids_read
-from agentchat.llm.offline.references import references_read
+from agentchat.llm.offline.references import named_apart, references_read
 from agentchat.llm.offline.sql_said import DIALECTS, sql_said
 from agentchat.toolset.clauses import THEN_CLAUSE
 from agentchat.toolset.tokens import object_of
@@ -376,8 +376,7 @@ def mentions_read(text: str, environments: list[tuple[str, str]]) -> Mentions:
         r"(?!(?:для|for|from|из|is|was|are|used|uses|using|feeds?|that|which|has|have|in|on|of|to|and|or)\b)"
         r"([A-Za-z_]\w*)",  # "the regions dataset used …": a verb or a preposition after the noun is no name
     ) or _after(plain, r"(?:назови\w*|назовём|назовем|(?:call|name) it)\s+(?:его\s+|её\s+|ее\s+)?([A-Za-z_]\w*)")
-    # «датасет regions …, federal_district там строка?»: the dataset named after its noun, not a column (turns_day15)
-    if mentions.dataset_name and re.fullmatch(IDENTIFIER, mentions.search_text or mentions.dataset_name):
+    if named_apart(plain, mentions.dataset_name, mentions.search_text):
         mentions.search_text = mentions.dataset_name
     mentions.names_kind = named_kind(plain, mentions.search_text)
     if mentions.names_kind is None:  # "the regions dataset": a one-word name before the kind's noun

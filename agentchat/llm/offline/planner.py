@@ -25,6 +25,7 @@ from agentchat.language import conversation_language
 from agentchat.llm.offline.answers.base import items
 from agentchat.llm.offline.arguments import Page, args_fill
 from agentchat.llm.offline.asked import (
+    PREVIEW_ONLY,
     asked_aspect_of,
     changes_state,
     data_figure_elsewhere,
@@ -42,6 +43,7 @@ from agentchat.llm.offline.asked import (
     read_after_moot,
     search_args,
 )
+from agentchat.llm.offline.environments import set_aside_dropped
 from agentchat.llm.offline.followup import bare_answer, bare_direction, previous_answered
 from agentchat.llm.offline.mentions import Mentions, mentions_read
 from agentchat.llm.offline.naming import name_quoted
@@ -130,6 +132,8 @@ def tool_choose(*, question: str, page: Page, offered: Sequence[str], knowledge:
     if refused and not any(s in offered for s in SUBSTITUTES.get(meant or "", ())):  # never something else read
         return Choice("unavailable", meant or "", rules=STRONG)  # instead (turns_day10 f1063)
     unread = meant not in offered or not (reading.verb or reading.objects)  # "format this sql: …" is no page read
+    fallback = meant == "execute_migration" and not reading.objects  # «отформатируй sql» there: no run (QA check)
+    unread = unread or (fallback and best is not None and best.rules >= STRONG)
     if best is not None and best.name not in offered and best.rules >= MEDIUM and unread:
         substitute = next((s for s in SUBSTITUTES.get(best.name, ()) if s in offered), None)
         if substitute:
@@ -214,7 +218,7 @@ def plan_step(turn: Turn, knowledge: Knowledge) -> AIMessage:
         named = name_quoted(question, mentions_read(question, knowledge.environments).search_text)
         return tool_choose(question=named, page=page, offered=list(turn.tools), knowledge=knowledge)
 
-    turn.question = figure_asked_part(turn) or turn.question  # a figure asked after context: that question
+    turn.question = set_aside_dropped(figure_asked_part(turn) or turn.question, knowledge.environments)
     choice = choose(turn.question)
     bare = bare_answer(turn.question, knowledge.environments)
     if turn.previous_question and (bare or choice.kind in ("unknown", "tool") and choice.rules <= 0):
@@ -375,7 +379,7 @@ def _continue_chain(turn: Turn, intended: str, last: Result, mentions: Mentions)
         )
         args, missing = found_args(turn, intended, last, {**args, key: rows[0]["id"]}, missing)
         return _ask(turn, intended, missing[0]) if missing else _call(intended, args)
-    if last.tool == "preview_migration" and intended == "execute_migration":
+    if last.tool == "preview_migration" and intended == "execute_migration" and not PREVIEW_ONLY.search(turn.question):
         args = {k: v for k, v in last.args.items() if k in properties(turn, intended)}
         return _call(intended, args)
     if last.tool == "superset_explore_database" and intended == "superset_execute_sql":

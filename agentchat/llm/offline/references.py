@@ -64,3 +64,13 @@ def references_read(plain: str, mentions: "Mentions") -> None:
         one_word = mentions.search_text if mentions.names_kind == "dataset" else None
         named = mentions.dataset_name or (before.group(1) if before else None) or one_word
         mentions.used_dataset = str(by_id) if by_id is not None else named
+
+
+def named_apart(text: str, dataset: str | None, identifier: str | None) -> bool:
+    """The ``dataset`` named after its noun is the one meant, not an ``identifier`` of another sentence («что за
+    датасет regions? … federal_district там строка?», turns_day15; "dataset details for energy_consumption" says
+    both in one sentence: the identifier is the dataset)."""
+    if not dataset or not identifier or not re.fullmatch(IDENTIFIER, identifier):
+        return False
+    sentence = next((s for s in re.split(r"(?<=[.?!])\s+", text) if identifier in s), "")
+    return not re.search(rf"\b{re.escape(dataset)}\b", sentence)

@@ -116,6 +116,10 @@ def _requests(part: str, verb: str) -> bool:
     return part.rstrip().endswith("?") or bool(verb) or bool(_ADDED.search(part))
 
 
+# An object's own read found it: the question whether it exists is answered too.
+EXISTENCE_READ = {"search_dashboards": "get_health_summary", "search_datasets": "get_dataset_details"}
+
+
 def unserved_part(turn: Turn) -> str:
     """The part of a message of several requests (split after each «?», and at «и» / "and" before another question
     or an imperative: ``_joined_requests``) that asks for another tool than those the turn used («что вы умеете?
@@ -125,8 +129,12 @@ def unserved_part(turn: Turn) -> str:
     if len(parts) < 2:
         return ""
     used = {r.tool for r in turn.results}
+    read = {r.tool for r in turn.results if r.ok}
     readings = [(p, read_question(p)) for p in parts]
     wanted = [(p, reading_tool(r, turn.page.object_type)) for p, r in readings if _requests(p, r.verb)]
+    # «а на проде такой дашборд вообще есть? когда его там обновляли?»: its summary there says it is (a QA check)
+    found = {p for p, r in readings if r.find and not r.other}
+    wanted = [(p, t) for p, t in wanted if not (p in found and EXISTENCE_READ.get(t or "") in read)]
     if not any(tool in used for _part, tool in wanted):
         return ""
     return next((p for p, tool in wanted if tool and tool not in used), "")

@@ -10,7 +10,8 @@ from typing import Any
 RANKING_ROWS = 10
 LEAST = re.compile(
     r"меньше всего|дешевле всего|реже всего|наименьш|сам(ый|ая|ое|ые|ых|ым|ой|ую|ом|ыми)\s+(низк|дешёв|дешев|мал)"
-    r"|least|lowest|smallest|fewest|минимальн\w*|\bminimum\b",
+    r"|least|lowest|smallest|fewest|минимальн\w*|\bminimum\b"
+    r"|по\s+возрастани\w*|\b(sorted\s+|order(ed)?\s+)?(asc|ascending)\b",  # a breakdown sorted from the least
     re.I,
 )
 NUMBERS = {
