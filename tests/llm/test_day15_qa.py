@@ -7,10 +7,12 @@ import dataclasses
 import pytest
 
 from agentchat.llm.offline.replies import unserved_part
+from agentchat.llm.offline.sql_steps import sql_for
 from agentchat.llm.offline.state import Result, Turn
-from scripts.devstack.energy_data import energy_rows
+from scripts.devstack.energy_data import REGIONS, energy_rows
 from tests.llm.test_day14_readings import _rows, energy  # noqa: F401 - a fixture
 from tests.llm.test_offline_planner import knowledge, offered, only_call, page, specs, step  # noqa: F401 - fixtures
+from tests.llm.test_sql_periods import SQLITE
 
 # --- a migration's page: nothing but a run asked for runs it ---------------------------------------------------------
 
@@ -131,3 +133,35 @@ def test_a_dashboard_named_by_its_breakdown_is_no_figure(specs, knowledge):  # n
     """«мой дашборд по регионам туда попадает?» on a migration page is about the plan, not a figure of the data."""
     question = "а дашборд по источникам в эту миграцию входит?"
     assert only_call(step(specs, knowledge, question, "migration/1@ss-dev", role="analyst"))[0] == "preview_migration"
+
+
+def test_the_greatest_single_record_is_the_row_itself(energy):  # noqa: F811
+    """«максимальное потребление газа за одну декаду — в каком регионе и когда?» asked for the SQL."""
+    (row,) = _rows(energy, "самое большое потребление угля за одну декаду — какой регион, какая дата?")
+    coal = max((r for r in energy_rows() if r[2] == "Уголь"), key=lambda r: r[3])
+    assert (row[0], row[1], row[3]) == (coal[0], coal[1], coal[3])
+
+
+def test_a_breakdown_by_two_columns_is_a_row_per_pair(energy):  # noqa: F811
+    """«потребление по регионам и источникам за 2025» was grouped by region alone: the sources were dropped."""
+    rows = _rows(energy, "затраты по источникам и регионам за 2024")
+    assert len(rows) == len({(r[1], r[2]) for r in energy_rows() if r[0].startswith("2024")})
+    expected = sum(r[4] for r in energy_rows() if r[0].startswith("2024") and r[1] == "Москва" and r[2] == "Газ")
+    assert any(set(r[:2]) == {"Москва", "Газ"} and r[2] == pytest.approx(expected) for r in rows)
+
+
+def test_a_second_column_named_beside_a_breakdown_is_shown(energy):  # noqa: F811
+    """«покажи население и федеральный округ по регионам» (regions) gave the population without the district."""
+    regions = {
+        **SQLITE,
+        "source": {"table": "regions", "backend": "sqlite"},
+        "columns": [
+            {"name": "region", "type": "TEXT", "label": "Регион"},
+            {"name": "federal_district", "type": "TEXT", "label": "Федеральный округ"},
+            {"name": "population", "type": "INTEGER", "label": "Население, чел."},
+        ],
+        "metrics": [{"name": "total_population", "expression": "SUM(population)", "label": None}],
+    }
+    sql = sql_for("выведи федеральный округ и население по регионам", regions, None, None)
+    rows = energy.execute(sql).fetchall()
+    assert sorted(rows) == sorted(REGIONS)

@@ -376,6 +376,9 @@ def _clarify_question(turn: Turn, tool: str, parameter: str) -> str:
             return _(
                 "I do not turn “%(words)s” into SQL myself: send the query (SELECT …), in backticks if you like."
             ) % {"words": ", ".join(unread)}
-        if parameter == "sql":  # a model writes the SQL to run itself; the planner does not
-            return _("Send the SQL query (SELECT …), in backticks if you like: offline, I do not write queries myself.")
+        if parameter == "sql":  # a model writes the SQL to run itself; the planner writes only what it reads
+            return _(
+                "I could not write this query from the question (offline I write totals, breakdowns, rankings, shares "
+                "and counts): send the SQL (SELECT …), in backticks if you like."
+            )
         return _("Something is missing: please give “%(parameter)s”.") % {"parameter": parameter}

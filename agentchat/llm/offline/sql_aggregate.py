@@ -116,7 +116,7 @@ _FRAME_STEMS = frozenset(
     была было были скок доля доли долю доле share прихо отдел разде separ apart затра перва первы последн дата даты
     датой когда начин закан конча start begin денег деньг money ушло ушли ушел ушла графи диагр chart graph визуа
     картин цена цены цену price first last earli lates range cover каког идут идет числ дату sort sorte order desc
-    asc desce ascen убыва возра сорти отсор упоря перио время общем общег общей проце perce""".split()
+    asc desce ascen убыва возра сорти отсор упоря перио время общем общег общей проце perce декад singl""".split()
 ) | frozenset(NUMBERS)
 
 
@@ -216,7 +216,7 @@ def aggregate_sql(
             f"SELECT {listed}, COUNT(*) AS copies FROM {relation} GROUP BY {listed} "  # noqa: S608
             f"HAVING COUNT(*) > 1 ORDER BY copies DESC LIMIT {DUPLICATE_ROWS}"
         )
-    if RANKING.search(question) and TOP_ROWS.search(question):  # «топ-5 записей по потреблению за 2025»
+    if (RANKING.search(question) or EXTREME_SAID.search(question)) and TOP_ROWS.search(question):  # «топ-5 записей»
         return _top_rows(question, payload, relation, quote, where, named)
     dimensions = [c for c in named if not numeric(c) and not dated(c)]
     if SEPARATELY.search(question):  # «газа и угля по отдельности»: a row per value named
@@ -257,12 +257,13 @@ def aggregate_sql(
         return f"SELECT {', '.join(measures)} FROM {relation}{where}"  # noqa: S608 - one figure over all rows
     if not dimensions or not measures:
         return None
-    dimension = quote(dimensions[0]["name"])
-    order = "ASC" if LEAST.search(question) else "DESC"
+    keys = [quote(d["name"]) for d in dimensions[:3]]  # «по регионам и источникам»: a row per pair (it gave regions)
+    dimension, by, order = ", ".join(keys), len(keys) + 1, "ASC" if LEAST.search(question) else "DESC"
     limit = rows_asked(question) if RANKING.search(question) else BREAKDOWN_ROWS
+    sort = f"{by} {order}" if RANKING.search(question) or len(keys) == 1 else f"1, {by} {order}"
     return (
         f"SELECT {dimension}, {', '.join(measures)} FROM {relation}{where} "  # noqa: S608
-        f"GROUP BY {dimension} ORDER BY 2 {order} LIMIT {limit}"
+        f"GROUP BY {dimension} ORDER BY {sort} LIMIT {limit}"
     )
 
 

@@ -23,9 +23,10 @@ from agentchat.llm.offline.sql_aggregate import (
     unread_words,
     values_wanted,
 )
+from agentchat.llm.offline.sql_periods import EXTREME_SAID
 from agentchat.llm.offline.sql_shares import share_sql
 from agentchat.llm.offline.sql_values import VALUES_ROW_LIMIT, dated, numeric, value_conditions, values_read, values_sql
-from agentchat.llm.offline.sql_words import COST_ASKED, PRICE_ASKED, measure_columns, question_words
+from agentchat.llm.offline.sql_words import COST_ASKED, ONE_RECORD, PRICE_ASKED, measure_columns, question_words
 from agentchat.llm.offline.state import Result, Turn
 from agentchat.toolset.listing import values_listed
 from agentchat.toolset.weights import (
@@ -79,7 +80,10 @@ def sql_for(
         return None
     if SHARE.search(question):  # «доля атома в потреблении Москвы за 2025»; None: asked for as SQL
         return share_sql(question, payload, relation, _identifier, values)
-    if aggregate_asked(question) and (sql := aggregate_sql(question, payload, relation, _identifier, values)):
+    one_record = EXTREME_SAID.search(question) and ONE_RECORD.search(question)  # «максимальное … за одну декаду»
+    if (aggregate_asked(question) or one_record) and (
+        sql := aggregate_sql(question, payload, relation, _identifier, values)
+    ):
         return sql  # a ranking, a breakdown or duplicates ("how many rows per region?" is no plain count)
     if distinct_asked(question, payload):  # «сколько регионов в данных?»; None: a condition not written
         return distinct_sql(question, payload, relation, _identifier, values)

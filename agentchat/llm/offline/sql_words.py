@@ -124,8 +124,12 @@ PER_UNIT = re.compile(
 PRICE_NAMED = re.compile(r"\bцен\w*|\bpric\w*|за\s+мвт|per\s+mwh", re.I)
 
 # Records, not a figure per value: «топ-5 записей по потреблению», "the 10 most expensive rows".
-ONE_RECORD = re.compile(r"\b(запись|строка|строку|record|row|entry)\b", re.I)  # «самая дорогая запись»: one
-TOP_ROWS = re.compile(r"\b(запис(ей|и|ь)|строк[иа]?|rows?|records?|entries)\b", re.I)
+# One record: «самая дорогая запись», «максимальное потребление за одну декаду» (the data's grain), "in a single row".
+_SINGLE = (
+    r"|за\s+одну\s+(декаду|запись|строку|неделю)|за\s+один\s+(день|месяц)|\bin\s+a\s+single\s+(record|row|entry|decade)"
+)
+ONE_RECORD = re.compile(rf"\b(запись|строка|строку|record|row|entry)\b{_SINGLE}", re.I)
+TOP_ROWS = re.compile(rf"\b(запис(ей|и|ь)|строк[иа]?|rows?|records?|entries)\b{_SINGLE}", re.I)
 
 
 # A metric that sums one column (``SUM(consumption_mwh)``).
