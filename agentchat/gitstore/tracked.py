@@ -7,7 +7,7 @@ from typing import cast
 
 from dulwich.objects import Tree
 
-from agentchat.gitstore.repo import MAIN, _commit, branch_check, branch_head, repo_open
+from agentchat.gitstore.repo import MAIN, _commit, branch_check, branch_head, branch_names, repo_open
 
 _FOLDER = re.compile(r"^dashboard-(\d+)$")
 
@@ -28,3 +28,13 @@ def tracked_dashboards(*, env_id: str, branch: str = MAIN) -> tuple[str | None, 
         tree = cast(Tree, repo[_commit(repo, head).tree])
         ids = sorted(int(m.group(1)) for entry in tree.items() if (m := _FOLDER.match(entry.path.decode())))
     return head.decode(), ids
+
+
+def repository_branches(*, env_id: str) -> list[str]:
+    """The branch names of ``env_id``'s export repository, sorted; [] when it does not exist yet (a read never
+    creates it). «какие ветки есть в репозитории?» was answered with main's status alone (a QA check)."""
+    repo = repo_open(env_id=env_id, create=False)
+    if repo is None:
+        return []
+    with repo:
+        return branch_names(repo)

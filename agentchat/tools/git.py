@@ -17,7 +17,7 @@ from pydantic import Field
 from agentchat.context.ids import ObjectId
 from agentchat.errors import ToolError
 from agentchat.gitstore import repo as gitrepo
-from agentchat.gitstore.tracked import tracked_dashboards
+from agentchat.gitstore.tracked import repository_branches, tracked_dashboards
 from agentchat.runtime.context import ToolContext
 from agentchat.runtime.registry import assistant_tool
 from agentchat.runtime.spec import ToolArgs
@@ -102,9 +102,10 @@ async def repository_status(client: SupersetClient, *, env_id: str, branch: str)
     branch does not hold yet.
 
     Returns:
-        ``{"env_id", "scope": "repository", "branch", "head", "dashboards": [{"dashboard_id", "title", "tracked",
-        "committed", "changes": {"added", "modified", "removed"}, "last_commit"} | {"dashboard_id", "error"}],
-        "unchecked": int, "untracked": [{"id", "title"}], "untracked_count": int}``; ``dashboards`` at most
+        ``{"env_id", "scope": "repository", "branch", "branches": [name], "head", "dashboards": [{"dashboard_id",
+        "title", "tracked", "committed", "changes": {"added", "modified", "removed"}, "last_commit"} |
+        {"dashboard_id", "error"}], "unchecked": int, "untracked": [{"id", "title"}], "untracked_count": int}``
+        (``branches``: every branch of the repository, sorted); ``dashboards`` at most
         ``MAX_CHECKED`` (``unchecked``: how many more the branch holds); ``error`` for a dashboard whose export
         failed (deleted in Superset, no access).
 
@@ -112,6 +113,7 @@ async def repository_status(client: SupersetClient, *, env_id: str, branch: str)
         GitRefError: invalid or missing branch.
     """
     head, tracked = await asyncio.to_thread(tracked_dashboards, env_id=env_id, branch=branch)
+    branches = await asyncio.to_thread(repository_branches, env_id=env_id)
     checked = tracked[:MAX_CHECKED]
     q = {
         "columns": ["id", "dashboard_title"],
@@ -129,6 +131,7 @@ async def repository_status(client: SupersetClient, *, env_id: str, branch: str)
         "env_id": env_id,
         "scope": "repository",
         "branch": branch,
+        "branches": branches,
         "head": head,
         "dashboards": list(statuses),
         "unchecked": len(tracked) - len(checked),

@@ -146,3 +146,16 @@ async def test_a_branch_for_a_work_item_is_named_after_it(users, repos, scratch)
         )
 
     assert {"feature/123", "feature/BI-77"} <= set(await branches("ss-dev"))
+
+
+async def test_the_repository_s_branches_are_listed_with_its_status(users, repos):
+    """«какие ветки есть в репозитории выгрузок?» with no page got main's status and no branch named (a QA check)."""
+    made = await _run("create_branch", {"env_id": "ss-dev", "name": "feature/q4-review"}, users["engineer"])
+    assert made.ok, made.error_message
+
+    frames, answer = await _ask(
+        users["engineer"], "какие ветки есть в репозитории выгрузок?", ui_context(None, None, env_id="ss-dev")
+    )
+
+    assert [f["tool"] for f in frames.of("tool_started")] == ["get_git_status"]
+    assert text("ru", "Branches: %(names)s", names="feature/q4-review, main") in answer, answer

@@ -107,6 +107,8 @@ def _repository_status(result: dict[str, Any]) -> str:
             )
             % {"count": untracked_total, "names": names}
         )
+    if branches := result.get("branches"):
+        lines.append(_("Branches: %(names)s") % {"names": ", ".join(map(str, branches))})
     return "\n".join(lines)
 
 
