@@ -241,6 +241,23 @@ SHARE = re.compile(
 )
 
 
+# A change between periods («на сколько процентов выросли затраты в 2025 по сравнению с 2024», "growth 2025 vs
+# 2024"): each period's figure and the change from the one before (``sql_periods.by_period_sql``), asked with two
+# years or more named (a fresh check: asked back for SQL).
+CHANGE = re.compile(
+    r"(?<!\w)(на сколько процент\w*|вырос\w*|выросл\w*|упал[аио]?|снизил\w*|увеличил\w*|уменьшил\w*|рост[аоу]?м?"
+    r"|прирост\w*|падени\w*|сравни\w*|по сравнению|относительно)(?!\w)"
+    r"|\b(grow|grew|grown|growth|increased?|decreased?|dropped|compared?|vs\.?|versus)\b",
+    re.I,
+)
+YEARS_NAMED = re.compile(r"(?<!\d)20\d\d(?!\d)")
+
+
+def change_asked(question: str) -> bool:
+    """True when ``question`` asks how a figure changed between two or more years it names (``CHANGE``)."""
+    return bool(CHANGE.search(question)) and len(set(YEARS_NAMED.findall(question))) >= 2
+
+
 def aggregate_asked(question: str) -> bool:
     """True when ``question`` asks a ranking, a breakdown per a column's values, a grand total or duplicates of the data
     (``llm.offline.sql_aggregate``: the dataset's columns decide whether the planner can write it)."""
@@ -256,6 +273,7 @@ def aggregate_asked(question: str) -> bool:
         or BY_MONTH.search(asked)
         or BY_QUARTER.search(asked)
         or SHARE.search(asked)
+        or change_asked(asked)
     )
 
 

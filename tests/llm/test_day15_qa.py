@@ -10,7 +10,7 @@ from agentchat.llm.offline.replies import unserved_part
 from agentchat.llm.offline.sql_steps import sql_for
 from agentchat.llm.offline.state import Result, Turn
 from scripts.devstack.energy_data import REGIONS, energy_rows
-from tests.llm.test_day14_readings import _rows, energy  # noqa: F401 - a fixture
+from tests.llm.test_day14_readings import VALUES, _rows, energy  # noqa: F401 - a fixture
 from tests.llm.test_offline_planner import knowledge, offered, only_call, page, specs, step  # noqa: F401 - fixtures
 from tests.llm.test_sql_periods import SQLITE
 
@@ -165,3 +165,28 @@ def test_a_second_column_named_beside_a_breakdown_is_shown(energy):  # noqa: F81
     sql = sql_for("выведи федеральный округ и население по регионам", regions, None, None)
     rows = energy.execute(sql).fetchall()
     assert sorted(rows) == sorted(REGIONS)
+
+
+def test_a_change_between_two_years_is_each_year_and_the_change_in_percent(energy):  # noqa: F811
+    """«на сколько процентов выросли затраты на атомную энергию в 2025 году против 2024-го» (turns_day13 m1309,
+    read) was asked back for SQL; «сравни затраты на атом в 2024 и 2025» too."""
+    cost = {y: sum(r[4] for r in energy_rows() if r[0].startswith(y) and r[2] == "Атом") for y in ("2024", "2025")}
+
+    rows = _rows(energy, "на сколько процентов выросли затраты на атом в 2025 по сравнению с 2024 годом?")
+
+    assert [r[0] for r in rows] == ["2024", "2025"]
+    assert rows[0][2] is None
+    assert rows[1][2] == round(100 * (cost["2025"] - cost["2024"]) / cost["2024"], 2)
+
+
+def test_a_change_per_region_is_taken_within_each_region(energy):  # noqa: F811
+    rows = _rows(energy, "рост потребления по регионам: 2025 относительно 2024")
+    moscow = {y: sum(r[3] for r in energy_rows() if r[0].startswith(y) and r[1] == "Москва") for y in ("2024", "2025")}
+    (row,) = [r for r in rows if r[0] == "2025" and r[1] == "Москва"]
+    assert row[3] == round(100 * (moscow["2025"] - moscow["2024"]) / moscow["2024"], 2)
+
+
+@pytest.mark.parametrize("question", ["на сколько выросли затраты в Москве?", "how much did the cost grow?"])
+def test_a_change_with_no_two_periods_is_never_one_total(question):
+    """A change asked with one period or none is asked for, not answered with the total."""
+    assert sql_for(question, SQLITE, None, VALUES) is None

@@ -45,9 +45,9 @@ from agentchat.llm.offline.sql_values import (
 )
 from agentchat.llm.offline.sql_words import (
     ANSWER_FORM,
+    FRAME_STEMS,
     LEAST,
     NOT_WRITTEN,
-    NUMBERS,
     ONE_RECORD,
     PER_UNIT,
     PERCENT_UNIT,
@@ -66,12 +66,14 @@ from agentchat.toolset.aspects import fold, plain_words
 from agentchat.toolset.listing import listing_phrases
 from agentchat.toolset.weights import (
     BREAKDOWN,
+    CHANGE,
     DISTINCT_COUNT,
     DUPLICATES,
     GRAND_TOTAL,
     RANKING,
     SHARE,
     aggregate_asked,
+    change_asked,
 )
 from agentchat.toolset.words import COUNT
 
@@ -97,39 +99,16 @@ NO_BREAKDOWN = re.compile(
 DUPLICATE_ROWS, BREAKDOWN_ROWS = 50, 100
 
 
-# The words of a figure's question besides the dataset's own (its table, columns, metrics and their labels) and the
-# plain words (``toolset.aspects.plain_words``): how it is asked and summed, in five-letter stems. Any other word may
-# be a condition the SQL would leave out — a region, a source, a customer ("total cost 2024 Moscow", "how much did
-# coal cost in total" summed every row: a QA check) — so nothing is written and the SQL is asked for.
-_FRAME_STEMS = frozenset(
-    """сколь всего итого сумма суммы сумму суммарн общий общая общее общую одна одну одной цифра цифру цифро числом
-    разби год года году годы годам лет весь всем всех каждо разрез топ больш меньш дороже дешев чаще реже самый
-    самая самые самых наибо наиме средн минимал максим мин макс дубли дубле строк данны датас табли нужна нужно
-    надо покаж посчи выведи дай скажи руб рублей мвт мвтч квт квтч потре стоим плиз пожал разом вместе целом получи
-    вышло what whats which how much many total sum overall altog one number figure break without in for the of by
-    per each all across over year years top most least highe lowest large small bigge avera avg mean min max minim
-    maxim dupe dupes dupli rows row recor data datas table show give tell get calcu compu count please pls spend
-    spent paid pay value amount sold consu used use uses whole entire there total and or more than also now okay
-    just then есть спаси добры здрав приве thank thanks hello млн млрд тыс милли тысяч знак округ decim round digit
-    milli billi thous обошл стоил потра запла электр энерг power energ скока скоко запис колич тольк only менял
-    измен динам тренд trend chang разны разли уника diffe disti uniqu expen cheap дорог самым самой самую самом был
-    была было были скок доля доли долю доле share прихо отдел разде separ apart затра перва первы последн дата даты
-    датой когда начин закан конча start begin денег деньг money ушло ушли ушел ушла графи диагр chart graph визуа
-    картин цена цены цену price first last earli lates range cover каког идут идет числ дату sort sorte order desc
-    asc desce ascen убыва возра сорти отсор упоря перио время общем общег общей проце perce декад singl""".split()
-) | frozenset(NUMBERS)
-
-
 def unread_words(question: str, payload: dict[str, Any], values: dict[str, list[str]] | None = None) -> list[str]:
     """The words of ``question`` that neither the dataset in ``payload`` (its table, columns, metrics, their names
     and labels) nor the plain and framing words account for, in order, folded — each a condition the SQL might
-    leave out (see ``_FRAME_STEMS``). Numbers (a year, a count) are not words here; environment names neither.
+    leave out (see ``FRAME_STEMS``). Numbers (a year, a count) are not words here; environment names neither.
 
     Read: the sentences that ask the figure (the others are context: «Спасибо!»), a heading before a colon among
     them («Москва и Питер: потребление по источникам»). A clause before a dash is the figure's subject when one of
     its words names a value of ``values`` («Свердловская область, уголь, 2024 — сколько потребили?» summed every
     region, a QA check) or the values are not read yet, and context otherwise («Готовлю отчёт для директора — …»)."""
-    question = PERCENT_UNIT.sub(" ", question) if SHARE.search(question) else question  # a share's unit
+    question = PERCENT_UNIT.sub(" ", question) if SHARE.search(question) or change_asked(question) else question
     source = payload.get("source") or {}
     named = [str(source.get("table") or "")]
     for item in [*(payload.get("columns") or []), *(payload.get("metrics") or [])]:
@@ -170,8 +149,8 @@ _WATT_HOURS = re.compile(r"(мега|кило)ватт?[- ]?час\w*|(mega|kilo
 
 @functools.cache
 def _plain_stems() -> frozenset[str]:
-    """The five-letter stems of the plain words (``plain_words``) and of ``_FRAME_STEMS``, computed once."""
-    return frozenset(w[:5] for w in plain_words() | _FRAME_STEMS)
+    """The five-letter stems of the plain words (``plain_words``) and of ``FRAME_STEMS``, computed once."""
+    return frozenset(w[:5] for w in plain_words() | FRAME_STEMS)
 
 
 def values_wanted(question: str, payload: dict[str, Any]) -> bool:
@@ -251,7 +230,10 @@ def aggregate_sql(
         ranked = RANKING.search(question) or EXTREME_SAID.search(question)  # «в каком месяце … максимальным»
         rank = (order, rows_asked(question)) if ranked else None
         keys = [quote(d["name"]) for d in dimensions[:1]]
-        return by_period_sql(period, payload, relation, quote, where, keys, measures, rank)
+        change = change_asked(question) and not rank  # «на сколько выросли … в 2025 против 2024»: the change too
+        return by_period_sql(period, payload, relation, quote, where, keys, measures, rank, change)
+    if CHANGE.search(question):
+        return None  # a change with one period or none named («на сколько выросли затраты?»): never one total
     ranked = RANKING.search(question) or BREAKDOWN.search(question)  # «топ-5 записей … в Москве»: no total of it
     if (total or (conditions and not ranked)) and not dimensions and measures:
         return f"SELECT {', '.join(measures)} FROM {relation}{where}"  # noqa: S608 - one figure over all rows
@@ -303,7 +285,8 @@ def figure_where(
     period = read_period(question)
     if period is None or condition or unread or THRESHOLD.search(YEAR.sub(" ", question)):
         return None
-    if NOT_WRITTEN.search(question) and not SHARE.search(question):
+    in_percent = SHARE.search(question) or change_asked(question)  # a share's or a change's unit
+    if NOT_WRITTEN.search(PERCENT_UNIT.sub(" ", question) if in_percent else question):
         return None  # «в процентах», «в тысячах МВт·ч», «округли», «среднемесячное»: a figure the SQL does not shape
     if SEPARATELY.search(question) and not (period.by or any(len(vs) > 1 for vs in conditions.values())):
         return None  # apart from what: asked

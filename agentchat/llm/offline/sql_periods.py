@@ -314,17 +314,24 @@ def by_period_sql(
     dimensions: list[str],
     measures: list[str],
     ranked: tuple[str, int] | None = None,
+    change: bool = False,
 ) -> str | None:
     """The breakdown by ``period.by`` (the year or month of the dataset's date column), then by ``dimensions``, of
     ``measures``, in the order of time — or, ``ranked`` ``("DESC"|"ASC", rows)``, by the first measure («какой месяц
-    2025 был самым дорогим?»); None with no measure, no date column or a database whose date parts sqlglot does not
-    write."""
+    2025 был самым дорогим?»); with ``change``, each row's change of the first measure from the period before, in
+    per cent (``change_percent``: ``LAG`` over the periods of the same ``dimensions``; NULL for the first period).
+    None with no measure, no date column or a database whose date parts sqlglot does not write."""
     column = date_column(payload)
     part = None if column is None else period_column(period, quote(column), backend_of(payload), quote)
     if part is None or not measures:
         return None
     keys = ", ".join(str(n) for n in range(1, len(dimensions) + 2))
     order, limit = (f"{len(dimensions) + 2} {ranked[0]}", ranked[1]) if ranked else (keys, PERIOD_ROWS)
+    if change:
+        figure, when = measures[0].rsplit(" AS ", 1)[0], part.rsplit(" AS ", 1)[0]
+        window = f"OVER ({'PARTITION BY ' + ', '.join(dimensions) + ' ' if dimensions else ''}ORDER BY {when})"
+        before = f"LAG({figure}) {window}"
+        measures = [*measures, f'ROUND(100.0 * ({figure} - {before}) / NULLIF({before}, 0), 2) AS "change_percent"']
     return (
         f"SELECT {', '.join([part, *dimensions, *measures])} FROM {relation}{where} "  # noqa: S608
         f"GROUP BY {keys} ORDER BY {order} LIMIT {limit}"

@@ -146,3 +146,28 @@ def measure_columns(payload: dict[str, Any], words: set[str], numeric: Callable[
         if measure_named(metric, words) and (m := SUMMED.fullmatch(str(metric.get("expression") or "")))
     ]
     return summed + [str(c["name"]) for c in payload.get("columns") or [] if numeric(c) and column_named(c, words)]
+
+
+# The words of a figure's question besides the dataset's own (its table, columns, metrics and their labels) and the
+# plain words (``toolset.aspects.plain_words``): how it is asked and summed, in five-letter stems. Any other word may
+# be a condition the SQL would leave out — a region, a source, a customer ("total cost 2024 Moscow", "how much did
+# coal cost in total" summed every row: a QA check) — so nothing is written and the SQL is asked for.
+FRAME_STEMS = frozenset(
+    """сколь всего итого сумма суммы сумму суммарн общий общая общее общую одна одну одной цифра цифру цифро числом
+    разби год года году годы годам лет весь всем всех каждо разрез топ больш меньш дороже дешев чаще реже самый
+    самая самые самых наибо наиме средн минимал максим мин макс дубли дубле строк данны датас табли нужна нужно
+    надо покаж посчи выведи дай скажи руб рублей мвт мвтч квт квтч потре стоим плиз пожал разом вместе целом получи
+    вышло what whats which how much many total sum overall altog one number figure break without in for the of by
+    per each all across over year years top most least highe lowest large small bigge avera avg mean min max minim
+    maxim dupe dupes dupli rows row recor data datas table show give tell get calcu compu count please pls spend
+    spent paid pay value amount sold consu used use uses whole entire there total and or more than also now okay
+    just then есть спаси добры здрав приве thank thanks hello млн млрд тыс милли тысяч знак округ decim round digit
+    milli billi thous обошл стоил потра запла электр энерг power energ скока скоко запис колич тольк only менял
+    измен динам тренд trend chang разны разли уника diffe disti uniqu expen cheap дорог самым самой самую самом был
+    была было были скок доля доли долю доле share прихо отдел разде separ apart затра перва первы последн дата даты
+    датой когда начин закан конча start begin денег деньг money ушло ушли ушел ушла графи диагр chart graph визуа
+    картин цена цены цену price first last earli lates range cover каког идут идет числ дату sort sorte order desc
+    asc desce ascen убыва возра сорти отсор упоря перио время общем общег общей проце perce декад singl
+    вырос упал упали упало упала сниз снизи увели умень роста росту росто рост приро паден сравн относ grow grew growt
+    incre decre drop dropp vs versu compa годом годах годам""".split()
+) | frozenset(NUMBERS)
