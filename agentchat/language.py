@@ -83,7 +83,19 @@ def _english_around_names(prose: str, russian_words: int) -> bool:
     if first is None or _CYRILLIC.match(first.group(0)):
         return False
     english = len(re.findall(r"\b[A-Za-z]{2,}\b", prose))
+    if english >= 2 and _only_names(prose):
+        return True  # every Russian word a name: "avg_price for Республика Татарстан in 2025?" (a QA check)
     return english >= ENGLISH_WORDS_MIN and english >= ENGLISH_WORDS_RATIO * russian_words
+
+
+def _only_names(prose: str) -> bool:
+    """Every Russian word of ``prose`` is part of a name: capitalised, or a lower-case word right after a capitalised
+    Russian one («Обзор регионов», «Республика Татарстан»)."""
+    words = re.findall(r"[A-Za-z\u0400-\u04ff]+", prose)
+    for before, word in zip(["", *words], words, strict=False):
+        if _CYRILLIC.match(word) and word[0].islower() and not (_CYRILLIC.match(before) and before[0].isupper()):
+            return False
+    return True
 
 
 def detect_language(text: str) -> str:
@@ -100,8 +112,8 @@ def detect_language(text: str) -> str:
         return "en" if asked["en"] or asked["en2"] or asked["en3"] else "ru"
     prose = _prose(text)
     russian = _RUSSIAN_WORD.findall(prose)
-    if russian and not _english_around_names(prose, len(russian)):
-        return "ru"
+    if russian:
+        return "en" if _english_around_names(prose, len(russian)) else "ru"
     if not _LATIN.search(prose) and not _CYRILLIC.search(prose):
         return "ru"  # nothing but code or SQL says nothing of the writer: the UI's first language
     latin = len(_LATIN.findall(prose))

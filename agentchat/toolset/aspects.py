@@ -55,6 +55,14 @@ class Aspect:
         """True when one of the aspect's words is in ``text`` (already folded: ``fold``)."""
         return any(p.search(text) for p in self.patterns)
 
+    def without(self, text: str) -> str:
+        """``text`` (folded) without what the aspect's patterns match: what else it asks ("start a backup and email
+        me when it finishes" → "start a backup and …")."""
+        folded = fold(text)
+        for pattern in self.patterns:
+            folded = pattern.sub(" ", folded)
+        return folded
+
 
 # Quoted parts (titles, commit messages) and branch-like tokens (fix/colors): their words name no aspect.
 _NAMES = re.compile(r"«[^»]*»|“[^”]*”|\"[^\"]*\"|'[^']*'|`[^`]*`|\S*\w/\w\S*")

@@ -21,6 +21,8 @@ BEFORE_CLAUSE = re.compile(
 # (turns_day6 y51 read no request).
 LEADING_BEFORE = re.compile(
     r"^\s*(?:(?:перед тем,? как|прежде чем|before (?:i|we|you|they|it|\w+ing)\b)[^,.?!:]{0,60}[,:]"
+    # after a greeting, up to a colon: "hi! before the standup: who owns …?" (a QA check read no request)
+    r"|(?:hi|hello|hey|привет)[!.,]+\s*(?:before|перед)\s[^,.?!:]{0,40}:"
     r"|(?:перед|before)\s+\S+)\s*",
     re.I,
 )
@@ -31,7 +33,7 @@ def main_clause(question: str) -> str:
     before it); the whole question when nothing else is left. An imperative in a sentence after the clause is kept:
     «…что перед любыми правками нужно заводить ветку. Создайте, пожалуйста, ветку под задачу BI-214» asks for the
     branch (turns_day10 f1001 was not understood)."""
-    text = LEADING_BEFORE.sub("", question)
+    text = LEADING_BEFORE.sub("", question).strip()
     clause = BEFORE_CLAUSE.search(text)
     if clause is None:
         return text or question

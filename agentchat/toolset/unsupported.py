@@ -51,7 +51,7 @@ NOT_MADE = re.compile(
     # a saved plan's dashboards are chosen when it is made («можешь отредактировать план?», turns_day11 g1127)
     r"(отредактир|редактир|измени|поменя|поправ)\w* (\S+ )?(план|plan)\b|\b(edit|change|modify)\s+(the\s+|this\s+)?"
     r"(migration\s+)?plan\b|"
-    r"\b(create|add|make)\s+(a |an |the )?(new )?(dashboard|chart|user|metric|column)s?\b|"
+    r"\b(create|add|make)\s+(a |an |the )?(new )?(\w+ )?(dashboard|chart|user|metric|column)s?\b|"  # "add a gdp column"
     r"(обнови|синхронизируй|пересинхронизируй)\w* (\S+ )?колонк\w*|\bsync\w*\s+(the\s+)?columns|"
     # A database's own schema: indexes and tables are made in the database, not through Superset's SQL Lab, which
     # runs reads here (turns_day11 g1137: "create an index … the region filter is slow" was told about run times).

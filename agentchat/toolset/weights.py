@@ -277,6 +277,10 @@ def aggregate_asked(question: str) -> bool:
     )
 
 
+# A metric named by its name (``total_cost``, ``avg_price``): its figure is asked.
+METRIC_NAMED = re.compile(r"\b(total|avg|average|sum|max|min|mean|count)_[a-z]\w*\b", re.I)
+
+
 def writes_sql(question: str) -> bool:
     """True when the planner writes the SQL for ``question`` itself from the dataset's source
     (``llm.offline.sql_steps.sql_for``): a plain count, the first rows, a column's values, its max or min, a count of
@@ -289,7 +293,11 @@ def writes_sql(question: str) -> bool:
     rows = FIRST_ROWS.search(question) or ALL_ROWS.search(question)
     values = VALUES.search(question) or VALUES_LISTED.search(question)  # not a loose «список …»: «what does …»
     distinct = DISTINCT_COUNT.search(question) or DATA_SPAN.search(question)
-    return bool(plain_count or rows or values or distinct or extreme_asked(question) or aggregate_asked(question))
+    # "avg_price for Республика Татарстан in 2025?" (a QA check), not "what does avg_price compute?"
+    metric = METRIC_NAMED.search(question) and YEARS_NAMED.search(question)
+    return bool(
+        plain_count or rows or values or distinct or metric or extreme_asked(question) or aggregate_asked(question)
+    )
 
 
 # A Russian title in capitals after a lower-case Russian word, with no quotes («задеплой Обзор регионов на прод»).

@@ -36,6 +36,10 @@ from agentchat.language import detect_language
         ("answer in Russian: how much gas was used?", "ru"),
         ("ответь по-русски: what changed?", "ru"),
         ("переведи по-английски", "en"),
+        # English around Russian names only (capitalised, or the words of a capitalised title): English
+        ("avg_price for Республика Татарстан in 2025?", "en"),
+        ("who pushed Обзор регионов to prod?", "en"),
+        ("show Москва и Питер", "ru"),  # «и» is a Russian word of prose
         # long input (the message limit is 8,000 characters): one unbroken word, many short words, one long
         # identifier — each decided by its letters
         ("ф" * 7990, "ru"),

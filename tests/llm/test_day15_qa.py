@@ -186,6 +186,14 @@ def test_a_change_per_region_is_taken_within_each_region(energy):  # noqa: F811
     assert row[3] == round(100 * (moscow["2025"] - moscow["2024"]) / moscow["2024"], 2)
 
 
+def test_a_change_in_per_cent_is_no_share():
+    """«на сколько процентов выросли затраты на газ в 2025 против 2024?» was asked back (a change is no share)."""
+    sql = sql_for("на сколько процентов выросли затраты на газ в 2025 против 2024?", SQLITE, None, VALUES)
+    assert sql is not None
+    assert '"change_percent"' in sql
+    assert "share_percent" not in sql
+
+
 @pytest.mark.parametrize("question", ["на сколько выросли затраты в Москве?", "how much did the cost grow?"])
 def test_a_change_with_no_two_periods_is_never_one_total(question):
     """A change asked with one period or none is asked for, not answered with the total."""

@@ -16,7 +16,7 @@ from agentchat.llm.offline.naming import KIND_TOOLS, tool_kind
 from agentchat.llm.offline.replies import ROWS_KEY
 from agentchat.llm.offline.sql_aggregate import CONDITION
 from agentchat.llm.offline.sql_periods import read_period
-from agentchat.llm.offline.sql_words import ANSWER_FORM, COST_ASKED, ENERGY_UNIT, PRICE_ASKED
+from agentchat.llm.offline.sql_words import ANSWER_FORM
 from agentchat.llm.offline.state import Choice, Result, Turn
 from agentchat.runtime.registry import tool_spec
 from agentchat.toolset.aspects import (
@@ -27,7 +27,7 @@ from agentchat.toolset.aspects import (
     unheard_action_aspect,
     unheard_aspect,
 )
-from agentchat.toolset.intents import ACTION_REQUEST, ROLLBACK, STRONG, action_requested
+from agentchat.toolset.intents import ACTION_REQUEST, ROLLBACK, action_requested
 from agentchat.toolset.reading import Reading, about_page_object, read_question
 from agentchat.toolset.unsupported import request_without_tool
 from agentchat.toolset.weights import DATA_SPAN, aggregate_asked, writes_sql
@@ -84,6 +84,8 @@ def asked_aspect_of(turn: Turn, choice: Choice) -> Aspect | None:
         return None  # "what date range does this data cover?": the data's first and last date, no chart's default
     if named is not None and named.kind == "question" and _told_not_asked(turn.question, choice):
         named = None  # «запусти миграцию, релиз согласован с CAB»: said as context, not asked
+    if named is not None and choice.kind == "tool" and ALERT_NEWS.search(turn.question):
+        named = None  # «пришёл алерт, что дашборд не грузится, проверь его»: why it is asked (a QA check)
     reads = choice.kind == "unknown" or choice.kind == "tool" and not changes_state(choice.tool)
     compared = _figures_compared(reading.unheard_action or "", choice.tool, turn.question)
     if named is None and reads and _unknown_verb(reading.unheard_action) and not compared:
@@ -98,6 +100,13 @@ def asked_aspect_of(turn: Turn, choice: Choice) -> Aspect | None:
     if named is not None or not reading.unheard or specific or reading.quantity or reading.rows:
         return named  # a quantity or rows asked for are numbers from the data, whatever the word
     return unheard_aspect(reading.unheard)
+
+
+ALERT_NEWS = re.compile(
+    r"(пришёл|пришел|прилетел|сработал|получил\w*|висит)\s+(\w+\s+)?(алерт|оповещени|уведомлени)\w*"
+    r"|\b(got|received|have|had)\s+an?\s+alert\b|\balert\s+(fired|came|went off)\b",
+    re.I,
+)
 
 
 def _told_not_asked(question: str, choice: Choice) -> bool:
@@ -199,38 +208,6 @@ def _missing(turn: Turn, tool: str, mentions: Mentions) -> list[str]:
     return args_fill(tool=tool, parameters=parameters, mentions=mentions, page=turn.page)[1]
 
 
-# Where a dataset is used, asked with no kind of object named ("where else is the regions dataset used?", «где ещё
-# используется energy_consumption?"): its users are the dashboards built on it.
-WHERE_USED = re.compile(r"\bwhere\b|(?<!\w)(где|куда)(?!\w)", re.I)
-
-
-def dataset_users(turn: Turn, mentions: Mentions) -> Choice | None:
-    """Which dashboards or charts use a named dataset, asked where no tool finds a dataset by its name (a
-    dashboard, dataset or migration page): the dashboard search by dataset serves it (issue 29 item 2, seed Story 1
-    AC 3), instead of «со страницы дашборда это недоступно» (a dataset page's own tool reads only its dataset: a
-    fresh check's "which dashboards use the energy_consumption dataset?" there was refused for the page)."""
-    objects = set(read_question(turn.question).objects)
-    asked = {"dashboards", "dashboard", "chart"} & objects or WHERE_USED.search(turn.question)
-    dataset_tools = {"search_datasets", "get_dataset_details"} & set(turn.tools)
-    if mentions.used_dataset and asked and "search_dashboards" in turn.tools and not dataset_tools:
-        return Choice("tool", "search_dashboards", rules=STRONG)
-    return None
-
-
-# A count of objects (a page's parts, dashboards), not of the data: «сколько графиков по датасетам?».
-OBJECTS_COUNTED = re.compile(
-    r"\b(сколько|how many|number of|count of)\s+(\w+\s+)?(график\w*|чарт\w*|дашборд\w*|датасет\w*|фильтр\w*"
-    r"|владельц\w*|charts?|dashboards?|datasets?|filters?|owners?)",
-    re.I,
-)
-DATA_MEASURE = re.compile(
-    r"потребл\w*|потрачен\w*|\bconsum\w*|\bсумм\w*|\bитог\w*|\btotal\b|\bsum\b|\bavg\b|\baverage\b|средн\w*"
-    r"|\b[a-z]+_[a-z]+\b",  # a column's name: «сумму cost_rub»
-    re.I,
-)
-DURATION = re.compile(r"\d+\s*(min|mins|minutes?|мин\w*|sec\w*|сек\w*|h|hours?|час\w*)\b", re.I)
-
-
 # A run's preview asked for, the run itself not ("do a dry run first, don't actually migrate anything", «покажи,
 # что будет, без применения»): after the preview no migration card follows (a QA check: one did).
 PREVIEW_ONLY = re.compile(
@@ -239,26 +216,6 @@ PREVIEW_ONLY = re.compile(
     r"|\b(preview|just show|only show)\b(?! and (run|apply|migrate))|только (посмотреть|показать|превью|предпросмотр)",
     re.I,
 )
-
-
-def data_figure_elsewhere(turn: Turn, choice: Choice) -> Choice | None:
-    """A figure of the data (``aggregate_asked``: a total, a breakdown, a ranking, a share) asked on a page where
-    the SQL tool is not offered (a dashboard's or a migration's: DESIGN §8): said to be unavailable here, with the
-    one-click to ask it without the page (issue 29 item 2). The page's summary stood in for it (turns_day15: «на
-    дашборде итог не сходится… посчитайте сумму cost_rub за 2024» got the dashboard's summary under «Не могу
-    выполнить «посчитайте»», though the SQL tool does it from a dataset's page). Not a count of the page's own parts
-    («сколько графиков по датасетам?»), nor what ``choice`` reads as another tool than the page's read (a search, a
-    write) or as a request no tool does."""
-    if "superset_execute_sql" in turn.tools or turn.page.object_type not in ("dashboard", "migration"):
-        return None
-    if choice.kind == "unsupported" or choice.kind == "tool" and choice.tool != PAGE_READ[turn.page.object_type]:
-        return None  # «сделай новый график по месяцам», «закоммить …», a search: another tool was asked for
-    untimed = DURATION.sub(" ", turn.question)  # "every 15 min" is a refresh's interval, no MIN() of the data
-    # a measure is named: «мой дашборд по регионам туда попадает?» names a dashboard by its breakdown (turns_day8)
-    measured = any(p.search(untimed) for p in (COST_ASKED, ENERGY_UNIT, PRICE_ASKED, DATA_MEASURE))
-    if not measured or not aggregate_asked(untimed) or OBJECTS_COUNTED.search(untimed):
-        return None
-    return Choice("unavailable", "superset_execute_sql", rules=STRONG)
 
 
 def kind_named(turn: Turn, choice: Choice, mentions: Mentions) -> Choice:
@@ -344,8 +301,8 @@ def found_part_read(turn: Turn, last: Result) -> str | None:
     kind, read = next(((kind, read) for kind, (search, read) in KIND_TOOLS.items() if search == last.tool), ("", ""))
     payload = last.payload if isinstance(last.payload, dict) else {}
     rows, _total = items(payload.get(ROWS_KEY.get(last.tool, "")))
-    if not read or read not in turn.tools or len(rows) != 1:
-        return None
+    if not read or read not in turn.tools or len(rows) != 1 or last.args.get("dataset"):
+        return None  # the dashboards found on a dataset are the answer («какие ещё дашборды на regions?», QA)
     if DETAILS_ASKED.search(turn.question):  # «покажи детали датасета energy_consumption на проде» (a QA check)
         return read
     return read if PARTS[kind] & set(read_question(turn.question).objects) else None

@@ -26,7 +26,8 @@ STOP_WORDS = set(
     все мне дашборд дашборды дашборда дашбордов отчёт отчёты отчет отчеты отчёта отчета отчётов панель панели
     датасет датасеты датасета датасетов набор наборы данных которые который про для
     find search look up list show me all the a an any about with called named in for of dashboards dashboard
-    datasets dataset which what are there is do we have title titles""".split()
+    datasets dataset which what are there is do we have title titles
+    same whole current other new main entire latest previous next""".split()  # "the same dataset" (a QA check)
 )
 
 
@@ -296,8 +297,8 @@ def mentions_read(text: str, environments: list[tuple[str, str]]) -> Mentions:
     Returns:
         A ``Mentions``.
     """
-    quoted = [next(g for g in m.groups() if g) for m in QUOTED.finditer(text)]
-    sql = sql_said(text)
+    sql = sql_said(text)  # a literal quoted in the SQL is no name («… where date >= '2025-01-01'»)
+    quoted = [next(g for g in m.groups() if g) for m in QUOTED.finditer(text.replace(sql, " ") if sql else text)]
     plain = kind_words_corrected(text.replace(sql, " ") if sql else text)
     own = titles_blanked(plain, environments)  # the user's own words: a quoted title's are its name
     # «валидни его, и если зелёный — катим в прод»: the environment of the step on a condition is not this one's

@@ -28,8 +28,6 @@ from agentchat.llm.offline.asked import (
     PREVIEW_ONLY,
     asked_aspect_of,
     changes_state,
-    data_figure_elsewhere,
-    dataset_users,
     env_ready,
     figure_asked_part,
     figure_read,
@@ -43,6 +41,7 @@ from agentchat.llm.offline.asked import (
     read_after_moot,
     search_args,
 )
+from agentchat.llm.offline.cross_page import data_figure_elsewhere, dataset_users
 from agentchat.llm.offline.environments import set_aside_dropped
 from agentchat.llm.offline.followup import bare_answer, bare_direction, previous_answered
 from agentchat.llm.offline.mentions import Mentions, mentions_read
@@ -236,11 +235,12 @@ def plan_step(turn: Turn, knowledge: Knowledge) -> AIMessage:
     choice = dataset_users(turn, mentions) or data_figure_elsewhere(turn, choice) or kind_named(turn, choice, mentions)
     aspect = asked_aspect_of(turn, choice)
     if aspect is not None:
-        # What no tool returns is said first (issue 29 item 1): the nearest read tool's answer is shown instead,
-        # an operation the question asks for besides runs as asked, and no other operation's card stands in for an
-        # action no tool performs.
+        # What no tool returns is said first (issue 29 item 1): the nearest read tool's answer is shown instead, an
+        # operation asked for besides (a notification after it too: "back it up and email me") runs as asked, and no
+        # other operation's card stands in for an action no tool performs.
         turn.aspect = aspect
-        asked_too = aspect.kind == "question" and choice.kind == "tool" and action_requested(turn.question)
+        told = aspect.kind == "question" or aspect.name == "notify" and action_requested(aspect.without(turn.question))
+        asked_too = told and choice.kind == "tool" and action_requested(turn.question)
         instead = choice.tool if asked_too else instead_tool(turn, choice, mentions)
         if instead is None and not turn.results:
             return _text(cannot_here_text(turn, aspect))
@@ -278,8 +278,7 @@ def plan_step(turn: Turn, knowledge: Knowledge) -> AIMessage:
     # The name searched for is no environment ("the dashboard Stage results"): its words are not read as one.
     own = turn.question.replace(mentions.search_text, " ") if mentions.search_text else turn.question
     takes_env = bool(set(properties(turn, choice.tool)) & {"env_id", "source_env_id", "target_env_id"})
-    # «в staging» where staging is not active, «в uat-7» that does not exist: said so, not asked for again nor
-    # replaced by the page's.
+    # «в staging» (not active), «в uat-7» (none such): said so, not asked for again nor replaced by the page's.
     if takes_env and (said := environment_said_text(turn, knowledge.environments, own)):
         return _text(said)
     return _first_call(turn, choice.tool, mentions)

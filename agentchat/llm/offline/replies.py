@@ -25,7 +25,7 @@ from agentchat.toolset.aspects import Aspect
 from agentchat.toolset.reading import read_question, reading_tool
 from agentchat.toolset.verbs import told_to
 from agentchat.toolset.weights import writes_sql
-from agentchat.toolset.words import SQL_IN_TEXT, USES
+from agentchat.toolset.words import PAGE_STAND_INS, SQL_IN_TEXT, USES
 
 ROWS_KEY = {"search_dashboards": "dashboards", "search_datasets": "datasets"}
 
@@ -113,7 +113,16 @@ _ADDED = re.compile(r"(?<!\w)(ещё|еще|также|тоже|too|also|as well
 
 def _requests(part: str, verb: str) -> bool:
     """Whether ``part`` of a message asks for something: a question, a verb (``Reading.verb``) or an addition."""
+    if PURPOSE.match(part):  # "need it for the security review", «это нужно для аудита»: why, not what
+        return False
     return part.rstrip().endswith("?") or bool(verb) or bool(_ADDED.search(part))
+
+
+PURPOSE = re.compile(
+    r"\s*(i\s+)?(need(ed)?\s+(it|this|that|them)\s+for|(это\s+|мне\s+)?нужн\w*\s+(мне\s+)?для)\b", re.I
+)
+# A part that points back at what another part asked about ("… and what viz types do they use"): that answer's.
+POINTS_BACK = re.compile(r"\b(they|them|it|its|their)\b|(?<!\w)(они|их|его|её|ее|него|неё|них)(?!\w)", re.I)
 
 
 # An object's own read found it: the question whether it exists is answered too.
@@ -135,6 +144,10 @@ def unserved_part(turn: Turn) -> str:
     # «а на проде такой дашборд вообще есть? когда его там обновляли?»: its summary there says it is (a QA check)
     found = {p for p, r in readings if r.find and not r.other}
     wanted = [(p, t) for p, t in wanted if not (p in found and EXISTENCE_READ.get(t or "") in read)]
+    # the page's stand-in read answered it (its summary holds the git state), or it points back at what was read
+    kind = turn.page.object_type
+    wanted = [(p, t) for p, t in wanted if PAGE_STAND_INS.get((kind or "", t or "")) not in read]
+    wanted = [(p, t) for p, t in wanted if t in turn.tools or not POINTS_BACK.search(p)]
     if not any(tool in used for _part, tool in wanted):
         return ""
     return next((p for p, tool in wanted if tool and tool not in used), "")

@@ -95,6 +95,8 @@ NO_BREAKDOWN = re.compile(
     rf"без\s+разбивки(\s+по\s+[а-яё]+)?|\b(without|no)\s+(a\s+)?breakdown(\s+(by|per)\s+\w+)?\b|{ANSWER_FORM.pattern}",
     re.I,
 )
+# Values asked as one sum («газ и уголь вместе по месяцам», "Moscow and Kazan combined").
+TOGETHER = re.compile(r"вместе|в\s+сумме|суммарн\w*|\b(together|combined|in total)\b", re.I)
 #: Rows of duplicates listed; rows of a breakdown.
 DUPLICATE_ROWS, BREAKDOWN_ROWS = 50, 100
 
@@ -162,6 +164,11 @@ def values_wanted(question: str, payload: dict[str, Any]) -> bool:
     return bool(unread_words(question, payload)) and bool(text_columns(payload))
 
 
+def metric_named(question: str, payload: dict[str, Any]) -> bool:
+    """A metric of the dataset is asked by its own name ("what's total_cost for Q1 2025?": one figure of it)."""
+    return any(re.search(rf"\b{re.escape(str(m.get('name')))}\b", question) for m in payload.get("metrics") or [])
+
+
 def aggregate_sql(
     question: str,
     payload: dict[str, Any],
@@ -180,10 +187,10 @@ def aggregate_sql(
     where, conditions = found
     functions = [f for f in _functions(question) if f != "AVG" or not PER_UNIT.search(question)]  # a price is one
     period = read_period(question) or Period()
-    overall = GRAND_TOTAL.search(question) or functions  # "whats the max consumption_mwh": over all rows
+    overall = GRAND_TOTAL.search(question) or functions or metric_named(question, payload)  # "whats the max …"
     unsplit = NO_BREAKDOWN.sub(" ", PER_UNIT.sub(" ", question))  # «без разбивки по источникам», "per MWh": no key
     total = bool(overall) and not (RANKING.search(question) or BREAKDOWN.search(unsplit) or period.by)
-    words = question_words(ALL_OF.sub(" ", unsplit) if total else question)  # «по всем регионам»: no group by region
+    words = question_words(ALL_OF.sub(" ", unsplit))  # «по всем регионам», "across all regions": no group by region
     columns = [c for c in payload.get("columns") or [] if c.get("name")]
     named = [c for c in columns if column_named(c, words)]
     if DUPLICATES.search(question):
@@ -229,7 +236,9 @@ def aggregate_sql(
         order = "ASC" if LEAST.search(question) else "DESC"
         ranked = RANKING.search(question) or EXTREME_SAID.search(question)  # «в каком месяце … максимальным»
         rank = (order, rows_asked(question)) if ranked else None
-        keys = [quote(d["name"]) for d in dimensions[:1]]
+        # «Москва vs Санкт-Петербург by quarter»: two values of a column compared are a row each, not one sum
+        compared = [c for c, vs in conditions.items() if len(vs) > 1 and not (dimensions or TOGETHER.search(question))]
+        keys = [quote(d["name"]) for d in dimensions[:1]] or [quote(c) for c in compared[:1]]
         change = change_asked(question) and not rank  # «на сколько выросли … в 2025 против 2024»: the change too
         return by_period_sql(period, payload, relation, quote, where, keys, measures, rank, change)
     if CHANGE.search(question):

@@ -20,6 +20,7 @@ from agentchat.llm.offline.sql_aggregate import (
     figure_asked,
     figure_where,
     listed_columns,
+    metric_named,
     unread_words,
     values_wanted,
 )
@@ -81,7 +82,7 @@ def sql_for(
     if SHARE.search(question):  # «доля атома в потреблении Москвы за 2025»; None: asked for as SQL
         return share_sql(question, payload, relation, _identifier, values)
     one_record = EXTREME_SAID.search(question) and ONE_RECORD.search(question)  # «максимальное … за одну декаду»
-    if (aggregate_asked(question) or one_record) and (
+    if (aggregate_asked(question) or one_record or metric_named(question, payload)) and (
         sql := aggregate_sql(question, payload, relation, _identifier, values)
     ):
         return sql  # a ranking, a breakdown or duplicates ("how many rows per region?" is no plain count)
@@ -138,7 +139,8 @@ def values_step(question: str, payload: dict[str, Any]) -> dict[str, Any] | None
     """``{"sql", "row_limit"}`` of the query that reads the dataset's text values (``sql_values``) when the figure
     ``question`` asks is not written only for words they may account for; else None."""
     relation = _relation(payload)
-    if relation is None or not (figure_asked(question) or distinct_asked(question, payload)):
+    asked = figure_asked(question) or metric_named(question, payload) or distinct_asked(question, payload)
+    if relation is None or not asked:
         return None
     if not values_wanted(question, payload):
         return None

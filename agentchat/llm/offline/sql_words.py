@@ -169,5 +169,5 @@ FRAME_STEMS = frozenset(
     картин цена цены цену price first last earli lates range cover каког идут идет числ дату sort sorte order desc
     asc desce ascen убыва возра сорти отсор упоря перио время общем общег общей проце perce декад singl
     вырос упал упали упало упала сниз снизи увели умень роста росту росто рост приро паден сравн относ grow grew growt
-    incre decre drop dropp vs versu compa годом годах годам""".split()
+    incre decre drop dropp vs versu compa годом годах годам проти обоше""".split()
 ) | frozenset(NUMBERS)
