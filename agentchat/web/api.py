@@ -26,6 +26,7 @@ from agentchat.conversations.selectors import (
     conversation_predates_context,
     conversations_of,
 )
+from agentchat.errors import NOT_APPLICABLE
 from agentchat.guard import cards
 from agentchat.guard.confirmations import not_run
 from agentchat.language import conversation_language
@@ -193,7 +194,7 @@ def conversation_timeline(conversation: Conversation, rows: list[Message]) -> li
     Returns:
         ``[{"kind": "message", "id", "role", "content"} (+ ``"html"``, an answer's rendered Markdown) |
         {"kind": "tool", "id", "tool", "title", "ok"} (+ ``"html"``, the result's view: a SQL result's table; a
-        failed call's ``"message"`` and Superset's ``"detail"``) |
+        failed call's ``"message"`` and Superset's ``"detail"``; ``"moot"`` for a call that found nothing to do) |
         {"kind": "card", "id", "status", "html"}]``.
     """
     language = settings.LANGUAGE_CODE  # each tool line speaks the language of the turn it ran in
@@ -231,16 +232,18 @@ def conversation_timeline(conversation: Conversation, rows: list[Message]) -> li
     return timeline
 
 
-def _result_view(m: Message) -> dict[str, str]:
+def _result_view(m: Message) -> dict[str, Any]:
     """``{"html": …}`` of a stored tool result that has a view of its own (``turn.results``); for a failed call
-    the stored ``{"message", "detail"}`` the live line showed; else ``{}``."""
+    the stored ``{"message", "detail"}`` the live line showed, and ``"moot": True`` for a call that found nothing to
+    apply to (nothing to roll back: «–», not a failure, as live); else ``{}``."""
     try:
         payload = json.loads(m.content)
     except ValueError:  # json.JSONDecodeError: a result stored as text
         return {}
     if m.status == "error":
         failed = payload if isinstance(payload, dict) else {}
-        return {key: str(failed[key]) for key in ("message", "detail") if failed.get(key)}
+        view: dict[str, Any] = {key: str(failed[key]) for key in ("message", "detail") if failed.get(key)}
+        return {**view, "moot": True} if failed.get("error") == NOT_APPLICABLE else view
     html = result_html(m.tool_name, payload, conversation_id=m.conversation_id, call_id=m.tool_call_id)
     return {"html": html} if html else {}
 

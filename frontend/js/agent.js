@@ -371,9 +371,10 @@
       if (e.kind === "card") {
         window.AgentCards.show({ confirmation_id: e.id, html: e.html });
       } else if (e.kind === "tool") {
-        const el = appendText(`${e.ok ? "✓" : "✗"} ${e.title}` + (e.message ? ` — ${e.message}` : ""), "tool-status");
+        const mark = e.ok ? "✓" : e.moot ? "–" : "✗"; // a moot call (nothing to roll back) is no failure, as live
+        const el = appendText(`${mark} ${e.title}` + (e.message ? ` — ${e.message}` : ""), "tool-status");
         el.title = e.tool;
-        if (!e.ok) el.classList.add("tool-failed");
+        if (!e.ok && !e.moot) el.classList.add("tool-failed");
         addDetail(el, e.detail);
         if (e.html) showResult(el, e.html);
       } else {

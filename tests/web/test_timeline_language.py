@@ -41,3 +41,29 @@ def test_a_tool_line_after_a_one_word_answer_keeps_the_conversation_s_language(
     timeline = client.get(f"/api/agent/conversations/{conversation.pk}/").json()["timeline"]
 
     assert [e["title"] for e in timeline if e["kind"] == "tool"] == [text(language, "creating a git branch")]
+
+
+def test_a_moot_call_s_line_is_no_failure_on_a_reloaded_page(users):
+    """A rollback with nothing to roll back is a step shown «–» live (``tool_finished`` with ``moot``); reloaded, its
+    line says the same (``"moot": True``, ok false), not a failure."""
+    owner = users["engineer"]
+    conversation = Conversation.objects.create(user=owner, title="t", ui_context=DASHBOARD_1, context_version=1)
+    Message.objects.create(conversation=conversation, role="user", content="откати последний деплой")
+    Message.objects.create(conversation=conversation, role="assistant", content="", tool_calls=[{"id": "c1"}])
+    reason = "В prod нечего откатывать."
+    for call, error in (("c1", "not_applicable"), ("c2", "upstream_error")):
+        Message.objects.create(
+            conversation=conversation,
+            role="tool",
+            content=f'{{"error": "{error}", "message": "{reason}"}}',
+            tool_call_id=call,
+            tool_name="rollback_deploy",
+            status="error",
+        )
+    client = Client()
+    client.force_login(owner)
+
+    timeline = client.get(f"/api/agent/conversations/{conversation.pk}/").json()["timeline"]
+
+    lines = [(e["ok"], e.get("moot"), e.get("message")) for e in timeline if e["kind"] == "tool"]
+    assert lines == [(False, True, reason), (False, None, reason)]
