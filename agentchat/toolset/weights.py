@@ -250,12 +250,19 @@ CHANGE = re.compile(
     r"|\b(grow|grew|grown|growth|increased?|decreased?|dropped|compared?|vs\.?|versus)\b",
     re.I,
 )
-YEARS_NAMED = re.compile(r"(?<!\d)20\d\d(?!\d)")
+# Two years joined by a dash («2024-2025 гг», "2024–2025"): a range (``YEAR`` reads neither: a date's part).
+YEAR_SPAN = re.compile(r"(?<![\w.:/-])((?:199|20[0-3])\d)\s*[-–—]\s*((?:199|20[0-3])\d)(?![\d/_a-zA-Z]|[.:-]\d)")
+YEAR = re.compile(r"(?<![\w.:/-])((?:199|20[0-3])\d)(?![\d/_a-zA-Z]|[.:-]\d)")  # «2025г.», «Москва, 2025: …» too
+
+
+def years_named(question: str) -> set[str]:
+    """The years ``question`` names, alone or as the ends of a range (``YEAR``, ``YEAR_SPAN``)."""
+    return set(YEAR.findall(question)) | {y for span in YEAR_SPAN.findall(question) for y in span}
 
 
 def change_asked(question: str) -> bool:
     """True when ``question`` asks how a figure changed between two or more years it names (``CHANGE``)."""
-    return bool(CHANGE.search(question)) and len(set(YEARS_NAMED.findall(question))) >= 2
+    return bool(CHANGE.search(question)) and len(years_named(question)) >= 2
 
 
 def aggregate_asked(question: str) -> bool:
@@ -294,7 +301,7 @@ def writes_sql(question: str) -> bool:
     values = VALUES.search(question) or VALUES_LISTED.search(question)  # not a loose «список …»: «what does …»
     distinct = DISTINCT_COUNT.search(question) or DATA_SPAN.search(question)
     # "avg_price for Республика Татарстан in 2025?" (a QA check), not "what does avg_price compute?"
-    metric = METRIC_NAMED.search(question) and YEARS_NAMED.search(question)
+    metric = METRIC_NAMED.search(question) and years_named(question)
     return bool(
         plain_count or rows or values or distinct or metric or extreme_asked(question) or aggregate_asked(question)
     )

@@ -125,8 +125,7 @@ PURPOSE = re.compile(
 POINTS_BACK = re.compile(r"\b(they|them|it|its|their)\b|(?<!\w)(они|их|его|её|ее|него|неё|них)(?!\w)", re.I)
 
 
-# An object's own read found it: the question whether it exists is answered too.
-EXISTENCE_READ = {"search_dashboards": "get_health_summary", "search_datasets": "get_dataset_details"}
+EXISTENCE_READ = {"search_dashboards": "get_health_summary", "search_datasets": "get_dataset_details"}  # it exists
 
 
 def unserved_part(turn: Turn) -> str:
@@ -139,15 +138,19 @@ def unserved_part(turn: Turn) -> str:
         return ""
     used = {r.tool for r in turn.results}
     read = {r.tool for r in turn.results if r.ok}
-    readings = [(p, read_question(p)) for p in parts]
-    wanted = [(p, reading_tool(r, turn.page.object_type)) for p, r in readings if _requests(p, r.verb)]
-    # «а на проде такой дашборд вообще есть? когда его там обновляли?»: its summary there says it is (a QA check)
-    found = {p for p, r in readings if r.find and not r.other}
-    wanted = [(p, t) for p, t in wanted if not (p in found and EXISTENCE_READ.get(t or "") in read)]
-    # the page's stand-in read answered it (its summary holds the git state), or it points back at what was read
-    kind = turn.page.object_type
-    wanted = [(p, t) for p, t in wanted if PAGE_STAND_INS.get((kind or "", t or "")) not in read]
-    wanted = [(p, t) for p, t in wanted if t in turn.tools or not POINTS_BACK.search(p)]
+    kind, wanted = turn.page.object_type, []
+    for part in parts:
+        reading = read_question(part)
+        tool = reading_tool(reading, kind)
+        # answered by the object's read there («на проде он вообще есть?»), by the page's stand-in read (its summary
+        # holds the git state), or it points back at what was read ("… and what viz types do they use")
+        answered = (
+            (reading.find and not reading.other and EXISTENCE_READ.get(tool or "") in read)
+            or PAGE_STAND_INS.get((kind or "", tool or "")) in read
+            or (tool not in turn.tools and POINTS_BACK.search(part))
+        )
+        if _requests(part, reading.verb) and not answered:
+            wanted.append((part, tool))
     if not any(tool in used for _part, tool in wanted):
         return ""
     return next((p for p, tool in wanted if tool and tool not in used), "")

@@ -29,11 +29,8 @@ from django.utils import timezone
 
 from agentchat.llm.offline.sql_values import NEGATION, dated
 from agentchat.superset.sql_safety import dialect_for
-from agentchat.toolset.weights import BY_MONTH, BY_QUARTER, BY_YEAR, RANKING
+from agentchat.toolset.weights import BY_MONTH, BY_QUARTER, BY_YEAR, RANKING, YEAR, YEAR_SPAN
 
-# Two years joined by a dash («2024-2025 гг», "2024–2025"): a range (``YEAR`` reads neither: a date's part).
-YEAR_SPAN = re.compile(r"(?<![\w.:/-])((?:199|20[0-3])\d)\s*[-–—]\s*((?:199|20[0-3])\d)(?![\d/_a-zA-Z]|[.:-]\d)")
-YEAR = re.compile(r"(?<![\w.:/-])((?:199|20[0-3])\d)(?![\d/_a-zA-Z]|[.:-]\d)")  # «2025г.», «Москва, 2025: …» too
 # A year said in a form not read («за 24 год», "year 1812", "FY25"): the SQL is asked for.
 YEAR_SAID = re.compile(r"\d\s*-?(й|ый|ом)?\s*(год\w*|гг?)(?![а-яё])|\b(year|fy)\s*-?\d|\b\d+\s+years?\b", re.I)
 THIS_YEAR = re.compile(r"\b(в\s+)?(этом|текущем|нынешнем)\s+году\b|\bза\s+(этот|текущий)\s+год\b|\bthis\s+year\b", re.I)
